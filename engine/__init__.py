@@ -1,0 +1,15 @@
+"""Attention Lab's engine: pure NumPy, no Streamlit. Config -> Params -> embed -> forward -> Trace."""
+from .attention import causal_visible, layer_norm, merge_heads, relu, row_entropy, sinusoidal_positions, softmax, split_heads
+from .block import Trace, forward
+from .config import MAX_TOKENS, Config, valid_head_counts
+from .params import Params, init_params
+from .presets import DAY33_VOCAB, PRESETS, Preset, get_preset, run, run_preset
+from .tokens import FILLER, display_labels, embed, fit_length, label, token_id, tokenize
+
+__all__ = [
+    "Config", "Params", "Trace", "Preset", "PRESETS", "DAY33_VOCAB", "FILLER", "MAX_TOKENS",
+    "init_params", "embed", "forward", "run", "run_preset", "get_preset", "valid_head_counts",
+    "tokenize", "fit_length", "label", "display_labels", "token_id",
+    "softmax", "split_heads", "merge_heads", "causal_visible", "sinusoidal_positions", "layer_norm",
+    "relu", "row_entropy",
+]

@@ -1,0 +1,162 @@
+"""Numbers the pages explain: one cell worked out, the 5→6 exercise, and the three experiments."""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Sequence
+
+import numpy as np
+
+from .attention import row_entropy
+from .block import Trace
+from .config import Config
+from .presets import run
+from .tokens import Token
+
+
+# --------------------------------------------------------------------------- one cell, worked out
+@dataclass(frozen=True)
+class CellWork:
+    """Every number behind weights[h, i, j], in the order a student would compute it."""
+
+    head: int
+    query: int
+    key: int
+    q_i: np.ndarray            # (d_head,) query i's vector in this head
+    k_j: np.ndarray            # (d_head,) key j's vector in this head
+    products: np.ndarray       # (d_head,) q_i[d] * k_j[d]
+    running: np.ndarray        # (d_head,) running sum of the products
+    score: float               # q_i · k_j, equal to trace.scores[h, i, j]
+    divisor: float             # sqrt(d_head), or 1 when scaling is off
+    scaled: float              # score / divisor, or -inf when the mask hides key j
+    visible: bool
+    row_scaled: np.ndarray     # (T,) the whole scaled row (-inf where hidden)
+    row_max: float             # the largest visible scaled score in the row
+    row_exp: np.ndarray        # (T,) e^(scaled - row_max); 0 where hidden
+    normaliser: float          # Σ_j e^(scaled_j - row_max)
+    weight: float              # row_exp[j] / normaliser, equal to trace.weights[h, i, j]
+    v_j: np.ndarray            # (d_head,) value vector of key j
+    contribution: np.ndarray   # (d_head,) weight · v_j: what key j adds to query i's head output
+    head_out: np.ndarray       # (d_head,) the head's whole output row i = Σ_j weights[h,i,j] · v_j
+
+
+def explain_cell(trace: Trace, head: int, query: int, key: int) -> CellWork:
+    """Work out trace.weights[head, query, key] term by term from the trace's own q, k and v."""
+    H, T = trace.num_heads, trace.T
+    for name, value, top in (("head", head, H), ("query", query, T), ("key", key, T)):
+        if not 0 <= value < top:
+            raise ValueError(f"{name}={value} is outside 0..{top - 1}")
+    cfg = trace.config
+    q_i, k_j = trace.q[head, query], trace.k[head, key]               # (d_head,), (d_head,)
+    products = q_i * k_j                                               # (d_head,)
+    row_scaled = trace.scaled[head, query]                             # (T,)
+    row_max = float(np.max(row_scaled))
+    row_exp = np.exp(row_scaled - row_max)                             # (T,); e^-inf = 0 for hidden keys
+    normaliser = float(np.sum(row_exp))
+    weight = float(row_exp[key] / normaliser)
+    v_j = trace.v[head, key]                                           # (d_head,)
+    return CellWork(
+        head=head, query=query, key=key, q_i=q_i, k_j=k_j, products=products,
+        running=np.cumsum(products), score=float(trace.scores[head, query, key]),
+        divisor=float(np.sqrt(cfg.d_head)) if cfg.scale_scores else 1.0,
+        scaled=float(row_scaled[key]), visible=bool(trace.visible[query, key]),
+        row_scaled=row_scaled, row_max=row_max, row_exp=row_exp, normaliser=normaliser,
+        weight=weight, v_j=v_j, contribution=weight * v_j, head_out=trace.heads[head, query],
+    )
+
+
+# --------------------------------------------------------------------------- reading a weight map
+def strongest_keys(weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each query row of (T, T) weights: the key it attends to most, and that weight."""
+    best = np.argmax(weights, axis=-1)                                 # (T,)
+    return best, np.take_along_axis(weights, best[:, None], axis=-1)[:, 0]
+
+
+def focus(weights: np.ndarray) -> np.ndarray:
+    """Row entropy as a share of the uniform row's: 0 = one-hot, 1 = spread evenly over visible keys."""
+    visible = np.count_nonzero(weights > 0, axis=-1)                   # (..., T)
+    top = np.log2(np.maximum(visible, 2))
+    return np.where(visible > 1, row_entropy(weights) / top, 0.0)
+
+
+# --------------------------------------------------------------------------- the 5 → 6 exercise
+@dataclass(frozen=True)
+class Extension:
+    """What appending one token did to the first T rows of attention and of the output."""
+
+    before: Trace              # T tokens
+    after: Trace               # the same T tokens plus one
+    factors: np.ndarray        # (H, T) Z_i / (Z_i + e^{s_i,new}): what each old row was multiplied by
+    new_scores: np.ndarray     # (H, T) s_i,new: each old query's scaled score against the new key
+    new_weight: np.ndarray     # (H, T) the weight each old query now gives the new token
+    diff: np.ndarray           # (H, T, T) after.weights[:, :T, :T] - before.weights
+    ratio_error: float         # max |after_ij - factor_i · before_ij|: 0 up to rounding means ratios kept
+    output_change: np.ndarray  # (T,) ‖after.output_i − before.output_i‖ for the old rows
+
+
+def logsumexp(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    top = np.max(x, axis=axis, keepdims=True)
+    return (top + np.log(np.sum(np.exp(x - top), axis=axis, keepdims=True))).squeeze(axis)
+
+
+def extend(cfg: Config, tokens: Sequence[Token], new_token: Token) -> Extension:
+    """Run tokens and tokens + [new_token]; the first len(tokens) inputs are identical in both."""
+    before = run(cfg, tokens)
+    after = run(cfg, list(tokens) + [new_token])
+    T = before.T
+    old_scaled = after.scaled[:, :T, :T]                              # (H, T, T): same as before.scaled
+    new_scores = after.scaled[:, :T, T]                               # (H, T); -inf where the mask hides it
+    log_z = logsumexp(old_scaled, axis=-1)                            # (H, T): log Σ_j<T e^{s_ij}
+    factors = 1.0 / (1.0 + np.exp(new_scores - log_z))                # Z/(Z + e^s) without overflow
+    old_block = after.weights[:, :T, :T]                              # (H, T, T)
+    ratio_error = float(np.max(np.abs(old_block - factors[..., None] * before.weights)))
+    return Extension(
+        before=before, after=after, factors=factors, new_scores=new_scores,
+        new_weight=after.weights[:, :T, T], diff=old_block - before.weights, ratio_error=ratio_error,
+        output_change=np.linalg.norm(after.output[:T] - before.output, axis=-1),
+    )
+
+
+# --------------------------------------------------------------------------- experiment 1: why √d
+def score_variance(d_heads: Sequence[int], samples: int = 4000, seed: int = 0) -> dict[str, np.ndarray]:
+    """Variance of q·k and of q·k/√d for standard-normal q, k of each width d (one seeded stream)."""
+    rng = np.random.RandomState(seed)
+    raw, scaled = [], []
+    for d in d_heads:
+        q = rng.randn(samples, d)                                     # (N, d)
+        k = rng.randn(samples, d)                                     # (N, d)
+        dots = np.einsum("nd,nd->n", q, k)                            # (N,)
+        raw.append(dots.var())
+        scaled.append((dots / np.sqrt(d)).var())
+    return {"d_head": np.asarray(d_heads), "raw": np.asarray(raw), "scaled": np.asarray(scaled)}
+
+
+# --------------------------------------------------------------------------- experiment 2: positions
+@dataclass(frozen=True)
+class Shuffle:
+    perm: np.ndarray           # (T,) new position p holds old token perm[p]
+    original: Trace
+    shuffled: Trace
+    weights_error: float       # max |shuffled weights − P·A·Pᵀ| over heads
+    output_error: float        # max |shuffled output − P·output|
+
+
+def shuffle(cfg: Config, tokens: Sequence[Token], seed: int) -> Shuffle:
+    """Run the tokens, then the same tokens in a seeded random order, and compare after un-permuting."""
+    tokens = list(tokens)
+    perm = np.random.RandomState(seed).permutation(len(tokens))       # (T,)
+    if len(tokens) > 1 and np.array_equal(perm, np.arange(len(tokens))):
+        perm = np.roll(perm, 1)                                       # a shuffle that moves nothing shows nothing
+    original = run(cfg, tokens)
+    shuffled = run(cfg, [tokens[p] for p in perm])
+    expected = original.weights[:, perm][:, :, perm]                  # (H, T, T): P·A·Pᵀ
+    return Shuffle(
+        perm=perm, original=original, shuffled=shuffled,
+        weights_error=float(np.max(np.abs(shuffled.weights - expected))),
+        output_error=float(np.max(np.abs(shuffled.output - original.output[perm]))),
+    )
+
+
+# --------------------------------------------------------------------------- experiment 3 / scaling
+def compare(cfg: Config, tokens: Sequence[Token], **change) -> tuple[Trace, Trace]:
+    """The same tokens through cfg and through cfg with some fields changed."""
+    return run(cfg, tokens), run(replace(cfg, **change), tokens)

@@ -1,0 +1,56 @@
+"""The building blocks of one attention layer, as plain functions over arrays."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    """exp(x) / sum(exp(x)) along `axis`; -inf entries get exactly 0."""
+    shifted = x - np.max(x, axis=axis, keepdims=True)   # subtract the row max: same softmax, no overflow
+    e_x = np.exp(shifted)
+    return e_x / np.sum(e_x, axis=axis, keepdims=True)
+
+
+def split_heads(m: np.ndarray, num_heads: int) -> np.ndarray:
+    """(T, C) -> (H, T, d_head): head h takes columns h*d_head ... (h+1)*d_head - 1."""
+    T, C = m.shape
+    return m.reshape(T, num_heads, C // num_heads).swapaxes(0, 1)   # (T, H, d_head) -> (H, T, d_head)
+
+
+def merge_heads(heads: np.ndarray) -> np.ndarray:
+    """(H, T, d_head) -> (T, H*d_head): the heads' outputs side by side, head 0 first."""
+    H, T, d_head = heads.shape
+    return heads.swapaxes(0, 1).reshape(T, H * d_head)               # (T, H, d_head) -> (T, C)
+
+
+def causal_visible(T: int) -> np.ndarray:
+    """(T, T) booleans: query i may see key j when j <= i."""
+    return np.tril(np.ones((T, T), dtype=bool))
+
+
+def sinusoidal_positions(T: int, d_model: int) -> np.ndarray:
+    """(T, C) encoding: even columns sin(pos / 10000^(2i/C)), odd columns cos of the same angle."""
+    pos = np.arange(T)[:, None]                                       # (T, 1)
+    pair = np.arange(0, d_model, 2)[None, :]                          # (1, ceil(C/2))
+    angle = pos / np.power(10000.0, pair / d_model)                   # (T, ceil(C/2))
+    enc = np.zeros((T, d_model))                                      # (T, C)
+    enc[:, 0::2] = np.sin(angle)
+    enc[:, 1::2] = np.cos(angle[:, : d_model // 2])
+    return enc
+
+
+def layer_norm(x: np.ndarray, eps: float = 1e-5) -> np.ndarray:
+    """Each row to mean 0 and variance 1 (no learned gain or bias)."""
+    mean = x.mean(axis=-1, keepdims=True)                             # (T, 1)
+    var = x.var(axis=-1, keepdims=True)                               # (T, 1)
+    return (x - mean) / np.sqrt(var + eps)
+
+
+def relu(x: np.ndarray) -> np.ndarray:
+    return np.maximum(0, x)
+
+
+def row_entropy(weights: np.ndarray) -> np.ndarray:
+    """Entropy in bits of each weight row (last axis): 0 = one-hot, log2(T) = uniform."""
+    safe = np.where(weights > 0, weights, 1.0)                        # 0·log 0 counts as 0
+    return -np.sum(weights * np.log2(safe), axis=-1)

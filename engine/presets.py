@@ -1,0 +1,67 @@
+"""The two articles' examples as named presets, and one call that runs tokens through a config."""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Sequence
+
+from .block import Trace, forward
+from .config import Config
+from .params import init_params
+from .tokens import Token, display_labels, embed, label
+
+# Day 33 names its ten ids only by number; these words make the axes readable.
+# The script's sentence [2, 5, 3, 7, 1] reads "the cat sat on mat".
+DAY33_VOCAB = ("a", "mat", "the", "sat", "dog", "cat", "ran", "on", "home", ".")
+
+
+@dataclass(frozen=True)
+class Preset:
+    name: str                    # short key used in URLs and code
+    title: str                   # what the sidebar shows
+    summary: str                 # one line on what the architecture is
+    config: Config
+    tokens: tuple[Token, ...]    # the article's example input
+    next_token: Token            # the documented default 6th (next) token for the exercise
+
+
+PRESETS: dict[str, Preset] = {
+    "part4": Preset(
+        name="part4",
+        title="Part 4 block",
+        summary="2 heads, output projection W_o, residual connections; weights ×0.1",
+        config=Config(),
+        tokens=("AI", "builds", "neural", "models"),
+        next_token="today",
+    ),
+    "day33": Preset(
+        name="day33",
+        title="Day 33 minimal",
+        summary="1 head, token-embedding table, no W_o, no residuals; weights ÷√fan_in",
+        config=Config(
+            d_model=8, num_heads=1, d_ff=16, seed=42, output_projection=False, residual=False,
+            init="fan_in", init_scale=1.0, vocab=DAY33_VOCAB, embedding_stream="weights",
+        ),
+        tokens=(2, 5, 3, 7, 1),
+        next_token=9,            # "." : the last id, not one of the five already in the sentence
+    ),
+}
+
+
+def get_preset(name: str) -> Preset:
+    if name not in PRESETS:
+        raise ValueError(f"unknown preset {name!r}; choose one of: {', '.join(PRESETS)}")
+    return PRESETS[name]
+
+
+def run(cfg: Config, tokens: Sequence[Token]) -> Trace:
+    """Weights for cfg, vectors for tokens, one forward pass, with readable labels."""
+    params = init_params(cfg)
+    x = embed(cfg, params, tokens)                                    # (T, C)
+    labels = display_labels([label(cfg, t) for t in tokens])
+    return forward(cfg, params, x, labels)
+
+
+def run_preset(name: str, **overrides) -> Trace:
+    """An article's example, exactly as its script computes it (overrides change the config)."""
+    preset = get_preset(name)
+    return run(replace(preset.config, **overrides), preset.tokens)
