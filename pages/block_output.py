@@ -1,0 +1,48 @@
+"""Page 5: the rest of the block: residual, feed-forward layer with ReLU, output."""
+import pandas as pd
+import streamlit as st
+
+import engine
+from engine import analysis
+from ui import charts, compute, layout
+
+v = layout.header(
+    "Block output",
+    "After attention, each token's vector goes through the same small two-layer network. "
+    "With residual connections (Part 4) each sub-layer's input is added back to its output; the "
+    "Day 33 model has none. The ReLU sets every negative hidden value to exactly 0.",
+    [r"\text{after\_attn} = X + \text{attn}\ \ (\text{or just attn without residuals})",
+     r"\text{hidden} = \max(0,\ \text{after\_attn}\, W_1 + b_1),\qquad "
+     r"\text{output} = \text{after\_attn} + \text{hidden}\, W_2 + b_2"],
+)
+t = compute.trace(v.config, v.words)
+cfg, present = v.config, v.present
+T, C, F = t.T, cfg.d_model, cfg.d_ff
+dims, hidden = [str(c) for c in range(C)], [str(c) for c in range(F)]
+
+st.dataframe(pd.DataFrame(analysis.stages(t)), hide_index=True, width="stretch")
+domain = charts.symmetric_domain(t.x_in, t.attn, t.after_attn, t.output)
+cols = st.columns(2)
+with cols[0]:
+    charts.heatmap(t.after_attn, t.labels, dims,
+                   title=("X + attn" if cfg.residual else "attn (no residual)") + f": {T} × {C}",
+                   x_title="column", y_title="token", domain=domain, key="out_after", present=present,
+                   max_width=520)
+with cols[1]:
+    charts.heatmap(t.output, t.labels, dims, title=f"output: {T} × {C}", x_title="column", y_title="token",
+                   domain=domain, key="out_output", present=present, max_width=520)
+charts.heatmap(t.ffn_hidden, t.labels, hidden, title=f"FFN hidden after ReLU: {T} × {F} (grey = exactly 0)",
+               x_title="hidden unit", y_title="token", mask=t.ffn_pre > 0, key="out_hidden",
+               present=present, max_width=900, mask_word="0", why="ReLU: the value before it was ≤ 0")
+
+zeros = float((t.ffn_hidden == 0).mean())
+change = float(abs(t.output - t.after_attn).mean())
+layout.notice(
+    f"the ReLU zeroed {zeros:.0%} of the {T * F} hidden values; the feed-forward layer then moved "
+    f"the vectors by {change:.3f} on average per entry"
+    + (", small next to the inputs carried through the residual path." if cfg.residual else
+       ": without residuals the output is only what the feed-forward layer makes of the attention output.")
+)
+layout.exports("output", t, {"after_attn": (t.after_attn, t.labels, dims),
+                             "ffn_hidden": (t.ffn_hidden, t.labels, hidden), "output": (t.output, t.labels, dims)},
+               code=[engine.forward])

@@ -1,0 +1,59 @@
+"""Page 4: every head's weights on one colour scale, then the concat and the output projection."""
+import pandas as pd
+import streamlit as st
+
+import engine
+from engine import analysis
+from ui import charts, compute, layout
+
+v = layout.header(
+    "Per-head maps",
+    "Each head has its own slice of Q, K and V, so each head can attend differently. Their outputs "
+    "(weights · V) are placed side by side (the concat) and, in the Part 4 block, mixed by the output "
+    "projection W_O.",
+    r"\text{head}_h = \text{softmax}\!\Big(\tfrac{Q_h K_h^\top}{\sqrt{d_{head}}}\Big) V_h,\qquad "
+    r"\text{attn} = [\text{head}_0, \dots, \text{head}_{H-1}]\, W_O",
+)
+t = compute.trace(v.config, v.words)
+cfg, present = v.config, v.present
+H, T, C = cfg.num_heads, t.T, cfg.d_model
+domain = charts.weight_domain(t.weights)
+per_row = 4 if T <= 16 else 2
+for start in range(0, H, per_row):
+    cols = st.columns(per_row)
+    for h, col in zip(range(start, min(H, start + per_row)), cols):
+        with col:
+            charts.heatmap(t.weights[h], t.labels, t.labels, title=f"head {h}", x_title="key", y_title="query",
+                           signed=False, domain=domain, mask=t.visible if cfg.causal else None,
+                           key=f"heads_{h}", present=present, max_width=260 if per_row == 4 else 520)
+st.caption(f"All {H} maps share one colour scale, 0 to {domain[1]:.3f}.")
+
+focus = analysis.focus(t.weights)                                     # (H, T)
+st.subheader("How focused is each row?")
+st.markdown("Entropy of each query's row as a share of a uniform row's: **0** = all weight on one key, "
+            "**1** = spread evenly over every key it can see.")
+table = pd.DataFrame(focus.T, index=list(t.labels), columns=[f"head {h}" for h in range(H)])
+st.dataframe(table, width="stretch", column_config={c: st.column_config.ProgressColumn(
+    format="%.3f", min_value=0.0, max_value=1.0) for c in table.columns})
+
+dims = [str(c) for c in range(C)]
+cols = st.columns(2)
+with cols[0]:
+    charts.heatmap(t.concat, t.labels, dims, title=f"concat: {T} × {C}", x_title="column", y_title="token",
+                   key="heads_concat", present=present, max_width=520)
+with cols[1]:
+    if cfg.output_projection:
+        charts.heatmap(t.attn, t.labels, dims, title=f"attn = concat · W_O: {T} × {C}", x_title="column",
+                       y_title="token", key="heads_attn", present=present, max_width=520)
+    else:
+        st.info("This preset has no output projection: the concat is the attention output.")
+
+sharp_h, sharp_row = divmod(int(focus.argmin()), T)
+layout.notice(
+    f"the most focused row is {layout.q(t.labels[sharp_row])} in head {sharp_h} (focus "
+    f"{focus[sharp_h, sharp_row]:.2f}); the most spread-out head is head {int(focus.mean(axis=1).argmax())} "
+    f"(mean focus {focus.mean(axis=1).max():.2f})."
+)
+layout.exports("heads", t, {**{f"weights head {h}": (t.weights[h], t.labels, t.labels) for h in range(H)},
+                            "concat": (t.concat, t.labels, dims), "attn": (t.attn, t.labels, dims)},
+               code=[engine.merge_heads])

@@ -1,0 +1,54 @@
+"""Page 0: the sentence, its tokens and the vectors the block starts from."""
+import pandas as pd
+import streamlit as st
+
+import engine
+from engine import analysis
+from ui import charts, compute, layout
+
+v = layout.header(
+    "Inputs X",
+    "The sentence in the sidebar is split into tokens. Each token becomes one row of **X**: a known "
+    "word takes its row of the preset's table, any other word gets a vector of its own (the same word "
+    "always the same vector). Everything on the next pages is computed from this matrix.",
+    r"X \in \mathbb{R}^{T \times d_{model}},\qquad X_{\text{in}} = X + P\ \text{(when positions are on)}",
+)
+t = compute.trace(v.config, v.words)
+T, C = t.x.shape
+present = v.present
+st.latex(rf"T = {T}\ \text{{tokens}},\quad d_{{model}} = {C}")
+
+ids = [engine.token_id(v.config, w) for w in v.words]
+table = pd.DataFrame({
+    "position": range(T), "token": list(t.labels),
+    "vocabulary id": [str(i) if i is not None else "new word" for i in ids],
+})
+left, right = st.columns([1, 2])
+left.dataframe(table, hide_index=True, width="stretch")
+with right:
+    charts.heatmap(t.x, t.labels, [str(c) for c in range(C)], title=f"X: {T} × {C}", x_title="dimension",
+                   y_title="token", key="inputs_x", present=present, max_width=720)
+if t.positions is not None:
+    domain = charts.symmetric_domain(t.positions, t.x_in)
+    cols = st.columns(2)
+    with cols[0]:
+        charts.heatmap(t.positions, t.labels, [str(c) for c in range(C)], title=f"P (sinusoidal): {T} × {C}",
+                       x_title="dimension", y_title="position", domain=domain, key="inputs_p",
+                       present=present, max_width=480)
+    with cols[1]:
+        charts.heatmap(t.x_in, t.labels, [str(c) for c in range(C)], title=f"X + P: {T} × {C}",
+                       x_title="dimension", y_title="token", domain=domain, key="inputs_xp",
+                       present=present, max_width=480)
+
+st.subheader("Where these numbers go")
+st.dataframe(pd.DataFrame(analysis.stages(t)), hide_index=True, width="stretch")
+
+known = sum(i is not None for i in ids)
+repeats = T - len(set(v.words))
+layout.notice(
+    f"{known} of {T} tokens are in the {engine.get_preset(v.controls.preset).title} vocabulary"
+    + (f", and {repeats} repeat an earlier word: a repeated word has exactly the same row of X"
+       if repeats else "; every word is different, so every row of X is different")
+    + ("." if t.positions is None else ", until the position code P makes each row unique.")
+)
+layout.exports("inputs", t, {"X": (t.x, t.labels, [str(c) for c in range(C)])}, code=[engine.embed])

@@ -1,0 +1,60 @@
+"""Page 1: every token's vector is multiplied by three weight matrices."""
+import streamlit as st
+
+import engine
+from engine import analysis
+from ui import charts, compute, layout
+
+v = layout.header(
+    "Q, K, V projections",
+    "Each token enters as a row of **X**. Three weight matrices turn every row into a *query* "
+    "(what this token looks for), a *key* (what it offers) and a *value* (what it passes on). "
+    "The same matrices serve every token, so the same word always gets the same rows. "
+    "Each head then works with its own slice of columns.",
+    r"Q = X W_Q,\qquad K = X W_K,\qquad V = X W_V",
+)
+t = compute.trace(v.config, v.words)
+cfg, h, present = v.config, v.controls.head, v.present
+T, C = t.x.shape
+dims = [str(c) for c in range(C)]
+first, last = analysis.head_columns(cfg, h)
+st.latex(rf"X:\ {T}\times{C},\quad W_Q, W_K, W_V:\ {C}\times{C},\quad Q, K, V:\ {T}\times{C}"
+         rf"\ \to\ {cfg.num_heads}\ \text{{heads}}\times {T}\times{cfg.d_head}")
+
+source = t.x_in if t.x_norm is None else t.x_norm
+title = "X (token vectors)" if t.positions is None else "X + positions"
+title += "" if t.x_norm is None else ", layer-normed"
+charts.heatmap(source, t.labels, dims, title=f"{title}: {T} × {C}", x_title="dimension",
+               y_title="token", key="qkv_x", present=present, max_width=900)
+
+which = st.segmented_control("Weight matrix", ["W_Q", "W_K", "W_V"], default="W_Q", key="qkv_w")
+matrix = {"W_Q": "w_q", "W_K": "w_k", "W_V": "w_v"}[which or "W_Q"]
+params = compute.params(cfg)
+charts.heatmap(getattr(params, matrix), dims, dims, title=f"{which or 'W_Q'}: {C} × {C}",
+               x_title="output column", y_title="input dimension", key="qkv_wmat", present=present,
+               max_width=620)
+
+st.subheader("The projections, and head " + str(h) + "'s slice")
+st.caption(f"Head {h} owns columns {first}…{last} of Q, K and V "
+           f"({cfg.num_heads} heads × {cfg.d_head} columns = {C}). Pick another head in the sidebar.")
+domain = charts.symmetric_domain(t.q, t.k, t.v)
+cols = st.columns(3)
+for col, name, full in zip(cols, "QKV", (t.q, t.k, t.v)):
+    with col:
+        charts.heatmap(engine.merge_heads(full), t.labels, dims, title=f"{name}: {T} × {C}",
+                       x_title="column", y_title="token", domain=domain, key=f"qkv_{name}",
+                       present=present, max_width=420)
+        charts.heatmap(full[h], t.labels, [str(c) for c in range(first, last + 1)],
+                       title=f"{name.lower()} for head {h}: {T} × {cfg.d_head}", x_title="column",
+                       y_title="token", domain=domain, key=f"qkv_{name}_h", present=present, max_width=420)
+
+i, j, top = analysis.largest(t.scores[h])
+layout.notice(
+    f"in head {h}, query {layout.q(t.labels[i])} and key {layout.q(t.labels[j])} have the largest dot "
+    f"product, q·k = {top:.3f}: their rows above point the most in the same direction, and that cell "
+    f"will be the brightest on the next page."
+)
+layout.exports("qkv", t, {"X": (source, t.labels, dims), "Q": (engine.merge_heads(t.q), t.labels, dims),
+                          "K": (engine.merge_heads(t.k), t.labels, dims),
+                          "V": (engine.merge_heads(t.v), t.labels, dims)},
+               code=[engine.split_heads, engine.forward])

@@ -1,0 +1,48 @@
+"""Page 2: every query meets every key; the scores are divided by √d_head."""
+import streamlit as st
+
+import engine
+from engine import analysis
+from ui import charts, compute, inspector, layout
+
+v = layout.header(
+    "Scaled scores",
+    "A score is one query's dot product with one key: large when the two vectors point the same way. "
+    "Before the softmax every score is divided by √d_head, which keeps their spread near 1 however wide "
+    "the heads are. With the causal mask on, keys that come later are hidden.",
+    r"\text{scaled} = \frac{Q K^\top}{\sqrt{d_{head}}}",
+)
+t = compute.trace(v.config, v.words)
+cfg, h, present = v.config, v.controls.head, v.present
+divisor = cfg.d_head ** 0.5 if cfg.scale_scores else 1.0
+if cfg.scale_scores:
+    st.latex(rf"d_{{head}} = {cfg.d_model}/{cfg.num_heads} = {cfg.d_head},\quad \sqrt{{{cfg.d_head}}} = "
+             rf"{divisor:.4f},\quad \text{{scaled}} = \frac{{Q K^\top}}{{{divisor:.4f}}}")
+else:
+    st.warning("Scaling is switched off in the sidebar: the scaled scores equal the raw scores.")
+
+cell = inspector.clicked(["scores_raw", "scores_scaled"])
+mask = t.visible if cfg.causal else None
+domain = charts.symmetric_domain(t.scores[h], t.scaled[h])
+raw_col, scaled_col = st.columns(2)
+with raw_col:
+    charts.heatmap(t.scores[h], t.labels, t.labels, title=f"Q·Kᵀ, head {h}: {t.T} × {t.T}", x_title="key",
+                   y_title="query", domain=domain, pick=cell, key="scores_raw", present=present,
+                   max_width=460, selectable=True)
+with scaled_col:
+    charts.heatmap(t.scaled[h], t.labels, t.labels, title=f"÷ √{cfg.d_head}" + (" and masked" if mask is not None else ""),
+                   x_title="key", y_title="query", domain=domain, mask=mask, pick=cell, key="scores_scaled",
+                   present=present, max_width=460, selectable=True)
+st.caption("One colour scale for both maps, so the shrinking shows. Hover a cell for its exact value; "
+           "click it for the worked calculation below (double-click clears the chart's selection).")
+
+i, j, top = analysis.largest(t.scaled[h])
+layout.notice(
+    f"the largest scaled score in head {h} is {layout.q(t.labels[i])} → {layout.q(t.labels[j])}: "
+    f"{t.scores[h, i, j]:.3f} ÷ {divisor:.3f} = {top:.3f}. Dividing every score by the same number "
+    f"keeps the order within each row; it only narrows the spread the softmax will see."
+)
+inspector.show(t, h, cell)
+layout.exports("scores", t, {f"scores head {h}": (t.scores[h], t.labels, t.labels),
+                             f"scaled head {h}": (t.scaled[h], t.labels, t.labels)},
+               code=[engine.forward])

@@ -1,0 +1,45 @@
+"""Page 3: the softmax turns each row of scaled scores into weights that sum to 1."""
+import pandas as pd
+import streamlit as st
+
+import engine
+from engine import analysis
+from ui import charts, compute, inspector, layout
+
+v = layout.header(
+    "Softmax weights",
+    "Each row of scaled scores goes through the softmax: every entry becomes e to its power, divided "
+    "by the row's total. The result is a row of positive weights that sum to 1: how much each query "
+    "token takes from each key token.",
+    r"w_{ij} = \frac{e^{s_{ij}}}{\sum_{j'} e^{s_{ij'}}},\qquad \sum_j w_{ij} = 1",
+)
+t = compute.trace(v.config, v.words)
+cfg, h, present = v.config, v.controls.head, v.present
+cell = inspector.clicked(["softmax_map"])
+weights = t.weights[h]
+best, best_w = analysis.strongest_keys(weights)
+
+left, right = st.columns([3, 2])
+with left:
+    charts.heatmap(weights, t.labels, t.labels, title=f"weights, head {h}: {t.T} × {t.T}", x_title="key",
+                   y_title="query", signed=False, mask=t.visible if cfg.causal else None, pick=cell,
+                   key="softmax_map", present=present, max_width=560, fmt=".2f", selectable=True)
+with right:
+    sums = pd.DataFrame({"query": list(t.labels), "row sum": weights.sum(axis=-1),
+                         "attends most to": [t.labels[b] for b in best], "weight": best_w})
+    st.dataframe(sums, hide_index=True, width="stretch", height=min(38 + 35 * t.T, 460),
+                 column_config={"row sum": st.column_config.NumberColumn(format="%.6f"),
+                                "weight": st.column_config.NumberColumn(format="%.4f")})
+
+query = st.selectbox("Query row to plot", range(t.T), format_func=lambda i: f"{i}: {t.labels[i]}",
+                     index=cell[0] if cell else 0, key="softmax_query")
+charts.bars(weights[query], t.labels, title=f"weights of query {t.labels[query]!r}, head {h}",
+            highlight=int(best[query]), present=present)
+
+sentences = [f"{layout.q(t.labels[i])} attends most to {layout.q(t.labels[b])} ({w:.2f})"
+             for i, (b, w) in enumerate(zip(best, best_w))]
+layout.notice("; ".join(sentences[:6]) + ("; …" if t.T > 6 else "") +
+              f". A uniform row would give every key {1 / t.T:.2f}.")
+inspector.show(t, h, cell)
+layout.exports("softmax", t, {f"weights head {h}": (weights, t.labels, t.labels)},
+               code=[engine.softmax])

@@ -1,0 +1,1 @@
+"""Streamlit-side helpers shared by the frame and every page: state, sidebar, caching, charts."""

@@ -1,0 +1,67 @@
+"""Click a cell, see it computed: the worked calculation of one attention weight with live numbers."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from engine import analysis
+from ui import layout, sidebar
+
+
+def clicked(keys: list[str]) -> tuple[int, int] | None:
+    """The (query, key) cell to highlight: a new click on any of these charts, else the remembered one.
+
+    Read before the charts are drawn, so the chart that was clicked is drawn highlighted too.
+    """
+    ss = st.session_state
+    for key in keys:
+        points = ((ss.get(key) or {}).get("selection") or {}).get("cell") or []
+        picked = (int(points[0]["r"]), int(points[0]["c"])) if points else None
+        if picked is not None and picked != ss.get(f"_seen_{key}"):
+            sidebar.set_cell(picked)
+        ss[f"_seen_{key}"] = picked
+    return ss.get("cell")
+
+
+def show(trace, head: int, cell: tuple[int, int] | None) -> None:
+    """The worked calculation for weights[head, i, j]."""
+    if cell is None:
+        st.caption("Click any cell of a heatmap above to see its number computed step by step.")
+        return
+    i, j = cell
+    w = analysis.explain_cell(trace, head, i, j)
+    qi, kj = layout.q(trace.labels[i]), layout.q(trace.labels[j])
+    cfg = trace.config
+    st.subheader(f"Worked cell: query {i} → key {j}, head {head}")
+    st.markdown(f"How much does {qi} attend to {kj}? Every number below is read from this run.")
+    terms = pd.DataFrame({
+        "d": np.arange(len(w.products)) + head * cfg.d_head,
+        f"q[{i}][d]": w.q_i, f"k[{j}][d]": w.k_j, "product": w.products, "running sum": w.running,
+    })
+    left, right = st.columns([3, 2])
+    left.dataframe(terms, hide_index=True, width="stretch", height=min(38 + 35 * len(terms), 420),
+                   column_config={c: st.column_config.NumberColumn(format="%.5f") for c in terms.columns[1:]})
+    steps = [
+        rf"s = q_{{{i}}}\cdot k_{{{j}}} = {w.score:.5f}",
+        (rf"\text{{scaled}} = \frac{{{w.score:.5f}}}{{\sqrt{{{cfg.d_head}}}}} = \frac{{{w.score:.5f}}}{{{w.divisor:.4f}}}"
+         rf" = {w.scaled:.5f}" if cfg.scale_scores else rf"\text{{scaled}} = s = {w.scaled:.5f}\;(\text{{scaling off}})"),
+    ]
+    with right:
+        for line in steps:
+            st.latex(line)
+        if not w.visible:
+            st.warning(f"The causal mask hides key {j} from query {i} (it comes later): "
+                       "its scaled score becomes −∞, so e^−∞ = 0 and the weight is exactly 0.")
+        else:
+            st.latex(rf"e^{{\,\text{{scaled}} - \max}} = e^{{{w.scaled:.5f} - {w.row_max:.5f}}} = {w.row_exp[j]:.5f}")
+        st.latex(rf"\textstyle\sum_{{j'}} e^{{\,\text{{scaled}}_{{j'}} - \max}} = {w.normaliser:.5f}")
+        st.latex(rf"\text{{weight}} = \frac{{{w.row_exp[j]:.5f}}}{{{w.normaliser:.5f}}} = {w.weight:.5f}")
+    st.caption("Subtracting the row's largest score before e^x changes no weight (it cancels in the "
+               "fraction) and keeps e^x from overflowing.")
+    flow = pd.DataFrame({"d": terms["d"], f"v[{j}][d]": w.v_j, f"weight × v[{j}][d]": w.contribution,
+                         f"head output row {i} (all keys)": w.head_out})
+    st.markdown(f"The weight then scales {kj}'s value vector; row {i} of the head's output is the sum of "
+                f"these scaled value vectors over every key.")
+    st.dataframe(flow, hide_index=True, width="stretch", height=min(38 + 35 * len(flow), 420),
+                 column_config={c: st.column_config.NumberColumn(format="%.5f") for c in flow.columns[1:]})

@@ -1,0 +1,88 @@
+"""What every page shares: the header with its formula, notes, 'what to notice', exports, the code."""
+from __future__ import annotations
+
+import inspect
+import io
+import string
+from typing import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from ui import sidebar
+
+_PUNCT = set(string.punctuation)
+
+
+def md_escape(text: str) -> str:
+    """Show user text literally inside Markdown: every ASCII punctuation mark is backslash-escaped."""
+    return "".join("\\" + ch if ch in _PUNCT else ch for ch in str(text))
+
+
+def q(label: str) -> str:
+    """A token label quoted for a Markdown sentence."""
+    return "‘" + md_escape(label) + "’"
+
+
+def view() -> sidebar.View:
+    """The View the frame computed for this run."""
+    return st.session_state["_view"]
+
+
+def header(title: str, intro: str, formula: str | Sequence[str]) -> sidebar.View:
+    """Title, a few sentences (hidden in presenter view), the formula(s), and any notes of this run."""
+    v = view()
+    st.title(title)
+    if not v.present:
+        st.markdown(intro)
+    for line in [formula] if isinstance(formula, str) else formula:
+        st.latex(line)
+    for note in v.notes:
+        st.info(md_escape(note), icon=":material/info:")
+    return v
+
+
+def notice(text: str) -> None:
+    """The page's 'what to notice' line, computed by the page from the live numbers."""
+    st.success("**What to notice:** " + text, icon=":material/visibility:")
+
+
+def shape(name: str, array: np.ndarray) -> str:
+    return f"`{name}` {' × '.join(map(str, array.shape))}"
+
+
+def _csv(matrices: dict[str, tuple[np.ndarray, Sequence[str], Sequence[str]]]) -> Callable[[], str]:
+    def build() -> str:
+        out = io.StringIO()
+        for name, (matrix, rows, cols) in matrices.items():
+            out.write(f"# {name}\n")
+            pd.DataFrame(np.asarray(matrix), index=list(rows), columns=list(cols)).to_csv(out)
+            out.write("\n")
+        return out.getvalue()
+    return build
+
+
+def _npz(trace) -> Callable[[], bytes]:
+    def build() -> bytes:
+        out = io.BytesIO()
+        np.savez_compressed(out, labels=np.array(trace.labels), **trace.arrays())
+        return out.getvalue()
+    return build
+
+
+def exports(slug: str, trace, matrices: dict[str, tuple[np.ndarray, Sequence[str], Sequence[str]]],
+            code: Sequence[Callable] = ()) -> None:
+    """Download this page's matrices (CSV) and the whole trace (.npz); show the engine's code."""
+    if view().present:
+        return
+    left, right, _ = st.columns([1, 1, 2])
+    left.download_button("Matrices (CSV)", _csv(matrices), file_name=f"attention-lab-{slug}.csv",
+                         mime="text/csv", key=f"csv_{slug}", icon=":material/table:", on_click="ignore")
+    right.download_button("Whole trace (.npz)", _npz(trace), file_name="attention-lab-trace.npz",
+                          mime="application/octet-stream", key=f"npz_{slug}", icon=":material/download:",
+                          on_click="ignore")
+    if code:
+        with st.expander("Show the NumPy code for this step"):
+            for fn in code:
+                st.code(inspect.getsource(fn), language="python")

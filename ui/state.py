@@ -1,0 +1,182 @@
+"""The sidebar's values: defaults per preset, validation, and the round trip through the URL.
+
+Pure Python (no Streamlit) so every rule here is tested directly.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import engine
+from engine.tokens import MAX_WORD_CHARS
+
+# Slider ranges the design asks for.
+D_MODEL = (4, 128)
+HEADS_MAX = 16
+D_FF = (4, 512)
+SEED = (0, 10_000)
+SEQ_LEN = (2, 64)
+MAX_TEXT = 400              # characters kept from the token box or a URL
+
+KEYS = ("preset", "d_model", "heads", "d_ff", "seed", "seq_len", "text", "causal",
+        "positional", "scale", "head", "cell", "present")
+
+
+@dataclass(frozen=True)
+class Controls:
+    """Everything the sidebar decides, plus the view state that travels in the URL."""
+
+    preset: str = "part4"
+    d_model: int = 16
+    heads: int = 2
+    d_ff: int = 32
+    seed: int = 42
+    seq_len: int = 4
+    text: str = "AI builds neural models"
+    causal: bool = False
+    positional: bool = False
+    scale: bool = True
+    head: int = 0                   # which head single-head charts show
+    cell: tuple[int, int] | None = None   # (query, key) picked by a click
+    present: bool = False           # presenter view
+
+
+def preset_controls(name: str, **view) -> Controls:
+    """The controls that reproduce a preset's article exactly."""
+    preset = engine.get_preset(name)
+    cfg = preset.config
+    text = " ".join(engine.label(cfg, t) for t in preset.tokens)
+    return Controls(preset=name, d_model=cfg.d_model, heads=cfg.num_heads, d_ff=cfg.d_ff, seed=cfg.seed,
+                    seq_len=len(preset.tokens), text=text, causal=cfg.causal,
+                    positional=cfg.positional == "sinusoidal", scale=cfg.scale_scores, **view)
+
+
+def head_choices(d_model: int) -> list[int]:
+    return engine.valid_head_counts(d_model, max_heads=HEADS_MAX)
+
+
+def nearest_heads(d_model: int, wanted: int) -> int:
+    """The valid head count closest to `wanted` (the smaller one on a tie)."""
+    return min(head_choices(d_model), key=lambda h: (abs(h - wanted), h))
+
+
+def to_config(c: Controls) -> engine.Config:
+    """The engine config for these controls: the preset's architecture with the sidebar's sizes."""
+    base = engine.get_preset(c.preset).config
+    return replace(base, d_model=c.d_model, num_heads=c.heads, d_ff=c.d_ff, seed=c.seed, causal=c.causal,
+                   positional="sinusoidal" if c.positional else "none", scale_scores=c.scale)
+
+
+@dataclass(frozen=True)
+class Tokens:
+    words: tuple[str, ...]          # exactly seq_len words, what the engine embeds
+    typed: int                      # how many words the box held
+    note: str | None                # what was cut or padded, for a visible notice
+
+
+def to_tokens(c: Controls) -> Tokens:
+    """The token box's words cut or padded (from a fixed word list) to the sequence length."""
+    typed = engine.tokenize(c.text[:MAX_TEXT])
+    words, change = engine.fit_length(typed, c.seq_len)
+    note = None
+    if not typed:
+        note = f"The token box is empty, so the {c.seq_len} tokens come from a fixed filler list."
+    elif change < 0:
+        note = f"Cut to the first {c.seq_len} of {len(typed)} words (sequence length {c.seq_len})."
+    elif change > 0:
+        note = f"Padded with {change} filler word{'s' * (change > 1)} to reach sequence length {c.seq_len}."
+    return Tokens(words=tuple(words), typed=len(typed), note=note)
+
+
+# ----------------------------------------------------------------------------- URL round trip
+def _as_int(raw: str, low: int, high: int) -> int:
+    value = int(raw.strip())
+    if not low <= value <= high:
+        raise ValueError(f"must be between {low} and {high}")
+    return value
+
+
+def _as_bool(raw: str) -> bool:
+    text = raw.strip().lower()
+    if text in ("1", "true", "on", "yes"):
+        return True
+    if text in ("0", "false", "off", "no"):
+        return False
+    raise ValueError("must be 1 or 0")
+
+
+def _as_cell(raw: str) -> tuple[int, int]:
+    parts = raw.split(",")
+    if len(parts) != 2:
+        raise ValueError("must look like 2,3 (query,key)")
+    query, key = (_as_int(p, 0, SEQ_LEN[1] - 1) for p in parts)
+    return query, key
+
+
+def from_params(params: dict[str, str]) -> tuple[Controls, list[str]]:
+    """Controls from URL query parameters; anything malformed keeps its default and is reported."""
+    problems: list[str] = []
+    preset = params.get("preset", "part4")
+    if preset not in engine.PRESETS:
+        problems.append(f"preset={preset!r} is unknown")
+        preset = "part4"
+    base = preset_controls(preset)
+    values: dict = {}
+    readers = {
+        "d_model": lambda r: _as_int(r, *D_MODEL),
+        "heads": lambda r: _as_int(r, 1, HEADS_MAX),
+        "d_ff": lambda r: _as_int(r, *D_FF),
+        "seed": lambda r: _as_int(r, *SEED),
+        "seq_len": lambda r: _as_int(r, *SEQ_LEN),
+        "text": lambda r: r[:MAX_TEXT],
+        "causal": _as_bool, "positional": _as_bool, "scale": _as_bool, "present": _as_bool,
+        "head": lambda r: _as_int(r, 0, HEADS_MAX - 1),
+        "cell": _as_cell,
+    }
+    for key, read in readers.items():
+        if key not in params:
+            continue
+        raw = params[key]
+        try:
+            values[key] = read(str(raw))
+        except (ValueError, TypeError):
+            shown = str(raw)[:30]
+            problems.append(f"{key}={shown!r} is not valid")
+    controls = replace(base, **values)
+    controls, fixes = settle(controls)
+    problems += fixes
+    return controls, problems
+
+
+def settle(c: Controls) -> tuple[Controls, list[str]]:
+    """Make a combination consistent: heads divide d_model, the head and cell exist. Says what moved."""
+    notes = []
+    if c.d_model % c.heads:
+        heads = nearest_heads(c.d_model, c.heads)
+        notes.append(f"{c.heads} heads do not divide d_model={c.d_model}; using {heads} heads instead.")
+        c = replace(c, heads=heads)
+    if c.head >= c.heads:
+        notes.append(f"There is no head {c.head} with {c.heads} head{'s' * (c.heads > 1)}; showing head 0.")
+        c = replace(c, head=0)
+    if c.cell is not None and max(c.cell) >= c.seq_len:
+        notes.append(f"The picked cell {c.cell} is gone: the sequence now has {c.seq_len} tokens.")
+        c = replace(c, cell=None)
+    return c, notes
+
+
+def to_params(c: Controls) -> dict[str, str]:
+    """The URL query parameters for these controls: only what differs from the preset's defaults."""
+    base = preset_controls(c.preset)
+    out: dict[str, str] = {}
+    if c.preset != "part4":
+        out["preset"] = c.preset
+    for key in KEYS[1:]:
+        value = getattr(c, key)
+        if value == getattr(base, key):
+            continue
+        if isinstance(value, bool):
+            out[key] = "1" if value else "0"
+        elif key == "cell":
+            out[key] = f"{value[0]},{value[1]}"
+        else:
+            out[key] = str(value)
+    return out
