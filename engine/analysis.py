@@ -43,7 +43,7 @@ def explain_cell(trace: Trace, head: int, query: int, key: int) -> CellWork:
     """Work out trace.weights[head, query, key] term by term from the trace's own q, k and v."""
     H, T = trace.num_heads, trace.T
     for name, value, top in (("head", head, H), ("query", query, T), ("key", key, T)):
-        if not 0 <= value < top:
+        if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or not 0 <= value < top:
             raise ValueError(f"{name}={value} is outside 0..{top - 1}")
     cfg = trace.config
     q_i, k_j = trace.q[head, query], trace.k[head, key]               # (d_head,), (d_head,)
@@ -106,7 +106,8 @@ def extend(cfg: Config, tokens: Sequence[Token], new_token: Token) -> Extension:
     old_scaled = after.scaled[:, :T, :T]                              # (H, T, T): same as before.scaled
     new_scores = after.scaled[:, :T, T]                               # (H, T); -inf where the mask hides it
     log_z = logsumexp(old_scaled, axis=-1)                            # (H, T): log Σ_j<T e^{s_ij}
-    factors = 1.0 / (1.0 + np.exp(new_scores - log_z))                # Z/(Z + e^s) without overflow
+    with np.errstate(over="ignore"):                                 # e^(s - log Z) = inf gives factor 0
+        factors = 1.0 / (1.0 + np.exp(new_scores - log_z))            # Z/(Z + e^s), never inf/inf
     old_block = after.weights[:, :T, :T]                              # (H, T, T)
     ratio_error = float(np.max(np.abs(old_block - factors[..., None] * before.weights)))
     return Extension(
@@ -119,6 +120,8 @@ def extend(cfg: Config, tokens: Sequence[Token], new_token: Token) -> Extension:
 # --------------------------------------------------------------------------- experiment 1: why √d
 def score_variance(d_heads: Sequence[int], samples: int = 4000, seed: int = 0) -> dict[str, np.ndarray]:
     """Variance of q·k and of q·k/√d for standard-normal q, k of each width d (one seeded stream)."""
+    if samples < 2 or any(d < 1 for d in d_heads):
+        raise ValueError(f"score_variance needs widths of at least 1 and 2+ samples, got {list(d_heads)}, {samples}")
     rng = np.random.RandomState(seed)
     raw, scaled = [], []
     for d in d_heads:

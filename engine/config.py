@@ -17,6 +17,8 @@ def valid_head_counts(d_model: int, max_heads: int | None = None) -> list[int]:
     """Head counts that split d_model evenly, smallest first (optionally at most max_heads)."""
     if not isinstance(d_model, int) or isinstance(d_model, bool) or d_model < 1:
         raise ValueError(f"d_model must be a positive whole number, got {d_model!r}")
+    if max_heads is not None and (not isinstance(max_heads, int) or isinstance(max_heads, bool) or max_heads < 1):
+        raise ValueError(f"max_heads must be a positive whole number, got {max_heads!r}")
     limit = d_model if max_heads is None else min(d_model, max_heads)
     return [h for h in range(1, limit + 1) if d_model % h == 0]
 

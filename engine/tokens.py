@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import unicodedata
+from collections.abc import Iterable
 from typing import Sequence
 
 import numpy as np
@@ -46,8 +47,8 @@ def fit_length(words: Sequence[Token], length: int) -> tuple[list[Token], int]:
 
     A negative count means that many words were cut off the end.
     """
-    if not 1 <= length <= MAX_TOKENS:
-        raise ValueError(f"sequence length must be between 1 and {MAX_TOKENS}, got {length}")
+    if not isinstance(length, (int, np.integer)) or isinstance(length, bool) or not 1 <= length <= MAX_TOKENS:
+        raise ValueError(f"sequence length must be a whole number between 1 and {MAX_TOKENS}, got {length!r}")
     words = list(words)
     if len(words) >= length:
         return words[:length], length - len(words)
@@ -100,6 +101,8 @@ def embed(cfg: Config, params: Params, tokens: Sequence[Token]) -> np.ndarray:
     """Input vectors (T, C) for tokens: table rows for known words and ids, own streams otherwise."""
     if isinstance(tokens, str):
         raise ValueError("pass a list of tokens (use engine.tokenize for a sentence)")
+    if not isinstance(tokens, Iterable):
+        raise ValueError(f"tokens must be a list of words or ids, got {type(tokens).__name__}")
     tokens = list(tokens)
     if not tokens:
         raise ValueError("there are no tokens: type at least one word")

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -288,6 +289,17 @@ def test_extend_factors_match_the_formula(cfg, tokens, new):
     np.testing.assert_allclose(ext.new_weight, 1 - factors, atol=1e-12)
     assert ext.ratio_error <= 1e-12
     np.testing.assert_allclose(ext.diff, ext.after.weights[:, :T, :T] - ext.before.weights, atol=0)
+
+
+def test_extend_saturated_new_token_gives_factor_zero_without_warnings():
+    """A new key that outscores the old ones by > 709 (e^709 overflows) takes the whole row, quietly."""
+    cfg = engine.Config(d_model=8, num_heads=1, scale_scores=False, init_scale=10.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ext = analysis.extend(cfg, ["AI", "builds"], "sat")
+    assert ext.new_scores[0, 0] - np.max(ext.after.scaled[0, 0, :2]) > 709
+    assert ext.factors[0, 0] == 0.0 and ext.new_weight[0, 0] == 1.0
+    assert np.all(np.isfinite(ext.factors)) and ext.ratio_error <= 1e-12
 
 
 def test_extend_under_causal_mask_has_factor_one():

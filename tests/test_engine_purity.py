@@ -1,0 +1,41 @@
+"""The engine is plain NumPy: importing and running it pulls in no app or dataframe library."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FORBIDDEN = ("streamlit", "altair", "pandas")
+
+PROBE = """
+import json, sys
+import engine
+from engine import analysis
+trace = engine.run_preset("part4")
+analysis.extend(engine.PRESETS["day33"].config, engine.PRESETS["day33"].tokens, 9)
+analysis.shuffle(engine.PRESETS["part4"].config, engine.PRESETS["part4"].tokens, 0)
+analysis.explain_cell(trace, 0, 1, 2)
+print(json.dumps({"loaded": sorted(m for m in sys.modules if m.split(".")[0] in %r),
+                  "engine_file": engine.__file__, "T": trace.T}))
+"""
+
+
+def run_probe(code: str) -> dict:
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_engine_imports_no_app_libraries():
+    result = run_probe(PROBE % (FORBIDDEN,))
+    assert Path(result["engine_file"]).resolve().parent == ROOT / "engine"   # the project's engine, not another
+    assert result["T"] == 4
+    assert result["loaded"] == [], f"the engine pulled in {result['loaded']}"
+
+
+def test_probe_can_see_a_forbidden_import():
+    """The probe does notice such an import (pandas is installed in the dev environment)."""
+    result = run_probe(PROBE.replace("import engine\n", "import engine\nimport pandas\n", 1) % (FORBIDDEN,))
+    assert "pandas" in result["loaded"]
