@@ -6,9 +6,10 @@ import numpy as np
 
 def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
     """exp(x) / sum(exp(x)) along `axis`; -inf entries get exactly 0."""
-    shifted = x - np.max(x, axis=axis, keepdims=True)   # subtract the row max: same softmax, no overflow
-    e_x = np.exp(shifted)
-    return e_x / np.sum(e_x, axis=axis, keepdims=True)
+    e_x = x - np.max(x, axis=axis, keepdims=True)       # subtract the row max: same softmax, no overflow
+    np.exp(e_x, out=e_x)                                # in place: one (…, T) buffer instead of three
+    e_x /= np.sum(e_x, axis=axis, keepdims=True)
+    return e_x
 
 
 def split_heads(m: np.ndarray, num_heads: int) -> np.ndarray:

@@ -77,7 +77,7 @@ def forward(cfg: Config, params: Params, x: np.ndarray, labels: tuple[str, ...] 
     scores = q @ k.swapaxes(-2, -1)                                   # (H, T, d_head) @ (H, d_head, T) -> (H, T, T)
     unmasked = scores / np.sqrt(d_head) if cfg.scale_scores else scores   # variance near 1 for any d_head
     visible = causal_visible(T) if cfg.causal else np.ones((T, T), dtype=bool)   # (T, T)
-    scaled = np.where(visible, unmasked, -np.inf)                     # (H, T, T); hidden keys get exactly 0 weight
+    scaled = np.where(visible, unmasked, -np.inf) if cfg.causal else unmasked   # (H, T, T); hidden keys get exactly 0 weight
     weights = softmax(scaled, axis=-1)                                # (H, T, T); each row sums to 1
     heads = weights @ v                                               # (H, T, T) @ (H, T, d_head) -> (H, T, d_head)
     concat = merge_heads(heads)                                       # (T, C)

@@ -56,6 +56,10 @@ def _heatmap_spec(rows: tuple[str, ...], cols: tuple[str, ...], title: str, x_ti
     tooltip = [alt.Tooltip("row:N", title=y_title or "row"), alt.Tooltip("col:N", title=x_title or "column"),
                alt.Tooltip("value:Q", title="value", format=".6f")]
     scale = alt.Scale(scheme=scheme, domain=list(domain), **({"domainMid": 0} if scheme == SIGNED else {}))
+    if scheme == SIGNED:                                          # the ends of blueorange are dark
+        dark_test = f"abs(datum.value) > {0.55 * max(abs(domain[0]), abs(domain[1]))!r}"
+    else:                                                         # viridis is dark at the low end
+        dark_test = f"datum.value < {domain[0] + 0.62 * (domain[1] - domain[0])!r}"
     base = alt.Chart().encode(x=x, y=y)
     rect = base.mark_rect(stroke="#ffffff22", strokeWidth=0.5).encode(
         color=alt.Color("value:Q", scale=scale,
@@ -73,7 +77,7 @@ def _heatmap_spec(rows: tuple[str, ...], cols: tuple[str, ...], title: str, x_ti
     if labelled:
         layers.append(base.mark_text(fontSize=text_size).encode(
             text=alt.Text("value:Q", format=fmt),
-            color=alt.Color("ink:N", scale=None),
+            color=alt.condition(dark_test, alt.value("#ffffff"), alt.value("#111111")),
             tooltip=tooltip,
         ).transform_filter("isValid(datum.value)"))
         if has_mask:
@@ -89,14 +93,14 @@ def _heatmap_spec(rows: tuple[str, ...], cols: tuple[str, ...], title: str, x_ti
     spec["autosize"] = {"type": "pad"}                            # width/height are the cells' area, axes added
     spec.pop("datasets", None)
     for layer in spec.get("layer", []):
-        layer.pop("data", None)                                   # every layer reads the table we pass
+        layer["data"] = {"name": "cells"}                         # every layer reads the table passed per run
     return spec
 
 
 def heatmap_table(matrix: np.ndarray, rows: Sequence[str], cols: Sequence[str], scheme: str,
                   domain: tuple[float, float], mask: np.ndarray | None = None,
                   pick: tuple[int, int] | None = None, why: str = "") -> pd.DataFrame:
-    """Long-form cells: labels as categories, values as float32, text ink chosen for contrast."""
+    """Long-form cells: labels as categories, indices as int16, values as float32."""
     R, C = matrix.shape
     values = np.asarray(matrix, dtype=np.float64)
     if mask is not None:
@@ -104,16 +108,11 @@ def heatmap_table(matrix: np.ndarray, rows: Sequence[str], cols: Sequence[str], 
     flat = values.ravel()
     r_idx = np.repeat(np.arange(R), C)
     c_idx = np.tile(np.arange(C), R)
-    if scheme == SIGNED:
-        dark = np.abs(flat) > 0.55 * max(abs(domain[0]), abs(domain[1]))
-    else:
-        dark = flat < domain[0] + 0.62 * (domain[1] - domain[0])  # viridis is dark at the low end
     data = {
         "row": pd.Categorical.from_codes(r_idx, categories=[str(r) for r in rows]),   # labels are unique
         "col": pd.Categorical.from_codes(c_idx, categories=[str(c) for c in cols]),
         "r": r_idx.astype(np.int16), "c": c_idx.astype(np.int16),
         "value": flat.astype(np.float32),
-        "ink": np.where(dark, "#ffffff", "#111111"),
         "pick": (r_idx == pick[0]) & (c_idx == pick[1]) if pick is not None else np.zeros(R * C, dtype=bool),
     }
     if mask is not None:
@@ -138,11 +137,11 @@ def heatmap(matrix: np.ndarray, rows: Sequence[str], cols: Sequence[str], *, tit
     spec = copy.deepcopy(_heatmap_spec(tuple(map(str, rows)), tuple(map(str, cols)), title, x_title, y_title,
                                        scheme, (float(domain[0]), float(domain[1])), labelled, fmt, present,
                                        max_width, selectable, mask is not None, mask_word))
-    data = heatmap_table(matrix, rows, cols, scheme, domain, mask, pick, why)
+    spec["datasets"] = {"cells": heatmap_table(matrix, rows, cols, scheme, domain, mask, pick, why)}  # sent as Arrow
     if not selectable:
-        st.vega_lite_chart(data, spec, key=key, width="content")
+        st.vega_lite_chart(spec=spec, key=key, width="content")
         return None
-    event = st.vega_lite_chart(data, spec, key=key, on_select="rerun", selection_mode="cell", width="content")
+    event = st.vega_lite_chart(spec=spec, key=key, on_select="rerun", selection_mode="cell", width="content")
     points = (event or {}).get("selection", {}).get("cell") or []
     if points:
         return int(points[0]["r"]), int(points[0]["c"])
