@@ -26,7 +26,7 @@ mask = t.visible if cfg.causal else None
 domain = charts.symmetric_domain(t.scores[h], t.scaled[h])
 raw_col, scaled_col = st.columns(2)
 with raw_col:
-    charts.heatmap(t.scores[h], t.labels, t.labels, title=f"Q·Kᵀ, head {h}: {t.T} × {t.T}", x_title="key",
+    charts.heatmap(t.scores[h], t.labels, t.labels, title=f"raw scores Q·K^T, head {h}: {t.T} × {t.T}", x_title="key",
                    y_title="query", domain=domain, pick=cell, key="scores_raw", present=present,
                    max_width=460, selectable=True)
 with scaled_col:

@@ -1,0 +1,48 @@
+"""Shared test helpers: the repo root on sys.path, and AppTest runs of the real frame."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+APP = str(ROOT / "streamlit_app.py")
+
+# Every page file, in navigation order (the frame's PAGES list).
+PAGES = [
+    "pages/input_vectors.py",
+    "pages/qkv_projections.py",
+    "pages/scaled_scores.py",
+    "pages/softmax_weights.py",
+    "pages/head_maps.py",
+    "pages/block_output.py",
+    "pages/token_exercise.py",
+    "pages/design_experiments.py",
+]
+
+
+def open_app(page: str | None = None, params: dict[str, str] | None = None, timeout: float = 30):
+    """Run the frame (optionally with URL query params), then switch to `page`. Returns the AppTest."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(APP, default_timeout=timeout)
+    for key, value in (params or {}).items():
+        at.query_params[key] = value
+    at.run()
+    if page is not None and page != PAGES[0]:
+        at.switch_page(page).run()
+    return at
+
+
+def assert_clean(at) -> None:
+    """No exception element on the page (with the messages if there are)."""
+    assert not at.exception, [e.message for e in at.exception]
+
+
+@pytest.fixture
+def app():
+    return open_app
