@@ -6,6 +6,7 @@ import numpy as np
 
 def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
     """exp(x) / sum(exp(x)) along `axis`; -inf entries get exactly 0."""
+    x = np.asarray(x, dtype=float)                      # no copy for float arrays; ints and lists work too
     e_x = x - np.max(x, axis=axis, keepdims=True)       # subtract the row max: same softmax, no overflow
     np.exp(e_x, out=e_x)                                # in place: one (…, T) buffer instead of three
     e_x /= np.sum(e_x, axis=axis, keepdims=True)

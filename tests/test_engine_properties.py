@@ -13,9 +13,6 @@ from hypothesis import strategies as st
 import engine
 from engine import analysis
 
-settings.register_profile(
-    "engine", max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow],
-)
 FEW = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 KNOWN = ("AI", "builds", "neural", "models")
@@ -436,3 +433,17 @@ def test_score_variance_grows_with_d_and_scaling_removes_it():
         assert abs(scaled - 1) <= 0.2, f"var(q·k/√d) for d={d} is {scaled:.3f}, expected about 1"
     same = analysis.score_variance(widths, samples=4000, seed=0)
     assert np.array_equal(same["raw"], result["raw"])
+
+
+# --------------------------------------------------------------------------- building blocks
+def test_softmax_leaves_its_input_alone_and_accepts_plain_numbers():
+    frozen = np.array([[1.0, 2.0, -np.inf], [0.5, 0.5, 0.5]])
+    frozen.setflags(write=False)
+    copy = frozen.copy()
+    out = engine.softmax(frozen)
+    assert np.array_equal(frozen, copy, equal_nan=True)
+    assert out[0, 2] == 0.0 and out.flags.writeable
+    np.testing.assert_allclose(out[0, :2], [1 / (1 + math.e), math.e / (1 + math.e)], rtol=1e-15)
+    np.testing.assert_allclose(out[1], [1 / 3] * 3, rtol=1e-15)
+    np.testing.assert_allclose(engine.softmax([1, 2, 3]), engine.softmax(np.array([1.0, 2.0, 3.0])), rtol=0)
+    np.testing.assert_allclose(engine.softmax(np.array([[0.0], [1e300]]), axis=0), [[0.0], [1.0]])
