@@ -206,3 +206,28 @@ def stages(trace: Trace) -> list[dict]:
     ]
     return [{"stage": n, "what happens": what, "formula": f, "shape": " × ".join(map(str, s))}
             for n, what, f, s in rows]
+
+
+@dataclass(frozen=True)
+class ProjectionWork:
+    """One entry of Q, K or V: a token's input row dotted with one column of the weight matrix."""
+
+    token: int
+    column: int
+    x_row: np.ndarray          # (C,) the token's input row
+    w_col: np.ndarray          # (C,) the weight matrix's column
+    products: np.ndarray       # (C,) x_row[d] * w_col[d]
+    running: np.ndarray        # (C,) running sum; the last entry is the projected value
+    value: float
+
+
+def explain_projection(source: np.ndarray, w: np.ndarray, token: int, column: int) -> ProjectionWork:
+    """Work out (source @ w)[token, column] term by term."""
+    T, C = source.shape
+    if not (0 <= token < T and 0 <= column < w.shape[1]):
+        raise ValueError(f"entry ({token}, {column}) is outside the {T} × {w.shape[1]} projection")
+    x_row, w_col = source[token], w[:, column]                         # (C,), (C,)
+    products = x_row * w_col                                           # (C,)
+    running = np.cumsum(products)
+    return ProjectionWork(token=token, column=column, x_row=x_row, w_col=w_col, products=products,
+                          running=running, value=float(running[-1]))

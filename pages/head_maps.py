@@ -25,7 +25,8 @@ for start in range(0, H, per_row):
         with col:
             charts.heatmap(t.weights[h], t.labels, t.labels, title=f"head {h}", x_title="key", y_title="query",
                            signed=False, domain=domain, mask=t.visible if cfg.causal else None,
-                           key=f"heads_{h}", present=present, max_width=260 if per_row == 4 else 520)
+                           pick=v.controls.cell, key=f"heads_{h}", present=present,
+                           max_width=260 if per_row == 4 else 520)
 st.caption(f"All {H} maps share one colour scale, 0 to {domain[1]:.3f}.")
 
 focus = analysis.focus(t.weights)                                     # (H, T)

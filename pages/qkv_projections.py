@@ -3,7 +3,7 @@ import streamlit as st
 
 import engine
 from engine import analysis
-from ui import charts, compute, layout
+from ui import charts, compute, inspector, layout
 
 v = layout.header(
     "Q, K, V projections",
@@ -38,15 +38,21 @@ st.subheader("The projections, and head " + str(h) + "'s slice")
 st.caption(f"Head {h} owns columns {first}…{last} of Q, K and V "
            f"({cfg.num_heads} heads × {cfg.d_head} columns = {C}). Pick another head in the sidebar.")
 domain = charts.symmetric_domain(t.q, t.k, t.v)
+picked = inspector.clicked_entry({f"qkv_{name}_h": name for name in "QKV"}, first)
 cols = st.columns(3)
 for col, name, full in zip(cols, "QKV", (t.q, t.k, t.v)):
+    local = (picked[1], picked[2] - first) if picked and picked[0] == name and first <= picked[2] <= last else None
     with col:
         charts.heatmap(engine.merge_heads(full), t.labels, dims, title=f"{name}: {T} × {C}",
                        x_title="column", y_title="token", domain=domain, key=f"qkv_{name}",
+                       pick=(picked[1], picked[2]) if picked and picked[0] == name else None,
                        present=present, max_width=420)
         charts.heatmap(full[h], t.labels, [str(c) for c in range(first, last + 1)],
                        title=f"{name.lower()} for head {h}: {T} × {cfg.d_head}", x_title="column",
-                       y_title="token", domain=domain, key=f"qkv_{name}_h", present=present, max_width=420)
+                       y_title="token", domain=domain, key=f"qkv_{name}_h", pick=local, present=present,
+                       max_width=420, selectable=True)
+st.caption("Click a cell of a head's slice to see that number computed from X and the weight matrix.")
+inspector.show_projection(t, params, picked)
 
 i, j, top = analysis.largest(t.scores[h])
 layout.notice(

@@ -19,6 +19,7 @@ SIGNED = "blueorange"     # colour-blind-safe diverging scheme, centred on 0
 WEIGHTS = "viridis"       # colour-blind-safe sequential scheme, readable in light and dark themes
 MASK_FILL = "#9ca3af"
 PICK_STROKE = "#e11d48"
+HIGHLIGHT_STROKE = "#d946ef"   # outlines one whole row and column, e.g. a newly appended token
 MAX_LABELLED = 12         # print values inside cells up to this many rows and columns
 
 
@@ -44,7 +45,8 @@ def _sizes(rows: int, cols: int, present: bool, max_width: int) -> tuple[int, in
 @lru_cache(maxsize=512)
 def _heatmap_spec(rows: tuple[str, ...], cols: tuple[str, ...], title: str, x_title: str, y_title: str,
                   scheme: str, domain: tuple[float, float], labelled: bool, fmt: str, present: bool,
-                  max_width: int, selectable: bool, has_mask: bool, mask_word: str) -> dict:
+                  max_width: int, selectable: bool, has_mask: bool, mask_word: str,
+                  has_highlight: bool = False) -> dict:
     cell, width, height = _sizes(len(rows), len(cols), present, max_width)
     font = 17 if present else 13
     text_size = int(np.clip(cell * 0.3, 9, 20 if present else 14))
@@ -84,6 +86,9 @@ def _heatmap_spec(rows: tuple[str, ...], cols: tuple[str, ...], title: str, x_ti
             layers.append(base.mark_text(fontSize=text_size, color="#374151").encode(
                 text=alt.value(mask_word if cell >= 44 else "×"),
             ).transform_filter("!isValid(datum.value)"))
+    if has_highlight:
+        layers.append(base.mark_rect(fill=None, stroke=HIGHLIGHT_STROKE, strokeWidth=2.5)
+                      .transform_filter("datum.hl"))
     layers.append(base.mark_rect(fill=None, stroke=PICK_STROKE, strokeWidth=3.5).transform_filter("datum.pick"))
     chart = alt.layer(*layers).properties(
         width=width, height=height,
@@ -99,7 +104,8 @@ def _heatmap_spec(rows: tuple[str, ...], cols: tuple[str, ...], title: str, x_ti
 
 def heatmap_table(matrix: np.ndarray, rows: Sequence[str], cols: Sequence[str], scheme: str,
                   domain: tuple[float, float], mask: np.ndarray | None = None,
-                  pick: tuple[int, int] | None = None, why: str = "") -> pd.DataFrame:
+                  pick: tuple[int, int] | None = None, why: str = "",
+                  highlight: int | None = None) -> pd.DataFrame:
     """Long-form cells: labels as categories, indices as int16, values as float32."""
     R, C = matrix.shape
     values = np.asarray(matrix, dtype=np.float64)
@@ -117,6 +123,8 @@ def heatmap_table(matrix: np.ndarray, rows: Sequence[str], cols: Sequence[str], 
     }
     if mask is not None:
         data["why"] = np.where(mask.ravel(), "", why)
+    if highlight is not None:
+        data["hl"] = (r_idx == highlight) | (c_idx == highlight)   # the whole row and column
     return pd.DataFrame(data)
 
 
@@ -125,8 +133,12 @@ def heatmap(matrix: np.ndarray, rows: Sequence[str], cols: Sequence[str], *, tit
             domain: tuple[float, float] | None = None, mask: np.ndarray | None = None,
             pick: tuple[int, int] | None = None, key: str | None = None, present: bool = False,
             max_width: int = 560, fmt: str = ".2f", selectable: bool = False,
-            mask_word: str = "masked", why: str = "the key comes after the query"):
-    """Draw one labelled heatmap; with selectable=True return the clicked (row, col) or None."""
+            mask_word: str = "masked", why: str = "the key comes after the query",
+            highlight: int | None = None):
+    """Draw one labelled heatmap; with selectable=True return the clicked (row, col) or None.
+
+    highlight=k outlines every cell of row k and of column k (e.g. a newly appended token).
+    """
     matrix = np.asarray(matrix)
     if matrix.ndim != 2 or matrix.shape != (len(rows), len(cols)):
         raise ValueError(f"matrix {matrix.shape} does not match {len(rows)} row and {len(cols)} column labels")
@@ -136,8 +148,10 @@ def heatmap(matrix: np.ndarray, rows: Sequence[str], cols: Sequence[str], *, tit
     labelled = matrix.shape[0] <= MAX_LABELLED and matrix.shape[1] <= MAX_LABELLED
     spec = copy.deepcopy(_heatmap_spec(tuple(map(str, rows)), tuple(map(str, cols)), title, x_title, y_title,
                                        scheme, (float(domain[0]), float(domain[1])), labelled, fmt, present,
-                                       max_width, selectable, mask is not None, mask_word))
-    spec["datasets"] = {"cells": heatmap_table(matrix, rows, cols, scheme, domain, mask, pick, why)}  # sent as Arrow
+                                       max_width, selectable, mask is not None, mask_word,
+                                       has_highlight=highlight is not None))
+    spec["datasets"] = {"cells": heatmap_table(matrix, rows, cols, scheme, domain, mask, pick, why,
+                                               highlight=highlight)}  # sent as Arrow
     if not selectable:
         st.vega_lite_chart(spec=spec, key=key, width="content")
         return None

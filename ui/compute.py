@@ -33,3 +33,37 @@ def score_variance(d_heads: tuple[int, ...], samples: int, seed: int) -> dict:
 def params(cfg: engine.Config) -> engine.Params:
     """The weights of a configuration (read-only arrays, shared safely between sessions)."""
     return engine.init_params(cfg)
+
+
+# --------------------------------------------------------------------------- the Experiments page
+from engine import experiments  # noqa: E402  (kept with the wrappers that use it)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def variance_curve(d_heads: tuple[int, ...], samples: int, seed: int) -> experiments.VarianceCurve:
+    return experiments.variance_curve(d_heads, samples, seed)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def random_rows(d_head: int, keys: int, rows: int, seed: int) -> experiments.RandomRows:
+    return experiments.random_rows(d_head, keys, rows, seed)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def scaling_rows(cfg: engine.Config, words: tuple[str, ...], init_scale: float) -> experiments.ScalingRows:
+    return experiments.scaling_rows(cfg, words, init_scale)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def init_sweep(cfg: engine.Config, words: tuple[str, ...], scales: tuple[float, ...]) -> experiments.InitSweep:
+    return experiments.init_sweep(cfg, words, scales)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def positions_test(cfg: engine.Config, words: tuple[str, ...], seed: int) -> experiments.PositionTest:
+    return experiments.positions_test(cfg, words, seed)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def causal_test(cfg: engine.Config, words: tuple[str, ...]) -> experiments.CausalTest:
+    return experiments.causal_test(cfg, words)

@@ -65,3 +65,36 @@ def show(trace, head: int, cell: tuple[int, int] | None) -> None:
                 f"these scaled value vectors over every key.")
     st.dataframe(flow, hide_index=True, width="stretch", height=min(38 + 35 * len(flow), 420),
                  column_config={c: st.column_config.NumberColumn(format="%.5f") for c in flow.columns[1:]})
+
+
+def clicked_entry(keys: dict[str, str], first_column: int) -> tuple[str, int, int] | None:
+    """A new click on a Q/K/V head-slice chart -> (matrix name, token, column); else the remembered one."""
+    ss = st.session_state
+    for key, name in keys.items():
+        points = ((ss.get(key) or {}).get("selection") or {}).get("cell") or []
+        picked = (int(points[0]["r"]), int(points[0]["c"])) if points else None
+        if picked is not None and picked != ss.get(f"_seen_{key}"):
+            ss["qkv_entry"] = (name, picked[0], first_column + picked[1])
+        ss[f"_seen_{key}"] = picked
+    return ss.get("qkv_entry")
+
+
+def show_projection(trace, params, entry: tuple[str, int, int] | None) -> None:
+    """The worked calculation of one entry of Q, K or V."""
+    if entry is None:
+        return
+    name, token, column = entry
+    source = trace.x_in if trace.x_norm is None else trace.x_norm
+    if token >= trace.T or column >= trace.config.d_model:
+        st.session_state.pop("qkv_entry", None)
+        st.info("The picked entry no longer exists with these settings.")
+        return
+    w = {"Q": params.w_q, "K": params.w_k, "V": params.w_v}[name]
+    work = analysis.explain_projection(source, w, token, column)
+    st.subheader(f"Worked entry: {name}[{token}, {column}] for {layout.q(trace.labels[token])}")
+    st.latex(rf"{name}_{{{token},{column}}} = \sum_d X_{{{token},d}}\,(W_{name})_{{d,{column}}} = {work.value:.5f}")
+    table = pd.DataFrame({"d": np.arange(len(work.products)), f"X[{token}][d]": work.x_row,
+                          f"W_{name}[d][{column}]": work.w_col, "product": work.products,
+                          "running sum": work.running})
+    st.dataframe(table, hide_index=True, width="stretch", height=min(38 + 35 * len(table), 420),
+                 column_config={c: st.column_config.NumberColumn(format="%.5f") for c in table.columns[1:]})

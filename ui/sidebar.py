@@ -59,6 +59,10 @@ def load() -> Controls:
         if problems:
             notes.append("Some link parameters were not usable and fell back to defaults: "
                          + "; ".join(problems) + ".")
+    elif any(f.name not in ss for f in fields(Controls)):
+        # Streamlit drops a widget's state when a run is cut short by st.switch_page before the page
+        # ran; the last complete view is kept under a non-widget key, so nothing is ever lost.
+        _write(ss["_controls"])
     controls, fixes = state.settle(_read())
     if fixes:
         _write(controls)
@@ -93,9 +97,14 @@ def render() -> View:
     sb.toggle("Presenter view", key="present", help="Large type, prose hidden, PageUp/PageDown steps pages.")
 
     controls = _read()
+    ss["_controls"] = controls
     params = state.to_params(controls)
     if params != st.query_params.to_dict():
         st.query_params.from_dict(params)
+    with sb.expander("Link to this view", icon=":material/link:"):
+        st.caption("Copy it (button at the right of the box): opening it shows exactly this page, "
+                   "these settings, this head and the picked cell.")
+        st.code(state.share_link(st.context.url or "", params), language=None, wrap_lines=True)
     tokens = state.to_tokens(controls)
     notes = list(ss.get("_run_notes", []))
     if tokens.note:

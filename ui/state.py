@@ -5,6 +5,7 @@ Pure Python (no Streamlit) so every rule here is tested directly.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from urllib.parse import urlencode
 
 import engine
 from engine.tokens import MAX_WORD_CHARS
@@ -180,3 +181,8 @@ def to_params(c: Controls) -> dict[str, str]:
         else:
             out[key] = str(value)
     return out
+
+
+def share_link(page_url: str, params: dict[str, str]) -> str:
+    """The page's URL with the view's query parameters (page_url has no query string)."""
+    return page_url + ("?" + urlencode(params) if params else "")
