@@ -27,13 +27,13 @@ with cols[0]:
     charts.heatmap(t.after_attn, t.labels, dims,
                    title=("X + attn" if cfg.residual else "attn (no residual)") + f": {T} × {C}",
                    x_title="column", y_title="token", domain=domain, key="out_after", present=present,
-                   max_width=520)
+                   max_width=230)
 with cols[1]:
     charts.heatmap(t.output, t.labels, dims, title=f"output: {T} × {C}", x_title="column", y_title="token",
-                   domain=domain, key="out_output", present=present, max_width=520)
+                   domain=domain, key="out_output", present=present, max_width=230)
 charts.heatmap(t.ffn_hidden, t.labels, hidden, title=f"FFN hidden after ReLU: {T} × {F} (grey = exactly 0)",
                x_title="hidden unit", y_title="token", mask=t.ffn_pre > 0, key="out_hidden",
-               present=present, max_width=900, mask_word="0", why="ReLU: the value before it was ≤ 0")
+               present=present, max_width=600, mask_word="0", why="ReLU: the value before it was ≤ 0")
 
 zeros = float((t.ffn_hidden == 0).mean())
 change = float(abs(t.output - t.after_attn).mean())

@@ -18,7 +18,7 @@ t = compute.trace(v.config, v.words)
 cfg, present = v.config, v.present
 H, T, C = cfg.num_heads, t.T, cfg.d_model
 domain = charts.weight_domain(t.weights)
-per_row = 4 if T <= 16 else 2
+per_row = 2
 for start in range(0, H, per_row):
     cols = st.columns(per_row)
     for h, col in zip(range(start, min(H, start + per_row)), cols):
@@ -26,7 +26,7 @@ for start in range(0, H, per_row):
             charts.heatmap(t.weights[h], t.labels, t.labels, title=f"head {h}", x_title="key", y_title="query",
                            signed=False, domain=domain, mask=t.visible if cfg.causal else None,
                            pick=v.controls.cell, key=f"heads_{h}", present=present,
-                           max_width=260 if per_row == 4 else 520)
+                           max_width=230)
 st.caption(f"All {H} maps share one colour scale, 0 to {domain[1]:.3f}.")
 
 focus = analysis.focus(t.weights)                                     # (H, T)
@@ -41,11 +41,11 @@ dims = [str(c) for c in range(C)]
 cols = st.columns(2)
 with cols[0]:
     charts.heatmap(t.concat, t.labels, dims, title=f"concat: {T} × {C}", x_title="column", y_title="token",
-                   key="heads_concat", present=present, max_width=520)
+                   key="heads_concat", present=present, max_width=230)
 with cols[1]:
     if cfg.output_projection:
         charts.heatmap(t.attn, t.labels, dims, title=f"attn = concat · W_O: {T} × {C}", x_title="column",
-                       y_title="token", key="heads_attn", present=present, max_width=520)
+                       y_title="token", key="heads_attn", present=present, max_width=230)
     else:
         st.info("This preset has no output projection: the concat is the attention output.")
 

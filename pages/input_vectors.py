@@ -23,22 +23,22 @@ table = pd.DataFrame({
     "position": range(T), "token": list(t.labels),
     "vocabulary id": [str(i) if i is not None else "new word" for i in ids],
 })
-left, right = st.columns([1, 2])
+left, right = st.columns([1, 3])
 left.dataframe(table, hide_index=True, width="stretch")
 with right:
     charts.heatmap(t.x, t.labels, [str(c) for c in range(C)], title=f"X: {T} × {C}", x_title="dimension",
-                   y_title="token", key="inputs_x", present=present, max_width=720)
+                   y_title="token", key="inputs_x", present=present, max_width=420)
 if t.positions is not None:
     domain = charts.symmetric_domain(t.positions, t.x_in)
     cols = st.columns(2)
     with cols[0]:
         charts.heatmap(t.positions, t.labels, [str(c) for c in range(C)], title=f"P (sinusoidal): {T} × {C}",
                        x_title="dimension", y_title="position", domain=domain, key="inputs_p",
-                       present=present, max_width=480)
+                       present=present, max_width=230)
     with cols[1]:
         charts.heatmap(t.x_in, t.labels, [str(c) for c in range(C)], title=f"X + P: {T} × {C}",
                        x_title="dimension", y_title="token", domain=domain, key="inputs_xp",
-                       present=present, max_width=480)
+                       present=present, max_width=230)
 
 st.subheader("Where these numbers go")
 st.dataframe(pd.DataFrame(analysis.stages(t)), hide_index=True, width="stretch")

@@ -14,6 +14,7 @@ v = layout.header(
     r"Q = X W_Q,\qquad K = X W_K,\qquad V = X W_V",
 )
 t = compute.trace(v.config, v.words)
+params = compute.params(v.config)
 cfg, h, present = v.config, v.controls.head, v.present
 T, C = t.x.shape
 dims = [str(c) for c in range(C)]
@@ -24,42 +25,37 @@ st.latex(rf"X:\ {T}\times{C},\quad W_Q, W_K, W_V:\ {C}\times{C},\quad Q, K, V:\ 
 source = t.x_in if t.x_norm is None else t.x_norm
 title = "X (token vectors)" if t.positions is None else "X + positions"
 title += "" if t.x_norm is None else ", layer-normed"
-charts.heatmap(source, t.labels, dims, title=f"{title}: {T} × {C}", x_title="dimension",
-               y_title="token", key="qkv_x", present=present, max_width=900)
+name = st.segmented_control("Projection", ["Q", "K", "V"], default="Q", key="qkv_which") or "Q"
+weight = {"Q": params.w_q, "K": params.w_k, "V": params.w_v}[name]
+full = {"Q": t.q, "K": t.k, "V": t.v}[name]                        # (H, T, d_head)
 
-which = st.segmented_control("Weight matrix", ["W_Q", "W_K", "W_V"], default="W_Q", key="qkv_w")
-matrix = {"W_Q": "w_q", "W_K": "w_k", "W_V": "w_v"}[which or "W_Q"]
-params = compute.params(cfg)
-charts.heatmap(getattr(params, matrix), dims, dims, title=f"{which or 'W_Q'}: {C} × {C}",
-               x_title="output column", y_title="input dimension", key="qkv_wmat", present=present,
-               max_width=620)
+charts.heatmap(source, t.labels, dims, title=f"{title}: {T} × {C}", x_title="dimension", y_title="token",
+               key="qkv_x", present=present, max_width=600)
+charts.heatmap(weight, dims, dims, title=f"W_{name}: {C} × {C}", x_title="output column",
+               y_title="input dimension", key="qkv_wmat", present=present, max_width=420)
 
-st.subheader("The projections, and head " + str(h) + "'s slice")
+st.subheader(f"{name} = X·W_{name}, and head {h}'s slice")
 st.caption(f"Head {h} owns columns {first}…{last} of Q, K and V "
            f"({cfg.num_heads} heads × {cfg.d_head} columns = {C}). Pick another head in the sidebar.")
-domain = charts.symmetric_domain(t.q, t.k, t.v)
-picked = inspector.clicked_entry({f"qkv_{name}_h": name for name in "QKV"}, first)
-cols = st.columns(3)
-for col, name, full in zip(cols, "QKV", (t.q, t.k, t.v)):
-    local = (picked[1], picked[2] - first) if picked and picked[0] == name and first <= picked[2] <= last else None
-    with col:
-        charts.heatmap(engine.merge_heads(full), t.labels, dims, title=f"{name}: {T} × {C}",
-                       x_title="column", y_title="token", domain=domain, key=f"qkv_{name}",
-                       pick=(picked[1], picked[2]) if picked and picked[0] == name else None,
-                       present=present, max_width=420)
-        charts.heatmap(full[h], t.labels, [str(c) for c in range(first, last + 1)],
-                       title=f"{name.lower()} for head {h}: {T} × {cfg.d_head}", x_title="column",
-                       y_title="token", domain=domain, key=f"qkv_{name}_h", pick=local, present=present,
-                       max_width=420, selectable=True)
-st.caption("Click a cell of a head's slice to see that number computed from X and the weight matrix.")
-inspector.show_projection(t, params, picked)
+domain = charts.symmetric_domain(full)
+picked = inspector.clicked_entry({"qkv_slice": name}, first)
+mine = picked if picked and picked[0] == name else None
+charts.heatmap(engine.merge_heads(full), t.labels, dims, title=f"{name}: {T} × {C}", x_title="column",
+               y_title="token", domain=domain, key="qkv_full", pick=mine[1:] if mine else None,
+               present=present, max_width=600)
+local = (mine[1], mine[2] - first) if mine and first <= mine[2] <= last else None
+charts.heatmap(full[h], t.labels, [str(c) for c in range(first, last + 1)],
+               title=f"{name.lower()} for head {h}: {T} × {cfg.d_head}", x_title="column", y_title="token",
+               domain=domain, key="qkv_slice", pick=local, present=present, max_width=600, selectable=True)
+st.caption("Click a cell of the head's slice to see that number computed from X and the weight matrix.")
 
 i, j, top = analysis.largest(t.scores[h])
 layout.notice(
     f"in head {h}, query {layout.q(t.labels[i])} and key {layout.q(t.labels[j])} have the largest dot "
-    f"product, q·k = {top:.3f}: their rows above point the most in the same direction, and that cell "
+    f"product, q·k = {top:.3f}: their rows point the most in the same direction, and that cell "
     f"will be the brightest on the next page."
 )
+inspector.show_projection(t, params, picked)
 layout.exports("qkv", t, {"X": (source, t.labels, dims), "Q": (engine.merge_heads(t.q), t.labels, dims),
                           "K": (engine.merge_heads(t.k), t.labels, dims),
                           "V": (engine.merge_heads(t.v), t.labels, dims)},

@@ -28,11 +28,11 @@ raw_col, scaled_col = st.columns(2)
 with raw_col:
     charts.heatmap(t.scores[h], t.labels, t.labels, title=f"raw scores Q·K^T, head {h}: {t.T} × {t.T}", x_title="key",
                    y_title="query", domain=domain, pick=cell, key="scores_raw", present=present,
-                   max_width=460, selectable=True)
+                   max_width=230, selectable=True)
 with scaled_col:
     charts.heatmap(t.scaled[h], t.labels, t.labels, title=f"÷ √{cfg.d_head}" + (" and masked" if mask is not None else ""),
                    x_title="key", y_title="query", domain=domain, mask=mask, pick=cell, key="scores_scaled",
-                   present=present, max_width=460, selectable=True)
+                   present=present, max_width=230, selectable=True)
 st.caption("One colour scale for both maps, so the shrinking shows. Hover a cell for its exact value; "
            "click it for the worked calculation below (double-click clears the chart's selection).")
 

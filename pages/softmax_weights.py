@@ -23,11 +23,11 @@ left, right = st.columns([3, 2])
 with left:
     charts.heatmap(weights, t.labels, t.labels, title=f"weights, head {h}: {t.T} × {t.T}", x_title="key",
                    y_title="query", signed=False, mask=t.visible if cfg.causal else None, pick=cell,
-                   key="softmax_map", present=present, max_width=560, fmt=".2f", selectable=True)
+                   key="softmax_map", present=present, max_width=320, fmt=".2f", selectable=True)
 with right:
     sums = pd.DataFrame({"query": list(t.labels), "row sum": weights.sum(axis=-1),
                          "attends most to": [t.labels[b] for b in best], "weight": best_w})
-    st.dataframe(sums, hide_index=True, width="stretch", height=min(38 + 35 * t.T, 460),
+    st.dataframe(sums, hide_index=True, width="stretch", height=min(40 + 36 * t.T, 460),
                  column_config={"row sum": st.column_config.NumberColumn(format="%.6f"),
                                 "weight": st.column_config.NumberColumn(format="%.4f")})
 

@@ -40,7 +40,7 @@ def show(trace, head: int, cell: tuple[int, int] | None) -> None:
         f"q[{i}][d]": w.q_i, f"k[{j}][d]": w.k_j, "product": w.products, "running sum": w.running,
     })
     left, right = st.columns([3, 2])
-    left.dataframe(terms, hide_index=True, width="stretch", height=min(38 + 35 * len(terms), 420),
+    left.dataframe(terms, hide_index=True, width="stretch", height=min(40 + 36 * len(terms), 420),
                    column_config={c: st.column_config.NumberColumn(format="%.5f") for c in terms.columns[1:]})
     steps = [
         rf"s = q_{{{i}}}\cdot k_{{{j}}} = {w.score:.5f}",
@@ -63,7 +63,7 @@ def show(trace, head: int, cell: tuple[int, int] | None) -> None:
                          f"head output row {i} (all keys)": w.head_out})
     st.markdown(f"The weight then scales {kj}'s value vector; row {i} of the head's output is the sum of "
                 f"these scaled value vectors over every key.")
-    st.dataframe(flow, hide_index=True, width="stretch", height=min(38 + 35 * len(flow), 420),
+    st.dataframe(flow, hide_index=True, width="stretch", height=min(40 + 36 * len(flow), 420),
                  column_config={c: st.column_config.NumberColumn(format="%.5f") for c in flow.columns[1:]})
 
 
@@ -96,5 +96,5 @@ def show_projection(trace, params, entry: tuple[str, int, int] | None) -> None:
     table = pd.DataFrame({"d": np.arange(len(work.products)), f"X[{token}][d]": work.x_row,
                           f"W_{name}[d][{column}]": work.w_col, "product": work.products,
                           "running sum": work.running})
-    st.dataframe(table, hide_index=True, width="stretch", height=min(38 + 35 * len(table), 420),
+    st.dataframe(table, hide_index=True, width="stretch", height=min(40 + 36 * len(table), 420),
                  column_config={c: st.column_config.NumberColumn(format="%.5f") for c in table.columns[1:]})
