@@ -36,9 +36,11 @@ def weight_domain(*matrices: np.ndarray) -> tuple[float, float]:
     return (0.0, top if top > 0 else 1.0)
 
 
-def _sizes(rows: int, cols: int, present: bool, max_width: int) -> tuple[int, int, int]:
-    cell = int(np.clip(max_width / max(cols, 1), 6, 64 if present else 52))
-    cell = int(min(cell, max(6, 520 // max(rows, 1))))
+def _sizes(rows: int, cols: int, present: bool, max_width: int) -> tuple[float, float, float]:
+    """Square cells that fit max_width (the cells' area, without axes and legend) and ~520 px of height."""
+    budget = max_width * (1.35 if present else 1.0)               # presenter view: no sidebar, more room
+    cell = float(np.clip(budget / max(cols, 1), 3, 64 if present else 52))
+    cell = float(max(3, min(cell, 520 / max(rows, 1))))
     return cell, cell * cols, cell * rows
 
 
