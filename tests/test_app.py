@@ -256,3 +256,30 @@ def test_normal_view_has_prose_exports_and_no_step_buttons():
     keys = {b.key for b in at.get("download_button")}
     assert {"csv_softmax", "npz_softmax"} <= keys
     assert not [b for b in at.button if b.key in ("step_next", "step_back")]
+
+
+# --------------------------------------------------------------------------- chart data = trace
+def _chart_tables(at):
+    import pyarrow as pa
+
+    tables = []
+    for chart in at.get("vega_lite_chart"):
+        data = next(d for d in chart.proto.datasets if d.name == "cells")
+        tables.append(pa.ipc.open_stream(data.data.data).read_all().to_pandas())
+    return tables
+
+
+@pytest.mark.parametrize("params", [{}, {"preset": "day33", "causal": "1"}, {"seq_len": "9", "heads": "4", "head": "3"}])
+def test_heatmaps_carry_the_traces_numbers(params):
+    at = open_app(PAGES[2], params)
+    controls, _ = state.from_params(params)
+    t = engine.run(state.to_config(controls), state.to_tokens(controls).words)
+    h = controls.head
+    raw, scaled = _chart_tables(at)[:2]
+    T = t.T
+    np.testing.assert_allclose(raw["value"].to_numpy().reshape(T, T), t.scores[h], rtol=1e-6, atol=1e-7)
+    shown = scaled["value"].to_numpy().reshape(T, T)
+    visible = t.visible
+    np.testing.assert_allclose(shown[visible], t.scaled[h][visible], rtol=1e-6, atol=1e-7)
+    assert np.isnan(shown[~visible]).all(), "masked cells are drawn as masked, not as -inf or -1e9"
+    assert list(raw["row"].cat.categories) == list(t.labels)

@@ -58,7 +58,7 @@ def _heatmap_spec(rows: tuple[str, ...], cols: tuple[str, ...], title: str, x_ti
     y = alt.Y("row:N", sort=list(rows), title=y_title,
               axis=alt.Axis(labelLimit=140, labelFontSize=font, titleFontSize=font))
     tooltip = [alt.Tooltip("row:N", title=y_title or "row"), alt.Tooltip("col:N", title=x_title or "column"),
-               alt.Tooltip("value:Q", title="value", format=".6f")]
+               alt.Tooltip("value:Q", title="value", format=".5~g")]
     scale = alt.Scale(scheme=scheme, domain=list(domain), **({"domainMid": 0} if scheme == SIGNED else {}))
     if scheme == SIGNED:                                          # the ends of blueorange are dark
         dark_test = f"abs(datum.value) > {0.55 * max(abs(domain[0]), abs(domain[1]))!r}"
