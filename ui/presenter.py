@@ -6,7 +6,7 @@ import streamlit as st
 # Static CSS only: no user text ever reaches st.html.
 _LARGE = """
 <style>
-[data-testid="stMainBlockContainer"] { font-size: 1.25rem; padding-top: 2.2rem; }
+[data-testid="stMainBlockContainer"] { font-size: 1.25rem; padding-top: 4.2rem; }
 [data-testid="stMainBlockContainer"] h1 { font-size: 2.6rem; }
 [data-testid="stMainBlockContainer"] .katex { font-size: 1.55em; }
 [data-testid="stMainBlockContainer"] [data-testid="stMarkdownContainer"] p { font-size: 1.25rem; }
@@ -20,10 +20,10 @@ def frame(pages: list, current) -> None:
         return
     st.html(_LARGE)
     index = next(i for i, p in enumerate(pages) if p.url_path == current.url_path)
-    back, where, ahead = st.columns([1, 4, 1], vertical_alignment="center")
+    back, where, ahead = st.columns([2, 3, 2], vertical_alignment="center")
     if index > 0 and back.button("◀ Previous", key="step_back", shortcut="pageup", width="stretch"):
         st.switch_page(pages[index - 1])
-    where.caption(f"Step {index + 1} of {len(pages)}: {current.title}")
+    where.caption(f"Step {index + 1} of {len(pages)} · {current.title}")
     if index < len(pages) - 1 and ahead.button("Next ▶", key="step_next", shortcut="pagedown",
                                                 width="stretch"):
         st.switch_page(pages[index + 1])
