@@ -1,0 +1,369 @@
+"""The T → T+1 token exercise: engine/exercise.py against plain-Python formulas, and the page in AppTest."""
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+import engine
+from conftest import ROOT, assert_clean, open_app
+from engine import analysis, exercise
+
+PAGE = "pages/token_exercise.py"
+FACTOR = "factor Z/(Z+e^s)"
+DAY33 = engine.PRESETS["day33"]
+PART4 = engine.PRESETS["part4"]
+
+
+def words_of(preset) -> list[str]:
+    return [engine.label(preset.config, t) for t in preset.tokens]
+
+
+def plain_factors(cfg, tokens, new, head: int) -> list[float]:
+    """Z_i / (Z_i + e^{s_i,new}) from the T+1-token run's q and k with Python loops and math.exp."""
+    after = engine.run(cfg, list(tokens) + [new])
+    q, k, T = after.q[head].tolist(), after.k[head].tolist(), len(tokens)
+    divisor = math.sqrt(cfg.d_head) if cfg.scale_scores else 1.0
+
+    def score(i, j):
+        return sum(a * b for a, b in zip(q[i], k[j])) / divisor
+
+    out = []
+    for i in range(T):
+        z = sum(math.exp(score(i, j)) for j in range(T) if not cfg.causal or j <= i)
+        e_new = 0.0 if cfg.causal else math.exp(score(i, T))
+        out.append(z / (z + e_new))
+    return out
+
+
+def md(text: str) -> str:
+    """A token label as the page writes it in Markdown (every ASCII punctuation mark escaped)."""
+    return "".join("\\" + c if c in "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~" else c for c in text)
+
+
+# --------------------------------------------------------------------------- engine: the numbers
+CASES = [
+    (DAY33.config, words_of(DAY33), DAY33.next_token),
+    (PART4.config, words_of(PART4), PART4.next_token),
+    (replace(PART4.config, seed=1), words_of(PART4), "today"),
+    (replace(PART4.config, d_model=12, num_heads=3, positional="sinusoidal"), ["a", "b", "c"], "AI"),
+    (replace(DAY33.config, scale_scores=False), ["the", "cat"], 5),
+]
+
+
+@pytest.mark.parametrize("cfg, tokens, new", CASES)
+def test_factors_equal_the_plain_formula(cfg, tokens, new):
+    ext = analysis.extend(cfg, tokens, new)
+    for head in range(cfg.num_heads):
+        rows = exercise.rows(ext, head)
+        np.testing.assert_allclose(rows.factor, plain_factors(cfg, tokens, new, head), rtol=1e-12, atol=0)
+        np.testing.assert_allclose(rows.lost, ext.after.weights[head, : len(tokens), len(tokens)], atol=1e-15)
+        np.testing.assert_allclose(rows.ratio_min, rows.factor, rtol=1e-12)   # new/old is one number per row
+        np.testing.assert_allclose(rows.ratio_max, rows.factor, rtol=1e-12)
+        np.testing.assert_allclose(rows.z * (1 - rows.factor) / rows.factor, rows.exp_new, rtol=1e-9)
+        assert np.all(rows.row_error <= 1e-15)
+        table = rows.table()
+        assert list(table["query"]) == list(ext.before.labels) and len(table) == 8
+
+
+@pytest.mark.parametrize("cfg, tokens, new", CASES)
+def test_causal_mask_leaves_the_first_rows_identical(cfg, tokens, new):
+    ext = analysis.extend(exercise.variant(cfg, "causal"), tokens, new)
+    T = len(tokens)
+    np.testing.assert_allclose(ext.after.weights[:, :T, :T], ext.before.weights, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(ext.after.output[:T], ext.before.output, rtol=0, atol=1e-12)
+    assert np.all(ext.factors == 1.0)
+    twist = exercise.twist(analysis.extend(cfg, tokens, new), ext, "causal")
+    assert twist.max_row_change <= 1e-12 and twist.output_change <= 1e-12
+    assert exercise.outputs(ext).changed == 0
+    assert exercise.sentences(ext, 0)[0].startswith("No old row lost any attention")
+    assert exercise.verdict(ext, 0, "unchanged")[0] == "right"
+    assert exercise.verdict(ext, 0, "own_factor")[0] == "partly"
+
+
+@pytest.mark.parametrize("cfg, tokens, new", CASES)
+def test_positions_change_the_inputs_but_keep_the_invariant(cfg, tokens, new):
+    plain = analysis.extend(replace(cfg, positional="none"), tokens, new)
+    ext = analysis.extend(exercise.variant(cfg, "positions"), tokens, new)
+    twist = exercise.twist(plain, ext, "positions")
+    assert twist.ratio_error <= 1e-12 and twist.score_change <= 1e-12
+    assert twist.input_shift > 0.5                                    # position 1's code alone moves by ~0.84
+    for head in range(cfg.num_heads):
+        np.testing.assert_allclose(exercise.rows(ext, head).factor, plain_factors(ext.before.config, tokens, new, head),
+                                   rtol=1e-12)
+    assert "ratio error" in twist.sentence and "already on" not in twist.sentence
+    again = exercise.twist(ext, ext, "positions")
+    assert again.already_on and "already on in the sidebar" in again.sentence
+
+
+@pytest.mark.parametrize("cfg, tokens, new", CASES)
+def test_sentence_names_the_row_that_lost_most(cfg, tokens, new):
+    ext = analysis.extend(cfg, tokens, new)
+    for head in range(cfg.num_heads):
+        lost = [1 - f for f in plain_factors(cfg, tokens, new, head)]
+        row = ext.before.labels[lost.index(max(lost))]
+        first, second = exercise.sentences(ext, head)
+        assert f"took the most attention from ‘{row}’" in first
+        assert f"Appending ‘{ext.after.labels[-1]}’" in first
+        assert "ratios" in second and "1 − factor" in second
+
+
+def test_sentence_explains_a_loser_that_is_not_the_top_scorer():
+    """Loss is sigmoid(s − log Z): the row with the highest score need not lose the most."""
+    cfg = replace(PART4.config, seed=1)
+    ext = analysis.extend(cfg, words_of(PART4), "today")
+    rows = exercise.rows(ext, 1)
+    assert rows.biggest != int(np.argmax(rows.score_new))
+    first = exercise.sentences(ext, 1)[0]
+    assert "from ‘neural’" in first and "‘models’ scores the new key higher" in first
+
+
+def test_known_day33_numbers():
+    """With the article's sentence and '.', the row of 'sat' gives up most (18.7 %)."""
+    ext = analysis.extend(DAY33.config, words_of(DAY33), DAY33.next_token)
+    rows = exercise.rows(ext, 0)
+    assert ext.after.labels == ("the", "cat", "sat", "on", "mat", ".")
+    assert rows.labels[rows.biggest] == "sat"
+    assert rows.factor[2] == pytest.approx(0.813495, abs=1e-6)
+    assert exercise.notice(ext, 0).startswith("no old row was reshuffled")
+
+
+def test_verdicts():
+    ext = analysis.extend(DAY33.config, words_of(DAY33), 9)
+    assert exercise.verdict(ext, 0, None)[0] == "none"
+    assert exercise.verdict(ext, 0, "own_factor")[0] == "right"
+    for wrong in ("unchanged", "same_factor", "reorder"):
+        status, text = exercise.verdict(ext, 0, wrong)
+        assert status == "wrong" and text.startswith("Not quite")
+    with pytest.raises(ValueError, match="unknown prediction"):
+        exercise.verdict(ext, 0, "maybe")
+    with pytest.raises(ValueError, match="outside 0..0"):
+        exercise.rows(ext, 1)
+
+
+def test_outputs_name_the_row_that_moved_most():
+    ext = analysis.extend(PART4.config, words_of(PART4), "today")
+    out = exercise.outputs(ext)
+    change = [math.dist(a, b) for a, b in zip(ext.after.output[:4].tolist(), ext.before.output.tolist())]
+    np.testing.assert_allclose(out.change, change, rtol=1e-12)
+    assert out.changed == 4
+    assert out.sentence.startswith(f"All 4 old output rows changed: ‘{ext.before.labels[int(np.argmax(change))]}’")
+
+
+# --------------------------------------------------------------------------- engine: the new token
+@pytest.mark.parametrize("kind, value, fragment", [
+    ("id", 10, "outside the vocabulary"),
+    ("id", -1, "outside the vocabulary"),
+    ("id", 2.5, "whole-number id"),
+    ("id", True, "whole-number id"),
+    ("id", None, "choose a vocabulary id"),
+    ("id", "3", "choose a vocabulary id"),
+    ("word", "", "box is empty"),
+    ("word", "   \t", "box is empty"),
+    ("word", "two words", "single word"),
+    ("word", "x" * 30, "at most 24"),
+    ("word", "<b>hi</b>", "looks like HTML"),
+    ("word", "<script>alert(1)</script>", "looks like HTML"),
+    ("word", "<img src=x onerror=alert(1)>", "single word"),
+    ("word", "\u200b", "only invisible characters"),
+    ("word", 5, "must be text"),
+    ("emoji", "x", "one of"),
+])
+def test_bad_new_tokens_are_refused_readably(kind, value, fragment):
+    with pytest.raises(ValueError, match=None) as info:
+        exercise.parse_next_token(DAY33.config, kind, value)
+    assert fragment in str(info.value)
+
+
+def test_good_new_tokens():
+    cfg = DAY33.config
+    assert exercise.parse_next_token(cfg, "id", 9) == 9
+    assert exercise.parse_next_token(cfg, "id", 3.0) == 3
+    assert exercise.parse_next_token(cfg, "word", "  today ") == "today"
+    assert exercise.parse_next_token(cfg, "word", ".") == "."
+    assert exercise.parse_next_token(cfg, "word", "a<b") == "a<b"            # a lone < is not markup
+    assert exercise.parse_next_token(cfg, "word", "x" * 24) == "x" * 24
+    assert exercise.ordinal(6) == "6th" and exercise.ordinal(2) == "2nd" and exercise.ordinal(13) == "13th"
+    assert exercise.ordinal(21) == "21st" and exercise.ordinal(33) == "33rd" and exercise.ordinal(112) == "112th"
+    with pytest.raises(ValueError, match="twist must be"):
+        exercise.variant(cfg, "layer_norm")
+
+
+def test_exercise_module_imports_no_app_library():
+    code = ("import json, sys; from engine import exercise; "
+            "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('streamlit', 'altair', 'pandas'))))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+
+
+def test_heatmap_table_marks_the_highlighted_row_and_column():
+    from ui import charts
+
+    table = charts.heatmap_table(np.zeros((4, 4)), list("abcd"), list("abcd"), charts.WEIGHTS, (0, 1), highlight=3)
+    assert table["hl"].sum() == 7 and table.loc[table["hl"], ["r", "c"]].max(axis=1).eq(3).all()
+    assert "hl" not in charts.heatmap_table(np.zeros((2, 2)), ["a", "b"], ["a", "b"], charts.WEIGHTS, (0, 1))
+
+
+# --------------------------------------------------------------------------- the page
+def factor_table(at):
+    tables = [df.value for df in at.dataframe if FACTOR in df.value.columns]
+    assert len(tables) == 1, [list(df.value.columns) for df in at.dataframe]
+    return tables[0]
+
+
+def reveal(at, prediction: str | None = "own_factor"):
+    if prediction is not None:
+        at.radio(key="ex_prediction").set_value(prediction).run()
+        at.button(key="ex_reveal").click().run()
+    else:
+        at.button(key="ex_reveal_now").click().run()
+    assert_clean(at)
+    return at
+
+
+def all_text(at) -> str:
+    parts = [e.value for kind in ("markdown", "caption", "success", "info", "warning") for e in getattr(at, kind)]
+    return "\n".join(str(p) for p in parts)
+
+
+@pytest.mark.parametrize("params, T", [({}, 4), ({"preset": "day33"}, 5)])
+def test_page_before_reveal_shows_nothing_of_the_longer_run(params, T):
+    at = open_app(PAGE, params)
+    assert_clean(at)
+    assert at.title[0].value == f"Exercise: {T} → {T + 1} tokens"
+    assert at.radio(key="ex_prediction").value is None
+    assert at.button(key="ex_reveal").disabled                         # a prediction first
+    assert not at.button(key="ex_reveal_now").disabled
+    assert len(at.dataframe) == 0 and len(at.metric) == 0
+    preset = DAY33 if params else PART4
+    factors = plain_factors(preset.config, words_of(preset), preset.next_token, 0)
+    text = all_text(at)
+    assert not any(f"{f:.4f}" in text for f in factors)
+    assert "took the most attention" not in text
+    assert f"Nothing of the {T + 1}-token run is shown" in text
+
+
+@pytest.mark.parametrize("params, preset", [({"preset": "day33"}, DAY33), ({}, PART4), ({"head": "1"}, PART4)])
+def test_reveal_shows_the_independent_factors_and_names_the_right_token(params, preset):
+    at = reveal(open_app(PAGE, params))
+    head = int(params.get("head", 0))
+    expected = plain_factors(preset.config, words_of(preset), preset.next_token, head)
+    table = factor_table(at)
+    np.testing.assert_allclose(table[FACTOR].to_numpy(), expected, rtol=1e-12)
+    np.testing.assert_allclose(table["new ÷ old, min"].to_numpy(), expected, rtol=1e-12)
+    assert list(table["query"]) == words_of(preset)
+    lost = [1 - f for f in expected]
+    loser = words_of(preset)[lost.index(max(lost))]
+    new = engine.label(preset.config, preset.next_token)
+    sentence = next(m.value for m in at.markdown if "took the most attention" in m.value)
+    assert f"Appending ‘{md(new)}’ took the most attention from ‘{md(loser)}’" in sentence
+    assert at.success[0].value.startswith("**You predicted:** Each old row is multiplied")
+    assert "Right: each row kept its ratios" in at.success[0].value
+    assert any("What to notice" in s.value for s in at.success)
+
+
+def test_lecturer_reveal_without_a_prediction():
+    at = reveal(open_app(PAGE, {"preset": "day33"}), prediction=None)
+    assert any("without choosing a prediction" in i.value for i in at.info)
+    assert len(factor_table(at)) == 5
+
+
+def test_reveal_resets_when_the_new_token_changes():
+    at = reveal(open_app(PAGE, {"preset": "day33"}))
+    at.number_input(key="ex_token_id").set_value(4).run()
+    assert_clean(at)
+    assert len(at.dataframe) == 0
+    assert any("setup changed" in i.value for i in at.info)
+    reveal(at, prediction=None)
+    assert "‘dog’" in next(m.value for m in at.markdown if "took the most attention" in m.value)
+
+
+def test_the_verdict_judges_the_prediction_made_before_the_reveal():
+    at = open_app(PAGE, {"preset": "day33"})
+    at.text_area(key="ex_guess").input("**bold** <b>x</b> $y$\nsecond line").run()
+    reveal(at, prediction="reorder")
+    assert at.warning[0].value.startswith("**You predicted:** The order") and "Not quite" in at.warning[0].value
+    words = next(m.value for m in at.markdown if m.value.startswith("**Your words:**"))
+    assert "\\*\\*bold\\*\\*" in words and "\\<b\\>" in words and "\\$y\\$" in words
+    at.radio(key="ex_prediction").set_value("own_factor").run()          # changing it afterwards changes nothing
+    assert at.warning[0].value.startswith("**You predicted:** The order")
+
+
+def test_a_new_preset_brings_its_default_token():
+    at = open_app(PAGE)
+    assert at.radio(key="ex_token_kind").value == "word" and at.text_input(key="ex_token_word").value == "today"
+    at.selectbox(key="preset").set_value("day33").run()
+    assert_clean(at)
+    assert at.radio(key="ex_token_kind").value == "id" and at.number_input(key="ex_token_id").value == 9
+    assert at.title[0].value == "Exercise: 5 → 6 tokens"
+
+
+def test_typed_word_and_back_to_default():
+    at = open_app(PAGE, {"preset": "day33"})
+    at.radio(key="ex_token_kind").set_value("word").run()
+    assert at.text_input(key="ex_token_word").value == "."
+    at.text_input(key="ex_token_word").input("banana").run()
+    reveal(at, prediction=None)
+    assert "‘banana’" in next(m.value for m in at.markdown if "took the most attention" in m.value)
+    at.button(key="ex_token_default").click().run()
+    assert at.radio(key="ex_token_kind").value == "id" and at.number_input(key="ex_token_id").value == 9
+
+
+@pytest.mark.parametrize("kind, value, fragment", [
+    ("word", "", "box is empty"),
+    ("word", "<script>alert(1)</script>", "looks like HTML markup"),
+    ("word", "<b>hi</b>", "looks like HTML markup"),
+    ("word", "two words", "single word"),
+    ("id", 99, "outside the vocabulary"),
+    ("id", -3, "outside the vocabulary"),
+])
+def test_bad_new_token_gives_a_readable_warning(kind, value, fragment):
+    at = open_app(PAGE, {"preset": "day33"})
+    at.radio(key="ex_token_kind").set_value(kind).run()
+    if kind == "word":
+        at.text_input(key="ex_token_word").input(value).run()
+    else:
+        at.number_input(key="ex_token_id").set_value(value).run()
+    assert_clean(at)
+    warnings = [w.value for w in at.warning]
+    assert len(warnings) == 1 and fragment in warnings[0], warnings
+    assert "<script>" not in warnings[0] and "<b>" not in warnings[0]        # shown escaped, as text
+    assert not any(b.key in ("ex_reveal", "ex_reveal_now") for b in at.button)
+    assert len(at.dataframe) == 0
+
+
+def test_twists_causal_and_positions():
+    at = reveal(open_app(PAGE, {"preset": "day33"}))
+    at.toggle(key="ex_twist_causal").set_value(True).run()
+    at.toggle(key="ex_twist_positions").set_value(True).run()
+    assert_clean(at)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["max change, first 5 rows"] == "0"
+    assert float(metrics["ratio error"]) <= 1e-12 and metrics["max change of old scores"] == "0"
+    assert at.toggle(key="causal").value is False                      # the sidebar keeps its values
+    assert any("With the causal mask" in m.value for m in at.markdown)
+
+
+def test_sidebar_causal_mask_keeps_every_old_row():
+    at = reveal(open_app(PAGE, {"preset": "day33", "causal": "1"}), prediction="unchanged")
+    assert np.all(factor_table(at)[FACTOR].to_numpy() == 1.0)
+    assert "Right: no old query can see the new token" in at.success[0].value
+    assert any(m.value.startswith("No old row lost any attention") for m in at.markdown)
+    assert any(m.value.startswith("No old output row changed") for m in at.markdown)
+
+
+@pytest.mark.parametrize("params, T", [({"seq_len": "64", "d_model": "128", "heads": "16"}, 64),
+                                       ({"seq_len": "2"}, 2), ({"preset": "day33", "seq_len": "12"}, 12)])
+def test_slider_extremes(params, T):
+    at = reveal(open_app(PAGE, params), prediction=None)
+    at.toggle(key="ex_twist_causal").set_value(True).run()
+    at.toggle(key="ex_twist_positions").set_value(True).run()
+    assert_clean(at)
+    assert len(factor_table(at)) == T
+    assert at.title[0].value == f"Exercise: {T} → {T + 1} tokens"
