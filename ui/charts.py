@@ -74,7 +74,7 @@ def _heatmap_spec(rows: tuple[str, ...], cols: tuple[str, ...], title: str, x_ti
         rect = rect.add_params(alt.selection_point(name="cell", fields=["r", "c"], on="click", clear="dblclick"))
     layers = [rect]
     if has_mask:
-        layers.append(base.mark_rect(color=MASK_FILL, opacity=0.45).encode(
+        layers.append(base.mark_rect(color=MASK_FILL).encode(
             tooltip=[alt.Tooltip("row:N", title=y_title or "row"), alt.Tooltip("col:N", title=x_title or "column"),
                      alt.Tooltip("why:N", title=mask_word)],
         ).transform_filter("!isValid(datum.value)"))
@@ -85,7 +85,7 @@ def _heatmap_spec(rows: tuple[str, ...], cols: tuple[str, ...], title: str, x_ti
             tooltip=tooltip,
         ).transform_filter("isValid(datum.value)"))
         if has_mask:
-            layers.append(base.mark_text(fontSize=text_size, color="#374151").encode(
+            layers.append(base.mark_text(fontSize=text_size, color="#111827").encode(
                 text=alt.value(mask_word if cell >= 44 else "×"),
             ).transform_filter("!isValid(datum.value)"))
     if has_highlight:
@@ -178,5 +178,6 @@ def bars(values: Sequence[float], labels: Sequence[str], *, title: str, highligh
     chart = alt.layer(
         base.mark_bar().encode(color=alt.condition("datum.top", alt.value("#e66101"), alt.value("#5e3c99"))),
         base.mark_text(align="left", dx=4, fontSize=font - 1).encode(text=alt.Text("value:Q", format=fmt)),
-    ).properties(title=alt.Title(title, fontSize=font + 2, anchor="start"), height=max(120, 26 * len(labels)))
+    ).properties(title=alt.Title(title, fontSize=font + 2, anchor="start"), height=max(120, min(30 * len(labels), 720)),
+                 autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))   # fit the width, keep the height
     st.altair_chart(chart, width="stretch")
