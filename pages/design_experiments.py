@@ -13,7 +13,7 @@ SECTIONS = {"scale": "1 · Why ÷ √d_head", "positions": "2 · Why positions",
 ORANGE, BLUE, GREY = "#e8710a", "#3b9ae1", "#8b95a1"   # visible on light and dark backgrounds
 COLOURS = {xp.RAW: ORANGE, xp.SCALED: BLUE, "÷ √d_head": BLUE, "raw (no ÷√d)": ORANGE, "uniform rows": GREY}
 FONT = 13
-SIDE_BY_SIDE = 12                         # longest sentence whose two maps still fit side by side at 1280 px
+SIDE_BY_SIDE = 8                          # longest sentence whose two maps sit side by side, readable at 1280 px
 
 v = layout.header(
     "Experiments: why?",
@@ -112,9 +112,9 @@ def scaling_section() -> None:
                    f"sidebar's sequence length), averaged over {ROWS} rows. A uniform row has {rnd.uniform:.3f}.")
 
     st.markdown("##### The consequence in the sidebar's block")
-    if "xp_init" not in ss or ss.get("_xp_init_preset") != v.controls.preset:
+    if "xp_init" not in ss or ss.get("xp_init_preset") != v.controls.preset:
         ss["xp_init"] = min(xp.INIT_SCALES, key=lambda s: abs(s - cfg.init_scale))   # the preset's own scale
-        ss["_xp_init_preset"] = v.controls.preset
+        ss["xp_init_preset"] = v.controls.preset
     s = st.select_slider("Init scale s: how large the weights are drawn (works like 1 / temperature)",
                          options=list(xp.INIT_SCALES), key="xp_init", format_func=lambda s: f"×{s:g}",
                          persist_state="session",
@@ -166,10 +166,11 @@ def scaling_section() -> None:
     else:
         said += f"In this block at ×{s:g} no row is nearly one-hot, with or without the division. "
     if peak_on < 1.25 * r.uniform_peak:
+        own = v.controls.preset == "part4" and s == cfg.init_scale
         said += (f"The rows are almost uniform: the largest weight averages {peak_on:.2f}, a uniform row "
                  f"{r.uniform_peak:.2f}; small weights make small scores, like a high temperature"
-                 + (", which is why the Part 4 preset's ×0.1 weights spread attention almost evenly."
-                    if s <= 0.1 else "."))
+                 + (". That is the Part 4 preset as published: its ×0.1 weights spread attention almost evenly."
+                    if own else "."))
     else:
         said += (f"The largest weight averages {peak_on:.2f} with the division and {peak_off:.2f} without "
                  f"(uniform {r.uniform_peak:.2f}).")

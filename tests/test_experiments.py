@@ -275,7 +275,7 @@ def test_page_opens_on_the_first_section():
     assert [h.value for h in at.subheader][0].startswith("1 · ")
     assert at.select_slider(key="xp_dhead").value == 64
     assert at.select_slider(key="xp_init").value == 0.1                # the Part 4 preset's own ×0.1
-    assert "almost uniform" in notice(at)
+    assert "almost uniform" in notice(at) and "Part 4 preset as published" in notice(at)
 
 
 @pytest.mark.parametrize("params", EXTREMES, ids=["defaults", "day33", "largest", "smallest", "switches"])
@@ -326,6 +326,10 @@ def test_init_scale_starts_at_the_presets_own_value():
     at = open_app(PAGE, {"preset": "day33"})
     assert_clean(at)
     assert at.select_slider(key="xp_init").value == 1.0
+    at.select_slider(key="xp_init").set_value(0.03).run()
+    at.selectbox(key="preset").set_value("part4").run()               # a new preset: its own ×0.1 again
+    assert_clean(at)
+    assert at.select_slider(key="xp_init").value == 0.1
 
 
 def test_positions_section_shows_the_engines_errors_and_shuffles_again():
