@@ -2,9 +2,14 @@
 from __future__ import annotations
 
 import streamlit as st
+from threadpoolctl import threadpool_limits
 
 import engine
 from engine import analysis
+
+# The matrices here are small and a lecture hall runs many sessions at once on few cores: one BLAS
+# thread per call avoids threads fighting over the cores (set once, for the whole server process).
+threadpool_limits(limits=1, user_api="blas")
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
