@@ -10,6 +10,7 @@ never deep-copied: Streamlit only adds top-level keys to the dict it is given.
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 from typing import Sequence
 
@@ -48,8 +49,8 @@ def _sizes(rows: int, cols: int, present: bool, max_width: int) -> tuple[float, 
     return cell, cell * cols, cell * rows
 
 
-# Placeholders in a template's JSON, replaced per chart by _heatmap_spec (never valid labels or titles:
-# a real label or title is always inserted JSON-encoded, never searched for).
+# Placeholders in a template's JSON (NUL never survives the token cleaner), replaced per chart in one
+# pass by _fill: labels and titles are inserted JSON-encoded and never searched again.
 _ROWS, _COLS, _TITLE = "\u0000rows", "\u0000cols", "\u0000title"
 _LOW, _HIGH, _DARK = "\u0000low", "\u0000high", "\u0000dark"
 
@@ -114,9 +115,15 @@ def _heatmap_template(n_rows: int, n_cols: int, tilt: bool, has_title: bool, x_t
     return json.dumps(spec)
 
 
-def _json_text(text: str) -> str:
-    """text as the inside of a JSON string literal."""
-    return json.dumps(text)[1:-1]
+def _fill(template: str, values: dict[str, str]) -> dict:
+    """The template with each placeholder's JSON form replaced by values[form] in one pass, parsed."""
+    pattern = _FORMS.get(tuple(values))
+    if pattern is None:
+        pattern = _FORMS[tuple(values)] = re.compile("|".join(map(re.escape, values)))
+    return json.loads(pattern.sub(lambda m: values[m.group(0)], template))
+
+
+_FORMS: dict[tuple[str, ...], re.Pattern] = {}
 
 
 @lru_cache(maxsize=512)
@@ -133,14 +140,9 @@ def _heatmap_spec(rows: tuple[str, ...], cols: tuple[str, ...], title: str, x_ti
         dark = 0.55 * max(abs(low), abs(high))
     else:
         dark = low + 0.62 * (high - low)
-    text = (template
-            .replace(json.dumps([_ROWS]), json.dumps(list(rows)))
-            .replace(json.dumps([_COLS]), json.dumps(list(cols)))
-            .replace(json.dumps(_TITLE), json.dumps(title))
-            .replace(json.dumps(_LOW), repr(low))
-            .replace(json.dumps(_HIGH), repr(high))
-            .replace(_json_text(_DARK), repr(dark)))
-    return json.loads(text)
+    return _fill(template, {json.dumps([_ROWS]): json.dumps(list(rows)), json.dumps([_COLS]): json.dumps(list(cols)),
+                            json.dumps(_TITLE): json.dumps(title), json.dumps(_LOW): repr(low),
+                            json.dumps(_HIGH): repr(high), json.dumps(_DARK)[1:-1]: repr(dark)})
 
 
 def _cell_columns(matrix: np.ndarray, mask: np.ndarray | None, pick: tuple[int, int] | None,
@@ -262,10 +264,8 @@ def _bars_template(n: int, present: bool, fmt: str) -> str:
 
 @lru_cache(maxsize=256)
 def _bars_spec(labels: tuple[str, ...], title: str, present: bool, fmt: str) -> dict:
-    text = (_bars_template(len(labels), present, fmt)
-            .replace(json.dumps([_ROWS]), json.dumps(list(labels)))
-            .replace(json.dumps(_TITLE), json.dumps(title)))
-    return json.loads(text)
+    return _fill(_bars_template(len(labels), present, fmt),
+                 {json.dumps([_ROWS]): json.dumps(list(labels)), json.dumps(_TITLE): json.dumps(title)})
 
 
 def bars(values: Sequence[float], labels: Sequence[str], *, title: str, highlight: int | None = None,
