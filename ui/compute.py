@@ -12,9 +12,14 @@ from engine import analysis
 threadpool_limits(limits=1, user_api="blas")
 
 
-@st.cache_data(max_entries=256, show_spinner=False)
+@st.cache_resource(max_entries=256, show_spinner=False)
 def trace(cfg: engine.Config, words: tuple[str, ...]) -> engine.Trace:
-    """One forward pass per distinct configuration and sentence."""
+    """One forward pass per distinct configuration and sentence.
+
+    A resource, not data: the Trace is frozen all the way down (read-only arrays), so every session
+    can share the one object; cache_data would unpickle a private copy on every call (2 ms at the
+    largest sizes, more than the forward pass itself at the defaults).
+    """
     return engine.run(cfg, words)
 
 
