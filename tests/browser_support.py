@@ -1,0 +1,311 @@
+"""Drive the real app in headless Chromium: a Streamlit server on a free loopback port, Debian's
+Chromium through Playwright, and helpers that wait for "the script finished and every chart is drawn".
+
+Shared by tests/test_browser.py and the benchmarks (benchmarks/latency.py, benchmarks/coldstart.py).
+Playwright's own browser download does not work here, so the system Chromium is launched with
+launch_persistent_context(executable_path=...).
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "test-artifacts"           # git-ignored: screenshots and server logs
+
+CHROMIUM_FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+VIEWPORT = {"width": 1400, "height": 1000}
+
+CHART = "[data-testid='stVegaLiteChart']"
+
+# The frame's pages in navigation order: (url path, page file, navigation title, charts drawn at the
+# default controls, keys of the selectable charts). The default page's deep link is the root URL.
+# Only selectable charts carry their key into the DOM (class st-key-<key>); the others are counted.
+# The concept pages' headings equal their navigation titles.
+PAGES = [
+    ("", "pages/input_vectors.py", "Inputs X", 1, []),
+    ("qkv", "pages/qkv_projections.py", "Q, K, V projections", 4, []),
+    ("scores", "pages/scaled_scores.py", "Scaled scores", 2, ["scores_raw", "scores_scaled"]),
+    ("softmax", "pages/softmax_weights.py", "Softmax weights", 2, ["softmax_map"]),
+    ("heads", "pages/head_maps.py", "Per-head maps", 4, []),
+    ("output", "pages/block_output.py", "Block output", 3, []),
+    ("exercise", "pages/token_exercise.py", "Exercise: 5 → 6 tokens", 1, []),
+    ("experiments", "pages/design_experiments.py", "Experiments: why?", 1, []),
+]
+CONCEPT_PAGES = {path for path, *_ in PAGES[:6]}      # the first chart of each has T rows
+
+
+# ----------------------------------------------------------------------------------- the browser
+def chromium_path() -> str | None:
+    """Debian's Chromium, if installed (CHROMIUM=/path overrides)."""
+    for candidate in (os.environ.get("CHROMIUM"), shutil.which("chromium"), "/usr/bin/chromium"):
+        if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def missing_browser_reason() -> str | None:
+    """Why the browser tests cannot run here, or None when they can."""
+    if chromium_path() is None:
+        return "Debian's chromium is not installed (apt-get install -y chromium)"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "the playwright Python package is not installed (pip install -r requirements-dev.txt)"
+    return None
+
+
+@contextlib.contextmanager
+def chromium(playwright, **context_options):
+    """A fresh persistent Chromium context (own temp profile), closed and removed afterwards."""
+    profile = tempfile.mkdtemp(prefix="attention-lab-chromium-")
+    options = {"viewport": VIEWPORT, "headless": True, **context_options}
+    context = playwright.chromium.launch_persistent_context(
+        profile, executable_path=chromium_path(), args=CHROMIUM_FLAGS, **options)
+    try:
+        yield context
+    finally:
+        with contextlib.suppress(Exception):
+            context.close()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+# ------------------------------------------------------------------------------------ the server
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Server:
+    """`streamlit run` on 127.0.0.1 and a free port; stop() ends it by its PID (and its group)."""
+
+    def __init__(self, app: str = "streamlit_app.py", cwd: Path = ROOT, extra: list[str] | None = None,
+                 log_name: str | None = None):
+        self.app, self.cwd, self.extra = app, Path(cwd), list(extra or [])
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen | None = None
+        self.log_path = ARTIFACTS / "logs" / (log_name or f"server-{self.port}.log")
+        self.started_at = 0.0               # time.time() just before the process was launched
+
+    @property
+    def pid(self) -> int:
+        assert self.proc is not None
+        return self.proc.pid
+
+    def start(self, timeout: float = 60) -> "Server":
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        cmd = [sys.executable, "-m", "streamlit", "run", self.app, "--server.headless", "true",
+               "--server.port", str(self.port), "--server.address", "127.0.0.1",
+               "--browser.gatherUsageStats", "false", *self.extra]
+        log = open(self.log_path, "w")
+        self.started_at = time.time()
+        # Own session (process group), so stop() also ends anything the server started.
+        self.proc = subprocess.Popen(cmd, cwd=self.cwd, stdout=log, stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL, start_new_session=True)
+        log.close()
+        try:
+            self.wait_healthy(timeout)
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def wait_healthy(self, timeout: float = 60, interval: float = 0.05) -> float:
+        """Poll /_stcore/health until it answers ok; returns the time.time() it did."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc is not None and self.proc.poll() is not None:
+                raise RuntimeError(f"streamlit exited with code {self.proc.returncode}:\n{self.log()}")
+            try:
+                with urllib.request.urlopen(self.url + "/_stcore/health", timeout=2) as response:
+                    if response.status == 200 and response.read().strip() == b"ok":
+                        return time.time()
+            except (urllib.error.URLError, ConnectionError, OSError):
+                pass
+            time.sleep(interval)
+        raise TimeoutError(f"no /_stcore/health from {self.url} within {timeout} s:\n{self.log()}")
+
+    def log(self) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")[-4000:]
+        except OSError:
+            return ""
+
+    def stop(self) -> None:
+        """End the server by its PID: SIGTERM, then SIGKILL after 10 s. Safe to call twice."""
+        proc, self.proc = self.proc, None
+        if proc is None or proc.poll() is not None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGTERM)        # the group is led by this very PID
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+
+    def __enter__(self) -> "Server":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+# ------------------------------------------------------------------------ waiting in the page
+# Installed before any page script: counts DOM mutations and remembers when the last one happened
+# and when the last key went down / the last click landed, all on the page's own clock.
+INSTRUMENT = """
+(() => {
+  if (window.__lab) return;
+  const lab = window.__lab = {lastMutation: performance.now(), keyAt: 0, clickAt: 0, mutations: 0};
+  const observer = new MutationObserver(() => { lab.lastMutation = performance.now(); lab.mutations++; });
+  const start = () => observer.observe(document.documentElement,
+      {subtree: true, childList: true, attributes: true, characterData: true});
+  if (document.documentElement) start(); else document.addEventListener('readystatechange', start, {once: true});
+  window.addEventListener('keydown', () => { lab.keyAt = performance.now(); }, true);
+  window.addEventListener('pointerdown', () => { lab.clickAt = performance.now(); }, true);
+  // Ready: the script is not running, the socket is connected, nothing is stale, and every chart
+  // has a drawn svg with marks in it.
+  lab.ready = () => {
+    const app = document.querySelector("[data-testid='stApp']");
+    if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+    if (app.getAttribute('data-test-connection-state') !== 'CONNECTED') return false;
+    // Lazily loaded elements (the chart code is a separate bundle) show a skeleton until loaded.
+    if (document.querySelector("[data-stale='true'], [data-testid='stAppSkeleton'], "
+        + "[data-testid='stSkeleton'], [data-testid='stSkeletonElement']")) return false;
+    // Streamlit's frontend draws big charts (> 2000 data points per mark) on a canvas instead of svg.
+    return [...document.querySelectorAll("[data-testid='stVegaLiteChart']")].every(chart => {
+      if (!chart.classList.contains('vega-embed')) return false;
+      const svg = chart.querySelector('svg.marks');
+      if (svg) return svg.getBoundingClientRect().height > 0
+          && svg.querySelector('g.mark-rect, g.mark-text, g.mark-group') !== null;
+      const canvas = chart.querySelector('canvas.marks');
+      return !!canvas && canvas.getBoundingClientRect().height > 0;
+    });
+  };
+})();
+"""
+
+def instrument(context) -> None:
+    context.add_init_script(INSTRUMENT)
+
+
+class Runs:
+    """Watches the page's Streamlit websocket from Python: finished script runs and bytes received.
+
+    A finished run is a ForwardMsg script_finished that is not FINISHED_EARLY_FOR_RERUN. The DOM cannot
+    say this reliably (a fast run may never show the 'running' state), the socket can.
+    """
+
+    def __init__(self, page):
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        self._ForwardMsg = ForwardMsg
+        self.finished = 0
+        self.bytes = 0
+        self.messages = 0
+        self.page_not_found = 0
+        page.on("websocket", self._attach)
+
+    def _attach(self, ws) -> None:
+        if ws.url.endswith("/_stcore/stream"):
+            ws.on("framereceived", self._frame)
+
+    def _frame(self, payload) -> None:
+        if isinstance(payload, str):
+            return
+        self.bytes += len(payload)
+        self.messages += 1
+        msg = self._ForwardMsg()
+        msg.ParseFromString(payload)
+        kind = msg.WhichOneof("type")
+        if kind == "script_finished" and msg.script_finished != self._ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+            self.finished += 1
+        elif kind == "page_not_found":
+            self.page_not_found += 1
+
+    def wait_for(self, page, count: int, timeout: float = 30) -> None:
+        """Wait until at least `count` runs have finished (events are delivered while we poll)."""
+        deadline = time.monotonic() + timeout
+        while self.finished < count:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"only {self.finished} of {count} script runs finished in {timeout} s")
+            page.wait_for_timeout(10)
+
+
+def wait_ready(page, quiet_ms: int = 300, timeout: float = 30, min_charts: int = 0) -> float:
+    """Wait until the app is ready (window.__lab.ready()) and the DOM has not changed for quiet_ms.
+
+    Returns the page-clock time (performance.now(), ms) of the last DOM change: the moment the page
+    was finally drawn, without the quiet wait.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        state = page.evaluate(
+            """([quiet, minCharts]) => {
+                 const lab = window.__lab;
+                 const now = performance.now();
+                 const charts = document.querySelectorAll("[data-testid='stVegaLiteChart']").length;
+                 const ok = !!lab && lab.ready() && charts >= minCharts;
+                 return {ok, settled: ok && now - lab.lastMutation >= quiet, last: lab.lastMutation, now};
+               }""", [quiet_ms, min_charts])
+        if state["settled"]:
+            return state["last"]
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"page not ready within {timeout} s (ready={state['ok']})")
+        time.sleep(0.02 if state["ok"] else 0.05)
+
+
+def settle(page, runs: Runs, before: int, quiet_ms: int = 300, timeout: float = 30) -> float:
+    """After an action: wait for a new finished run, then for the drawn, quiet page (see wait_ready)."""
+    runs.wait_for(page, before + 1, timeout)
+    return wait_ready(page, quiet_ms=quiet_ms, timeout=timeout)
+
+
+def chart_shapes(page) -> dict[str, tuple[int, int]]:
+    """{chart title: (rows, columns)} read from each drawn svg chart's axes (y labels, x labels)."""
+    return {item["title"]: (item["rows"], item["cols"]) for item in page.evaluate(
+        """() => [...document.querySelectorAll("[data-testid='stVegaLiteChart'] svg.marks")].map(svg => {
+             const axes = [...svg.querySelectorAll("g.role-axis")];
+             const count = (prefix) => {
+               const axis = axes.find(a => (a.getAttribute('aria-label') || '').startsWith(prefix));
+               return axis ? axis.querySelectorAll('g.role-axis-label text').length : 0;
+             };
+             const title = svg.querySelector('g.role-title-text text');
+             return {title: title ? title.textContent : '', rows: count('Y-axis'), cols: count('X-axis')};
+           })""")}
+
+
+def cell_counts(page) -> list[int]:
+    """Number of coloured cells (rect marks of the first layer) in every drawn heatmap, in page order."""
+    return page.evaluate(
+        """() => [...document.querySelectorAll("[data-testid='stVegaLiteChart'] svg.marks")].map(svg => {
+             const layer = svg.querySelector('g.mark-rect.role-mark');
+             return layer ? layer.querySelectorAll("path[aria-roledescription='rect mark']").length : 0;
+           })""")
+
+
+def slider(page, key: str):
+    """The keyboard-focusable thumb of the sidebar slider (or select_slider) with this widget key."""
+    return page.locator(f"[data-testid='stSidebar'] .st-key-{key} input[type='range']")
+
+
+def slider_value(page, key: str) -> int:
+    """The value the slider shows (for a select_slider the option, not its index)."""
+    return int(float(slider(page, key).get_attribute("aria-valuetext")))

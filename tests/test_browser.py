@@ -1,0 +1,329 @@
+"""The real app in headless Chromium: what AppTest cannot see (drawn charts, the URL, the DOM).
+
+Each test opens its own tab (its own Streamlit session) and, at the end, asserts that the tab saw
+no stException element, no browser console error, no uncaught page error, no JavaScript dialog and
+no request to any host other than the loopback server. Screenshots go to test-artifacts/browser/.
+
+Known and tolerated, nothing else:
+* On a deep link to a non-root page, Streamlit's frontend first probes "<path>/_stcore/health" and
+  "<path>/_stcore/host-config" before falling back to the base URL: two 404 "Failed to load
+  resource" console errors, matched here by their exact URLs.
+* Streamlit 1.67 runs the FIRST script run of a freshly started server through its legacy v1
+  multipage wrapper whenever a top-level pages/ folder exists (PagesManager.uses_pages_directory,
+  _mpa_v1 in script_runner.py). A deep link to a non-root page on that very first session therefore
+  gets a "Page not found ... Running the app's main page." dialog and console error, although the
+  frame's st.navigation then resolves the URL and the right page renders (and clears the flag for
+  every later session). There is no clean fix inside the project short of renaming pages/ (the
+  other routes, private-API patches or stub files in pages/, are ruled out), so the fresh-server
+  deep-link test allows exactly that one message on exactly that first session, and proves with a
+  reload that the second session is clean.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+import browser_support as bs
+
+pytestmark = pytest.mark.browser
+
+SHOTS = bs.ARTIFACTS / "browser"
+PAGE_NOT_FOUND = "The page that you have requested does not seem to exist. Running the app's main page."
+SEQ = "seq_len"
+HOSTILE = "<img src=x onerror=alert(1)> <script>alert(2)</script> ok"      # 4 tokens are kept
+
+
+# ------------------------------------------------------------------------------------ fixtures
+@pytest.fixture(scope="module")
+def playwright():
+    """Playwright driving Debian's Chromium; with REQUIRE_BROWSER=1 (CI) a missing browser fails."""
+    reason = bs.missing_browser_reason()
+    if reason:
+        if os.environ.get("REQUIRE_BROWSER") == "1":
+            pytest.fail(f"REQUIRE_BROWSER=1 but {reason}", pytrace=False)
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    manager = sync_playwright()
+    instance = manager.start()
+    try:
+        yield instance
+    finally:
+        manager.__exit__(None, None, None)
+
+
+@pytest.fixture(scope="module")
+def browser(playwright):
+    with bs.chromium(playwright) as context:
+        bs.instrument(context)
+        yield context
+
+
+@pytest.fixture(scope="module")
+def server(browser):
+    """One server for the module; its first session (at the root URL) is spent here, so every test
+    session is an ordinary later one."""
+    with bs.Server(log_name="browser-tests.log") as srv:
+        tab = Tab(browser, srv)
+        tab.open("/")
+        tab.close()
+        yield srv
+
+
+@dataclass
+class Tab:
+    """A browser tab on one server, with everything it saw recorded."""
+
+    context: object
+    server: bs.Server
+    console_errors: list = field(default_factory=list)
+    page_errors: list = field(default_factory=list)
+    dialogs: list = field(default_factory=list)
+    foreign_requests: list = field(default_factory=list)
+    not_found: list = field(default_factory=list)
+
+    def __post_init__(self):
+        self.page = self.context.new_page()
+        self.runs = bs.Runs(self.page)
+        self.page.on("console", lambda m: self.console_errors.append((m.text, m.location.get("url", "")))
+                     if m.type == "error" else None)
+        self.page.on("pageerror", lambda exc: self.page_errors.append(str(exc)))
+        self.page.on("dialog", self._dialog)
+        self.page.on("request", self._request)
+        self.page.on("response", lambda r: self.not_found.append(r.url) if r.status == 404 else None)
+
+    def _dialog(self, dialog) -> None:
+        self.dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    def _request(self, request) -> None:
+        host = urlparse(request.url).hostname
+        if request.url.startswith(("data:", "blob:", "about:")):
+            return
+        if host not in ("127.0.0.1", "localhost"):
+            self.foreign_requests.append(request.url)
+
+    # -- actions
+    def open(self, path: str) -> None:
+        before = self.runs.finished
+        self.page.goto(self.server.url + path)
+        self.runs.wait_for(self.page, before + 1, timeout=60)
+        bs.wait_ready(self.page, timeout=60)
+
+    def settle_after(self, action) -> None:
+        before = self.runs.finished
+        action()
+        bs.settle(self.page, self.runs, before, timeout=60)
+
+    def reload(self) -> None:
+        before = self.runs.finished
+        self.page.reload()
+        self.runs.wait_for(self.page, before + 1, timeout=60)
+        bs.wait_ready(self.page, timeout=60)
+
+    def shot(self, name: str) -> None:
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        self.page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+    def close(self) -> None:
+        self.page.close()
+
+    # -- what the page shows
+    def heading(self) -> str:
+        return self.page.locator("[data-testid='stMain'] h1").first.inner_text().strip()
+
+    def query(self) -> dict[str, str]:
+        return {k: v[0] for k, v in parse_qs(urlparse(self.page.url).query).items()}
+
+    def chart(self, key: str):
+        return self.page.locator(f".st-key-{key} {bs.CHART}")
+
+    # -- the checks every test ends with
+    def assert_clean(self, allowed_console: tuple[str, ...] = ()) -> None:
+        page = self.page
+        assert page.locator("[data-testid='stException']").count() == 0, \
+            page.locator("[data-testid='stException']").all_inner_texts()
+        assert not self.page_errors, self.page_errors
+        assert not self.dialogs, f"a JavaScript dialog fired: {self.dialogs}"
+        assert not self.foreign_requests, f"requests left the machine: {self.foreign_requests}"
+        probes = known_probes(self.server)
+        assert set(self.not_found) <= probes, f"unexpected 404s: {set(self.not_found) - probes}"
+        unexpected = [(text, url) for text, url in self.console_errors
+                      if not (text.startswith("Failed to load resource") and "404" in text and url in probes)
+                      and text not in allowed_console]
+        assert not unexpected, f"browser console errors: {unexpected}"
+
+
+def known_probes(server: bs.Server) -> set[str]:
+    """The two health/host-config probes the frontend makes under a deep link's path, for every page."""
+    return {f"{server.url}/{path}/_stcore/{probe}"
+            for path, *_ in bs.PAGES if path for probe in ("health", "host-config")}
+
+
+@pytest.fixture
+def tab(browser, server):
+    t = Tab(browser, server)
+    yield t
+    t.close()
+
+
+def drawn_charts(tab: Tab) -> int:
+    return tab.page.locator(bs.CHART).count()
+
+
+def assert_frame(tab: Tab, path: str, title: str, charts: int, keys: list[str]) -> None:
+    """The frame, the sidebar and the requested page with its charts, all drawn."""
+    page = tab.page
+    assert urlparse(page.url).path.strip("/") == path
+    nav = page.locator("[data-testid='stSidebarNav'] [data-testid='stSidebarNavLink']")
+    assert nav.count() == len(bs.PAGES)
+    assert page.locator("[data-testid='stSidebarNav'] [aria-current='page']").inner_text().endswith(title)
+    for key in ("seq_len", "d_model", "heads", "d_ff"):
+        assert bs.slider(page, key).count() == 1, f"no sidebar slider {key!r}"
+    assert page.locator("[data-testid='stSidebar'] .st-key-text input").count() == 1
+    assert page.locator("[data-testid='stMain'] h1").count() >= 1
+    if path in bs.CONCEPT_PAGES:                 # heading = navigation title
+        assert tab.heading() == title
+    assert page.locator(bs.CHART).count() >= charts, f"fewer than {charts} charts on /{path}"
+    for key in keys:
+        assert tab.chart(key).count() == 1, f"no chart {key!r} on /{path}"
+    assert page.evaluate("window.__lab.ready()"), "not every chart is drawn"
+    if path in bs.CONCEPT_PAGES:
+        rows = [shape[0] for shape in bs.chart_shapes(page).values()]
+        assert rows and rows[0] == 4, f"the first chart should have T = 4 rows, has {rows[:1]}"
+
+
+# ------------------------------------------------------------------------- fresh-server deep links
+@pytest.mark.parametrize("path, file, title, charts, keys", bs.PAGES, ids=[p[0] or "root" for p in bs.PAGES])
+def test_deep_link_on_a_fresh_server(browser, path, file, title, charts, keys):
+    with bs.Server(log_name=f"deeplink-{path or 'root'}.log") as server:
+        first = Tab(browser, server)
+        try:
+            first.open("/" + path)
+            assert_frame(first, path, title, charts, keys)
+            notices = [text for text, _ in first.console_errors if text == PAGE_NOT_FOUND]
+            dialog = first.page.locator("[role='dialog']").filter(has_text="Page not found")
+            if path:
+                # The one known Streamlit message (module docstring): first session, non-root only.
+                assert len(notices) <= 1 and first.runs.page_not_found <= 1
+                if dialog.count():
+                    first.page.keyboard.press("Escape")
+                    dialog.wait_for(state="detached")
+            else:
+                assert not notices and first.runs.page_not_found == 0 and dialog.count() == 0
+            first.shot(f"deeplink-{path or 'root'}")
+            first.assert_clean(allowed_console=(PAGE_NOT_FOUND,) if path else ())
+        finally:
+            first.close()
+
+        second = Tab(browser, server)                       # a later session on the same server
+        try:
+            second.open("/" + path)
+            assert_frame(second, path, title, charts, keys)
+            assert second.runs.page_not_found == 0
+            assert second.page.locator("[role='dialog']").count() == 0
+            second.assert_clean()
+        finally:
+            second.close()
+
+
+# ------------------------------------------------------------------------------- one shared server
+def test_slider_keys_redraw_then_page_switch_and_reload_keep_the_values(tab):
+    tab.open("/scores")
+    assert set(bs.chart_shapes(tab.page).values()) == {(4, 4)}
+    assert bs.cell_counts(tab.page) == [16, 16]
+
+    thumb = bs.slider(tab.page, SEQ)
+    for expected in (5, 6):
+        tab.settle_after(lambda: (thumb.focus(), thumb.press("ArrowRight")))
+        assert bs.slider_value(tab.page, SEQ) == expected
+        assert set(bs.chart_shapes(tab.page).values()) == {(expected, expected)}
+        assert bs.cell_counts(tab.page) == [expected * expected] * 2
+    assert tab.query().get("seq_len") == "6"
+    width = bs.slider(tab.page, "d_model")
+    tab.settle_after(lambda: (width.focus(), width.press("ArrowLeft")))       # 16 → 15: heads 2 → 1 (or 3)
+    assert bs.slider_value(tab.page, "d_model") == 15
+    assert tab.query().get("d_model") == "15"
+    tab.shot("slider-moved-scores")
+
+    tab.settle_after(lambda: tab.page.locator("[data-testid='stSidebarNavLink']")
+                     .filter(has_text="Q, K, V projections").click())
+    assert urlparse(tab.page.url).path == "/qkv"
+    assert bs.slider_value(tab.page, SEQ) == 6 and bs.slider_value(tab.page, "d_model") == 15
+    assert tab.query().items() >= {"seq_len": "6", "d_model": "15"}.items()
+    shapes = bs.chart_shapes(tab.page)
+    assert shapes and all(rows == 6 for title, (rows, cols) in shapes.items() if not title.startswith("W_"))
+    assert any(cols == 15 for rows, cols in shapes.values())
+
+    tab.reload()                                          # a new session: the URL alone restores it
+    assert urlparse(tab.page.url).path == "/qkv"
+    assert bs.slider_value(tab.page, SEQ) == 6 and bs.slider_value(tab.page, "d_model") == 15
+    assert tab.query().items() >= {"seq_len": "6", "d_model": "15"}.items()
+    assert all(rows == 6 for title, (rows, cols) in bs.chart_shapes(tab.page).items() if not title.startswith("W_"))
+    tab.shot("reloaded-qkv")
+    tab.assert_clean()
+
+
+def test_hostile_token_text_is_shown_as_text(tab):
+    tab.open("/")
+    box = tab.page.locator("[data-testid='stSidebar'] .st-key-text input")
+    box.fill(HOSTILE)
+    tab.settle_after(lambda: box.press("Enter"))
+    assert box.input_value() == HOSTILE
+
+    # The words are drawn as text: axis labels (cut to fit by Vega) and the cells' accessible names.
+    labels = tab.page.evaluate(
+        """() => [...document.querySelectorAll("[data-testid='stVegaLiteChart'] svg g.role-axis-label text")]
+                   .map(t => t.textContent)""")
+    assert "<img" in labels and "src=x" in labels, labels
+    assert any(label.startswith("<script>") for label in labels), labels
+    names = " | ".join(tab.page.evaluate(
+        """() => [...document.querySelectorAll("[data-testid='stVegaLiteChart'] svg path[aria-label]")]
+                   .map(p => p.getAttribute('aria-label'))"""))
+    for word in ("token: <img;", "token: onerror=alert(1)>;", "token: <script>alert(2)</scrip"):
+        assert word in names, word
+    injected = tab.page.evaluate(
+        """() => ({
+             imgs: [...document.querySelectorAll('img')].filter(i => i.getAttribute('src') === 'x'
+                       || i.hasAttribute('onerror')).length,
+             scripts: [...document.querySelectorAll('script')].filter(s => s.textContent.includes('alert(')).length,
+             handlers: [...document.querySelectorAll('[onerror], [onload], [onclick]')].length,
+           })""")
+    assert injected == {"imgs": 0, "scripts": 0, "handlers": 0}, injected
+
+    tab.settle_after(lambda: tab.page.locator("[data-testid='stSidebarNavLink']")
+                     .filter(has_text="Scaled scores").click())
+    names = tab.chart("scores_raw").locator("svg path[aria-label]").evaluate_all(
+        "paths => paths.map(p => p.getAttribute('aria-label')).join(' | ')")
+    assert "key: <img; query: <script>alert(2)</scrip" in names
+    assert tab.page.evaluate("document.querySelectorAll('img[src=\"x\"], [onerror]').length") == 0
+    tab.page.wait_for_timeout(300)                         # an injected onerror would have fired by now
+    tab.shot("hostile-tokens")
+    tab.assert_clean()
+
+
+def test_clicking_a_heatmap_cell_shows_the_worked_calculation(tab):
+    tab.open("/scores")
+    assert tab.page.get_by_text("Click any cell of a heatmap above").count() == 1
+    cells = tab.chart("scores_scaled").locator("svg g.mark-rect.role-mark").first.locator(
+        "path[aria-roledescription='rect mark']")
+    assert cells.count() == 16
+    box = cells.nth(1 * 4 + 2).bounding_box()                  # query 1, key 2 (row-major)
+    assert box is not None
+    tab.settle_after(lambda: tab.page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2))
+
+    heading = tab.page.locator("[data-testid='stMain'] h3").filter(has_text=re.compile(r"^Worked cell: query"))
+    heading.first.wait_for()
+    assert heading.first.inner_text().startswith("Worked cell: query 1 → key 2, head 0")
+    picked = tab.page.evaluate(
+        """() => [...document.querySelectorAll("[data-testid='stVegaLiteChart'] svg g.mark-rect.role-mark")]
+                   .filter(g => getComputedStyle(g).display !== 'none')
+                   .map(g => [...g.querySelectorAll('path')].filter(p => p.getAttribute('stroke') === '#e11d48').length)
+                   .reduce((a, b) => a + b, 0)""")
+    assert picked == 2, "the picked cell is outlined in both maps"
+    tab.shot("worked-cell-scores")
+    tab.assert_clean()
