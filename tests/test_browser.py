@@ -327,3 +327,15 @@ def test_clicking_a_heatmap_cell_shows_the_worked_calculation(tab):
     assert picked == 2, "the picked cell is outlined in both maps"
     tab.shot("worked-cell-scores")
     tab.assert_clean()
+
+
+def test_moving_d_model_back_and_forth_keeps_the_head_picker_working(tab):
+    """The head picker's labels name d_model's columns; when d_model moves, the browser still sends the
+    old label and Streamlit hands it back as a plain string instead of a head index."""
+    tab.open("/?d_model=128")
+    width = bs.slider(tab.page, "d_model")
+    for key, expected in (("ArrowLeft", 127), ("ArrowRight", 128), ("ArrowLeft", 127)):
+        tab.settle_after(lambda: (width.focus(), width.press(key)))
+        tab.assert_clean()
+        assert bs.slider_value(tab.page, "d_model") == expected
+    assert tab.page.locator("[data-testid='stSidebar'] .st-key-head").inner_text().startswith("Head to show")

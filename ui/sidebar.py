@@ -1,6 +1,7 @@
 """The shared sidebar: one set of controls, read from the URL once, written back to it every run."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, fields, replace
 
 import streamlit as st
@@ -63,6 +64,11 @@ def load() -> Controls:
         # Streamlit drops a widget's state when a run is cut short by st.switch_page before the page
         # ran; the last complete view is kept under a non-widget key, so nothing is ever lost.
         _write(ss["_controls"])
+    if not isinstance(ss.get("head"), int):
+        # The head picker's labels name d_model's columns. After d_model moves, the browser still
+        # sends the old label, which matches no option, and Streamlit returns it as a plain string.
+        match = re.match(r"head (\d+)", str(ss.get("head")))
+        ss["head"] = int(match.group(1)) if match else 0
     controls, fixes = state.settle(_read())
     if fixes:
         _write(controls)
