@@ -101,6 +101,7 @@ class Server:
         self.proc: subprocess.Popen | None = None
         self.log_path = ARTIFACTS / "logs" / (log_name or f"server-{self.port}.log")
         self.started_at = 0.0               # time.time() just before the process was launched
+        self.healthy_at = 0.0               # time.time() when /_stcore/health first answered ok
 
     @property
     def pid(self) -> int:
@@ -119,7 +120,7 @@ class Server:
                                      stdin=subprocess.DEVNULL, start_new_session=True)
         log.close()
         try:
-            self.wait_healthy(timeout)
+            self.healthy_at = self.wait_healthy(timeout)
         except BaseException:
             self.stop()
             raise
@@ -174,7 +175,14 @@ INSTRUMENT = """
 (() => {
   if (window.__lab) return;
   const lab = window.__lab = {lastMutation: performance.now(), keyAt: 0, clickAt: 0, mutations: 0};
-  const observer = new MutationObserver(() => { lab.lastMutation = performance.now(); lab.mutations++; });
+  // A canvas's child nodes are fallback content (the data grid keeps an accessibility table there,
+  // refreshed ~300 ms after each draw): never painted, so not counted as the page changing.
+  const drawn = (r) => !(r.target.nodeName === 'CANVAS' && r.type === 'childList')
+      && !(r.target.parentElement && r.target.parentElement.closest('canvas'));
+  const observer = new MutationObserver((records) => {
+    if (!records.some(drawn)) return;
+    lab.lastMutation = performance.now(); lab.mutations++;
+  });
   const start = () => observer.observe(document.documentElement,
       {subtree: true, childList: true, attributes: true, characterData: true});
   if (document.documentElement) start(); else document.addEventListener('readystatechange', start, {once: true});

@@ -1,0 +1,95 @@
+"""Cold start: from `streamlit run` to the first page fully drawn in headless Chromium.
+
+Each repeat starts `streamlit run streamlit_app.py` on a free loopback port (the browser is already
+running: its own start-up is not counted), polls /_stcore/health every 50 ms, opens the root URL as
+soon as it answers, and waits until the script has finished, every chart is drawn and the page has
+been still for 300 ms. Cold start is the time from launching the server process to the last DOM
+change (the quiet wait is not counted). Two browsers:
+
+* returning: a profile that has opened the app before (Streamlit's static files are immutable and
+  cached for a year), as a lecturer's browser is: the server is cold, the browser is not;
+* first visit: a fresh, empty profile for every repeat.
+
+    python benchmarks/coldstart.py             # 3 repeats of each, prints each and the medians
+    python benchmarks/coldstart.py --repeats 5
+"""
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import browser_support as bs  # noqa: E402
+
+TARGET_S = 2.5
+
+
+def once(context, app: str = "streamlit_app.py", cwd: Path = bs.ROOT) -> dict:
+    """One cold server, one new tab of this browser context."""
+    page = context.new_page()
+    runs = bs.Runs(page)
+    page.goto("about:blank")
+    server = bs.Server(app=app, cwd=cwd, log_name="coldstart.log")
+    try:
+        server.start()                                  # launch + health polling (every 50 ms)
+        page.goto(server.url + "/")
+        runs.wait_for(page, 1, timeout=60)
+        last = bs.wait_ready(page, timeout=60)
+        drawn = page.evaluate("(last) => performance.timeOrigin + last", last) / 1000
+        charts = page.locator(bs.CHART).count()
+    finally:
+        server.stop()
+        page.close()
+    return {"health_s": server.healthy_at - server.started_at, "drawn_s": drawn - server.started_at,
+            "charts": charts}
+
+
+def report(name: str, results: list[dict]) -> float:
+    median = statistics.median(r["drawn_s"] for r in results)
+    health = statistics.median(r["health_s"] for r in results)
+    runs = ", ".join(f"{r['drawn_s']:.2f}" for r in results)
+    print(f"  {name:<11} first page fully drawn after {median:.2f} s (median of {runs}; "
+          f"/_stcore/health after {health:.2f} s)", flush=True)
+    return median
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--floor", action="store_true",
+                        help="also time the latency benchmark's floor app (one slider, one Altair heatmap)")
+    args = parser.parse_args()
+    if reason := bs.missing_browser_reason():
+        raise SystemExit(reason)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        with bs.chromium(playwright) as context:                  # the returning browser
+            bs.instrument(context)
+            once(context)                                          # its earlier visit (not counted)
+            returning = report("returning", [once(context) for _ in range(args.repeats)])
+        first = []
+        for _ in range(args.repeats):
+            with bs.chromium(playwright) as context:               # a fresh profile each time
+                bs.instrument(context)
+                first.append(once(context))
+        first_visit = report("first visit", first)
+        if args.floor:
+            from latency import write_floor
+            folder = write_floor()
+            with bs.chromium(playwright) as context:
+                bs.instrument(context)
+                once(context, "floor_app.py", folder)
+                report("floor app", [once(context, "floor_app.py", folder) for _ in range(args.repeats)])
+            shutil.rmtree(folder, ignore_errors=True)
+    print(f"cold start (`streamlit run` → first page fully drawn): returning browser {returning:.2f} s, "
+          f"first-ever visit {first_visit:.2f} s (target ≤ {TARGET_S} s)")
+
+
+if __name__ == "__main__":
+    main()
