@@ -1,0 +1,82 @@
+"""Screenshots of every page at 1280×800 for the README: python docs/take_screenshots.py
+
+Starts the app on a free local port, opens each page in Debian's headless Chromium, saves
+docs/screenshots/<page>.png, and stops the server.
+"""
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+from playwright.sync_api import sync_playwright
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "docs" / "screenshots"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+SHOTS = {                                   # file name -> (path and query of the view, pixels to scroll)
+    "inputs": ("/", 0), "qkv": ("/qkv", 0), "scores": ("/scores?cell=0,2", 0),
+    "softmax": ("/softmax?preset=day33", 0), "heads": ("/heads?seq_len=6", 0), "output": ("/output", 250),
+    "exercise": ("/exercise?preset=day33", 0), "experiments": ("/experiments", 600),
+    "presenter": ("/softmax?present=1&cell=0,2", 0),
+}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def main() -> None:
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.headless",
+                               "true", "--server.port", str(port), "--server.address", "127.0.0.1"],
+                              cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1)
+                break
+            except OSError:
+                time.sleep(0.2)
+        OUT.mkdir(parents=True, exist_ok=True)
+        with sync_playwright() as p:
+            ctx = p.chromium.launch_persistent_context(tempfile.mkdtemp(), executable_path="/usr/bin/chromium",
+                                                       headless=True, args=FLAGS,
+                                                       viewport={"width": 1280, "height": 800})
+            page = ctx.new_page()
+            page.goto(f"http://127.0.0.1:{port}/")                  # the server's first session
+            page.wait_for_selector("[data-testid='stVegaLiteChart'] svg", timeout=60000)
+            for name, (path, scroll) in SHOTS.items():
+                page = ctx.new_page()
+                page.goto(f"http://127.0.0.1:{port}{path}")
+                page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']")
+                page.wait_for_selector("[data-testid='stVegaLiteChart'] svg", timeout=60000)
+                if name == "exercise":
+                    page.get_by_role("button", name="Reveal now (lecturer)").click()
+                    page.wait_for_timeout(1500)
+                    page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']")
+                    page.get_by_text("You revealed without choosing a prediction.").evaluate(
+                        "e => e.scrollIntoView({block: 'start'})")
+                page.wait_for_timeout(1000)
+                if scroll:
+                    page.mouse.move(800, 400)
+                    page.mouse.wheel(0, scroll)
+                page.wait_for_timeout(1000)
+                page.screenshot(path=str(OUT / f"{name}.png"))
+                print("saved", OUT / f"{name}.png")
+                page.close()
+            ctx.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+if __name__ == "__main__":
+    main()
