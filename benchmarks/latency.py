@@ -201,7 +201,7 @@ def main() -> None:
     if args.pages:
         wanted = {"" if p in ("", "inputs", "/") else p.strip("/") for p in args.pages.split(",")}
         pages = [(path, title) for path, title in pages if path in wanted]
-    lengths = [int(x) for x in args.lengths.split(",")]
+    lengths = [int(x) for x in args.lengths.split(",") if x.strip().isdigit()]    # "none": skip
     floor_dir = write_floor()
     report: dict = {}
     app = bs.Server(log_name="latency-app.log")
@@ -214,14 +214,18 @@ def main() -> None:
             tab, floor_tab = Tab(context), Tab(context)
             tab.open(page_url(app.url, ""))                        # warm both servers (imports)
             floor_tab.open(page_url(floor.url, ""))
-            print(f"slider key press → every chart drawn and still (median of {args.moves} moves)", flush=True)
-            report["lengths"] = measure_lengths(tab, floor_tab, app.url, floor.url, pages, lengths, args.moves,
-                                                charted)
+            report["lengths"] = {"floor": {}, "pages": {}}
+            if lengths:
+                print(f"slider key press → every chart drawn and still (median of {args.moves} moves)", flush=True)
+                report["lengths"] = measure_lengths(tab, floor_tab, app.url, floor.url, pages, lengths,
+                                                    args.moves, charted)
             if not args.no_extremes:
                 print("each slider at its maximum (others at defaults), then all at once", flush=True)
                 report["extremes"] = measure_extremes(tab, app.url, pages, max(5, args.moves // 2 * 2 - 1))
-            print("page switch at the defaults (click → drawn and still)", flush=True)
-            report["switch"] = measure_switch(tab, app.url, pages, args.switch_rounds)
+            report["switch"] = {}
+            if args.switch_rounds:
+                print("page switch at the defaults (click → drawn and still)", flush=True)
+                report["switch"] = measure_switch(tab, app.url, pages, args.switch_rounds)
     finally:
         app.stop()
         floor.stop()
@@ -236,7 +240,7 @@ def main() -> None:
             row.append(f"/{path or ''} {ms:.0f} ({ms / floor_at[length]['median_ms']:.2f}×)")
         print(f"  T={length:<3} floor {floor_at[length]['median_ms']:.0f} ms | " + " | ".join(row))
     default = [report["lengths"]["pages"][p][4]["median_ms"] / floor_at[4]["median_ms"]
-               for p, _ in pages if 4 in report["lengths"]["pages"].get(p, {})]
+               for p, _ in pages if 4 in report["lengths"]["pages"].get(p, {}) and 4 in floor_at]
     if default:
         print(f"  default configuration: worst page / floor = {max(default):.2f}× (target ≤ {TARGET_RATIO}×)")
     worst = [(v["median_ms"], f"{case} /{path}") for case, by_page in report.get("extremes", {}).items()
