@@ -236,6 +236,11 @@ def test_slider_keys_redraw_then_page_switch_and_reload_keep_the_values(tab):
     tab.open("/scores")
     assert set(bs.chart_shapes(tab.page).values()) == {(4, 4)}
     assert bs.cell_counts(tab.page) == [16, 16]
+    rows = tab.page.evaluate(
+        """() => [...document.querySelector("[data-testid='stVegaLiteChart'] svg.marks")
+                     .querySelectorAll("g.role-axis")].map(a => [...a.querySelectorAll('g.role-axis-label text')]
+                     .map(t => t.textContent))""")
+    assert rows == [["AI", "builds", "neural", "models"]] * 2, "axes in sentence order, not alphabetical"
 
     thumb = bs.slider(tab.page, SEQ)
     for expected in (5, 6):
