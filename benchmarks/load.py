@@ -57,7 +57,7 @@ def widget_state(element) -> WidgetState | None:
             state.string_array_value.data.extend(
                 list(proto.raw_value) or [proto.options[int(i)] for i in proto.default])
         else:
-            state.double_array_value.data.extend(list(proto.value) or list(proto.default))
+            state.double_array_value.data.extend(list(proto.value) if proto.set_value else list(proto.default))
     elif kind == "selectbox":
         state.string_value = proto.raw_value if proto.HasField("raw_value") else proto.options[proto.default]
     elif kind == "text_input":
@@ -132,7 +132,10 @@ class Student:
                     self.result.errors.append("exception element: " + element.exception.message[:120])
                 state = widget_state(element)
                 if state is not None:
-                    self.widgets[state.id] = state
+                    kind = element.WhichOneof("type")
+                    # Like the frontend: a widget keeps its own value unless the server sets one.
+                    if state.id not in self.widgets or getattr(element, kind).set_value:
+                        self.widgets[state.id] = state
                     if element.WhichOneof("type") == "slider" and element.slider.label.startswith(self.slider):
                         self.slider_proto = element.slider
             elif kind == "navigation":
