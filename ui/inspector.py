@@ -9,19 +9,26 @@ from engine import analysis
 from ui import layout, sidebar
 
 
-def clicked(keys: list[str]) -> tuple[int, int] | None:
-    """The (query, key) cell to highlight: a new click on any of these charts, else the remembered one.
+def _new_click(key: str) -> tuple[int, int] | None:
+    """The (row, col) a chart's selection holds if it changed since the last run, else None.
 
     Read before the charts are drawn, so the chart that was clicked is drawn highlighted too.
     """
     ss = st.session_state
+    points = ((ss.get(key) or {}).get("selection") or {}).get("cell") or []
+    picked = (int(points[0]["r"]), int(points[0]["c"])) if points else None
+    fresh = picked is not None and picked != ss.get(f"_seen_{key}")
+    ss[f"_seen_{key}"] = picked
+    return picked if fresh else None
+
+
+def clicked(keys: list[str]) -> tuple[int, int] | None:
+    """The (query, key) cell to highlight: a new click on any of these charts, else the remembered one."""
     for key in keys:
-        points = ((ss.get(key) or {}).get("selection") or {}).get("cell") or []
-        picked = (int(points[0]["r"]), int(points[0]["c"])) if points else None
-        if picked is not None and picked != ss.get(f"_seen_{key}"):
+        picked = _new_click(key)
+        if picked is not None:
             sidebar.set_cell(picked)
-        ss[f"_seen_{key}"] = picked
-    return ss.get("cell")
+    return st.session_state.get("cell")
 
 
 def show(trace, head: int, cell: tuple[int, int] | None) -> None:
@@ -69,14 +76,11 @@ def show(trace, head: int, cell: tuple[int, int] | None) -> None:
 
 def clicked_entry(keys: dict[str, str], first_column: int) -> tuple[str, int, int] | None:
     """A new click on a Q/K/V head-slice chart -> (matrix name, token, column); else the remembered one."""
-    ss = st.session_state
     for key, name in keys.items():
-        points = ((ss.get(key) or {}).get("selection") or {}).get("cell") or []
-        picked = (int(points[0]["r"]), int(points[0]["c"])) if points else None
-        if picked is not None and picked != ss.get(f"_seen_{key}"):
-            ss["qkv_entry"] = (name, picked[0], first_column + picked[1])
-        ss[f"_seen_{key}"] = picked
-    return ss.get("qkv_entry")
+        picked = _new_click(key)
+        if picked is not None:
+            st.session_state["qkv_entry"] = (name, picked[0], first_column + picked[1])
+    return st.session_state.get("qkv_entry")
 
 
 def show_projection(trace, params, entry: tuple[str, int, int] | None) -> None:
