@@ -20,7 +20,7 @@ cfg, present = v.config, v.present
 T, C, F = t.T, cfg.d_model, cfg.d_ff
 dims, hidden = [str(c) for c in range(C)], [str(c) for c in range(F)]
 
-st.dataframe(pd.DataFrame(analysis.stages(t)), hide_index=True, width="stretch")
+layout.table(pd.DataFrame(analysis.stages(t)))
 domain = charts.symmetric_domain(t.x_in, t.attn, t.after_attn, t.output)
 cols = st.columns(2)
 with cols[0]:

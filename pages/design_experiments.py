@@ -49,11 +49,6 @@ def lines(table: pd.DataFrame, x: str, y: str, *, series: list[str], reference: 
     st.altair_chart(chart.properties(height=340 if present else 300), width="stretch")
 
 
-def table(frame: pd.DataFrame, formats: dict[str, str], rows: int) -> None:
-    st.dataframe(frame, hide_index=True, width="stretch", height=min(38 + 35 * rows, 420),
-                 column_config={c: st.column_config.NumberColumn(format=f) for c, f in formats.items()})
-
-
 def pair(*maps: dict) -> None:
     """Two heatmaps of one comparison: side by side while they fit a half-width column, else stacked."""
     side = len(words) <= SIDE_BY_SIDE
@@ -141,7 +136,7 @@ def scaling_section() -> None:
         "max weight ÷√d": r.peak_scaled[h], "max weight, raw": r.peak_unscaled[h],
         "one-hot ÷√d": r.one_hot_scaled[h], "one-hot, raw": r.one_hot_unscaled[h],
     })
-    table(rows, {c: "%.3f" for c in rows.columns[1:6]}, t.T)
+    layout.table(rows, {c: ".3f" for c in rows.columns[1:6]})
     st.caption(f"Head {h}; raw = without ÷√d. Entropy in bits: 0 when one key takes everything, log₂(keys) "
                f"when the row is uniform. One-hot: one key takes at least {xp.ONE_HOT:.0%} of the row.")
     lines(pd.DataFrame(sweep.rows()), "init_scale", "peak", x_title="init scale s (log scale)",
@@ -212,7 +207,7 @@ def positions_section() -> None:
         "max |A' − P·A·Pᵀ|, all heads": [pt.plain.weights_error, pt.encoded.weights_error],
         "max |out' − P·out|": [pt.plain.output_error, pt.encoded.output_error],
     })
-    table(errors, {c: "%.3e" for c in errors.columns[1:]}, 2)
+    layout.table(errors, {c: ".3e" for c in errors.columns[1:]})
 
     domain = charts.weight_domain(pt.plain.original.weights[h], pt.plain.shuffled.weights[h])
     axes = dict(x_title="key", y_title="query")
@@ -235,7 +230,7 @@ def positions_section() -> None:
         "max |out' − out|, no positions": pt.row_output_error(pt.plain),
         "max |out' − out|, with positions": pt.row_output_error(pt.encoded),
     })
-    table(outputs, {c: "%.3e" for c in outputs.columns[3:]}, len(moved))
+    layout.table(outputs, {c: ".3e" for c in outputs.columns[3:]})
 
     C, N = cfg.d_model, pt.encoding.shape[0]
     positions = [str(p) for p in range(N)]
@@ -294,8 +289,8 @@ def mask_section() -> None:
         "weight on its past, no mask": ct.past_share[h], "row sum with mask": ct.row_sums[h],
         "max |masked − past ÷ share|": ct.renorm_row_error[h],
     })
-    table(rows, {"weight on its past, no mask": "%.4f", "row sum with mask": "%.6f",
-                 "max |masked − past ÷ share|": "%.1e"}, ct.T)
+    layout.table(rows, {"weight on its past, no mask": ".4f", "row sum with mask": ".6f",
+                 "max |masked − past ÷ share|": ".1e"})
     st.caption(f"Head {h}. A masked row is the unmasked row cut to its past and divided by the weight the "
                "past had: the last column compares the two.")
     st.markdown("##### Generating one token at a time")
@@ -306,7 +301,7 @@ def mask_section() -> None:
         "weights change, mask": ct.drift_masked, "weights change, no mask": ct.drift_open,
         "output change, mask": ct.output_drift_masked, "output change, no mask": ct.output_drift_open,
     })
-    table(steps, {c: "%.2e" for c in steps.columns[1:]}, ct.T)
+    layout.table(steps, {c: ".2e" for c in steps.columns[1:]})
     st.caption("Largest change of row i (over every head) between the step that produced token i and the "
                "whole sentence. The last row is computed at the last step, so it cannot change.")
 

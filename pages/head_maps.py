@@ -1,5 +1,4 @@
 """Page 4: every head's weights on one colour scale, then the concat and the output projection."""
-import pandas as pd
 import streamlit as st
 
 import engine
@@ -33,9 +32,9 @@ focus = analysis.focus(t.weights)                                     # (H, T)
 st.subheader("How focused is each row?")
 st.markdown("Entropy of each query's row as a share of a uniform row's: **0** = all weight on one key, "
             "**1** = spread evenly over every key it can see.")
-table = pd.DataFrame(focus.T, index=list(t.labels), columns=[f"head {h}" for h in range(H)])
-st.dataframe(table, width="stretch", column_config={c: st.column_config.ProgressColumn(
-    format="%.3f", min_value=0.0, max_value=1.0) for c in table.columns})
+charts.heatmap(focus.T, t.labels, [f"head {h}" for h in range(H)], title=f"focus: {T} queries × {H} heads",
+               x_title="head", y_title="query", signed=False, domain=(0.0, 1.0), key="heads_focus",
+               present=present, max_width=min(560, 70 * H), fmt=".2f")
 
 dims = [str(c) for c in range(C)]
 cols = st.columns(2)

@@ -24,7 +24,8 @@ table = pd.DataFrame({
     "vocabulary id": [str(i) if i is not None else "new word" for i in ids],
 })
 left, right = st.columns([1, 3])
-left.dataframe(table, hide_index=True, width="stretch")
+with left:
+    layout.table(table)
 with right:
     charts.heatmap(t.x, t.labels, [str(c) for c in range(C)], title=f"X: {T} × {C}", x_title="dimension",
                    y_title="token", key="inputs_x", present=present, max_width=420)
@@ -41,7 +42,7 @@ if t.positions is not None:
                        present=present, max_width=230)
 
 st.subheader("Where these numbers go")
-st.dataframe(pd.DataFrame(analysis.stages(t)), hide_index=True, width="stretch")
+layout.table(pd.DataFrame(analysis.stages(t)))
 
 known = sum(i is not None for i in ids)
 repeats = T - len(set(v.words))

@@ -27,9 +27,7 @@ with left:
 with right:
     sums = pd.DataFrame({"query": list(t.labels), "row sum": weights.sum(axis=-1),
                          "attends most to": [t.labels[b] for b in best], "weight": best_w})
-    st.dataframe(sums, hide_index=True, width="stretch", height=min(40 + 36 * t.T, 460),
-                 column_config={"row sum": st.column_config.NumberColumn(format="%.6f"),
-                                "weight": st.column_config.NumberColumn(format="%.4f")})
+    layout.table(sums, {"row sum": ".6f", "weight": ".4f"})
 
 query = st.selectbox("Query row to plot", range(t.T), format_func=lambda i: f"{i}: {t.labels[i]}",
                      index=cell[0] if cell else 0, key="softmax_query")

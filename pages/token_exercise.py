@@ -134,20 +134,17 @@ with right:
 st.caption(f"Head {h}; one colour scale for both maps (0 to {domain[1]:.3f}). Next to each old row of the "
            f"{T + 1}-token map: the factor its weights were multiplied by.")
 
-number = st.column_config.NumberColumn
-st.dataframe(pd.DataFrame(rows.table()), hide_index=True, width="stretch", height=min(42 + 36 * T, 460),
-             column_config={"s (new key)": number(format="%.4f"), "e^s": number(format="%.4f"),
-                            "Z (old row)": number(format="%.4f"), "factor Z/(Z+e^s)": number(format="%.6f"),
-                            "new ÷ old, min": number(format="%.6f"), "new ÷ old, max": number(format="%.6f"),
-                            "lost to new": number(format="%.4f")})
+layout.table(pd.DataFrame(rows.table()),
+             {"s (new key)": ".4f", "e^s": ".4f", "Z (old row)": ".4f", "factor Z/(Z+e^s)": ".6f",
+              "new ÷ old, min": ".6f", "new ÷ old, max": ".6f", "lost to new": ".4f"})
 st.caption(f"s is each old query's score against {new}, Z the total of its old row. In every row new ÷ old "
            f"is the same for every key (min = max = factor): the ratios between the old weights are "
            f"unchanged, up to {exercise.tiny(ext.ratio_error)}. What a row lost is the weight it gives {new}.")
 if b.num_heads > 1:
     with st.expander(f"Factors in all {b.num_heads} heads"):
-        st.dataframe(pd.DataFrame(ext.factors, index=[f"head {k}" for k in range(b.num_heads)],
-                                  columns=list(b.labels)), width="stretch",
-                     column_config={c: number(format="%.4f") for c in b.labels})
+        factors = pd.DataFrame(ext.factors, index=[f"head {k}" for k in range(b.num_heads)],
+                               columns=[f"{j}: {label}" for j, label in enumerate(b.labels)])
+        layout.table(factors, {c: ".4f" for c in factors.columns}, labels_in_header=True, hide_index=False)
 
 # --------------------------------------------------------------------------- 4 · why, and the twist
 st.subheader("4 · What happened, in two sentences")
@@ -186,11 +183,8 @@ for col, name, what in ((causal_col, "causal", "the causal mask"),
 st.subheader("5 · The block output")
 out = exercise.outputs(ext, quote=layout.q)
 top = float(out.change.max())
-st.dataframe(pd.DataFrame({"token": list(b.labels), "‖Δ output‖": out.change, "share of its length": out.relative}),
-             hide_index=True, width="stretch", height=min(42 + 36 * T, 460),
-             column_config={"‖Δ output‖": st.column_config.ProgressColumn(
-                                format="%.4f", min_value=0.0, max_value=top if top > 0 else 1.0),
-                            "share of its length": st.column_config.NumberColumn(format="percent")})
+layout.table(pd.DataFrame({"token": list(b.labels), "‖Δ output‖": out.change, "share of its length": out.relative}),
+             {"‖Δ output‖": ".4f", "share of its length": ".1%"}, bars={"‖Δ output‖": (0.0, top if top > 0 else 1.0)})
 st.markdown(out.sentence)
 
 layout.notice(exercise.notice(ext, h, quote=layout.q))

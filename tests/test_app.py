@@ -81,7 +81,7 @@ def test_preset_sets_every_control_and_pages_show_the_articles_numbers():
     assert _controls(at) == {k: getattr(c, k) for k in _controls(at)}
     # The softmax page's table holds each row's strongest weight: compare with the article's matrix.
     golden = engine.run_preset("day33").weights[0]
-    table = at.dataframe[0].value
+    table = at.table[0].value
     np.testing.assert_allclose(table["row sum"].to_numpy(), golden.sum(axis=1), atol=1e-12)
     np.testing.assert_allclose(table["weight"].to_numpy(), golden.max(axis=1), atol=1e-12)
     assert list(table["attends most to"]) == [engine.run_preset("day33").labels[j] for j in golden.argmax(axis=1)]
@@ -115,7 +115,7 @@ def test_hostile_token_text_gives_a_message_or_a_cut_sequence(text, expect):
     assert_clean(at)
     if expect:
         assert expect in infos(at)
-    labels = at.dataframe[0].value["query"].tolist()
+    labels = at.table[0].value["query"].tolist()
     assert len(labels) == at.session_state["seq_len"]
     assert all(len(label) <= 40 for label in labels)
 
@@ -127,6 +127,9 @@ def test_html_token_text_is_escaped_in_markdown():
     notice = next(s.value for s in at.success if "What to notice" in s.value)
     assert "\\<img" in notice and not re.search(r"(?<!\\)[<>\[\]$]", notice.split("**", 2)[2])
     assert "\\[a\\]" in notice and "\\$x\\$" in notice
+    # st.table reads Markdown in its cells: the softmax table holds every label escaped, never raw.
+    shown = at.table[0].value["query"].tolist()
+    assert shown == ["\\<img", "src\\=x", "onerror\\=alert\\(1\\)\\>", "\\[a\\]\\(javascript\\:alert\\(1\\)\\)", "\\$x\\$"]
 
 
 # --------------------------------------------------------------------------- URL round trips (issue 5)
@@ -193,14 +196,14 @@ def test_cell_inspector_shows_the_traces_numbers(page, preset, head, cell):
     t = engine.run_preset(preset)
     i, j = cell
     assert any(f"Worked cell: query {i} → key {j}, head {head}" in s.value for s in at.subheader)
-    terms = next(d.value for d in at.dataframe if "running sum" in d.value.columns)
+    terms = next(d.value for d in at.table if "running sum" in d.value.columns)
     np.testing.assert_allclose(terms[f"q[{i}][d]"], t.q[head, i], rtol=0, atol=1e-15)
     np.testing.assert_allclose(terms[f"k[{j}][d]"], t.k[head, j], rtol=0, atol=1e-15)
     assert terms["running sum"].iloc[-1] == pytest.approx(t.scores[head, i, j], abs=1e-14)
     latex = " ".join(x.value for x in at.latex)
     assert f"{t.weights[head, i, j]:.5f}" in latex
     assert f"{t.scaled[head, i, j]:.5f}" in latex
-    flow = next(d.value for d in at.dataframe if any(c.startswith("weight × v") for c in d.value.columns))
+    flow = next(d.value for d in at.table if any(c.startswith("weight × v") for c in d.value.columns))
     np.testing.assert_allclose(flow.iloc[:, 2], t.weights[head, i, j] * t.v[head, j], atol=1e-15)
     np.testing.assert_allclose(flow.iloc[:, 3], t.heads[head, i], atol=1e-15)
 
@@ -227,7 +230,7 @@ def test_projection_inspector_matches_the_trace():
     at.run()
     assert_clean(at)
     t = engine.run_preset("part4")
-    table = at.dataframe[-1].value
+    table = at.table[-1].value
     assert table["running sum"].iloc[-1] == pytest.approx(t.v[1, 3, 4], abs=1e-14)
 
 

@@ -303,7 +303,7 @@ def test_slider_extremes_show_the_engines_numbers(d_head, init):
     assert metrics == {"raw variance": f"{curve.raw[i]:.2f}", "scaled variance": f"{curve.scaled[i]:.3f}",
                        "max weight, raw": f"{rnd.raw_peak:.3f}", "max weight, ÷√d": f"{rnd.scaled_peak:.3f}"}
     r = xp.scaling_rows(cfg, words, init)
-    shown = at.dataframe[0].value
+    shown = at.table[0].value
     assert shown["query"].tolist() == list(r.scaled.labels)
     assert np.allclose(shown["entropy ÷√d"], r.entropy_scaled[0])
     assert np.allclose(shown["max weight, raw"], r.peak_unscaled[0])
@@ -337,11 +337,11 @@ def test_positions_section_shows_the_engines_errors_and_shuffles_again():
     cfg, words, _ = controls_for({})
     for seed in (0, 1):
         pt = xp.positions_test(cfg, words, seed)
-        errors = at.dataframe[0].value
+        errors = at.table[0].value
         assert errors.iloc[:, 1].tolist() == [pt.plain.weights_error, pt.encoded.weights_error]
         assert errors.iloc[:, 2].tolist() == [pt.plain.output_error, pt.encoded.output_error]
         assert errors.iloc[0, 1] <= ROUNDING and errors.iloc[1, 1] > 1e-3
-        outputs = at.dataframe[1].value
+        outputs = at.table[1].value
         assert outputs["was at"].tolist() == pt.perm.tolist()
         assert any(f"Shuffle {seed}:" in m.value for m in at.markdown)
         at.button(key="xp_shuffle").click().run()
@@ -353,7 +353,7 @@ def test_mask_section_shows_the_engines_rows():
     at = show(open_app(PAGE, params), "mask")
     cfg, words, _ = controls_for(params)
     ct = xp.causal_test(cfg, words)
-    rows, steps = at.dataframe[0].value, at.dataframe[1].value
+    rows, steps = at.table[0].value, at.table[1].value
     assert rows["keys it sees"].tolist() == list(range(1, 7))
     assert np.allclose(rows["row sum with mask"], 1.0, atol=ROUNDING)
     assert np.allclose(rows["weight on its past, no mask"], ct.past_share[0])

@@ -10,6 +10,8 @@ data). Specs are never deep-copied: Streamlit only adds top-level keys to the di
 """
 from __future__ import annotations
 
+import base64
+import io
 import json
 import re
 from functools import lru_cache
@@ -20,6 +22,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import streamlit as st
+from PIL import Image
 
 SIGNED = "blueorange"     # colour-blind-safe diverging scheme, centred on 0
 WEIGHTS = "viridis"       # colour-blind-safe sequential scheme, readable in light and dark themes
@@ -28,6 +31,46 @@ PICK_STROKE = "#e11d48"
 HIGHLIGHT_STROKE = "#d946ef"   # outlines one whole row and column, e.g. a newly appended token
 MAX_LABELLED = 12         # print values inside cells up to this many rows and columns
 CANVAS_CELLS = 1024       # from this many cells a heatmap is painted on a canvas, without per-cell ARIA
+TOOLTIP_MIN_PX = 5        # smaller cells get no tooltip (nothing to aim at; ~1 s per 64k cells to encode)
+HAIRLINE_MIN_PX = 8       # smaller cells get no white hairline between them
+
+
+# The colour stops of Vega's own two schemes (vega-scale's data). Every heatmap's colour scale is these
+# stops over a piecewise domain, interpolated linearly in RGB; a raster heatmap (tiny cells, painted
+# by NumPy) interpolates the same stops the same way, so both kinds of chart share one colour scale.
+_SCHEME_STOPS = {
+    SIGNED: "134b852f78b35da2cb9dcae1d2e5eff2f0ebfce0bafbbf74e8932fc5690d994a07",
+    WEIGHTS: "440154470e61481a6c482575472f7d443a834144873d4e8a39568c35608d31688e2d708e2a788e27818e23888e21918d1f"
+             "988b1fa08822a8842ab07f35b77943bf7154c56866cc5d7ad1518fd744a5db36bcdf27d2e21be9e51afde725",
+}
+
+
+@lru_cache(maxsize=None)
+def scheme_colours(scheme: str) -> tuple[str, ...]:
+    """The scheme's stops as '#rrggbb', low to high."""
+    hexes = _SCHEME_STOPS[scheme]
+    return tuple("#" + hexes[i:i + 6] for i in range(0, len(hexes), 6))
+
+
+def ramp_domain(scheme: str, domain: tuple[float, float]) -> list[float]:
+    """Where each stop sits: evenly from low to high; a diverging scheme has its middle stop at 0."""
+    low, high = float(domain[0]), float(domain[1])
+    n = len(scheme_colours(scheme))
+    if scheme == SIGNED and low < 0.0 < high:
+        half = (n - 1) // 2
+        return [*np.linspace(low, 0.0, half + 1).tolist(), *np.linspace(0.0, high, n - half)[1:].tolist()]
+    return np.linspace(low, high, n).tolist()
+
+
+def paint(matrix: np.ndarray, scheme: str, domain: tuple[float, float]) -> np.ndarray:
+    """The heatmap as RGB pixels, one per cell: (R, C) -> (R, C, 3) uint8; NaN (masked) is grey."""
+    points = np.asarray(ramp_domain(scheme, domain))                            # (n,)
+    stops = np.array([[int(c[i:i + 2], 16) for i in (1, 3, 5)] for c in scheme_colours(scheme)], float)  # (n, 3)
+    values = np.asarray(matrix, dtype=np.float64)                               # (R, C)
+    clipped = np.clip(np.nan_to_num(values, nan=points[0]), points[0], points[-1])
+    rgb = np.stack([np.interp(clipped, points, stops[:, k]) for k in range(3)], axis=-1)   # (R, C, 3)
+    rgb[np.isnan(values)] = [int(MASK_FILL[i:i + 2], 16) for i in (1, 3, 5)]
+    return np.rint(rgb).astype(np.uint8)
 
 
 def symmetric_domain(*matrices: np.ndarray) -> tuple[float, float]:
@@ -54,7 +97,12 @@ def _sizes(rows: int, cols: int, present: bool, max_width: int) -> tuple[float, 
 # Placeholders in a template's JSON (NUL never survives the token cleaner), replaced per chart in one
 # pass by _fill: labels and titles are inserted JSON-encoded and never searched again.
 _ROWS, _TITLE = "\u0000rows", "\u0000title"
-_LOW, _HIGH, _DARK = "\u0000low", "\u0000high", "\u0000dark"
+_DOMAIN, _DARK, _COLS = "\u0000domain", "\u0000dark", "\u0000cols"
+
+
+def _colour_scale(scheme: str) -> alt.Scale:
+    """The scheme's stops over a domain filled in per chart (see ramp_domain), linear in RGB."""
+    return alt.Scale(domain=[_DOMAIN], range=list(scheme_colours(scheme)), interpolate="rgb", clamp=True)
 
 
 @lru_cache(maxsize=256)
@@ -75,31 +123,38 @@ def _heatmap_template(n_rows: int, n_cols: int, tilt: bool, has_title: bool, x_t
               axis=alt.Axis(labelLimit=140, labelFontSize=font, titleFontSize=font))
     tooltip = [alt.Tooltip("row:N", title=y_title or "row"), alt.Tooltip("col:N", title=x_title or "column"),
                alt.Tooltip("value:Q", title="value", format=".5~g")]
-    scale = alt.Scale(scheme=scheme, domain=[_LOW, _HIGH], **({"domainMid": 0} if scheme == SIGNED else {}))
+    scale = _colour_scale(scheme)
     if scheme == SIGNED:                                          # the ends of blueorange are dark
         dark_test = f"abs(datum.value) > {_DARK}"
     else:                                                         # viridis is dark at the low end
         dark_test = f"datum.value < {_DARK}"
     base = alt.Chart().encode(x=x, y=y)
-    rect = base.mark_rect(stroke="#ffffff22", strokeWidth=0.5).encode(
+    # Every encoded property is an expression Streamlit's CSP-safe Vega interprets for every cell:
+    # tiny cells (a 64 × 64 map in a half column) get no hairline and no tooltip (too small to aim
+    # at), and only a masked map filters out its hidden cells.
+    hover = {"tooltip": tooltip} if cell >= TOOLTIP_MIN_PX else {}
+    rect = base.mark_rect(**({"stroke": "#ffffff22", "strokeWidth": 0.5} if cell >= HAIRLINE_MIN_PX else {})).encode(
         color=alt.Color("value:Q", scale=scale,
                         legend=alt.Legend(title=None, labelFontSize=font - 2, gradientLength=max(120, min(height, 320)))),
-        tooltip=tooltip,
-    ).transform_filter("isValid(datum.value)")
+        **hover,
+    )
+    if has_mask:
+        rect = rect.transform_filter("isValid(datum.value)")
     if selectable:
         rect = rect.add_params(alt.selection_point(name="cell", fields=["r", "c"], on="click", clear="dblclick"))
     layers = [rect]
     if has_mask:
         layers.append(base.mark_rect(color=MASK_FILL).encode(
-            tooltip=[alt.Tooltip("row:N", title=y_title or "row"), alt.Tooltip("col:N", title=x_title or "column"),
-                     alt.Tooltip("why:N", title=mask_word)],
+            **({"tooltip": [alt.Tooltip("row:N", title=y_title or "row"), alt.Tooltip("col:N", title=x_title or "column"),
+                            alt.Tooltip("why:N", title=mask_word)]} if hover else {}),
         ).transform_filter("!isValid(datum.value)"))
     if labelled:
-        layers.append(base.mark_text(fontSize=text_size).encode(
+        text = base.mark_text(fontSize=text_size).encode(
             text=alt.Text("value:Q", format=fmt),
             color=alt.condition(dark_test, alt.value("#ffffff"), alt.value("#111111")),
             tooltip=tooltip,
-        ).transform_filter("isValid(datum.value)"))
+        )
+        layers.append(text.transform_filter("isValid(datum.value)") if has_mask else text)
         if has_mask:
             layers.append(base.mark_text(fontSize=text_size, color="#111827").encode(
                 text=alt.value(mask_word if cell >= 44 else "×"),
@@ -151,8 +206,72 @@ def _heatmap_spec(rows: tuple[str, ...], cols: tuple[str, ...], title: str, x_ti
         dark = 0.55 * max(abs(low), abs(high))
     else:
         dark = low + 0.62 * (high - low)
-    return _fill(template, {json.dumps(_TITLE): json.dumps(title), json.dumps(_LOW): repr(low),
-                            json.dumps(_HIGH): repr(high), json.dumps(_DARK)[1:-1]: repr(dark)})
+    return _fill(template, {json.dumps(_TITLE): json.dumps(title),
+                            json.dumps([_DOMAIN]): json.dumps(ramp_domain(scheme, (low, high))),
+                            json.dumps(_DARK)[1:-1]: repr(dark)})
+
+
+@lru_cache(maxsize=64)
+def _raster_template(n_rows: int, n_cols: int, tilt: bool, has_title: bool, x_title: str, y_title: str,
+                     scheme: str, present: bool, max_width: int) -> str:
+    """A heatmap of tiny cells as one picture (NumPy paints it, one pixel a cell) under the same axes,
+    colour legend and outlines: a handful of marks for Vega instead of one per cell."""
+    cell, width, height = _sizes(n_rows, n_cols, present, max_width)
+    font = 17 if present else 13
+    x = alt.X("col:N", scale=alt.Scale(domain=[_COLS]), title=x_title,
+              axis=alt.Axis(labelAngle=-40 if tilt else 0, labelLimit=140, labelFontSize=font,
+                            titleFontSize=font, orient="top"))
+    y = alt.Y("row:N", scale=alt.Scale(domain=[_ROWS]), title=y_title,
+              axis=alt.Axis(labelLimit=140, labelFontSize=font, titleFontSize=font))
+    picture = alt.Chart().mark_image(width=width, height=height, aspect=False, align="left", baseline="top",
+                                     smooth=False).encode(url="url:N", x=alt.value(0), y=alt.value(0))
+    legend = alt.Chart().mark_point(opacity=0, size=0).encode(color=alt.Color(
+        "value:Q", scale=_colour_scale(scheme),
+        legend=alt.Legend(title=None, labelFontSize=font - 2, gradientLength=max(120, min(height, 320)))))
+    base = alt.Chart().encode(x=x, y=y)
+    outline = [base.mark_rect(fill=None, stroke=HIGHLIGHT_STROKE, strokeWidth=2.5).transform_filter("datum.hl"),
+               base.mark_rect(fill=None, stroke=PICK_STROKE, strokeWidth=3.5).transform_filter("!datum.hl")]
+    chart = alt.layer(picture, legend, *outline).properties(
+        width=width, height=height,
+        title=alt.Title(_TITLE, fontSize=font + 2, anchor="start", offset=10) if has_title else "",
+    )
+    spec = chart.to_dict(validate=False)
+    spec["autosize"] = {"type": "pad"}
+    spec.pop("datasets", None)
+    for layer, name in zip(spec["layer"], ("picture", "ramp", "outline", "outline")):
+        layer["data"] = {"name": name}
+    return json.dumps(spec)
+
+
+@lru_cache(maxsize=256)
+def _raster_spec(rows: tuple[str, ...], cols: tuple[str, ...], title: str, x_title: str, y_title: str,
+                 scheme: str, domain: tuple[float, float], present: bool, max_width: int) -> dict:
+    tilt = len(cols) > 6 or max(map(len, cols)) > 4
+    template = _raster_template(len(rows), len(cols), tilt, bool(title), x_title, y_title, scheme, present,
+                                max_width)
+    return _fill(template, {json.dumps(_TITLE): json.dumps(title), json.dumps([_ROWS]): json.dumps(list(rows)),
+                            json.dumps([_COLS]): json.dumps(list(cols)),
+                            json.dumps([_DOMAIN]): json.dumps(ramp_domain(scheme, domain))})
+
+
+def raster_data(matrix: np.ndarray, rows: Sequence[str], cols: Sequence[str], scheme: str,
+                domain: tuple[float, float], pick: tuple[int, int] | None = None,
+                highlight: int | None = None) -> dict[str, pa.Table]:
+    """A raster heatmap's datasets: the PNG (a data URL), the colour ramp, and the cells to outline."""
+    out = io.BytesIO()
+    Image.fromarray(paint(matrix, scheme, domain), "RGB").save(out, format="PNG", compress_level=1)
+    url = "data:image/png;base64," + base64.b64encode(out.getvalue()).decode("ascii")
+    R, C = np.shape(matrix)
+    marks = [(pick[0], pick[1], False)] if pick is not None and pick[0] < R and pick[1] < C else []
+    if highlight is not None:
+        marks += [(highlight, c, True) for c in range(C)] + [(r, highlight, True) for r in range(R) if r != highlight]
+    return {
+        "picture": pa.table({"url": pa.array([url], pa.string())}),
+        "ramp": pa.table({"value": pa.array(ramp_domain(scheme, domain), pa.float64())}),
+        "outline": pa.table({"row": pa.array([str(rows[r]) for r, _, _ in marks], pa.string()),
+                             "col": pa.array([str(cols[c]) for _, c, _ in marks], pa.string()),
+                             "hl": pa.array([h for _, _, h in marks], pa.bool_())}),
+    }
 
 
 def _cell_columns(matrix: np.ndarray, mask: np.ndarray | None, pick: tuple[int, int] | None,
@@ -235,6 +354,16 @@ def heatmap(matrix: np.ndarray, rows: Sequence[str], cols: Sequence[str], *, tit
     if domain is None:
         domain = symmetric_domain(matrix) if signed else weight_domain(matrix)
     labelled = matrix.shape[0] <= MAX_LABELLED and matrix.shape[1] <= MAX_LABELLED
+    cell, _, _ = _sizes(matrix.shape[0], matrix.shape[1], present, max_width)
+    if cell < TOOLTIP_MIN_PX and not selectable:
+        # Cells too small to aim at: one picture instead of one mark per cell (seconds → milliseconds
+        # in the browser at 16 maps of 64 × 64), the same colours, axes, legend and outlines.
+        spec = _raster_spec(tuple(map(str, rows)), tuple(map(str, cols)), title, x_title, y_title, scheme,
+                            (float(domain[0]), float(domain[1])), present, max_width)
+        shown = matrix if mask is None else np.where(mask, matrix, np.nan)     # hidden cells: grey
+        spec = {**spec, "datasets": raster_data(shown, rows, cols, scheme, domain, pick, highlight)}
+        st.vega_lite_chart(spec=spec, key=key, width="content")
+        return None
     spec = _heatmap_spec(tuple(map(str, rows)), tuple(map(str, cols)), title, x_title, y_title,
                          scheme, (float(domain[0]), float(domain[1])), labelled, fmt, present,
                          max_width, selectable, mask is not None, mask_word,

@@ -47,8 +47,8 @@ def show(trace, head: int, cell: tuple[int, int] | None) -> None:
         f"q[{i}][d]": w.q_i, f"k[{j}][d]": w.k_j, "product": w.products, "running sum": w.running,
     })
     left, right = st.columns([3, 2])
-    left.dataframe(terms, hide_index=True, width="stretch", height=min(40 + 36 * len(terms), 420),
-                   column_config={c: st.column_config.NumberColumn(format="%.5f") for c in terms.columns[1:]})
+    with left:
+        layout.table(terms, {c: ".5f" for c in terms.columns[1:]})
     steps = [
         rf"s = q_{{{i}}}\cdot k_{{{j}}} = {w.score:.5f}",
         (rf"\text{{scaled}} = \frac{{{w.score:.5f}}}{{\sqrt{{{cfg.d_head}}}}} = \frac{{{w.score:.5f}}}{{{w.divisor:.4f}}}"
@@ -70,8 +70,7 @@ def show(trace, head: int, cell: tuple[int, int] | None) -> None:
                          f"head output row {i} (all keys)": w.head_out})
     st.markdown(f"The weight then scales {kj}'s value vector; row {i} of the head's output is the sum of "
                 f"these scaled value vectors over every key.")
-    st.dataframe(flow, hide_index=True, width="stretch", height=min(40 + 36 * len(flow), 420),
-                 column_config={c: st.column_config.NumberColumn(format="%.5f") for c in flow.columns[1:]})
+    layout.table(flow, {c: ".5f" for c in flow.columns[1:]})
 
 
 def clicked_entry(keys: dict[str, str], first_column: int) -> tuple[str, int, int] | None:
@@ -100,5 +99,4 @@ def show_projection(trace, params, entry: tuple[str, int, int] | None) -> None:
     table = pd.DataFrame({"d": np.arange(len(work.products)), f"X[{token}][d]": work.x_row,
                           f"W_{name}[d][{column}]": work.w_col, "product": work.products,
                           "running sum": work.running})
-    st.dataframe(table, hide_index=True, width="stretch", height=min(40 + 36 * len(table), 420),
-                 column_config={c: st.column_config.NumberColumn(format="%.5f") for c in table.columns[1:]})
+    layout.table(table, {c: ".5f" for c in table.columns[1:]})

@@ -43,6 +43,38 @@ def header(title: str, intro: str, formula: str | Sequence[str]) -> sidebar.View
     return v
 
 
+BAR = "#5b8fd6"            # a mid blue: readable under black text in light and dark themes
+TABLE_ROWS = 12            # a taller table scrolls inside a fixed height, its header kept in view
+
+
+def _text(values) -> bool:
+    return values.dtype == object or pd.api.types.is_string_dtype(values)
+
+
+def table(frame: pd.DataFrame, formats: dict[str, str] | None = None, *, bars: dict[str, tuple[float, float]] | None = None,
+          labels_in_header: bool = False, hide_index: bool = True) -> None:
+    """A static table (st.table, no data grid to mount on every rerun) of a page's small numbers.
+
+    `formats` maps a column to a format spec (".5f", ".2e", ".1%"); `bars` draws a bar from lo to hi
+    behind a column's cells. st.table reads Markdown in every cell, so user text (every text cell,
+    a text index and, with `labels_in_header`, the column names) is escaped to show literally.
+    """
+    shown = frame.copy()
+    for col in shown.columns:
+        if _text(shown[col]):
+            shown[col] = [md_escape(x) for x in shown[col]]
+    if _text(shown.index):
+        shown.index = [md_escape(x) for x in shown.index]
+    if labels_in_header:
+        shown.columns = [md_escape(c) for c in shown.columns]
+    specs = {shown.columns[frame.columns.get_loc(c)]: "{:" + f + "}" for c, f in (formats or {}).items()}
+    styler = shown.style.format(specs)
+    for col, (lo, hi) in (bars or {}).items():
+        styler = styler.bar(subset=[shown.columns[frame.columns.get_loc(col)]], vmin=lo, vmax=hi, color=BAR)
+    tall = len(frame) > TABLE_ROWS
+    st.table(styler, hide_index=hide_index, height=38 + 35 * TABLE_ROWS if tall else "content")
+
+
 def notice(text: str) -> None:
     """The page's 'what to notice' line, computed by the page from the live numbers."""
     st.success("**What to notice:** " + text, icon=":material/visibility:")

@@ -1,0 +1,132 @@
+"""Heatmap colours and raster heatmaps: one colour scale whether Vega or NumPy paints the cells."""
+from __future__ import annotations
+
+import base64
+import io
+import json
+
+import numpy as np
+import pytest
+from PIL import Image
+
+import engine
+from tests.conftest import PAGES, assert_clean, open_app
+from ui import charts, state
+
+# Written out here, independently of ui/charts.py: the first and last stops of Vega's two schemes.
+VIRIDIS_ENDS = ((0x44, 0x01, 0x54), (0xFD, 0xE7, 0x25))
+BLUEORANGE_ENDS = ((0x13, 0x4B, 0x85), (0x99, 0x4A, 0x07))
+GREY = (0x9C, 0xA3, 0xAF)
+
+
+def oracle_colour(value: float, stops: list[str], points: list[float]) -> tuple[int, int, int]:
+    """One cell's colour the slow way: find its segment, mix the two stops' channels linearly."""
+    if value != value:                                   # NaN: a masked cell
+        return GREY
+    value = min(max(value, points[0]), points[-1])
+    for k in range(len(points) - 1):
+        if points[k] <= value <= points[k + 1]:
+            span = points[k + 1] - points[k]
+            t = 0.0 if span == 0 else (value - points[k]) / span
+            a, b = stops[k], stops[k + 1]
+            return tuple(round(int(a[1 + 2 * i:3 + 2 * i], 16) * (1 - t) + int(b[1 + 2 * i:3 + 2 * i], 16) * t)
+                         for i in range(3))
+    raise AssertionError("value outside every segment")
+
+
+def test_scheme_stops_are_vegas():
+    viridis, blueorange = charts.scheme_colours(charts.WEIGHTS), charts.scheme_colours(charts.SIGNED)
+    assert len(viridis) == 31 and len(blueorange) == 11
+    for colours, ends in ((viridis, VIRIDIS_ENDS), (blueorange, BLUEORANGE_ENDS)):
+        assert tuple(int(colours[0][i:i + 2], 16) for i in (1, 3, 5)) == ends[0]
+        assert tuple(int(colours[-1][i:i + 2], 16) for i in (1, 3, 5)) == ends[1]
+
+
+def test_diverging_ramp_puts_its_middle_stop_at_zero_even_when_lopsided():
+    points = charts.ramp_domain(charts.SIGNED, (-1.0, 4.0))
+    assert points[0] == -1.0 and points[-1] == 4.0 and points[5] == 0.0
+    assert np.all(np.diff(points) > 0)
+    assert charts.ramp_domain(charts.WEIGHTS, (0.0, 0.5)) == pytest.approx(np.linspace(0, 0.5, 31))
+
+
+@pytest.mark.parametrize("scheme, domain", [(charts.WEIGHTS, (0.0, 0.37)), (charts.SIGNED, (-2.5, 2.5)),
+                                            (charts.SIGNED, (-0.3, 1.7))])
+def test_paint_matches_a_per_cell_oracle(scheme, domain):
+    rng = np.random.RandomState(3)
+    matrix = rng.uniform(domain[0] - 0.2, domain[1] + 0.2, size=(9, 13))   # some cells outside: clamped
+    matrix[2, 3] = np.nan
+    stops, points = list(charts.scheme_colours(scheme)), charts.ramp_domain(scheme, domain)
+    painted = charts.paint(matrix, scheme, domain)
+    assert painted.shape == (9, 13, 3) and painted.dtype == np.uint8
+    for r in range(9):
+        for c in range(13):
+            expect = oracle_colour(float(matrix[r, c]), stops, points)
+            assert np.abs(painted[r, c].astype(int) - expect).max() <= 1, (r, c)
+    assert tuple(painted[2, 3]) == GREY
+
+
+def test_vector_heatmap_scale_is_the_same_ramp():
+    spec = charts._heatmap_spec(("a", "b"), ("a", "b"), "t", "key", "query", charts.SIGNED, (-1.0, 3.0),
+                                True, ".2f", False, 300, False, False, "masked")
+    scale = spec["layer"][0]["encoding"]["color"]["scale"]
+    assert scale["range"] == list(charts.scheme_colours(charts.SIGNED))
+    assert scale["domain"] == charts.ramp_domain(charts.SIGNED, (-1.0, 3.0))
+    assert scale["interpolate"] == "rgb" and scale["clamp"] is True
+
+
+def _pictures(at) -> dict[str, np.ndarray]:
+    """{chart title: its raster as (R, C, 3)} for every raster heatmap on the page."""
+    out = {}
+    for chart in at.get("vega_lite_chart"):
+        names = {d.name for d in chart.proto.datasets}
+        if "picture" not in names:
+            continue
+        import pyarrow as pa
+        data = next(d for d in chart.proto.datasets if d.name == "picture")
+        url = pa.ipc.open_stream(data.data.data).read_all().column("url")[0].as_py()
+        assert url.startswith("data:image/png;base64,")
+        image = Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1])))
+        spec = json.loads(chart.proto.spec)
+        out[spec["title"]["text"]] = np.asarray(image.convert("RGB"))
+    return out
+
+
+def test_every_head_map_at_the_maximum_is_a_picture_of_the_traces_weights():
+    params = {"seq_len": "64", "d_model": "128", "heads": "16", "d_ff": "512"}
+    at = open_app(PAGES[4], params)
+    assert_clean(at)
+    controls, _ = state.from_params(params)
+    t = engine.run(state.to_config(controls), state.to_tokens(controls).words)
+    pictures = _pictures(at)
+    assert {f"head {h}" for h in range(16)} <= set(pictures), sorted(pictures)
+    top = float(t.weights.max())                     # one colour scale for all 16 maps
+    stops, points = list(charts.scheme_colours(charts.WEIGHTS)), charts.ramp_domain(charts.WEIGHTS, (0.0, top))
+    rng = np.random.RandomState(0)
+    for h in range(16):
+        picture = pictures[f"head {h}"]
+        assert picture.shape == (64, 64, 3)
+        for r, c in zip(rng.randint(0, 64, 40), rng.randint(0, 64, 40)):
+            expect = oracle_colour(float(t.weights[h, r, c]), stops, points)
+            assert np.abs(picture[r, c].astype(int) - expect).max() <= 1, (h, r, c)
+        r, c = np.unravel_index(np.argmax(t.weights[h]), (64, 64))
+        if t.weights[h, r, c] == top:
+            assert tuple(picture[r, c]) == VIRIDIS_ENDS[1]
+
+
+def test_small_maps_stay_vector_with_every_cell_and_a_tooltip():
+    at = open_app(PAGES[4])
+    assert_clean(at)
+    for chart in at.get("vega_lite_chart"):
+        names = {d.name for d in chart.proto.datasets}
+        assert "picture" not in names and "cells" in names
+        spec = json.loads(chart.proto.spec)
+        assert "tooltip" in spec["layer"][0]["encoding"]
+
+
+def test_raster_outlines_the_picked_cell_and_the_highlighted_token():
+    data = charts.raster_data(np.zeros((6, 6)), list("abcdef"), list("abcdef"), charts.WEIGHTS, (0.0, 1.0),
+                              pick=(1, 2), highlight=5)
+    outline = data["outline"].to_pandas()
+    assert outline[~outline["hl"]][["row", "col"]].values.tolist() == [["b", "c"]]
+    assert len(outline[outline["hl"]]) == 11                   # row 5 and column 5, the corner once
+    assert set(outline[outline["hl"]].apply(lambda x: "f" in (x["row"], x["col"]), axis=1)) == {True}
