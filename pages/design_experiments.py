@@ -1,7 +1,6 @@
 """Experiments: three design choices made visible (÷√d_head, positions, the causal mask), live numbers."""
 from __future__ import annotations
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 
@@ -12,7 +11,6 @@ SAMPLES, SEED, ROWS = xp.SAMPLES, xp.SEED, xp.ROWS
 SECTIONS = {"scale": "1 · Why ÷ √d_head", "positions": "2 · Why positions", "mask": "3 · Why a causal mask"}
 ORANGE, BLUE, GREY = "#e8710a", "#3b9ae1", "#8b95a1"   # visible on light and dark backgrounds
 COLOURS = {xp.RAW: ORANGE, xp.SCALED: BLUE, "÷ √d_head": BLUE, "raw (no ÷√d)": ORANGE, "uniform rows": GREY}
-FONT = 13
 SIDE_BY_SIDE = 8                          # longest sentence whose two maps sit side by side, readable at 1280 px
 
 v = layout.header(
@@ -24,29 +22,14 @@ v = layout.header(
     r"Q, K, V \text{ computed from } X + P",
 )
 cfg, words, h, present = v.config, v.words, v.controls.head, v.present
-font = 17 if present else FONT
 ss = st.session_state
 
 
 def lines(table: pd.DataFrame, x: str, y: str, *, series: list[str], reference: str, x_title: str,
           y_title: str, x_values: list, log_base: int, y_log: bool, pick: float, fmt: str) -> None:
-    """Measured points joined by lines, dashed reference rows (a Vega test), a rule at the picked x."""
-    x_enc = alt.X(f"{x}:Q", title=x_title, scale=alt.Scale(type="log", base=log_base),
-                  axis=alt.Axis(values=x_values, labelFontSize=font, titleFontSize=font, format=fmt, grid=False))
-    y_enc = alt.Y(f"{y}:Q", title=y_title, scale=alt.Scale(type="log") if y_log else alt.Scale(domain=[0, 1]),
-                  axis=alt.Axis(labelFontSize=font, titleFontSize=font))
-    colour = alt.Color("series:N", scale=alt.Scale(domain=series, range=[COLOURS[k] for k in series]),
-                       legend=alt.Legend(title=None, orient="top", labelFontSize=font, symbolStrokeWidth=3,
-                                         labelLimit=260))
-    tips = [alt.Tooltip("series:N"), alt.Tooltip(f"{x}:Q", title=x_title),
-            alt.Tooltip(f"{y}:Q", title=y_title, format=".4f")]
-    base = alt.Chart(table).encode(x=x_enc, y=y_enc, color=colour, tooltip=tips)
-    solid = base.transform_filter(f"!({reference})")
-    rule = alt.Chart(pd.DataFrame({x: [pick]})).mark_rule(color="#9ca3af", strokeDash=[2, 3], strokeWidth=2) \
-        .encode(x=alt.X(f"{x}:Q"))
-    chart = alt.layer(solid.mark_line(strokeWidth=2.5), solid.mark_point(filled=True, size=70),
-                      base.transform_filter(reference).mark_line(strokeDash=[6, 4], strokeWidth=2), rule)
-    st.altair_chart(chart.properties(height=340 if present else 300), width="stretch")
+    charts.lines(table, x, y, series=[(name, COLOURS[name]) for name in series], reference=reference,
+                 x_title=x_title, y_title=y_title, x_values=x_values, log_base=log_base, y_log=y_log, pick=pick,
+                 fmt=fmt, present=present)
 
 
 def pair(*maps: dict) -> None:

@@ -416,3 +416,44 @@ def bars(values: Sequence[float], labels: Sequence[str], *, title: str, highligh
                      "top": pa.array([i == highlight for i in range(len(labels))], pa.bool_())})
     spec = {**_bars_spec(labels, title, present, fmt), "datasets": {"bars": data}}
     st.vega_lite_chart(spec=spec, width="stretch")
+
+
+@lru_cache(maxsize=32)
+def _lines_template(x: str, y: str, series: tuple[tuple[str, str], ...], reference: str, x_title: str,
+                    y_title: str, x_values: tuple, log_base: int, y_log: bool, fmt: str, present: bool) -> str:
+    """The Altair-built spec of a measured-points-and-lines chart, built and validated once."""
+    font = 17 if present else 13
+    x_enc = alt.X(f"{x}:Q", title=x_title, scale=alt.Scale(type="log", base=log_base),
+                  axis=alt.Axis(values=list(x_values), labelFontSize=font, titleFontSize=font, format=fmt,
+                                grid=False))
+    y_enc = alt.Y(f"{y}:Q", title=y_title, scale=alt.Scale(type="log") if y_log else alt.Scale(domain=[0, 1]),
+                  axis=alt.Axis(labelFontSize=font, titleFontSize=font))
+    colour = alt.Color("series:N", scale=alt.Scale(domain=[n for n, _ in series], range=[c for _, c in series]),
+                       legend=alt.Legend(title=None, orient="top", labelFontSize=font, symbolStrokeWidth=3,
+                                         labelLimit=260))
+    tips = [alt.Tooltip("series:N"), alt.Tooltip(f"{x}:Q", title=x_title),
+            alt.Tooltip(f"{y}:Q", title=y_title, format=".4f")]
+    base = alt.Chart().encode(x=x_enc, y=y_enc, color=colour, tooltip=tips)
+    solid = base.transform_filter(f"!({reference})")
+    rule = alt.Chart().mark_rule(color="#9ca3af", strokeDash=[2, 3], strokeWidth=2).encode(x=alt.X(f"{x}:Q"))
+    chart = alt.layer(solid.mark_line(strokeWidth=2.5), solid.mark_point(filled=True, size=70),
+                      base.transform_filter(reference).mark_line(strokeDash=[6, 4], strokeWidth=2), rule)
+    spec = chart.properties(height=340 if present else 300).to_dict()
+    spec.pop("datasets", None)
+    for layer, name in zip(spec["layer"], ("points", "points", "points", "rule")):
+        layer["data"] = {"name": name}
+    return json.dumps(spec)
+
+
+def lines(table: pd.DataFrame, x: str, y: str, *, series: Sequence[tuple[str, str]], reference: str,
+          x_title: str, y_title: str, x_values: Sequence, log_base: int, y_log: bool, pick: float, fmt: str,
+          present: bool = False) -> None:
+    """Measured points joined by lines, dashed reference rows (a Vega test), a dotted rule at x = pick.
+
+    series: (name, colour) pairs in legend order; the spec is built once per shape, the data per call.
+    """
+    template = _lines_template(x, y, tuple(series), reference, x_title, y_title, tuple(x_values), log_base,
+                               y_log, fmt, present)
+    spec = {**json.loads(template), "datasets": {"points": pa.Table.from_pandas(table, preserve_index=False),
+                                                 "rule": pa.table({x: pa.array([float(pick)])})}}
+    st.vega_lite_chart(spec=spec, width="stretch")
