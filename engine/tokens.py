@@ -4,6 +4,7 @@ from __future__ import annotations
 import hashlib
 import unicodedata
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
@@ -90,10 +91,19 @@ def _word_seed(word: str, stream_seed: int) -> list[int]:
     return [int.from_bytes(digest[:4], "little"), int.from_bytes(digest[4:], "little"), stream_seed, 0x70C]
 
 
+@lru_cache(maxsize=8192)
+def _word_draw(word: str, stream_seed: int, d_model: int) -> np.ndarray:
+    """The word's own d_model standard-normal draws (read-only; remembered: a new RandomState per word
+    and run was most of a 64-token forward pass)."""
+    raw = np.random.RandomState(_word_seed(word, stream_seed)).randn(d_model)      # (C,)
+    raw.setflags(write=False)
+    return raw
+
+
 def unknown_word_vector(cfg: Config, word: str) -> np.ndarray:
     """A vector for a word outside the vocabulary, from its own stream: it never shifts a weight draw."""
     stream_seed = cfg.input_seed if cfg.embedding_stream == "inputs" else cfg.seed
-    raw = np.random.RandomState(_word_seed(word, stream_seed)).randn(cfg.d_model)   # (C,)
+    raw = _word_draw(word, stream_seed, cfg.d_model)                                # (C,)
     return raw if cfg.embedding_stream == "inputs" else raw / np.sqrt(cfg.d_model)
 
 
