@@ -447,3 +447,14 @@ def test_softmax_leaves_its_input_alone_and_accepts_plain_numbers():
     np.testing.assert_allclose(out[1], [1 / 3] * 3, rtol=1e-15)
     np.testing.assert_allclose(engine.softmax([1, 2, 3]), engine.softmax(np.array([1.0, 2.0, 3.0])), rtol=0)
     np.testing.assert_allclose(engine.softmax(np.array([[0.0], [1e300]]), axis=0), [[0.0], [1.0]])
+
+
+def test_an_unknown_words_remembered_draw_is_read_only_and_the_same_as_a_fresh_one():
+    from engine import tokens
+
+    cfg = engine.get_preset("part4").config
+    first = tokens.unknown_word_vector(cfg, "zebra")
+    with pytest.raises(ValueError):
+        first[0] = 1.0                                   # the remembered draw cannot be changed in place
+    fresh = np.random.RandomState(tokens._word_seed("zebra", cfg.input_seed)).randn(cfg.d_model)
+    assert np.array_equal(tokens.unknown_word_vector(cfg, "zebra"), fresh)

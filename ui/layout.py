@@ -4,6 +4,7 @@ from __future__ import annotations
 import inspect
 import io
 import string
+from functools import lru_cache
 from typing import Callable, Sequence
 
 import numpy as np
@@ -103,6 +104,11 @@ def _npz(trace) -> Callable[[], bytes]:
     return build
 
 
+@lru_cache(maxsize=64)
+def _source(fn: Callable) -> str:
+    return inspect.getsource(fn)
+
+
 def exports(slug: str, trace, matrices: dict[str, tuple[np.ndarray, Sequence[str], Sequence[str]]],
             code: Sequence[Callable] = ()) -> None:
     """Download this page's matrices (CSV) and the whole trace (.npz); show the engine's code."""
@@ -117,4 +123,4 @@ def exports(slug: str, trace, matrices: dict[str, tuple[np.ndarray, Sequence[str
     if code:
         with st.expander("Show the NumPy code for this step"):
             for fn in code:
-                st.code(inspect.getsource(fn), language="python")
+                st.code(_source(fn), language="python")
