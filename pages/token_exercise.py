@@ -182,9 +182,8 @@ for col, name, what in ((causal_col, "causal", "the causal mask"),
 # --------------------------------------------------------------------------- 5 · the block output
 st.subheader("5 · The block output")
 out = exercise.outputs(ext, quote=layout.q)
-top = float(out.change.max())
 layout.table(pd.DataFrame({"token": list(b.labels), "‖Δ output‖": out.change, "share of its length": out.relative}),
-             {"‖Δ output‖": ".4f", "share of its length": ".1%"}, bars={"‖Δ output‖": (0.0, top if top > 0 else 1.0)})
+             {"‖Δ output‖": ".4f", "share of its length": ".1%"})
 st.markdown(out.sentence)
 
 layout.notice(exercise.notice(ext, h, quote=layout.q))

@@ -82,7 +82,7 @@ def test_preset_sets_every_control_and_pages_show_the_articles_numbers():
     # The softmax page's table holds each row's strongest weight: compare with the article's matrix.
     golden = engine.run_preset("day33").weights[0]
     table = at.table[0].value
-    np.testing.assert_allclose(table["row sum"].to_numpy(), golden.sum(axis=1), atol=1e-12)
+    assert list(table["row sum"]) == [f"{x:.6f}" for x in golden.sum(axis=1)]        # printed with 6 decimals
     np.testing.assert_allclose(table["weight"].to_numpy(), golden.max(axis=1), atol=1e-12)
     assert list(table["attends most to"]) == [engine.run_preset("day33").labels[j] for j in golden.argmax(axis=1)]
 
@@ -197,15 +197,16 @@ def test_cell_inspector_shows_the_traces_numbers(page, preset, head, cell):
     i, j = cell
     assert any(f"Worked cell: query {i} → key {j}, head {head}" in s.value for s in at.subheader)
     terms = next(d.value for d in at.table if "running sum" in d.value.columns)
-    np.testing.assert_allclose(terms[f"q[{i}][d]"], t.q[head, i], rtol=0, atol=1e-15)
-    np.testing.assert_allclose(terms[f"k[{j}][d]"], t.k[head, j], rtol=0, atol=1e-15)
-    assert terms["running sum"].iloc[-1] == pytest.approx(t.scores[head, i, j], abs=1e-14)
+    # Every term is printed with 5 decimals, exactly as the engine's numbers format.
+    assert list(terms[f"q[{i}][d]"]) == [f"{x:.5f}" for x in t.q[head, i]]
+    assert list(terms[f"k[{j}][d]"]) == [f"{x:.5f}" for x in t.k[head, j]]
+    assert terms["running sum"].iloc[-1] == f"{t.scores[head, i, j]:.5f}"
     latex = " ".join(x.value for x in at.latex)
     assert f"{t.weights[head, i, j]:.5f}" in latex
     assert f"{t.scaled[head, i, j]:.5f}" in latex
     flow = next(d.value for d in at.table if any(c.startswith("weight × v") for c in d.value.columns))
-    np.testing.assert_allclose(flow.iloc[:, 2], t.weights[head, i, j] * t.v[head, j], atol=1e-15)
-    np.testing.assert_allclose(flow.iloc[:, 3], t.heads[head, i], atol=1e-15)
+    assert list(flow.iloc[:, 2]) == [f"{x:.5f}" for x in t.weights[head, i, j] * t.v[head, j]]
+    assert list(flow.iloc[:, 3]) == [f"{x:.5f}" for x in t.heads[head, i]]
 
 
 def test_cell_inspector_under_the_mask_says_the_weight_is_zero():
@@ -231,7 +232,7 @@ def test_projection_inspector_matches_the_trace():
     assert_clean(at)
     t = engine.run_preset("part4")
     table = at.table[-1].value
-    assert table["running sum"].iloc[-1] == pytest.approx(t.v[1, 3, 4], abs=1e-14)
+    assert table["running sum"].iloc[-1] == f"{t.v[1, 3, 4]:.5f}"
 
 
 # --------------------------------------------------------------------------- presenter view (issue 5)

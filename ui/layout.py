@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import inspect
 import io
+import re
 import string
 from functools import lru_cache
 from typing import Callable, Sequence
@@ -44,36 +45,39 @@ def header(title: str, intro: str, formula: str | Sequence[str]) -> sidebar.View
     return v
 
 
-BAR = "#5b8fd6"            # a mid blue: readable under black text in light and dark themes
 TABLE_ROWS = 12            # a taller table scrolls inside a fixed height, its header kept in view
+_NATIVE = re.compile(r"\.[0-4]f")   # st.table shows every float with 4 decimals by itself
 
 
 def _text(values) -> bool:
     return values.dtype == object or pd.api.types.is_string_dtype(values)
 
 
-def table(frame: pd.DataFrame, formats: dict[str, str] | None = None, *, bars: dict[str, tuple[float, float]] | None = None,
-          labels_in_header: bool = False, hide_index: bool = True) -> None:
-    """A static table (st.table, no data grid to mount on every rerun) of a page's small numbers.
+def table(frame: pd.DataFrame, formats: dict[str, str] | None = None, *, labels_in_header: bool = False,
+          hide_index: bool = True) -> None:
+    """A static table (st.table: no data grid to mount on every rerun) of a page's small numbers.
 
-    `formats` maps a column to a format spec (".5f", ".2e", ".1%"); `bars` draws a bar from lo to hi
-    behind a column's cells. st.table reads Markdown in every cell, so user text (every text cell,
-    a text index and, with `labels_in_header`, the column names) is escaped to show literally.
+    `formats` maps a column to a format spec. Up to 4 decimals ('.3f', '.4f') the column stays numeric
+    (st.table prints 4 decimals, right-aligned); any other spec ('.6f', '.2e', '.1%') is applied here
+    and the column sent as text. No pandas Styler: it costs ~7 ms of server time per table and run.
+    st.table reads Markdown in text cells, so user text (text cells, a text index and, with
+    `labels_in_header`, the column names) is escaped to show literally.
     """
-    shown = frame.copy()
-    for col in shown.columns:
-        if _text(shown[col]):
-            shown[col] = [md_escape(x) for x in shown[col]]
-    if _text(shown.index):
-        shown.index = [md_escape(x) for x in shown.index]
-    if labels_in_header:
-        shown.columns = [md_escape(c) for c in shown.columns]
-    specs = {shown.columns[frame.columns.get_loc(c)]: "{:" + f + "}" for c, f in (formats or {}).items()}
-    styler = shown.style.format(specs)
-    for col, (lo, hi) in (bars or {}).items():
-        styler = styler.bar(subset=[shown.columns[frame.columns.get_loc(col)]], vmin=lo, vmax=hi, color=BAR)
+    formats = formats or {}
+    shown = {}
+    for col in frame.columns:
+        values, spec = frame[col], formats.get(col)
+        name = md_escape(col) if labels_in_header else col
+        if _text(values):
+            shown[name] = [md_escape(x) for x in values]
+        elif spec and not _NATIVE.fullmatch(spec):
+            shown[name] = [format(x, spec) for x in values]
+        else:
+            shown[name] = values.to_numpy()
+    index = [md_escape(x) for x in frame.index] if _text(frame.index) else frame.index
     tall = len(frame) > TABLE_ROWS
-    st.table(styler, hide_index=hide_index, height=38 + 35 * TABLE_ROWS if tall else "content")
+    st.table(pd.DataFrame(shown, index=index), hide_index=hide_index,
+             height=38 + 35 * TABLE_ROWS if tall else "content")
 
 
 def notice(text: str) -> None:
