@@ -1,6 +1,7 @@
 """Experiments: three design choices made visible (÷√d_head, positions, the causal mask), live numbers."""
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -8,7 +9,8 @@ from engine import analysis, experiments as xp
 from ui import charts, compute, layout
 
 SAMPLES, SEED, ROWS = xp.SAMPLES, xp.SEED, xp.ROWS
-SECTIONS = {"scale": "1 · Why ÷ √d_head", "positions": "2 · Why positions", "mask": "3 · Why a causal mask"}
+SECTIONS = {"scale": "1 · Why ÷ √d_head", "init": "2 · ÷ √d_head in this block", "positions": "3 · Why positions",
+            "mask": "4 · Why a causal mask"}
 ORANGE, BLUE, GREY = "#e8710a", "#3b9ae1", "#8b95a1"   # visible on light and dark backgrounds
 COLOURS = {xp.RAW: ORANGE, xp.SCALED: BLUE, "÷ √d_head": BLUE, "raw (no ÷√d)": ORANGE, "uniform rows": GREY}
 SIDE_BY_SIDE = 8                          # longest sentence whose two maps sit side by side, readable at 1280 px
@@ -51,7 +53,7 @@ def prose(text: str) -> None:
         st.markdown(text)
 
 
-# --------------------------------------------------------------------------- 1 · ÷ √d_head
+# --------------------------------------------------------------------------- 1 · why ÷ √d_head
 def scaling_section() -> None:
     st.subheader(SECTIONS["scale"])
     prose("Give every query and key entry a spread of 1. A score adds up d_head products, each with "
@@ -89,7 +91,23 @@ def scaling_section() -> None:
         st.caption(f"Max weight per row: the softmax of one random query against {T} random keys (the "
                    f"sidebar's sequence length), averaged over {ROWS} rows. A uniform row has {rnd.uniform:.3f}.")
 
-    st.markdown("##### The consequence in the sidebar's block")
+    said = (f"at d_head = {d} the raw scores' variance is {curve.raw[i]:.1f}, {abs(curve.raw_off[i]):.1%} from "
+            f"the theory's {d}, and the scaled scores' {curve.scaled[i]:.2f} (theory 1); over {T} random keys the "
+            f"softmax row peaks at {rnd.raw_peak:.2f} without the division and {rnd.scaled_peak:.2f} with it "
+            f"(uniform {rnd.uniform:.2f}). Section 2 shows what this does in the sidebar's block.")
+    layout.notice(said)
+    widths = [str(w) for w in xp.D_HEADS]
+    layout.exports("experiment-variance", compute.trace(cfg, words), {
+        "variance of q·k by d_head": (np.column_stack([curve.raw, curve.scaled]), widths, ["raw", "scaled"]),
+    }, code=[analysis.score_variance, xp.random_rows])
+
+
+# --------------------------------------------------------------------------- 2 · ÷ √d_head in this block
+def init_section() -> None:
+    st.subheader(SECTIONS["init"])
+    prose("The same division in the sidebar's block, next to the block without it. How large the weights "
+          "are drawn decides how large the scores are: small weights give nearly uniform rows, large ones "
+          "push rows towards one-hot, and the division only removes the part that comes from the width.")
     if "xp_init" not in ss or ss.get("xp_init_preset") != v.controls.preset:
         ss["xp_init"] = min(xp.INIT_SCALES, key=lambda s: abs(s - cfg.init_scale))   # the preset's own scale
         ss["xp_init_preset"] = v.controls.preset
@@ -131,10 +149,7 @@ def scaling_section() -> None:
 
     on, off = r.one_hot_count
     peak_on, peak_off = r.mean_peak
-    said = (f"at d_head = {d} the raw scores' variance is {curve.raw[i]:.1f}, {abs(curve.raw_off[i]):.1%} from "
-            f"the theory's {d}, and the scaled scores' {curve.scaled[i]:.2f} (theory 1); over {T} random keys the "
-            f"softmax row peaks at {rnd.raw_peak:.2f} without the division and {rnd.scaled_peak:.2f} with it "
-            f"(uniform {rnd.uniform:.2f}). ")
+    said = ""
     if off > on:
         said += (f"In this block at ×{s:g}, {off} of {r.choice_rows} rows are nearly one-hot without the division "
                  f"({on} with it): such a row copies one token and ignores the rest. ")
@@ -156,10 +171,10 @@ def scaling_section() -> None:
     layout.exports("experiment-scale", t, {
         f"weights ÷√d head {h}": (r.scaled.weights[h], t.labels, t.labels),
         f"weights no scaling head {h}": (r.unscaled.weights[h], t.labels, t.labels),
-    }, code=[analysis.score_variance, xp.scaling_rows])
+    }, code=[xp.scaling_rows])
 
 
-# --------------------------------------------------------------------------- 2 · positions
+# --------------------------------------------------------------------------- 3 · positions
 def shuffle_again() -> None:
     ss["xp_seed"] = ss.get("xp_seed", 0) + 1
 
@@ -251,7 +266,7 @@ def positions_section() -> None:
     }, code=[analysis.shuffle, xp.positions_test])
 
 
-# --------------------------------------------------------------------------- 3 · causal mask
+# --------------------------------------------------------------------------- 4 · causal mask
 def mask_section() -> None:
     st.subheader(SECTIONS["mask"])
     prose("A model that writes text one token at a time cannot look at tokens it has not written yet. "
@@ -307,4 +322,4 @@ def mask_section() -> None:
 
 section = st.segmented_control("Experiment", options=list(SECTIONS), format_func=SECTIONS.get, default="scale",
                                required=True, key="xp_section", persist_state="session") or "scale"
-{"scale": scaling_section, "positions": positions_section, "mask": mask_section}[section]()
+{"scale": scaling_section, "init": init_section, "positions": positions_section, "mask": mask_section}[section]()

@@ -240,7 +240,7 @@ def test_experiments_module_stays_pure():
 
 
 # =========================================================================== the page (AppTest)
-SECTIONS = ("scale", "positions", "mask")
+SECTIONS = ("scale", "init", "positions", "mask")
 EXTREMES = [
     {},
     {"preset": "day33"},
@@ -274,6 +274,8 @@ def test_page_opens_on_the_first_section():
     assert at.segmented_control(key="xp_section").value == "scale"
     assert [h.value for h in at.subheader][0].startswith("1 · ")
     assert at.select_slider(key="xp_dhead").value == 64
+    assert "Section 2 shows" in notice(at)
+    show(at, "init")
     assert at.select_slider(key="xp_init").value == 0.1                # the Part 4 preset's own ×0.1
     assert "almost uniform" in notice(at) and "Part 4 preset as published" in notice(at)
 
@@ -293,7 +295,6 @@ def test_every_section_runs_at_defaults_and_extremes(params):
 def test_slider_extremes_show_the_engines_numbers(d_head, init):
     at = open_app(PAGE)
     at.select_slider(key="xp_dhead").set_value(d_head).run()
-    at.select_slider(key="xp_init").set_value(init).run()
     assert_clean(at)
     cfg, words, _ = controls_for({})
     curve = xp.variance_curve(xp.D_HEADS, xp.SAMPLES, xp.SEED)
@@ -302,6 +303,9 @@ def test_slider_extremes_show_the_engines_numbers(d_head, init):
     metrics = {m.label: m.value for m in at.metric}
     assert metrics == {"raw variance": f"{curve.raw[i]:.2f}", "scaled variance": f"{curve.scaled[i]:.3f}",
                        "max weight, raw": f"{rnd.raw_peak:.3f}", "max weight, ÷√d": f"{rnd.scaled_peak:.3f}"}
+    show(at, "init")
+    at.select_slider(key="xp_init").set_value(init).run()
+    assert_clean(at)
     r = xp.scaling_rows(cfg, words, init)
     shown = at.table[0].value
     assert shown["query"].tolist() == list(r.scaled.labels)
@@ -315,16 +319,17 @@ def test_slider_extremes_show_the_engines_numbers(d_head, init):
 def test_sliders_keep_their_values_across_sections():
     at = open_app(PAGE)
     at.select_slider(key="xp_dhead").set_value(512).run()
+    show(at, "init")
     at.select_slider(key="xp_init").set_value(3.0).run()
     show(at, "mask")
     show(at, "scale")
     assert at.select_slider(key="xp_dhead").value == 512
+    show(at, "init")
     assert at.select_slider(key="xp_init").value == 3.0
 
 
 def test_init_scale_starts_at_the_presets_own_value():
-    at = open_app(PAGE, {"preset": "day33"})
-    assert_clean(at)
+    at = show(open_app(PAGE, {"preset": "day33"}), "init")
     assert at.select_slider(key="xp_init").value == 1.0
     at.select_slider(key="xp_init").set_value(0.03).run()
     at.selectbox(key="preset").set_value("part4").run()               # a new preset: its own ×0.1 again
