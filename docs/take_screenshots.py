@@ -23,7 +23,7 @@ SHOTS = {                                   # file name -> (path and query of th
     "inputs": ("/", 0), "qkv": ("/qkv", 0), "scores": ("/scores?cell=0,2", 0),
     "softmax": ("/softmax?preset=day33", 0), "heads": ("/heads?seq_len=6", 0), "output": ("/output", 250),
     "exercise": ("/exercise?preset=day33", 0), "experiments": ("/experiments", 600),
-    "presenter": ("/softmax?present=1&cell=0,2", 0),
+    "presenter": ("/softmax?present=1&cell=0,2", 0), "heads-64": ("/heads?seq_len=64&d_model=128&heads=16", 0),
 }
 
 
@@ -68,6 +68,7 @@ def main() -> None:
                 if scroll:
                     page.mouse.move(800, 400)
                     page.mouse.wheel(0, scroll)
+                    page.mouse.move(5, 795)                  # no chart toolbar under the pointer
                 page.wait_for_timeout(1000)
                 page.screenshot(path=str(OUT / f"{name}.png"))
                 print("saved", OUT / f"{name}.png")

@@ -21,9 +21,9 @@ st.latex(rf"T = {T}\ \text{{tokens}},\quad d_{{model}} = {C}")
 ids = [engine.token_id(v.config, w) for w in v.words]
 table = pd.DataFrame({
     "position": range(T), "token": list(t.labels),
-    "vocabulary id": [str(i) if i is not None else "new word" for i in ids],
+    "vocab id": [str(i) if i is not None else "new word" for i in ids],
 })
-left, right = st.columns([1, 3])
+left, right = st.columns([3, 7])
 with left:
     layout.table(table)
 with right:

@@ -130,3 +130,16 @@ def test_raster_outlines_the_picked_cell_and_the_highlighted_token():
     assert outline[~outline["hl"]][["row", "col"]].values.tolist() == [["b", "c"]]
     assert len(outline[outline["hl"]]) == 11                   # row 5 and column 5, the corner once
     assert set(outline[outline["hl"]].apply(lambda x: "f" in (x["row"], x["col"]), axis=1)) == {True}
+
+
+def test_every_label_is_drawn_while_the_cells_are_wide_enough_for_it():
+    labels = tuple(f"word{i}" for i in range(6))
+    spec = charts._heatmap_spec(labels, labels, "t", "key", "query", charts.WEIGHTS, (0.0, 1.0),
+                                True, ".2f", False, 230, False, False, "masked")
+    axes = {ch: spec["layer"][0]["encoding"][ch]["axis"] for ch in ("x", "y")}
+    assert axes["x"]["labelOverlap"] is False and axes["y"]["labelOverlap"] is False      # 38 px cells
+    many = tuple(f"w{i}" for i in range(40))
+    spec = charts._heatmap_spec(many, many, "t", "key", "query", charts.WEIGHTS, (0.0, 1.0),
+                                False, ".2f", False, 230, False, False, "masked")
+    axes = {ch: spec["layer"][0]["encoding"][ch]["axis"] for ch in ("x", "y")}
+    assert axes["x"]["labelOverlap"] is True and axes["y"]["labelOverlap"] is True        # 5.75 px cells

@@ -33,6 +33,8 @@ MAX_LABELLED = 12         # print values inside cells up to this many rows and c
 CANVAS_CELLS = 1024       # from this many cells a heatmap is painted on a canvas, without per-cell ARIA
 TOOLTIP_MIN_PX = 5        # smaller cells get no tooltip (nothing to aim at; ~1 s per 64k cells to encode)
 HAIRLINE_MIN_PX = 8       # smaller cells get no white hairline between them
+X_LABEL_ALL_PX = 22       # from this cell width every column label is drawn (Vega's overlap test
+Y_LABEL_ALL_PX = 16       # counts a tilted label's whole box and would drop every other one)
 
 
 # The colour stops of Vega's own two schemes (vega-scale's data). Every heatmap's colour scale is these
@@ -118,9 +120,11 @@ def _heatmap_template(n_rows: int, n_cols: int, tilt: bool, has_title: bool, x_t
     # labels: seconds in the browser), an index sort into one aggregate per axis.
     x = alt.X("col:N", sort=alt.EncodingSortField(field="c", op="min"), title=x_title,
               axis=alt.Axis(labelAngle=-40 if tilt else 0,
-                            labelLimit=140, labelFontSize=font, titleFontSize=font, orient="top"))
+                            labelLimit=140, labelFontSize=font, titleFontSize=font, orient="top",
+                            labelOverlap=cell < X_LABEL_ALL_PX))
     y = alt.Y("row:N", sort=alt.EncodingSortField(field="r", op="min"), title=y_title,
-              axis=alt.Axis(labelLimit=140, labelFontSize=font, titleFontSize=font))
+              axis=alt.Axis(labelLimit=140, labelFontSize=font, titleFontSize=font,
+                            labelOverlap=cell < Y_LABEL_ALL_PX))
     tooltip = [alt.Tooltip("row:N", title=y_title or "row"), alt.Tooltip("col:N", title=x_title or "column"),
                alt.Tooltip("value:Q", title="value", format=".5~g")]
     scale = _colour_scale(scheme)
