@@ -21,6 +21,7 @@ Known and tolerated, nothing else:
 from __future__ import annotations
 
 import os
+import io
 import re
 from dataclasses import dataclass, field
 from urllib.parse import parse_qs, urlparse
@@ -344,3 +345,26 @@ def test_moving_d_model_back_and_forth_keeps_the_head_picker_working(tab):
         tab.assert_clean()
         assert bs.slider_value(tab.page, "d_model") == expected
     assert tab.page.locator("[data-testid='stSidebar'] .st-key-head").inner_text().startswith("Head to show")
+
+
+def test_sixteen_heads_of_64_tokens_are_drawn_as_pictures(tab):
+    """Maps of tiny cells are one PNG each (a data URL, never a request), drawn at full size."""
+    tab.open("/heads?seq_len=64&d_model=128&heads=16")
+    images = tab.page.evaluate(
+        """() => [...document.querySelectorAll("[data-testid='stVegaLiteChart'] svg g.mark-image image")]
+                   .map(img => { const box = img.getBoundingClientRect();
+                                 const href = img.getAttribute('href') || img.getAttribute('xlink:href') || '';
+                                 return [href.slice(0, 22), Math.round(box.width), Math.round(box.height)]; })""")
+    assert len(images) == 16 + 2, images                 # every head map, the concat and attn
+    for href, width, height in images:
+        assert href == "data:image/png;base64,"
+        assert width >= 150 and height >= 150           # 64 × 64 at 3.6 px a cell, 64 × 128 at 3 px
+    assert bs.chart_shapes(tab.page).get("head 0", (0, 0))[0] > 0, "the picture keeps its token axes"
+    # ... and it is painted: the pixels inside the first map are the map's many colours, not a blank box.
+    from PIL import Image
+    picture = tab.page.locator(f"{bs.CHART} svg g.mark-image image").first
+    picture.scroll_into_view_if_needed()
+    shot = Image.open(io.BytesIO(tab.page.screenshot(clip=picture.bounding_box()))).convert("RGB")
+    assert len(shot.getcolors(maxcolors=1 << 16) or ()) > 20, "the picture did not paint"
+    tab.shot("heads-16x64")
+    tab.assert_clean()
