@@ -143,3 +143,11 @@ def test_every_label_is_drawn_while_the_cells_are_wide_enough_for_it():
                                 False, ".2f", False, 230, False, False, "masked")
     axes = {ch: spec["layer"][0]["encoding"][ch]["axis"] for ch in ("x", "y")}
     assert axes["x"]["labelOverlap"] is True and axes["y"]["labelOverlap"] is True        # 5.75 px cells
+
+
+def test_bar_values_are_printed_in_a_grey_for_both_themes_and_only_while_bars_are_thick():
+    few = charts._bars_spec(tuple("abcd"), "t", False, ".3f")
+    text = [layer for layer in few["layer"] if layer["mark"]["type"] == "text"]
+    assert len(text) == 1 and text[0]["mark"]["color"] == charts.VALUE_TEXT
+    many = charts._bars_spec(tuple(f"w{i}" for i in range(64)), "t", False, ".3f")
+    assert [layer["mark"]["type"] for layer in many["layer"]] == ["bar"]

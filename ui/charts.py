@@ -33,6 +33,8 @@ MAX_LABELLED = 12         # print values inside cells up to this many rows and c
 CANVAS_CELLS = 1024       # from this many cells a heatmap is painted on a canvas, without per-cell ARIA
 TOOLTIP_MIN_PX = 5        # smaller cells get no tooltip (nothing to aim at; ~1 s per 64k cells to encode)
 HAIRLINE_MIN_PX = 8       # smaller cells get no white hairline between them
+BAR_VALUES_MAX = 24       # bar charts print each value up to this many bars
+VALUE_TEXT = "#6b7280"    # values printed outside marks: a grey legible on light and dark backgrounds
 X_LABEL_ALL_PX = 22       # from this cell width every column label is drawn (Vega's overlap test
 Y_LABEL_ALL_PX = 16       # counts a tilted label's whole box and would drop every other one)
 
@@ -393,10 +395,11 @@ def _bars_template(n: int, present: bool, fmt: str) -> str:
         x=alt.X("value:Q", title=None, axis=alt.Axis(labelFontSize=font - 2)),
         tooltip=[alt.Tooltip("token:N"), alt.Tooltip("value:Q", format=".6f")],
     )
-    chart = alt.layer(
-        base.mark_bar().encode(color=alt.condition("datum.top", alt.value("#e66101"), alt.value("#5e3c99"))),
-        base.mark_text(align="left", dx=4, fontSize=font - 1).encode(text=alt.Text("value:Q", format=fmt)),
-    ).properties(title=alt.Title(_TITLE, fontSize=font + 2, anchor="start"), height=max(120, min(30 * n, 720)),
+    layers = [base.mark_bar().encode(color=alt.condition("datum.top", alt.value("#e66101"), alt.value("#5e3c99")))]
+    if n <= BAR_VALUES_MAX:            # more bars are too thin to print on: the tooltip has the value
+        layers.append(base.mark_text(align="left", dx=4, fontSize=font - 1, color=VALUE_TEXT)
+                      .encode(text=alt.Text("value:Q", format=fmt)))
+    chart = alt.layer(*layers).properties(title=alt.Title(_TITLE, fontSize=font + 2, anchor="start"), height=max(120, min(30 * n, 720)),
                  autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))   # fit the width, keep the height
     spec = chart.to_dict(validate=False)
     spec.pop("datasets", None)
