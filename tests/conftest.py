@@ -1,8 +1,11 @@
 """Shared test helpers: the repo root on sys.path, and AppTest runs of the real frame."""
 from __future__ import annotations
 
+import json
+import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -36,6 +39,23 @@ def open_app(page: str | None = None, params: dict[str, str] | None = None, time
     if page is not None and page != PAGES[0]:
         at.switch_page(page).run()
     return at
+
+
+# Libraries the engine must never import (it is plain NumPy).
+FORBIDDEN = ("streamlit", "altair", "pandas")
+
+
+def run_probe(code: str) -> Any:
+    """Run code in a fresh interpreter at the repo root; it prints one JSON object last."""
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def loaded_by(setup: str) -> list[str]:
+    """The forbidden libraries loaded once `setup` (Python statements) has run in a fresh interpreter."""
+    return run_probe(f"import json, sys; {setup}; print(json.dumps(sorted("
+                     f"m for m in sys.modules if m.split('.')[0] in {FORBIDDEN!r})))")
 
 
 def assert_clean(at) -> None:

@@ -10,7 +10,7 @@ import pytest
 from PIL import Image
 
 import engine
-from tests.conftest import PAGES, assert_clean, open_app
+from conftest import PAGES, assert_clean, open_app
 from ui import charts, state
 
 # Written out here, independently of ui/charts.py: the first and last stops of Vega's two schemes.

@@ -1,13 +1,9 @@
 """The engine is plain NumPy: importing and running it pulls in no app or dataframe library."""
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-FORBIDDEN = ("streamlit", "altair", "pandas")
+from conftest import FORBIDDEN, ROOT, run_probe
 
 PROBE = """
 import json, sys
@@ -20,12 +16,6 @@ analysis.explain_cell(trace, 0, 1, 2)
 print(json.dumps({"loaded": sorted(m for m in sys.modules if m.split(".")[0] in %r),
                   "engine_file": engine.__file__, "T": trace.T}))
 """
-
-
-def run_probe(code: str) -> dict:
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def test_engine_imports_no_app_libraries():

@@ -1,9 +1,6 @@
 """The Experiments page: engine.experiments' numbers, then the page itself through AppTest."""
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from dataclasses import replace
 
 import numpy as np
@@ -14,7 +11,7 @@ from hypothesis import strategies as st
 import engine
 from engine import analysis
 from engine import experiments as xp
-from conftest import ROOT, assert_clean, open_app
+from conftest import assert_clean, loaded_by, open_app
 from ui import state
 
 PAGE = "pages/design_experiments.py"
@@ -231,12 +228,7 @@ def test_causal_properties_hold_for_any_block(d_model, T, seed, positional, init
 
 
 def test_experiments_module_stays_pure():
-    code = ("import json, sys; import engine.experiments as x; "
-            "x.causal_test(x.Config(), ['AI', 'builds']); "
-            "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('streamlit', 'altair', 'pandas'))))")
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+    assert loaded_by("import engine.experiments as x; x.causal_test(x.Config(), ['AI', 'builds'])") == []
 
 
 # =========================================================================== the page (AppTest)
