@@ -109,6 +109,38 @@ def _colour_scale(scheme: str) -> alt.Scale:
     return alt.Scale(domain=[_DOMAIN], range=list(scheme_colours(scheme)), interpolate="rgb", clamp=True)
 
 
+def _axes(cell: float, tilt: bool, font: int) -> tuple[alt.Axis, alt.Axis]:
+    """The x (on top) and y axes every heatmap has, vector or raster."""
+    x = alt.Axis(labelAngle=-40 if tilt else 0, labelLimit=140, labelFontSize=font, titleFontSize=font,
+                 orient="top", labelOverlap=cell < X_LABEL_ALL_PX)
+    y = alt.Axis(labelLimit=140, labelFontSize=font, titleFontSize=font, labelOverlap=cell < Y_LABEL_ALL_PX)
+    return x, y
+
+
+def _legend(font: int, height: float) -> alt.Legend:
+    return alt.Legend(title=None, labelFontSize=font - 2, gradientLength=max(120, min(height, 320)))
+
+
+def _finish(layers: list, width: float, height: float, has_title: bool, font: int, data: Sequence[str]) -> dict:
+    """Layers sized to the cells' area (axes and legend added around it), titled, each reading the
+    named dataset passed per run instead of inline data."""
+    chart = alt.layer(*layers).properties(
+        width=width, height=height,
+        title=alt.Title(_TITLE, fontSize=font + 2, anchor="start", offset=10) if has_title else "",
+    )
+    spec = chart.to_dict(validate=False)
+    spec["autosize"] = {"type": "pad"}
+    spec.pop("datasets", None)
+    for layer, name in zip(spec["layer"], data, strict=True):
+        layer["data"] = {"name": name}
+    return spec
+
+
+def _tilt(cols: Sequence[str]) -> bool:
+    """Column labels are drawn at an angle when there are many or any is long."""
+    return len(cols) > 6 or max(map(len, cols)) > 4
+
+
 @lru_cache(maxsize=256)
 def _heatmap_template(n_rows: int, n_cols: int, tilt: bool, has_title: bool, x_title: str, y_title: str,
                       scheme: str, labelled: bool, fmt: str, present: bool, max_width: int,
@@ -120,13 +152,9 @@ def _heatmap_template(n_rows: int, n_cols: int, tilt: bool, has_title: bool, x_t
     # Order the labels by their index columns, not by a list of labels: Vega-Lite turns a list into a
     # chain of label comparisons evaluated for every cell of every layer (64 × 512 cells against 512
     # labels: seconds in the browser), an index sort into one aggregate per axis.
-    x = alt.X("col:N", sort=alt.EncodingSortField(field="c", op="min"), title=x_title,
-              axis=alt.Axis(labelAngle=-40 if tilt else 0,
-                            labelLimit=140, labelFontSize=font, titleFontSize=font, orient="top",
-                            labelOverlap=cell < X_LABEL_ALL_PX))
-    y = alt.Y("row:N", sort=alt.EncodingSortField(field="r", op="min"), title=y_title,
-              axis=alt.Axis(labelLimit=140, labelFontSize=font, titleFontSize=font,
-                            labelOverlap=cell < Y_LABEL_ALL_PX))
+    x_axis, y_axis = _axes(cell, tilt, font)
+    x = alt.X("col:N", sort=alt.EncodingSortField(field="c", op="min"), title=x_title, axis=x_axis)
+    y = alt.Y("row:N", sort=alt.EncodingSortField(field="r", op="min"), title=y_title, axis=y_axis)
     tooltip = [alt.Tooltip("row:N", title=y_title or "row"), alt.Tooltip("col:N", title=x_title or "column"),
                alt.Tooltip("value:Q", title="value", format=".5~g")]
     scale = _colour_scale(scheme)
@@ -140,8 +168,7 @@ def _heatmap_template(n_rows: int, n_cols: int, tilt: bool, has_title: bool, x_t
     # at), and only a masked map filters out its hidden cells.
     hover = {"tooltip": tooltip} if cell >= TOOLTIP_MIN_PX else {}
     rect = base.mark_rect(**({"stroke": "#ffffff22", "strokeWidth": 0.5} if cell >= HAIRLINE_MIN_PX else {})).encode(
-        color=alt.Color("value:Q", scale=scale,
-                        legend=alt.Legend(title=None, labelFontSize=font - 2, gradientLength=max(120, min(height, 320)))),
+        color=alt.Color("value:Q", scale=scale, legend=_legend(font, height)),
         **hover,
     )
     if has_mask:
@@ -169,15 +196,7 @@ def _heatmap_template(n_rows: int, n_cols: int, tilt: bool, has_title: bool, x_t
         layers.append(base.mark_rect(fill=None, stroke=HIGHLIGHT_STROKE, strokeWidth=2.5)
                       .transform_filter("datum.hl"))
     layers.append(base.mark_rect(fill=None, stroke=PICK_STROKE, strokeWidth=3.5).transform_filter("datum.pick"))
-    chart = alt.layer(*layers).properties(
-        width=width, height=height,
-        title=alt.Title(_TITLE, fontSize=font + 2, anchor="start", offset=10) if has_title else "",
-    )
-    spec = chart.to_dict(validate=False)
-    spec["autosize"] = {"type": "pad"}                            # width/height are the cells' area, axes added
-    spec.pop("datasets", None)
-    for layer in spec.get("layer", []):
-        layer["data"] = {"name": "cells"}                         # every layer reads the table passed per run
+    spec = _finish(layers, width, height, has_title, font, ["cells"] * len(layers))
     if n_rows * n_cols >= CANVAS_CELLS:
         # Streamlit switches big charts to canvas and drops per-mark ARIA itself, but it does not count
         # rows of filtered layers, so these heatmaps would stay SVG: at 64 × 512 cells that is tens of
@@ -204,8 +223,7 @@ def _heatmap_spec(rows: tuple[str, ...], cols: tuple[str, ...], title: str, x_ti
                   max_width: int, selectable: bool, has_mask: bool, mask_word: str,
                   has_highlight: bool = False) -> dict:
     """The finished spec (without data). Shared between calls: callers must not mutate it in place."""
-    tilt = len(cols) > 6 or max(map(len, cols)) > 4
-    template = _heatmap_template(len(rows), len(cols), tilt, bool(title), x_title, y_title, scheme, labelled,
+    template = _heatmap_template(len(rows), len(cols), _tilt(cols), bool(title), x_title, y_title, scheme, labelled,
                                  fmt, present, max_width, selectable, has_mask, mask_word, has_highlight)
     low, high = float(domain[0]), float(domain[1])
     if scheme == SIGNED:
@@ -224,36 +242,24 @@ def _raster_template(n_rows: int, n_cols: int, tilt: bool, has_title: bool, x_ti
     colour legend and outlines: a handful of marks for Vega instead of one per cell."""
     cell, width, height = _sizes(n_rows, n_cols, present, max_width)
     font = 17 if present else 13
-    x = alt.X("col:N", scale=alt.Scale(domain=[_COLS]), title=x_title,
-              axis=alt.Axis(labelAngle=-40 if tilt else 0, labelLimit=140, labelFontSize=font,
-                            titleFontSize=font, orient="top"))
-    y = alt.Y("row:N", scale=alt.Scale(domain=[_ROWS]), title=y_title,
-              axis=alt.Axis(labelLimit=140, labelFontSize=font, titleFontSize=font))
+    x_axis, y_axis = _axes(cell, tilt, font)
+    x = alt.X("col:N", scale=alt.Scale(domain=[_COLS]), title=x_title, axis=x_axis)
+    y = alt.Y("row:N", scale=alt.Scale(domain=[_ROWS]), title=y_title, axis=y_axis)
     picture = alt.Chart().mark_image(width=width, height=height, aspect=False, align="left", baseline="top",
                                      smooth=False).encode(url="url:N", x=alt.value(0), y=alt.value(0))
     legend = alt.Chart().mark_point(opacity=0, size=0).encode(color=alt.Color(
-        "value:Q", scale=_colour_scale(scheme),
-        legend=alt.Legend(title=None, labelFontSize=font - 2, gradientLength=max(120, min(height, 320)))))
+        "value:Q", scale=_colour_scale(scheme), legend=_legend(font, height)))
     base = alt.Chart().encode(x=x, y=y)
     outline = [base.mark_rect(fill=None, stroke=HIGHLIGHT_STROKE, strokeWidth=2.5).transform_filter("datum.hl"),
                base.mark_rect(fill=None, stroke=PICK_STROKE, strokeWidth=3.5).transform_filter("!datum.hl")]
-    chart = alt.layer(picture, legend, *outline).properties(
-        width=width, height=height,
-        title=alt.Title(_TITLE, fontSize=font + 2, anchor="start", offset=10) if has_title else "",
-    )
-    spec = chart.to_dict(validate=False)
-    spec["autosize"] = {"type": "pad"}
-    spec.pop("datasets", None)
-    for layer, name in zip(spec["layer"], ("picture", "ramp", "outline", "outline")):
-        layer["data"] = {"name": name}
-    return json.dumps(spec)
+    return json.dumps(_finish([picture, legend, *outline], width, height, has_title, font,
+                              ["picture", "ramp", "outline", "outline"]))
 
 
 @lru_cache(maxsize=256)
 def _raster_spec(rows: tuple[str, ...], cols: tuple[str, ...], title: str, x_title: str, y_title: str,
                  scheme: str, domain: tuple[float, float], present: bool, max_width: int) -> dict:
-    tilt = len(cols) > 6 or max(map(len, cols)) > 4
-    template = _raster_template(len(rows), len(cols), tilt, bool(title), x_title, y_title, scheme, present,
+    template = _raster_template(len(rows), len(cols), _tilt(cols), bool(title), x_title, y_title, scheme, present,
                                 max_width)
     return _fill(template, {json.dumps(_TITLE): json.dumps(title), json.dumps([_ROWS]): json.dumps(list(rows)),
                             json.dumps([_COLS]): json.dumps(list(cols)),
