@@ -201,8 +201,10 @@ INSTRUMENT = """
     return [...document.querySelectorAll("[data-testid='stVegaLiteChart']")].every(chart => {
       if (!chart.classList.contains('vega-embed')) return false;
       const svg = chart.querySelector('svg.marks');
+      // Vega loads an image mark's picture first and sets its href only once it has loaded.
       if (svg) return svg.getBoundingClientRect().height > 0
-          && svg.querySelector('g.mark-rect, g.mark-text, g.mark-group') !== null;
+          && svg.querySelector('g.mark-rect, g.mark-text, g.mark-group') !== null
+          && [...svg.querySelectorAll('g.mark-image image')].every(img => !!img.getAttribute('href'));
       const canvas = chart.querySelector('canvas.marks');
       return !!canvas && canvas.getBoundingClientRect().height > 0;
     });

@@ -54,6 +54,15 @@ def assert_close(actual, expected, what, rel=1e-12):
     assert worst <= rel * scale, f"{what}: off by {worst:.3e} (scale {scale:.3e})"
 
 
+def weight_tol(*traces, rel=1e-12) -> float:
+    """A bound for rounding in weights that two runs computed separately (another sequence length
+    takes another BLAS kernel, so scores differ in their last bits): softmax moves a weight by at most
+    as much as the scores moved, and scores carry rounding relative to their own size. A wrong
+    implementation (a leaked mask, a lost factor) is off by far more than this."""
+    largest = max(float(np.max(np.abs(t.scaled[np.isfinite(t.scaled)]), initial=0.0)) for t in traces)
+    return rel * max(1.0, largest)
+
+
 # --------------------------------------------------------------------------- weights
 @FEW
 @given(configs(max_scale=100.0), sentences())
@@ -258,7 +267,7 @@ def test_causal_old_rows_are_unchanged_by_a_new_token(cfg, tokens, new):
     before = engine.run(cfg, tokens)
     after = engine.run(cfg, tokens + [new])
     T = len(tokens)
-    np.testing.assert_allclose(after.weights[:, :T, :T], before.weights, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(after.weights[:, :T, :T], before.weights, rtol=0, atol=weight_tol(before, after))
     assert np.all(after.weights[:, :T, T] == 0.0)
     assert_close(after.output[:T], before.output, "old outputs under the causal mask")
 
@@ -282,9 +291,10 @@ def test_extend_factors_match_the_formula(cfg, tokens, new):
     ext = analysis.extend(cfg, tokens, new)
     T = len(tokens)
     factors = old_row_factors(ext.after, T)
-    np.testing.assert_allclose(ext.factors, factors, rtol=1e-12, atol=1e-15)
-    np.testing.assert_allclose(ext.new_weight, 1 - factors, atol=1e-12)
-    assert ext.ratio_error <= 1e-12
+    tol = weight_tol(ext.before, ext.after)
+    np.testing.assert_allclose(ext.factors, factors, rtol=1e-12, atol=tol)
+    np.testing.assert_allclose(ext.new_weight, 1 - factors, atol=tol)
+    assert ext.ratio_error <= tol
     np.testing.assert_allclose(ext.diff, ext.after.weights[:, :T, :T] - ext.before.weights, atol=0)
 
 
@@ -321,7 +331,8 @@ def test_permuting_tokens_permutes_everything_without_positions(cfg, data):
     perm = data.draw(permutations(len(tokens)))
     original = engine.run(cfg, tokens)
     shuffled = engine.run(cfg, [tokens[p] for p in perm])
-    np.testing.assert_allclose(shuffled.weights, original.weights[:, perm][:, :, perm], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(shuffled.weights, original.weights[:, perm][:, :, perm], rtol=0,
+                               atol=weight_tol(original, shuffled))
     assert_close(shuffled.output, original.output[perm], "outputs under a permutation")
 
 
