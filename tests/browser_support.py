@@ -21,6 +21,10 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from ui import site  # noqa: E402
 ARTIFACTS = ROOT / "test-artifacts"           # git-ignored: screenshots and server logs
 
 CHROMIUM_FLAGS = [
@@ -31,21 +35,16 @@ VIEWPORT = {"width": 1400, "height": 1000}
 
 CHART = "[data-testid='stVegaLiteChart']"
 
-# The frame's pages in navigation order: (url path, page file, navigation title, charts drawn at the
-# default controls, keys of the selectable charts). The default page's deep link is the root URL.
+# The frame's pages in navigation order (ui.site.PAGES): (url path, page file, navigation title, charts
+# drawn at the default controls, keys of the selectable charts). The default page's link is the root URL.
 # Only selectable charts carry their key into the DOM (class st-key-<key>); the others are counted.
 # The concept pages' headings equal their navigation titles.
-PAGES = [
-    ("", "pages/input_vectors.py", "Inputs X", 1, []),
-    ("qkv", "pages/qkv_projections.py", "Q, K, V projections", 4, []),
-    ("scores", "pages/scaled_scores.py", "Scaled scores", 2, ["scores_raw", "scores_scaled"]),
-    ("softmax", "pages/softmax_weights.py", "Softmax weights", 2, ["softmax_map"]),
-    ("heads", "pages/head_maps.py", "Per-head maps", 4, []),
-    ("output", "pages/block_output.py", "Block output", 3, []),
-    ("exercise", "pages/token_exercise.py", "Exercise: 5 → 6 tokens", 1, []),
-    ("experiments", "pages/design_experiments.py", "Experiments: why?", 1, []),
-]
-CONCEPT_PAGES = {path for path, *_ in PAGES[:6]}      # the first chart of each has T rows
+_DRAWN = {"inputs": (1, []), "qkv": (4, []), "scores": (2, ["scores_raw", "scores_scaled"]),
+          "softmax": (2, ["softmax_map"]), "heads": (4, []), "output": (3, []), "exercise": (1, []),
+          "experiments": (1, [])}
+PAGES = [("" if i == 0 else page.path, page.file, page.title, *_DRAWN[page.path])
+         for i, page in enumerate(site.PAGES)]
+CONCEPT_PAGES = {"" if page is site.PAGES[0] else page.path for page in site.CONCEPT_PAGES}  # first chart: T rows
 
 
 # ----------------------------------------------------------------------------------- the browser

@@ -15,17 +15,10 @@ if str(ROOT) not in sys.path:
 
 APP = str(ROOT / "streamlit_app.py")
 
-# Every page file, in navigation order (the frame's PAGES list).
-PAGES = [
-    "pages/input_vectors.py",
-    "pages/qkv_projections.py",
-    "pages/scaled_scores.py",
-    "pages/softmax_weights.py",
-    "pages/head_maps.py",
-    "pages/block_output.py",
-    "pages/token_exercise.py",
-    "pages/design_experiments.py",
-]
+from ui import site  # noqa: E402  (after the root is on sys.path)
+
+# Every page file, in navigation order: the frame's own list.
+PAGES = [page.file for page in site.PAGES]
 
 
 def open_app(page: str | None = None, params: dict[str, str] | None = None, timeout: float = 30):

@@ -8,9 +8,9 @@ import pytest
 
 import engine
 from conftest import PAGES, assert_clean, open_app
-from ui import state
+from ui import site, state
 
-CONCEPT_PAGES = PAGES[:6]
+CONCEPT_PAGES = [page.file for page in site.CONCEPT_PAGES]
 
 EXTREMES = [
     {},                                                                       # part4 defaults

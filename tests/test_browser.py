@@ -8,15 +8,6 @@ Known and tolerated, nothing else:
 * On a deep link to a non-root page, Streamlit's frontend first probes "<path>/_stcore/health" and
   "<path>/_stcore/host-config" before falling back to the base URL: two 404 "Failed to load
   resource" console errors, matched here by their exact URLs.
-* Streamlit 1.67 runs the FIRST script run of a freshly started server through its legacy v1
-  multipage wrapper whenever a top-level pages/ folder exists (PagesManager.uses_pages_directory,
-  _mpa_v1 in script_runner.py). A deep link to a non-root page on that very first session therefore
-  gets a "Page not found ... Running the app's main page." dialog and console error, although the
-  frame's st.navigation then resolves the URL and the right page renders (and clears the flag for
-  every later session). There is no clean fix inside the project short of renaming pages/ (the
-  other routes, private-API patches or stub files in pages/, are ruled out), so the fresh-server
-  deep-link test allows exactly that one message on exactly that first session, and proves with a
-  reload that the second session is clean.
 """
 from __future__ import annotations
 
@@ -33,7 +24,6 @@ import browser_support as bs
 pytestmark = pytest.mark.browser
 
 SHOTS = bs.ARTIFACTS / "browser"
-PAGE_NOT_FOUND = "The page that you have requested does not seem to exist. Running the app's main page."
 SEQ = "seq_len"
 HOSTILE = "<img src=x onerror=alert(1)> <script>alert(2)</script> ok"      # 4 tokens are kept
 
@@ -176,7 +166,7 @@ def drawn_charts(tab: Tab) -> int:
     return tab.page.locator(bs.CHART).count()
 
 
-def assert_frame(tab: Tab, path: str, title: str, charts: int, keys: list[str]) -> None:
+def assert_frame(tab: Tab, path: str, title: str, charts: int, keys: list[str], rows: int = 4) -> None:
     """The frame, the sidebar and the requested page with its charts, all drawn."""
     page = tab.page
     assert urlparse(page.url).path.strip("/") == path
@@ -194,42 +184,32 @@ def assert_frame(tab: Tab, path: str, title: str, charts: int, keys: list[str]) 
         assert tab.chart(key).count() == 1, f"no chart {key!r} on /{path}"
     assert page.evaluate("window.__lab.ready()"), "not every chart is drawn"
     if path in bs.CONCEPT_PAGES:
-        rows = [shape[0] for shape in bs.chart_shapes(page).values()]
-        assert rows and rows[0] == 4, f"the first chart should have T = 4 rows, has {rows[:1]}"
+        drawn = [shape[0] for shape in bs.chart_shapes(page).values()]
+        assert drawn and drawn[0] == rows, f"the first chart should have T = {rows} rows, has {drawn[:1]}"
 
 
 # ------------------------------------------------------------------------- fresh-server deep links
 @pytest.mark.parametrize("path, file, title, charts, keys", bs.PAGES, ids=[p[0] or "root" for p in bs.PAGES])
 def test_deep_link_on_a_fresh_server(browser, path, file, title, charts, keys):
+    """A shared link is the very first session of a server that just woke up: it shows its page, the
+    sidebar and the link's values, and no "Page not found"; so does a later session."""
     with bs.Server(log_name=f"deeplink-{path or 'root'}.log") as server:
-        first = Tab(browser, server)
-        try:
-            first.open("/" + path)
-            assert_frame(first, path, title, charts, keys)
-            notices = [text for text, _ in first.console_errors if text == PAGE_NOT_FOUND]
-            dialog = first.page.locator("[role='dialog']").filter(has_text="Page not found")
-            if path:
-                # The one known Streamlit message (module docstring): first session, non-root only.
-                assert len(notices) <= 1 and first.runs.page_not_found <= 1
-                if dialog.count():
-                    first.page.keyboard.press("Escape")
-                    dialog.wait_for(state="detached")
-            else:
-                assert not notices and first.runs.page_not_found == 0 and dialog.count() == 0
-            first.shot(f"deeplink-{path or 'root'}")
-            first.assert_clean(allowed_console=(PAGE_NOT_FOUND,) if path else ())
-        finally:
-            first.close()
-
-        second = Tab(browser, server)                       # a later session on the same server
-        try:
-            second.open("/" + path)
-            assert_frame(second, path, title, charts, keys)
-            assert second.runs.page_not_found == 0
-            assert second.page.locator("[role='dialog']").count() == 0
-            second.assert_clean()
-        finally:
-            second.close()
+        for session in ("first", "second"):
+            tab = Tab(browser, server)
+            try:
+                tab.open(f"/{path}?seq_len=6&seed=7")
+                assert_frame(tab, path, title, charts, keys, rows=6)
+                assert bs.slider_value(tab.page, SEQ) == 6
+                assert tab.page.locator("[data-testid='stSidebar'] .st-key-seed input").input_value() == "7"
+                assert tab.query() == {"seq_len": "6", "seed": "7"}
+                assert tab.runs.page_not_found == 0, f"{session} session: Streamlit said 'Page not found'"
+                assert tab.page.get_by_text("Page not found").count() == 0
+                assert tab.page.locator("[role='dialog']").count() == 0
+                if session == "first":
+                    tab.shot(f"deeplink-{path or 'root'}")
+                tab.assert_clean()
+            finally:
+                tab.close()
 
 
 # ------------------------------------------------------------------------------- one shared server

@@ -10,8 +10,9 @@ import pytest
 import engine
 from conftest import assert_clean, loaded_by, open_app
 from engine import analysis, exercise
+from ui import site
 
-PAGE = "pages/token_exercise.py"
+PAGE = site.by_path("exercise").file
 FACTOR = "factor Z/(Z+e^s)"
 DAY33 = engine.PRESETS["day33"]
 PART4 = engine.PRESETS["part4"]

@@ -12,9 +12,9 @@ import engine
 from engine import analysis
 from engine import experiments as xp
 from conftest import assert_clean, loaded_by, open_app
-from ui import state
+from ui import site, state
 
-PAGE = "pages/design_experiments.py"
+PAGE = site.by_path("experiments").file
 PART4, DAY33 = engine.get_preset("part4"), engine.get_preset("day33")
 ROUNDING = 1e-12
 FEW = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

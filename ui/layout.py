@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ui import sidebar
+from ui import frame, session
 
 _PUNCT = set(string.punctuation)
 
@@ -27,14 +27,8 @@ def q(label: str) -> str:
     return "‘" + md_escape(label) + "’"
 
 
-def view() -> sidebar.View:
-    """The View the frame computed for this run."""
-    return st.session_state["_view"]
-
-
-def header(title: str, intro: str, formula: str | Sequence[str]) -> sidebar.View:
+def header(v: frame.View, title: str, intro: str, formula: str | Sequence[str]) -> None:
     """Title, a few sentences (hidden in presenter view), the formula(s), and any notes of this run."""
-    v = view()
     st.title(title)
     if not v.present:
         st.markdown(intro)
@@ -42,7 +36,6 @@ def header(title: str, intro: str, formula: str | Sequence[str]) -> sidebar.View
         st.latex(line)
     for note in v.notes:
         st.info(md_escape(note), icon=":material/info:")
-    return v
 
 
 TABLE_ROWS = 12            # a taller table scrolls inside a fixed height, its header kept in view
@@ -116,13 +109,13 @@ def _source(fn: Callable) -> str:
 def exports(slug: str, trace, matrices: dict[str, tuple[np.ndarray, Sequence[str], Sequence[str]]],
             code: Sequence[Callable] = ()) -> None:
     """Download this page's matrices (CSV) and the whole trace (.npz); show the engine's code."""
-    if view().present:
+    if frame.view().present:
         return
     left, right, _ = st.columns([1, 1, 2])
     left.download_button("Matrices (CSV)", _csv(matrices), file_name=f"attention-lab-{slug}.csv",
-                         mime="text/csv", key=f"csv_{slug}", icon=":material/table:", on_click="ignore")
+                         mime="text/csv", key=session.download_key("csv", slug), icon=":material/table:", on_click="ignore")
     right.download_button("Whole trace (.npz)", _npz(trace), file_name="attention-lab-trace.npz",
-                          mime="application/octet-stream", key=f"npz_{slug}", icon=":material/download:",
+                          mime="application/octet-stream", key=session.download_key("npz", slug), icon=":material/download:",
                           on_click="ignore")
     if code:
         with st.expander("Show the NumPy code for this step"):

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui import session
+
 # Static CSS only: no user text ever reaches st.html.
 _LARGE = """
 <style>
@@ -14,16 +16,14 @@ _LARGE = """
 """
 
 
-def frame(pages: list, current) -> None:
-    """In presenter view: bigger type and previous / next buttons (PageUp / PageDown, as on a clicker)."""
-    if not st.session_state.get("present"):
-        return
+def bar(pages: list, current) -> None:
+    """Bigger type and previous / next buttons (PageUp / PageDown, as on a clicker)."""
     st.html(_LARGE)
     index = next(i for i, p in enumerate(pages) if p.url_path == current.url_path)
     back, where, ahead = st.columns([2, 3, 2], vertical_alignment="center")
-    if index > 0 and back.button("◀ Previous", key="step_back", shortcut="pageup", width="stretch"):
+    if index > 0 and back.button("◀ Previous", key=session.STEP_BACK, shortcut="pageup", width="stretch"):
         st.switch_page(pages[index - 1])
     where.caption(f"Step {index + 1} of {len(pages)} · {current.title}")
-    if index < len(pages) - 1 and ahead.button("Next ▶", key="step_next", shortcut="pagedown",
+    if index < len(pages) - 1 and ahead.button("Next ▶", key=session.STEP_NEXT, shortcut="pagedown",
                                                 width="stretch"):
         st.switch_page(pages[index + 1])

@@ -4,9 +4,11 @@ import streamlit as st
 
 import engine
 from engine import analysis
-from ui import charts, compute, inspector, layout
+from ui import charts, compute, frame, inspector, layout, session
 
-v = layout.header(
+v = frame.view()
+layout.header(
+    v,
     "Softmax weights",
     "Each row of scaled scores goes through the softmax: every entry becomes e to its power, divided "
     "by the row's total. The result is a row of positive weights that sum to 1: how much each query "
@@ -15,7 +17,7 @@ v = layout.header(
 )
 t = compute.trace(v.config, v.words)
 cfg, h, present = v.config, v.controls.head, v.present
-cell = inspector.clicked(["softmax_map"])
+cell = v.cell
 weights = t.weights[h]
 best, best_w = analysis.strongest_keys(weights)
 
@@ -23,14 +25,14 @@ left, right = st.columns([3, 2])
 with left:
     charts.heatmap(weights, t.labels, t.labels, title=f"weights, head {h}: {t.T} × {t.T}", x_title="key",
                    y_title="query", signed=False, mask=t.visible if cfg.causal else None, pick=cell,
-                   key="softmax_map", present=present, max_width=320, fmt=".2f", selectable=True)
+                   key=session.SOFTMAX_MAP, present=present, max_width=320, fmt=".2f", selectable=True)
 with right:
     sums = pd.DataFrame({"query": list(t.labels), "row sum": weights.sum(axis=-1),
                          "attends most to": [t.labels[b] for b in best], "weight": best_w})
     layout.table(sums, {"row sum": ".6f", "weight": ".4f"})
 
 query = st.selectbox("Query row to plot", range(t.T), format_func=lambda i: f"{i}: {t.labels[i]}",
-                     index=cell[0] if cell else 0, key="softmax_query")
+                     index=cell[0] if cell else 0, key=session.SOFTMAX_QUERY)
 charts.bars(weights[query], t.labels, title=f"weights of query {t.labels[query]!r}, head {h}",
             highlight=int(best[query]), present=present)
 

@@ -4,9 +4,11 @@ import streamlit as st
 
 import engine
 from engine import analysis
-from ui import charts, compute, layout
+from ui import charts, compute, frame, layout
 
-v = layout.header(
+v = frame.view()
+layout.header(
+    v,
     "Block output",
     "After attention, each token's vector goes through the same small two-layer network. "
     "With residual connections (Part 4) each sub-layer's input is added back to its output; the "

@@ -3,9 +3,11 @@ import streamlit as st
 
 import engine
 from engine import analysis
-from ui import charts, compute, inspector, layout
+from ui import charts, compute, frame, inspector, layout, session
 
-v = layout.header(
+v = frame.view()
+layout.header(
+    v,
     "Scaled scores",
     "A score is one query's dot product with one key: large when the two vectors point the same way. "
     "Before the softmax every score is divided by √d_head, which keeps their spread near 1 however wide "
@@ -21,17 +23,17 @@ if cfg.scale_scores:
 else:
     st.warning("Scaling is switched off in the sidebar: the scaled scores equal the raw scores.")
 
-cell = inspector.clicked(["scores_raw", "scores_scaled"])
+cell = v.cell
 mask = t.visible if cfg.causal else None
 domain = charts.symmetric_domain(t.scores[h], t.scaled[h])
 raw_col, scaled_col = st.columns(2)
 with raw_col:
     charts.heatmap(t.scores[h], t.labels, t.labels, title=f"raw scores Q·K^T, head {h}: {t.T} × {t.T}", x_title="key",
-                   y_title="query", domain=domain, pick=cell, key="scores_raw", present=present,
+                   y_title="query", domain=domain, pick=cell, key=session.SCORES_RAW, present=present,
                    max_width=230, selectable=True)
 with scaled_col:
     charts.heatmap(t.scaled[h], t.labels, t.labels, title=f"÷ √{cfg.d_head}" + (" and masked" if mask is not None else ""),
-                   x_title="key", y_title="query", domain=domain, mask=mask, pick=cell, key="scores_scaled",
+                   x_title="key", y_title="query", domain=domain, mask=mask, pick=cell, key=session.SCORES_SCALED,
                    present=present, max_width=230, selectable=True)
 st.caption("One colour scale for both maps, so the shrinking shows. Hover a cell for its exact value; "
            "click it for the worked calculation below (double-click clears the chart's selection).")

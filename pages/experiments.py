@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from engine import analysis, experiments as xp
-from ui import charts, compute, layout
+from ui import charts, compute, frame, layout, session
 
 SAMPLES, SEED, ROWS = xp.SAMPLES, xp.SEED, xp.ROWS
 SECTIONS = {"scale": "1 · Why ÷ √d_head", "init": "2 · ÷ √d_head in this block", "positions": "3 · Why positions",
@@ -15,7 +15,9 @@ ORANGE, BLUE, GREY = "#e8710a", "#3b9ae1", "#8b95a1"   # visible on light and da
 COLOURS = {xp.RAW: ORANGE, xp.SCALED: BLUE, "÷ √d_head": BLUE, "raw (no ÷√d)": ORANGE, "uniform rows": GREY}
 SIDE_BY_SIDE = 8                          # longest sentence whose two maps sit side by side, readable at 1280 px
 
-v = layout.header(
+v = frame.view()
+layout.header(
+    v,
     "Experiments: why?",
     "The articles divide the scores by √d_head, mention positions and use an optional mask without "
     "showing why. Each experiment below changes one of these choices and measures what happens, "
@@ -23,8 +25,7 @@ v = layout.header(
     r"\text{softmax}\Big(\frac{Q K^\top}{\sqrt{d_{head}}} + M\Big)\, V,\qquad "
     r"Q, K, V \text{ computed from } X + P",
 )
-cfg, words, h, present = v.config, v.words, v.controls.head, v.present
-ss = st.session_state
+cfg, words, h, present = v.config, v.words, v.head, v.present
 
 
 def lines(table: pd.DataFrame, x: str, y: str, *, series: list[str], reference: str, x_title: str,
@@ -62,7 +63,7 @@ def scaling_section() -> None:
     st.latex(r"\operatorname{Var}(q\cdot k) = \sum_{d=1}^{d_{head}} \operatorname{Var}(q_d\,k_d) = d_{head},"
              r"\qquad \operatorname{Var}\Big(\frac{q\cdot k}{\sqrt{d_{head}}}\Big) = 1")
     d = st.select_slider("d_head of the random q and k (powers of 2)", options=list(xp.D_HEADS), value=64,
-                         key="xp_dhead", persist_state="session")
+                         key=session.XP_DHEAD, persist_state="session")
     curve = compute.variance_curve(xp.D_HEADS, SAMPLES, SEED)
     i = curve.index(d)
     T = len(words)
@@ -108,11 +109,9 @@ def init_section() -> None:
     prose("The same division in the sidebar's block, next to the block without it. How large the weights "
           "are drawn decides how large the scores are: small weights give nearly uniform rows, large ones "
           "push rows towards one-hot, and the division only removes the part that comes from the width.")
-    if "xp_init" not in ss or ss.get("xp_init_preset") != v.controls.preset:
-        ss["xp_init"] = min(xp.INIT_SCALES, key=lambda s: abs(s - cfg.init_scale))   # the preset's own scale
-        ss["xp_init_preset"] = v.controls.preset
+    session.init_scale_for(v.controls.preset, min(xp.INIT_SCALES, key=lambda s: abs(s - cfg.init_scale)))
     s = st.select_slider("Init scale s: how large the weights are drawn (works like 1 / temperature)",
-                         options=list(xp.INIT_SCALES), key="xp_init", format_func=lambda s: f"×{s:g}",
+                         options=list(xp.INIT_SCALES), key=session.XP_INIT, format_func=lambda s: f"×{s:g}",
                          persist_state="session",
                          help=f"This preset draws weights with std = {cfg.init_scale:g}"
                               + ("" if cfg.init == "fixed" else " / √fan_in") + ". Every score grows with s².")
@@ -175,10 +174,6 @@ def init_section() -> None:
 
 
 # --------------------------------------------------------------------------- 3 · positions
-def shuffle_again() -> None:
-    ss["xp_seed"] = ss.get("xp_seed", 0) + 1
-
-
 def positions_section() -> None:
     st.subheader(SECTIONS["positions"])
     prose("Attention compares every token with every other, but nothing in QKᵀ says where a token "
@@ -187,12 +182,12 @@ def positions_section() -> None:
     st.latex(r"X' = P X \;\Rightarrow\; A' = \text{softmax}\Big(\frac{P Q (P K)^\top}{\sqrt{d_{head}}}\Big)"
              r" = P A P^\top,\qquad \text{out}' = P\,\text{out}")
     st.latex(r"\text{with positions: } P X + E \neq P (X + E) \;\Rightarrow\; A' \neq P A P^\top")
-    seed = ss.get("xp_seed", 0)
+    seed = session.shuffle_seed()
     pt = compute.positions_test(cfg, words, seed)
     labels = pt.plain.original.labels
     moved = [labels[p] for p in pt.perm]
     left, right = st.columns([1, 4], vertical_alignment="center")
-    left.button("Shuffle again", key="xp_shuffle", on_click=shuffle_again, icon=":material/shuffle:")
+    left.button("Shuffle again", key=session.XP_SHUFFLE, on_click=session.next_shuffle, icon=":material/shuffle:")
     shown = ", ".join(layout.q(w) for w in moved[:12]) + (", …" if len(moved) > 12 else "")
     right.markdown(f"Shuffle {seed}: the new order is {shown}.")
     if cfg.causal:
@@ -321,5 +316,5 @@ def mask_section() -> None:
 
 
 section = st.segmented_control("Experiment", options=list(SECTIONS), format_func=SECTIONS.get, default="scale",
-                               required=True, key="xp_section", persist_state="session") or "scale"
+                               required=True, key=session.XP_SECTION, persist_state="session") or "scale"
 {"scale": scaling_section, "init": init_section, "positions": positions_section, "mask": mask_section}[section]()

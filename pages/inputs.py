@@ -4,9 +4,11 @@ import streamlit as st
 
 import engine
 from engine import analysis
-from ui import charts, compute, layout
+from ui import charts, compute, frame, layout
 
-v = layout.header(
+v = frame.view()
+layout.header(
+    v,
     "Inputs X",
     "The sentence in the sidebar is split into tokens. Each token becomes one row of **X**: a known "
     "word takes its row of the preset's table, any other word gets a vector of its own (the same word "

@@ -3,9 +3,11 @@ import streamlit as st
 
 import engine
 from engine import analysis
-from ui import charts, compute, layout
+from ui import charts, compute, frame, layout
 
-v = layout.header(
+v = frame.view()
+layout.header(
+    v,
     "Per-head maps",
     "Each head has its own slice of Q, K and V, so each head can attend differently. Their outputs "
     "(weights · V) are placed side by side (the concat) and, in the Part 4 block, mixed by the output "
@@ -24,7 +26,7 @@ for start in range(0, H, per_row):
         with col:
             charts.heatmap(t.weights[h], t.labels, t.labels, title=f"head {h}", x_title="key", y_title="query",
                            signed=False, domain=domain, mask=t.visible if cfg.causal else None,
-                           pick=v.controls.cell, key=f"heads_{h}", present=present,
+                           pick=v.cell, key=f"heads_{h}", present=present,
                            max_width=230)
 st.caption(f"All {H} maps share one colour scale, 0 to {domain[1]:.3f}.")
 

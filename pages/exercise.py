@@ -4,12 +4,13 @@ import streamlit as st
 
 import engine
 from engine import analysis, exercise
-from ui import charts, compute, layout
+from ui import charts, compute, frame, layout, session
 
-ss = st.session_state
-T = len(layout.view().words)
+v = frame.view()
+T = len(v.words)
 nth = exercise.ordinal(T + 1)
-v = layout.header(
+layout.header(
+    v,
     f"Exercise: {T} → {T + 1} tokens",
     f"The Day 33 article ends with a challenge: run 6 token ids instead of 5 and look at the attention "
     f"matrix again. Here the sentence is the sidebar's {T} tokens. Look at their attention rows, predict "
@@ -17,7 +18,7 @@ v = layout.header(
     f"all you need to reason it out.",
     rf"w_{{ij}} = \frac{{e^{{s_{{ij}}}}}}{{Z_i}},\qquad Z_i = \sum_{{j=1}}^{{{T}}} e^{{s_{{ij}}}}",
 )
-cfg, h, present, words = v.config, v.controls.head, v.present, v.words
+cfg, h, present, words = v.config, v.head, v.present, v.words
 preset = engine.get_preset(v.controls.preset)
 before = compute.trace(cfg, words)
 mask = before.visible if cfg.causal else None
@@ -32,39 +33,29 @@ with left:
 with right:
     prediction = st.radio(f"What happens to these {T} rows when a {nth} token is appended?",
                           list(exercise.PREDICTIONS), format_func=exercise.PREDICTIONS.get, index=None,
-                          key="ex_prediction")
-    st.text_area("In your own words: how will attention redistribute?", key="ex_guess", max_chars=500,
+                          key=session.EX_PREDICTION)
+    st.text_area("In your own words: how will attention redistribute?", key=session.EX_GUESS, max_chars=500,
                  placeholder="One or two sentences, before you reveal.")
 
 # --------------------------------------------------------------------------- 2 · the new token
 st.subheader(f"2 · Choose the {nth} token")
 default = preset.next_token
 default_word = engine.label(cfg, default)
-defaults = {"ex_token_kind": "id" if isinstance(default, int) else "word",
-            "ex_token_id": default if isinstance(default, int) else cfg.vocab_size - 1,
-            "ex_token_word": default_word}
-
-
-def use_default() -> None:
-    ss.update(defaults)
-
-
-if ss.get("ex_for_preset") != preset.name:       # a new preset brings its own documented default
-    ss["ex_for_preset"] = preset.name
-    use_default()
-for name, value in defaults.items():              # Streamlit forgets the state of a widget not drawn
-    ss.setdefault(name, value)
+defaults = {session.EX_TOKEN_KIND: "id" if isinstance(default, int) else "word",
+            session.EX_TOKEN_ID: default if isinstance(default, int) else cfg.vocab_size - 1,
+            session.EX_TOKEN_WORD: default_word}
+session.exercise_defaults(preset.name, defaults)   # a new preset brings its own default
 
 kind_col, value_col, default_col = st.columns([2, 2, 2], vertical_alignment="bottom")
-kind = kind_col.radio("Give it as", exercise.KINDS, key="ex_token_kind", horizontal=True,
+kind = kind_col.radio("Give it as", exercise.KINDS, key=session.EX_TOKEN_KIND, horizontal=True,
                       format_func={"id": "vocabulary id", "word": "typed word"}.get)
 if kind == "id":
-    raw = value_col.number_input("Vocabulary id", step=1, key="ex_token_id",
+    raw = value_col.number_input("Vocabulary id", step=1, key=session.EX_TOKEN_ID,
                                  help=f"A whole number from 0 to {cfg.vocab_size - 1}.")
 else:
-    raw = value_col.text_input("Word", key="ex_token_word", max_chars=exercise.MAX_TYPED,
+    raw = value_col.text_input("Word", key=session.EX_TOKEN_WORD, max_chars=exercise.MAX_TYPED,
                                help="One word; a word outside the vocabulary gets its own seeded vector.")
-default_col.button("Back to the default", key="ex_token_default", on_click=use_default,
+default_col.button("Back to the default", key=session.EX_TOKEN_DEFAULT, on_click=session.reset_exercise_token, args=(defaults,),
                    icon=":material/restart_alt:")
 vocab = " · ".join(f"{i} {layout.q(w)}" for i, w in enumerate(cfg.vocab))
 st.caption(f"Vocabulary (id, word): {vocab}. Default: {layout.q(default_word)}"
@@ -90,12 +81,12 @@ if new_token is None:
     st.stop()
 shown = repr((cfg, words, new_token))             # what a reveal belongs to
 ask, now, _ = st.columns([2, 2, 3])
-if ask.button("Check my prediction", key="ex_reveal", type="primary", disabled=prediction is None,
+if ask.button("Check my prediction", key=session.EX_REVEAL, type="primary", disabled=prediction is None,
               help="Needs a prediction above; the lecturer button reveals without one."):
-    ss["ex_revealed"] = {"setup": shown, "prediction": prediction, "guess": ss.get("ex_guess") or ""}
-if now.button("Reveal now (lecturer)", key="ex_reveal_now"):
-    ss["ex_revealed"] = {"setup": shown, "prediction": prediction, "guess": ss.get("ex_guess") or ""}
-revealed = ss.get("ex_revealed")                  # what was predicted when the result was revealed
+    session.reveal(shown, prediction)
+if now.button("Reveal now (lecturer)", key=session.EX_REVEAL_NOW):
+    session.reveal(shown, prediction)
+revealed = session.revealed()                     # what was predicted when the result was revealed
 if not revealed or revealed["setup"] != shown:
     if revealed:
         st.info("The setup changed since the last reveal: predict again, then reveal.", icon=":material/replay:")
@@ -162,7 +153,7 @@ causal_col, positions_col = st.columns(2)
 for col, name, what in ((causal_col, "causal", "the causal mask"),
                         (positions_col, "positions", "sinusoidal positions")):
     with col:
-        if not st.toggle(f"Try it with {what}", key=f"ex_twist_{name}"):
+        if not st.toggle(f"Try it with {what}", key=session.EX_TWIST[name]):
             continue
         other = compute.extension(exercise.variant(cfg, name), words, new_token)
         tw = exercise.twist(ext, other, name, quote=layout.q)
@@ -187,8 +178,8 @@ layout.table(pd.DataFrame({"token": list(b.labels), "‖Δ output‖": out.chang
 st.markdown(out.sentence)
 
 layout.notice(exercise.notice(ext, h, quote=layout.q))
-st.button("Hide the result and predict again", key="ex_hide", icon=":material/visibility_off:",
-          on_click=lambda: ss.pop("ex_revealed", None))
+st.button("Hide the result and predict again", key=session.EX_HIDE, icon=":material/visibility_off:",
+          on_click=session.hide_reveal)
 layout.exports("exercise", a, {
     f"weights head {h}, {T} tokens": (b.weights[h], b.labels, b.labels),
     f"weights head {h}, {T + 1} tokens": (a.weights[h], a.labels, a.labels),

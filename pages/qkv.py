@@ -3,9 +3,11 @@ import streamlit as st
 
 import engine
 from engine import analysis
-from ui import charts, compute, inspector, layout
+from ui import charts, compute, frame, layout, projection, session
 
-v = layout.header(
+v = frame.view()
+layout.header(
+    v,
     "Q, K, V projections",
     "Each token enters as a row of **X**. Three weight matrices turn every row into a *query* "
     "(what this token looks for), a *key* (what it offers) and a *value* (what it passes on). "
@@ -25,7 +27,7 @@ st.latex(rf"X:\ {T}\times{C},\quad W_Q, W_K, W_V:\ {C}\times{C},\quad Q, K, V:\ 
 source = t.x_in if t.x_norm is None else t.x_norm
 title = "X (token vectors)" if t.positions is None else "X + positions"
 title += "" if t.x_norm is None else ", layer-normed"
-name = st.segmented_control("Projection", ["Q", "K", "V"], default="Q", key="qkv_which") or "Q"
+name = st.segmented_control("Projection", ["Q", "K", "V"], default="Q", key=session.QKV_WHICH) or "Q"
 weight = {"Q": params.w_q, "K": params.w_k, "V": params.w_v}[name]
 full = {"Q": t.q, "K": t.k, "V": t.v}[name]                        # (H, T, d_head)
 
@@ -38,7 +40,7 @@ st.subheader(f"{name} = X·W_{name}, and head {h}'s slice")
 st.caption(f"Head {h} owns columns {first}…{last} of Q, K and V "
            f"({cfg.num_heads} heads × {cfg.d_head} columns = {C}). Pick another head in the sidebar.")
 domain = charts.symmetric_domain(full)
-picked = inspector.clicked_entry({"qkv_slice": name}, first)
+picked = projection.entry(name, first)
 mine = picked if picked and picked[0] == name else None
 charts.heatmap(engine.merge_heads(full), t.labels, dims, title=f"{name}: {T} × {C}", x_title="column",
                y_title="token", domain=domain, key="qkv_full", pick=mine[1:] if mine else None,
@@ -46,7 +48,7 @@ charts.heatmap(engine.merge_heads(full), t.labels, dims, title=f"{name}: {T} × 
 local = (mine[1], mine[2] - first) if mine and first <= mine[2] <= last else None
 charts.heatmap(full[h], t.labels, [str(c) for c in range(first, last + 1)],
                title=f"{name.lower()} for head {h}: {T} × {cfg.d_head}", x_title="column", y_title="token",
-               domain=domain, key="qkv_slice", pick=local, present=present, max_width=600, selectable=True)
+               domain=domain, key=session.QKV_SLICE, pick=local, present=present, max_width=600, selectable=True)
 st.caption("Click a cell of the head's slice to see that number computed from X and the weight matrix.")
 
 i, j, top = analysis.largest(t.scores[h])
@@ -55,7 +57,7 @@ layout.notice(
     f"product, q·k = {top:.3f}: their rows point the most in the same direction, and that cell "
     f"will be the brightest on the next page."
 )
-inspector.show_projection(t, params, picked)
+projection.show(t, params, picked)
 layout.exports("qkv", t, {"X": (source, t.labels, dims), "Q": (engine.merge_heads(t.q), t.labels, dims),
                           "K": (engine.merge_heads(t.k), t.labels, dims),
                           "V": (engine.merge_heads(t.v), t.labels, dims)},

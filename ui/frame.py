@@ -1,0 +1,91 @@
+"""The frame around every page: read the run's inputs once, configure the page, navigate, draw the
+sidebar, write the URL; then the page runs with one frozen View.
+
+One slider move: inputs.read (URL once, widgets, chart clicks → settled Controls) → View → the URL
+→ the page reads frame.view() and draws. Nothing flows back: pages never write the controls.
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+import streamlit as st
+
+import engine
+from ui import inputs, presenter, session, sidebar, site, state
+from ui.state import Controls
+
+_here = threading.local()      # this script thread's View while a page runs (each session has its own)
+
+
+@dataclass(frozen=True)
+class View:
+    """What every page needs: the controls, the engine config they mean, the tokens and the notes."""
+
+    controls: Controls
+    config: engine.Config
+    tokens: state.Tokens
+    notes: tuple[str, ...]          # things the app changed or cut, to be said on the page
+    page: site.Page
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        return self.tokens.words
+
+    @property
+    def present(self) -> bool:
+        return self.controls.present
+
+    @property
+    def head(self) -> int:
+        return self.controls.head
+
+    @property
+    def cell(self) -> tuple[int, int] | None:
+        return self.controls.cell
+
+
+def _navigation_pages() -> list:
+    return [st.Page(p.file, title=p.title, icon=p.icon, url_path=p.path, default=i == 0)
+            for i, p in enumerate(site.PAGES)]
+
+
+def start():
+    """Draw the frame and return the page to run (its View is then what view() gives)."""
+    controls, notes = inputs.read()
+    st.set_page_config(page_title="Attention Lab", page_icon="assets/icon.png",   # a local file: no icon CDN
+                       layout="wide", initial_sidebar_state="collapsed" if controls.present else "expanded")
+    pages = _navigation_pages()
+    current = st.navigation(pages)
+    params = state.to_params(controls)
+    if params != st.query_params.to_dict():
+        st.query_params.from_dict(params)          # written once, after every input was read
+    sidebar.draw(controls, state.share_link(st.context.url or "", params))
+    session.remember_controls(controls)
+    tokens = state.to_tokens(controls)
+    _here.view = View(controls=controls, config=state.to_config(controls), tokens=tokens,
+                      notes=tuple(notes + ([tokens.note] if tokens.note else [])),
+                      page=site.by_path(current.url_path))
+    if controls.present:
+        presenter.bar(pages, current)
+    return current
+
+
+def run() -> None:
+    """The entry script's whole job: the frame, then the page."""
+    page = start()
+    try:
+        page.run()
+    finally:
+        _here.view = None
+
+
+def view() -> View:
+    """The View of this run; every page calls this first.
+
+    A freshly started server runs its first session through Streamlit's legacy pages/ handling, which
+    starts a deep link's page file without the entry script: then the frame is drawn here, first.
+    """
+    if getattr(_here, "view", None) is None:
+        start()
+    return _here.view

@@ -1,0 +1,36 @@
+"""Everything a run depends on, read once at the top of the frame: the URL (on a session's first
+run), the sidebar's widgets and the charts' clicks, settled into one consistent Controls."""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+import streamlit as st
+
+from ui import session, state
+from ui.state import Controls
+
+
+def read() -> tuple[Controls, list[str]]:
+    """The controls of this run and what had to change to get them (notes for the page)."""
+    notes = session.take_notes()
+    if session.first_run():
+        controls, problems = state.from_params(st.query_params.to_dict())
+        session.write_controls(controls)
+        if problems:
+            notes.append("Some link parameters were not usable and fell back to defaults: "
+                         + "; ".join(problems) + ".")
+    head = session.raw(session.FIELD.head)
+    if not isinstance(head, int):
+        # The head picker's labels name d_model's columns. After d_model moves, the browser still
+        # sends the old label, which matches no option, and Streamlit returns it as a plain string.
+        match = re.match(r"head (\d+)", str(head))
+        session.set_raw(session.FIELD.head, int(match.group(1)) if match else 0)
+    controls = session.read_controls()
+    for chart in session.CELL_CHARTS:                 # a click on any heatmap picks the cell for all
+        picked = session.new_click(chart)
+        if picked is not None:
+            controls = replace(controls, cell=picked)
+    controls, fixes = state.settle(controls)
+    session.write_controls(controls)                 # the widgets show the settled values
+    return controls, notes + fixes

@@ -1,0 +1,37 @@
+"""Click a Q, K or V entry, see it computed: one token's input row dotted with one weight column."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from engine import analysis
+from ui import layout, session
+
+
+def entry(name: str, first_column: int) -> tuple[str, int, int] | None:
+    """A new click on the head-slice chart -> (matrix name, token, column); else the remembered one."""
+    picked = session.new_click(session.QKV_SLICE)
+    if picked is not None:
+        session.set_qkv_entry((name, picked[0], first_column + picked[1]))
+    return session.qkv_entry()
+
+
+def show(trace, params, picked: tuple[str, int, int] | None) -> None:
+    """The worked calculation of one entry of Q, K or V."""
+    if picked is None:
+        return
+    name, token, column = picked
+    source = trace.x_in if trace.x_norm is None else trace.x_norm
+    if token >= trace.T or column >= trace.config.d_model:
+        session.set_qkv_entry(None)
+        st.info("The picked entry no longer exists with these settings.")
+        return
+    w = {"Q": params.w_q, "K": params.w_k, "V": params.w_v}[name]
+    work = analysis.explain_projection(source, w, token, column)
+    st.subheader(f"Worked entry: {name}[{token}, {column}] for {layout.q(trace.labels[token])}")
+    st.latex(rf"{name}_{{{token},{column}}} = \sum_d X_{{{token},d}}\,(W_{name})_{{d,{column}}} = {work.value:.5f}")
+    table = pd.DataFrame({"d": np.arange(len(work.products)), f"X[{token}][d]": work.x_row,
+                          f"W_{name}[d][{column}]": work.w_col, "product": work.products,
+                          "running sum": work.running})
+    layout.table(table, {c: ".5f" for c in table.columns[1:]})

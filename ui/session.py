@@ -1,0 +1,164 @@
+"""Every session-state key the app uses, declared once, with the accessors that read and write it.
+
+No other module spells a key: widgets take theirs from here (`key=keys.EX_PREDICTION`), and state
+that is not a widget's is read and written through the functions below.
+"""
+from __future__ import annotations
+
+from dataclasses import fields
+from types import SimpleNamespace
+from typing import Any
+
+import streamlit as st
+
+from ui.state import Controls
+
+# --------------------------------------------------------------------------- the sidebar's widgets
+# Each sidebar widget's key is its Controls field's name; `cell` is not a widget (chart clicks set it).
+CONTROL_KEYS = tuple(f.name for f in fields(Controls))
+FIELD = SimpleNamespace(**{k: k for k in CONTROL_KEYS})     # FIELD.seq_len == "seq_len": a typo fails loudly
+
+# Charts a click can pick a cell on: their selection state lives under their key.
+SCORES_RAW, SCORES_SCALED, SOFTMAX_MAP = "scores_raw", "scores_scaled", "softmax_map"
+CELL_CHARTS = (SCORES_RAW, SCORES_SCALED, SOFTMAX_MAP)
+QKV_SLICE = "qkv_slice"               # the Q/K/V page's head slice: a click picks one entry
+
+# --------------------------------------------------------------------------- page widgets
+QKV_WHICH = "qkv_which"
+SOFTMAX_QUERY = "softmax_query"
+STEP_BACK, STEP_NEXT = "step_back", "step_next"
+
+EX_PREDICTION, EX_GUESS = "ex_prediction", "ex_guess"
+EX_TOKEN_KIND, EX_TOKEN_ID, EX_TOKEN_WORD = "ex_token_kind", "ex_token_id", "ex_token_word"
+EX_TOKEN_DEFAULT, EX_REVEAL, EX_REVEAL_NOW, EX_HIDE = "ex_token_default", "ex_reveal", "ex_reveal_now", "ex_hide"
+EX_TWIST = {"causal": "ex_twist_causal", "positions": "ex_twist_positions"}
+
+XP_SECTION, XP_DHEAD, XP_INIT, XP_SHUFFLE = "xp_section", "xp_dhead", "xp_init", "xp_shuffle"
+
+
+def download_key(kind: str, slug: str) -> str:
+    return f"{kind}_{slug}"
+
+
+# --------------------------------------------------------------------------- private state
+_CONTROLS = "_controls"        # the last complete Controls (restores widgets a cut-short run dropped)
+_LOADED = "_loaded"            # the URL has been read for this session
+_NOTES = "_notes"              # notes a callback left for the next run to show
+_QKV_ENTRY = "qkv_entry"       # (matrix name, token, column) picked on the Q/K/V page
+_EX_PRESET = "ex_for_preset"   # the preset whose default new token the exercise widgets hold
+_EX_REVEALED = "ex_revealed"   # {"setup", "prediction", "guess"} when the exercise was revealed
+_XP_INIT_PRESET = "xp_init_preset"
+_XP_SEED = "xp_seed"           # the shuffle experiment's seed
+
+
+def _ss():
+    return st.session_state
+
+
+# -- the controls --------------------------------------------------------------------------------
+def first_run() -> bool:
+    """True once per session: the run that reads the URL."""
+    if _LOADED in _ss():
+        return False
+    _ss()[_LOADED] = True
+    return True
+
+
+def read_controls() -> Controls:
+    """The controls as the widgets (and the cell) hold them now; widgets a cut-short run dropped
+    (Streamlit forgets a widget's state when st.switch_page ends a run early) come back from the
+    last complete view."""
+    ss = _ss()
+    if any(k not in ss for k in CONTROL_KEYS) and _CONTROLS in ss:
+        write_controls(ss[_CONTROLS])
+    return Controls(**{k: ss[k] for k in CONTROL_KEYS})
+
+
+def write_controls(c: Controls) -> None:
+    for key in CONTROL_KEYS:
+        _ss()[key] = getattr(c, key)
+
+
+def remember_controls(c: Controls) -> None:
+    _ss()[_CONTROLS] = c
+
+
+def raw(key: str) -> Any:
+    """A widget's value as the browser sent it (may be stale, e.g. an old option label)."""
+    return _ss().get(key)
+
+
+def set_raw(key: str, value: Any) -> None:
+    _ss()[key] = value
+
+
+def leave_note(note: str) -> None:
+    _ss()[_NOTES] = [*_ss().get(_NOTES, []), note]
+
+
+def take_notes() -> list[str]:
+    return _ss().pop(_NOTES, [])
+
+
+# -- chart clicks --------------------------------------------------------------------------------
+def new_click(chart_key: str) -> tuple[int, int] | None:
+    """The (row, col) a selectable chart holds if it changed since the last run, else None."""
+    ss = _ss()
+    points = ((ss.get(chart_key) or {}).get("selection") or {}).get("cell") or []
+    picked = (int(points[0]["r"]), int(points[0]["c"])) if points else None
+    seen = f"_seen_{chart_key}"
+    fresh = picked is not None and picked != ss.get(seen)
+    ss[seen] = picked
+    return picked if fresh else None
+
+
+def qkv_entry() -> tuple[str, int, int] | None:
+    return _ss().get(_QKV_ENTRY)
+
+
+def set_qkv_entry(entry: tuple[str, int, int] | None) -> None:
+    _ss()[_QKV_ENTRY] = entry
+
+
+# -- the exercise --------------------------------------------------------------------------------
+def exercise_defaults(preset: str, defaults: dict[str, Any]) -> None:
+    """Give the new-token widgets the preset's default (again when the preset changed)."""
+    ss = _ss()
+    if ss.get(_EX_PRESET) != preset:
+        ss[_EX_PRESET] = preset
+        ss.update(defaults)
+    for key, value in defaults.items():          # Streamlit forgets the state of a widget not drawn
+        ss.setdefault(key, value)
+
+
+def reset_exercise_token(defaults: dict[str, Any]) -> None:
+    _ss().update(defaults)
+
+
+def revealed() -> dict | None:
+    return _ss().get(_EX_REVEALED)
+
+
+def reveal(setup: str, prediction: str | None) -> None:
+    _ss()[_EX_REVEALED] = {"setup": setup, "prediction": prediction, "guess": _ss().get(EX_GUESS) or ""}
+
+
+def hide_reveal() -> None:
+    _ss().pop(_EX_REVEALED, None)
+
+
+# -- the experiments -----------------------------------------------------------------------------
+def init_scale_for(preset: str, default: float) -> None:
+    """Start the init-scale slider at the preset's own scale (again when the preset changed)."""
+    ss = _ss()
+    if XP_INIT not in ss or ss.get(_XP_INIT_PRESET) != preset:
+        ss[XP_INIT] = default
+        ss[_XP_INIT_PRESET] = preset
+
+
+def shuffle_seed() -> int:
+    return _ss().get(_XP_SEED, 0)
+
+
+def next_shuffle() -> None:
+    _ss()[_XP_SEED] = shuffle_seed() + 1
