@@ -1,7 +1,7 @@
-"""Screenshots of every page at 1280×800 for the README: python docs/take_screenshots.py
+"""Screenshots of every page at 1280×800 for the README: python docs/take_screenshots.py [folder]
 
 Starts the app on a free local port, opens each page in Debian's headless Chromium, saves
-docs/screenshots/<page>.png, and stops the server.
+<folder>/<page>.png (default docs/screenshots), and stops the server.
 """
 from __future__ import annotations
 
@@ -34,6 +34,7 @@ def free_port() -> int:
 
 
 def main() -> None:
+    out = Path(sys.argv[1]) if len(sys.argv) > 1 else OUT
     port = free_port()
     server = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.headless",
                                "true", "--server.port", str(port), "--server.address", "127.0.0.1"],
@@ -45,7 +46,7 @@ def main() -> None:
                 break
             except OSError:
                 time.sleep(0.2)
-        OUT.mkdir(parents=True, exist_ok=True)
+        out.mkdir(parents=True, exist_ok=True)
         with sync_playwright() as p:
             ctx = p.chromium.launch_persistent_context(tempfile.mkdtemp(), executable_path="/usr/bin/chromium",
                                                        headless=True, args=FLAGS,
@@ -70,8 +71,8 @@ def main() -> None:
                     page.mouse.wheel(0, scroll)
                     page.mouse.move(5, 795)                  # no chart toolbar under the pointer
                 page.wait_for_timeout(1000)
-                page.screenshot(path=str(OUT / f"{name}.png"))
-                print("saved", OUT / f"{name}.png")
+                page.screenshot(path=str(out / f"{name}.png"))
+                print("saved", out / f"{name}.png")
                 page.close()
             ctx.close()
     finally:

@@ -1,7 +1,7 @@
-"""Numbers the pages explain: one cell worked out, the 5→6 exercise, and the three experiments."""
+"""Numbers the pages explain: one cell worked out, one Q/K/V entry worked out, the T → T+1 extension."""
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
@@ -117,54 +117,7 @@ def extend(cfg: Config, tokens: Sequence[Token], new_token: Token) -> Extension:
     )
 
 
-# --------------------------------------------------------------------------- experiment 1: why √d
-def score_variance(d_heads: Sequence[int], samples: int = 4000, seed: int = 0) -> dict[str, np.ndarray]:
-    """Variance of q·k and of q·k/√d for standard-normal q, k of each width d (one seeded stream)."""
-    if samples < 2 or any(d < 1 for d in d_heads):
-        raise ValueError(f"score_variance needs widths of at least 1 and 2+ samples, got {list(d_heads)}, {samples}")
-    rng = np.random.RandomState(seed)
-    raw, scaled = [], []
-    for d in d_heads:
-        q = rng.randn(samples, d)                                     # (N, d)
-        k = rng.randn(samples, d)                                     # (N, d)
-        dots = np.einsum("nd,nd->n", q, k)                            # (N,)
-        raw.append(dots.var())
-        scaled.append((dots / np.sqrt(d)).var())
-    return {"d_head": np.asarray(d_heads), "raw": np.asarray(raw), "scaled": np.asarray(scaled)}
-
-
-# --------------------------------------------------------------------------- experiment 2: positions
-@dataclass(frozen=True)
-class Shuffle:
-    perm: np.ndarray           # (T,) new position p holds old token perm[p]
-    original: Trace
-    shuffled: Trace
-    weights_error: float       # max |shuffled weights − P·A·Pᵀ| over heads
-    output_error: float        # max |shuffled output − P·output|
-
-
-def shuffle(cfg: Config, tokens: Sequence[Token], seed: int) -> Shuffle:
-    """Run the tokens, then the same tokens in a seeded random order, and compare after un-permuting."""
-    tokens = list(tokens)
-    perm = np.random.RandomState(seed).permutation(len(tokens))       # (T,)
-    if len(tokens) > 1 and np.array_equal(perm, np.arange(len(tokens))):
-        perm = np.roll(perm, 1)                                       # a shuffle that moves nothing shows nothing
-    original = run(cfg, tokens)
-    shuffled = run(cfg, [tokens[p] for p in perm])
-    expected = original.weights[:, perm][:, :, perm]                  # (H, T, T): P·A·Pᵀ
-    return Shuffle(
-        perm=perm, original=original, shuffled=shuffled,
-        weights_error=float(np.max(np.abs(shuffled.weights - expected))),
-        output_error=float(np.max(np.abs(shuffled.output - original.output[perm]))),
-    )
-
-
-# --------------------------------------------------------------------------- experiment 3 / scaling
-def compare(cfg: Config, tokens: Sequence[Token], **change) -> tuple[Trace, Trace]:
-    """The same tokens through cfg and through cfg with some fields changed."""
-    return run(cfg, tokens), run(replace(cfg, **change), tokens)
-
-
+# --------------------------------------------------------------------------- small readers
 def largest(matrix: np.ndarray) -> tuple[int, int, float]:
     """Row, column and value of the largest entry of a 2-D matrix (ignoring -inf)."""
     flat = int(np.argmax(matrix))
@@ -175,37 +128,6 @@ def largest(matrix: np.ndarray) -> tuple[int, int, float]:
 def head_columns(cfg: Config, head: int) -> tuple[int, int]:
     """First and last column of Q, K and V that belong to one head."""
     return head * cfg.d_head, (head + 1) * cfg.d_head - 1
-
-
-def stages(trace: Trace) -> list[dict]:
-    """The data flow of one block: each stage's name, formula and shape, in order, for this config."""
-    cfg = trace.config
-    H, T, C, F, dh = cfg.num_heads, trace.T, cfg.d_model, cfg.d_ff, cfg.d_head
-    rows = [("x", "token vectors", "X", (T, C))]
-    if trace.positions is not None:
-        rows.append(("x_in", "add sinusoidal positions", "X + P", (T, C)))
-    if trace.x_norm is not None:
-        rows.append(("x_norm", "layer norm", "LN(X)", (T, C)))
-    rows += [
-        ("q, k, v", "project, split into heads", "X W_Q, X W_K, X W_V", (H, T, dh)),
-        ("scores", "every query · every key", "Q Kᵀ", (H, T, T)),
-        ("scaled", ("÷ √d_head" if cfg.scale_scores else "no scaling") + (", causal mask" if cfg.causal else ""),
-         "Q Kᵀ / √d_head" if cfg.scale_scores else "Q Kᵀ", (H, T, T)),
-        ("weights", "softmax over each row", "softmax(scaled)", (H, T, T)),
-        ("heads", "weighted sum of values", "weights · V", (H, T, dh)),
-        ("concat", "heads side by side", "[head₀ … head₍H₋₁₎]", (T, C)),
-    ]
-    if cfg.output_projection:
-        rows.append(("attn", "output projection", "concat · W_O", (T, C)))
-    rows.append(("after_attn", "residual: add the input back" if cfg.residual else "no residual",
-                 "X + attn" if cfg.residual else "attn", (T, C)))
-    rows += [
-        ("ffn_hidden", "feed-forward layer 1, ReLU", "max(0, · W₁ + b₁)", (T, F)),
-        ("output", "feed-forward layer 2" + (", residual" if cfg.residual else ""),
-         "after_attn + hidden · W₂ + b₂" if cfg.residual else "hidden · W₂ + b₂", (T, C)),
-    ]
-    return [{"stage": n, "what happens": what, "formula": f, "shape": " × ".join(map(str, s))}
-            for n, what, f, s in rows]
 
 
 @dataclass(frozen=True)

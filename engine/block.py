@@ -45,6 +45,21 @@ class Trace:
     def num_heads(self) -> int:
         return self.q.shape[0]
 
+    @property
+    def source(self) -> np.ndarray:
+        """(T, C) what Q, K and V are computed from: x_in, or its layer norm."""
+        return self.x_in if self.x_norm is None else self.x_norm
+
+    @property
+    def mask(self) -> np.ndarray | None:
+        """(T, T) the visible keys under the causal mask; None when every key is visible."""
+        return self.visible if self.config.causal else None
+
+    @property
+    def dims(self) -> tuple[str, ...]:
+        """Column labels of a (T, C) stage: '0' … 'C-1'."""
+        return tuple(str(c) for c in range(self.x.shape[1]))
+
     def arrays(self) -> dict[str, np.ndarray]:
         """Every array field by name (for exports)."""
         return {f.name: getattr(self, f.name) for f in fields(self)

@@ -21,13 +21,13 @@ H, T, C = cfg.num_heads, t.T, cfg.d_model
 domain = charts.weight_domain(t.weights)
 per_row = 2
 for start in range(0, H, per_row):
-    cols = st.columns(per_row)
+    cols = layout.columns(v, per_row)
     for h, col in zip(range(start, min(H, start + per_row)), cols):
         with col:
             charts.heatmap(t.weights[h], t.labels, t.labels, title=f"head {h}", x_title="key", y_title="query",
                            signed=False, domain=domain, mask=t.visible if cfg.causal else None,
                            pick=v.cell, key=f"heads_{h}", present=present,
-                           max_width=230)
+                           width=col.width, area=230)
 st.caption(f"All {H} maps share one colour scale, 0 to {domain[1]:.3f}.")
 
 focus = analysis.focus(t.weights)                                     # (H, T)
@@ -36,17 +36,17 @@ st.markdown("Entropy of each query's row as a share of a uniform row's: **0** = 
             "**1** = spread evenly over every key it can see.")
 charts.heatmap(focus.T, t.labels, [f"head {h}" for h in range(H)], title=f"focus: {T} queries × {H} heads",
                x_title="head", y_title="query", signed=False, domain=(0.0, 1.0), key="heads_focus",
-               present=present, max_width=min(560, 70 * H), fmt=".2f")
+               present=present, width=v.width, area=min(560, 70 * H), fmt=".2f")
 
 dims = [str(c) for c in range(C)]
-cols = st.columns(2)
+cols = layout.columns(v, 2)
 with cols[0]:
     charts.heatmap(t.concat, t.labels, dims, title=f"concat: {T} × {C}", x_title="column", y_title="token",
-                   key="heads_concat", present=present, max_width=230)
+                   key="heads_concat", present=present, width=cols[0].width, area=230)
 with cols[1]:
     if cfg.output_projection:
         charts.heatmap(t.attn, t.labels, dims, title=f"attn = concat · W_O: {T} × {C}", x_title="column",
-                       y_title="token", key="heads_attn", present=present, max_width=230)
+                       y_title="token", key="heads_attn", present=present, width=cols[1].width, area=230)
     else:
         st.info("This preset has no output projection: the concat is the attention output.")
 

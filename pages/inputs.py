@@ -3,8 +3,8 @@ import pandas as pd
 import streamlit as st
 
 import engine
-from engine import analysis
 from ui import charts, compute, frame, layout
+from ui.prose import stages
 
 v = frame.view()
 layout.header(
@@ -25,26 +25,26 @@ table = pd.DataFrame({
     "position": range(T), "token": list(t.labels),
     "vocab id": [str(i) if i is not None else "new word" for i in ids],
 })
-left, right = st.columns([3, 7])
+left, right = layout.columns(v, [3, 7])
 with left:
     layout.table(table)
 with right:
     charts.heatmap(t.x, t.labels, [str(c) for c in range(C)], title=f"X: {T} × {C}", x_title="dimension",
-                   y_title="token", key="inputs_x", present=present, max_width=420)
+                   y_title="token", key="inputs_x", present=present, width=right.width, area=420)
 if t.positions is not None:
     domain = charts.symmetric_domain(t.positions, t.x_in)
-    cols = st.columns(2)
+    cols = layout.columns(v, 2)
     with cols[0]:
         charts.heatmap(t.positions, t.labels, [str(c) for c in range(C)], title=f"P (sinusoidal): {T} × {C}",
                        x_title="dimension", y_title="position", domain=domain, key="inputs_p",
-                       present=present, max_width=230)
+                       present=present, width=cols[0].width, area=230)
     with cols[1]:
         charts.heatmap(t.x_in, t.labels, [str(c) for c in range(C)], title=f"X + P: {T} × {C}",
                        x_title="dimension", y_title="token", domain=domain, key="inputs_xp",
-                       present=present, max_width=230)
+                       present=present, width=cols[1].width, area=230)
 
 st.subheader("Where these numbers go")
-layout.table(pd.DataFrame(analysis.stages(t)))
+layout.table(pd.DataFrame(stages.stages(t)))
 
 known = sum(i is not None for i in ids)
 repeats = T - len(set(v.words))

@@ -1,10 +1,9 @@
 """Page 5: the rest of the block: residual, feed-forward layer with ReLU, output."""
 import pandas as pd
-import streamlit as st
 
 import engine
-from engine import analysis
 from ui import charts, compute, frame, layout
+from ui.prose import stages
 
 v = frame.view()
 layout.header(
@@ -22,20 +21,20 @@ cfg, present = v.config, v.present
 T, C, F = t.T, cfg.d_model, cfg.d_ff
 dims, hidden = [str(c) for c in range(C)], [str(c) for c in range(F)]
 
-layout.table(pd.DataFrame(analysis.stages(t)))
+layout.table(pd.DataFrame(stages.stages(t)))
 domain = charts.symmetric_domain(t.x_in, t.attn, t.after_attn, t.output)
-cols = st.columns(2)
+cols = layout.columns(v, 2)
 with cols[0]:
     charts.heatmap(t.after_attn, t.labels, dims,
                    title=("X + attn" if cfg.residual else "attn (no residual)") + f": {T} × {C}",
                    x_title="column", y_title="token", domain=domain, key="out_after", present=present,
-                   max_width=230)
+                   width=cols[0].width, area=230)
 with cols[1]:
     charts.heatmap(t.output, t.labels, dims, title=f"output: {T} × {C}", x_title="column", y_title="token",
-                   domain=domain, key="out_output", present=present, max_width=230)
+                   domain=domain, key="out_output", present=present, width=cols[1].width, area=230)
 charts.heatmap(t.ffn_hidden, t.labels, hidden, title=f"FFN hidden after ReLU: {T} × {F} (grey = exactly 0)",
                x_title="hidden unit", y_title="token", mask=t.ffn_pre > 0, key="out_hidden",
-               present=present, max_width=600, mask_word="0", why="ReLU: the value before it was ≤ 0")
+               present=present, width=v.width, area=600, mask_word="0", why="ReLU: the value before it was ≤ 0")
 
 zeros = float((t.ffn_hidden == 0).mean())
 change = float(abs(t.output - t.after_attn).mean())

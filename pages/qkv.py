@@ -32,9 +32,9 @@ weight = {"Q": params.w_q, "K": params.w_k, "V": params.w_v}[name]
 full = {"Q": t.q, "K": t.k, "V": t.v}[name]                        # (H, T, d_head)
 
 charts.heatmap(source, t.labels, dims, title=f"{title}: {T} × {C}", x_title="dimension", y_title="token",
-               key="qkv_x", present=present, max_width=600)
+               key="qkv_x", present=present, width=v.width, area=600)
 charts.heatmap(weight, dims, dims, title=f"W_{name}: {C} × {C}", x_title="output column",
-               y_title="input dimension", key="qkv_wmat", present=present, max_width=420)
+               y_title="input dimension", key="qkv_wmat", present=present, width=v.width, area=420)
 
 st.subheader(f"{name} = X·W_{name}, and head {h}'s slice")
 st.caption(f"Head {h} owns columns {first}…{last} of Q, K and V "
@@ -44,11 +44,11 @@ picked = projection.entry(name, first)
 mine = picked if picked and picked[0] == name else None
 charts.heatmap(engine.merge_heads(full), t.labels, dims, title=f"{name}: {T} × {C}", x_title="column",
                y_title="token", domain=domain, key="qkv_full", pick=mine[1:] if mine else None,
-               present=present, max_width=600)
+               present=present, width=v.width, area=600)
 local = (mine[1], mine[2] - first) if mine and first <= mine[2] <= last else None
 charts.heatmap(full[h], t.labels, [str(c) for c in range(first, last + 1)],
                title=f"{name.lower()} for head {h}: {T} × {cfg.d_head}", x_title="column", y_title="token",
-               domain=domain, key=session.QKV_SLICE, pick=local, present=present, max_width=600, selectable=True)
+               domain=domain, key=session.QKV_SLICE, pick=local, present=present, width=v.width, area=600, selectable=True)
 st.caption("Click a cell of the head's slice to see that number computed from X and the weight matrix.")
 
 i, j, top = analysis.largest(t.scores[h])

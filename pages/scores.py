@@ -26,15 +26,15 @@ else:
 cell = v.cell
 mask = t.visible if cfg.causal else None
 domain = charts.symmetric_domain(t.scores[h], t.scaled[h])
-raw_col, scaled_col = st.columns(2)
+raw_col, scaled_col = layout.columns(v, 2)
 with raw_col:
     charts.heatmap(t.scores[h], t.labels, t.labels, title=f"raw scores Q·K^T, head {h}: {t.T} × {t.T}", x_title="key",
                    y_title="query", domain=domain, pick=cell, key=session.SCORES_RAW, present=present,
-                   max_width=230, selectable=True)
+                   width=raw_col.width, area=230, selectable=True)
 with scaled_col:
     charts.heatmap(t.scaled[h], t.labels, t.labels, title=f"÷ √{cfg.d_head}" + (" and masked" if mask is not None else ""),
                    x_title="key", y_title="query", domain=domain, mask=mask, pick=cell, key=session.SCORES_SCALED,
-                   present=present, max_width=230, selectable=True)
+                   present=present, width=scaled_col.width, area=230, selectable=True)
 st.caption("One colour scale for both maps, so the shrinking shows. Hover a cell for its exact value; "
            "click it for the worked calculation below (double-click clears the chart's selection).")
 

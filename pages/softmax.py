@@ -21,11 +21,11 @@ cell = v.cell
 weights = t.weights[h]
 best, best_w = analysis.strongest_keys(weights)
 
-left, right = st.columns([3, 2])
+left, right = layout.columns(v, [3, 2])
 with left:
     charts.heatmap(weights, t.labels, t.labels, title=f"weights, head {h}: {t.T} × {t.T}", x_title="key",
                    y_title="query", signed=False, mask=t.visible if cfg.causal else None, pick=cell,
-                   key=session.SOFTMAX_MAP, present=present, max_width=320, fmt=".2f", selectable=True)
+                   key=session.SOFTMAX_MAP, present=present, width=left.width, area=320, fmt=".2f", selectable=True)
 with right:
     sums = pd.DataFrame({"query": list(t.labels), "row sum": weights.sum(axis=-1),
                          "attends most to": [t.labels[b] for b in best], "weight": best_w})

@@ -318,3 +318,63 @@ def slider(page, key: str):
 def slider_value(page, key: str) -> int:
     """The value the slider shows (for a select_slider the option, not its index)."""
     return int(float(slider(page, key).get_attribute("aria-valuetext")))
+
+
+# ------------------------------------------------------------------------ charts that do not fit
+# Every drawn chart (its svg or canvas) against its column and every other element in the main area:
+# [chart title, what it collides with, px wide, px tall] for each overlap beyond `slack` px.
+OVERLAPS = """
+(slack) => {
+  const main = document.querySelector("[data-testid='stMain']");
+  // What of an element can be seen: its box cut to every scrolling ancestor (a tall table scrolls in place).
+  const box = (el) => {
+    const b = el.getBoundingClientRect();
+    let r = {left: b.left, top: b.top, right: b.right, bottom: b.bottom};
+    for (let a = el.parentElement; a && a !== main; a = a.parentElement) {
+      const cs = getComputedStyle(a);
+      if (cs.overflowX === 'visible' && cs.overflowY === 'visible') continue;
+      const k = a.getBoundingClientRect();
+      r = {left: Math.max(r.left, k.left), top: Math.max(r.top, k.top), right: Math.min(r.right, k.right),
+           bottom: Math.min(r.bottom, k.bottom)};
+    }
+    return {...r, width: r.right - r.left, height: r.bottom - r.top};
+  };
+  const name = (el) => {
+    const chart = el.closest("[data-testid='stVegaLiteChart']");
+    const title = chart && chart.querySelector('g.role-title-text text');
+    if (title) return 'chart ' + title.textContent;
+    return (el.getAttribute('data-testid') || el.tagName.toLowerCase()) + ' ' + (el.textContent || '').trim().slice(0, 40);
+  };
+  // A chart's hover toolbar floats over it on purpose: not a collision.
+  const visible = (el) => { const b = box(el); return b.width > 0 && b.height > 0
+      && getComputedStyle(el).visibility !== 'hidden' && !el.closest("[data-testid='stElementToolbar'], details:not([open])"); };
+  const charts = [...main.querySelectorAll("[data-testid='stVegaLiteChart'] svg.marks, [data-testid='stVegaLiteChart'] canvas.marks")].filter(visible);
+  const others = [...main.querySelectorAll(
+      "[data-testid='stMarkdownContainer'] p, h1, h2, h3, h4, h5, [data-testid='stTable'], button, label, input, textarea, "
+      + "[role='radiogroup'], [data-testid='stMetric'], .katex-display, [data-testid='stAlert']")].filter(visible).concat(charts);
+  const found = [];
+  const edge = main.querySelector("[data-testid='stMainBlockContainer']");
+  for (const chart of charts) {
+    const c = chart.getBoundingClientRect();
+    const column = chart.closest("[data-testid='stColumn']") || edge;
+    const k = column.getBoundingClientRect();
+    const out = Math.max(k.left - c.left, c.right - k.right);
+    if (out > slack) found.push([name(chart), 'its column', Math.round(out), 0]);
+    if (c.right > window.innerWidth + slack) found.push([name(chart), 'the screen edge', Math.round(c.right - window.innerWidth), 0]);
+    for (const other of others) {
+      if (other === chart || other.contains(chart) || chart.contains(other)) continue;
+      const o = box(other);
+      const w = Math.min(c.right, o.right) - Math.max(c.left, o.left);
+      const h = Math.min(c.bottom, o.bottom) - Math.max(c.top, o.top);
+      if (w > slack && h > slack) found.push([name(chart), name(other), Math.round(w), Math.round(h)]);
+    }
+  }
+  return found;
+}
+"""
+
+
+def overlaps(page, slack: int = 3) -> list[list]:
+    """Every drawn chart that leaves its column or the screen, or covers another element (see OVERLAPS)."""
+    page.mouse.move(0, 0)                          # no hover toolbar, no tooltip
+    return page.evaluate(OVERLAPS, slack)

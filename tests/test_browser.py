@@ -207,6 +207,14 @@ def test_deep_link_on_a_fresh_server(browser, path, file, title, charts, keys):
                 assert tab.page.locator("[role='dialog']").count() == 0
                 if session == "first":
                     tab.shot(f"deeplink-{path or 'root'}")
+                    # The first visitor's first move is an ordinary rerun of the same page.
+                    thumb = bs.slider(tab.page, SEQ)
+                    tab.settle_after(lambda: (thumb.focus(), thumb.press("ArrowRight")))
+                    assert bs.slider_value(tab.page, SEQ) == 7 and tab.query()["seq_len"] == "7"
+                    assert urlparse(tab.page.url).path.strip("/") == path
+                    if path == "exercise":               # the page's own widgets keep working too
+                        tab.settle_after(lambda: tab.page.get_by_role("button", name="Reveal now (lecturer)").click())
+                        assert tab.page.get_by_text("You revealed without choosing a prediction.").count() == 1
                 tab.assert_clean()
             finally:
                 tab.close()
@@ -347,4 +355,43 @@ def test_sixteen_heads_of_64_tokens_are_drawn_as_pictures(tab):
     shot = Image.open(io.BytesIO(tab.page.screenshot(clip=picture.bounding_box()))).convert("RGB")
     assert len(shot.getcolors(maxcolors=1 << 16) or ()) > 20, "the picture did not paint"
     tab.shot("heads-16x64")
+    tab.assert_clean()
+
+
+# ------------------------------------------------------------------------------- nothing drawn over anything
+def _reveal_and_twist(tab: Tab) -> None:
+    """On the exercise page: reveal the longer run and switch both twists on (every map drawn)."""
+    tab.settle_after(lambda: tab.page.get_by_role("button", name="Reveal now (lecturer)").click())
+    for label in ("Try it with the causal mask", "Try it with sinusoidal positions"):
+        tab.settle_after(lambda: tab.page.get_by_text(label).click())
+
+
+LAYOUTS = [  # viewport, presenter view, preset, sequence lengths
+    ((1280, 800), False, "part4", (4, 9, 16, 64)),
+    ((1280, 800), True, "day33", (9, 64)),
+    ((1920, 1080), False, "day33", (9, 64)),
+    ((1920, 1080), True, "part4", (16, 64)),
+]
+SECTIONS = ["1 · Why ÷ √d_head", "2 · ÷ √d_head in this block", "3 · Why positions", "4 · Why a causal mask"]
+
+
+@pytest.mark.parametrize("viewport, present, preset, lengths", LAYOUTS,
+                         ids=[f"{w}x{h}-{'present' if p else 'normal'}-{s}" for (w, h), p, s, _ in LAYOUTS])
+@pytest.mark.parametrize("path", [p for p, *_ in bs.PAGES])
+def test_no_chart_overlaps_anything(tab, path, viewport, present, preset, lengths):
+    """Every chart stays inside its column and the screen and covers nothing else, at every length."""
+    tab.page.set_viewport_size({"width": viewport[0], "height": viewport[1]})
+    found = {}
+    for T in lengths:
+        tab.open(f"/{path}?seq_len={T}&preset={preset}" + ("&present=1" if present else ""))
+        if path == "exercise":
+            _reveal_and_twist(tab)
+        for section in SECTIONS if path == "experiments" else [None]:
+            if section and section != SECTIONS[0]:
+                tab.settle_after(lambda: tab.page.get_by_role("radio", name=section).click())
+            hits = bs.overlaps(tab.page)
+            if hits:
+                found[(T, section)] = hits
+                tab.shot(f"overlap-{path or 'root'}-{T}-{viewport[0]}{'-present' if present else ''}")
+    assert not found, found
     tab.assert_clean()

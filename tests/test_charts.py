@@ -1,4 +1,4 @@
-"""Heatmap colours and raster heatmaps: one colour scale whether Vega or NumPy paints the cells."""
+"""Heatmap colours and raster heatmaps: one colour scale whether Vega or NumPy paints the cells; specs."""
 from __future__ import annotations
 
 import base64
@@ -12,6 +12,9 @@ from PIL import Image
 import engine
 from conftest import PAGES, assert_clean, open_app
 from ui import charts, state
+from ui.charts import colours, plots, raster
+from ui.charts import maps as heat
+from ui.charts import spec as spec_module
 
 # Written out here, independently of ui/charts.py: the first and last stops of Vega's two schemes.
 VIRIDIS_ENDS = ((0x44, 0x01, 0x54), (0xFD, 0xE7, 0x25))
@@ -37,9 +40,9 @@ def oracle_colour(value: float, stops: list[str], points: list[float]) -> tuple[
 def test_scheme_stops_are_vegas():
     viridis, blueorange = charts.scheme_colours(charts.WEIGHTS), charts.scheme_colours(charts.SIGNED)
     assert len(viridis) == 31 and len(blueorange) == 11
-    for colours, ends in ((viridis, VIRIDIS_ENDS), (blueorange, BLUEORANGE_ENDS)):
-        assert tuple(int(colours[0][i:i + 2], 16) for i in (1, 3, 5)) == ends[0]
-        assert tuple(int(colours[-1][i:i + 2], 16) for i in (1, 3, 5)) == ends[1]
+    for stops, ends in ((viridis, VIRIDIS_ENDS), (blueorange, BLUEORANGE_ENDS)):
+        assert tuple(int(stops[0][i:i + 2], 16) for i in (1, 3, 5)) == ends[0]
+        assert tuple(int(stops[-1][i:i + 2], 16) for i in (1, 3, 5)) == ends[1]
 
 
 def test_diverging_ramp_puts_its_middle_stop_at_zero_even_when_lopsided():
@@ -56,7 +59,7 @@ def test_paint_matches_a_per_cell_oracle(scheme, domain):
     matrix = rng.uniform(domain[0] - 0.2, domain[1] + 0.2, size=(9, 13))   # some cells outside: clamped
     matrix[2, 3] = np.nan
     stops, points = list(charts.scheme_colours(scheme)), charts.ramp_domain(scheme, domain)
-    painted = charts.paint(matrix, scheme, domain)
+    painted = raster.paint(matrix, scheme, domain)
     assert painted.shape == (9, 13, 3) and painted.dtype == np.uint8
     for r in range(9):
         for c in range(13):
@@ -66,8 +69,8 @@ def test_paint_matches_a_per_cell_oracle(scheme, domain):
 
 
 def test_vector_heatmap_scale_is_the_same_ramp():
-    spec = charts._heatmap_spec(("a", "b"), ("a", "b"), "t", "key", "query", charts.SIGNED, (-1.0, 3.0),
-                                True, ".2f", False, 300, False, False, "masked")
+    spec = heat.template(2, 2, 1, 1, False, "key", "query", charts.SIGNED, True, ".2f", False, 400, 300, False,
+                         False, "masked", False).fill(title="t", domain=charts.ramp_domain(charts.SIGNED, (-1.0, 3.0)))
     scale = spec["layer"][0]["encoding"]["color"]["scale"]
     assert scale["range"] == list(charts.scheme_colours(charts.SIGNED))
     assert scale["domain"] == charts.ramp_domain(charts.SIGNED, (-1.0, 3.0))
@@ -124,7 +127,7 @@ def test_small_maps_stay_vector_with_every_cell_and_a_tooltip():
 
 
 def test_raster_outlines_the_picked_cell_and_the_highlighted_token():
-    data = charts.raster_data(np.zeros((6, 6)), list("abcdef"), list("abcdef"), charts.WEIGHTS, (0.0, 1.0),
+    data = raster.datasets(np.zeros((6, 6)), list("abcdef"), list("abcdef"), charts.WEIGHTS, (0.0, 1.0),
                               pick=(1, 2), highlight=5)
     outline = data["outline"].to_pandas()
     assert outline[~outline["hl"]][["row", "col"]].values.tolist() == [["b", "c"]]
@@ -134,20 +137,20 @@ def test_raster_outlines_the_picked_cell_and_the_highlighted_token():
 
 def test_every_label_is_drawn_while_the_cells_are_wide_enough_for_it():
     labels = tuple(f"word{i}" for i in range(6))
-    spec = charts._heatmap_spec(labels, labels, "t", "key", "query", charts.WEIGHTS, (0.0, 1.0),
-                                True, ".2f", False, 230, False, False, "masked")
-    axes = {ch: spec["layer"][0]["encoding"][ch]["axis"] for ch in ("x", "y")}
+    spec = heat.template(len(labels), len(labels), 5, 5, spec_module.tilt(labels), "key", "query", charts.WEIGHTS,
+                         True, ".2f", False, 400, 230, False, False, "masked", False).spec
+    axes = {ch: spec["encoding"][ch]["axis"] for ch in ("x", "y")}
     assert axes["x"]["labelOverlap"] is False and axes["y"]["labelOverlap"] is False      # 38 px cells
     many = tuple(f"w{i}" for i in range(40))
-    spec = charts._heatmap_spec(many, many, "t", "key", "query", charts.WEIGHTS, (0.0, 1.0),
-                                False, ".2f", False, 230, False, False, "masked")
-    axes = {ch: spec["layer"][0]["encoding"][ch]["axis"] for ch in ("x", "y")}
+    spec = heat.template(len(many), len(many), 3, 3, spec_module.tilt(many), "key", "query", charts.WEIGHTS, False,
+                         ".2f", False, 400, 230, False, False, "masked", False).spec
+    axes = {ch: spec["encoding"][ch]["axis"] for ch in ("x", "y")}
     assert axes["x"]["labelOverlap"] is True and axes["y"]["labelOverlap"] is True        # 5.75 px cells
 
 
 def test_bar_values_are_printed_in_a_grey_for_both_themes_and_only_while_bars_are_thick():
-    few = charts._bars_spec(tuple("abcd"), "t", False, ".3f")
+    few = plots.bars_template(4, False, ".3f").fill(title="t", labels=list("abcd"))
     text = [layer for layer in few["layer"] if layer["mark"]["type"] == "text"]
-    assert len(text) == 1 and text[0]["mark"]["color"] == charts.VALUE_TEXT
-    many = charts._bars_spec(tuple(f"w{i}" for i in range(64)), "t", False, ".3f")
+    assert len(text) == 1 and text[0]["mark"]["color"] == colours.VALUE_TEXT
+    many = plots.bars_template(64, False, ".3f").fill(title="t", labels=[f"w{i}" for i in range(64)])
     assert [layer["mark"]["type"] for layer in many["layer"]] == ["bar"]

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import engine
-from engine import analysis
+from engine import analysis, experiments
 from engine.config import MAX_D_FF, MAX_D_MODEL, MAX_SEED
 
 
@@ -265,8 +265,8 @@ def test_explain_cell_accepts_numpy_indices(trace):
 
 
 def test_score_variance_needs_real_widths():
-    refuses("score_variance", analysis.score_variance, [0, 16])
-    refuses("score_variance", analysis.score_variance, [16], samples=1)
+    refuses("score_variance", experiments.score_variance, [0, 16])
+    refuses("score_variance", experiments.score_variance, [16], samples=1)
 
 
 def test_extend_with_a_bad_token():

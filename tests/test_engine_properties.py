@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import engine
-from engine import analysis
+from engine import analysis, experiments
 
 FEW = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -352,10 +352,10 @@ def test_positions_break_permutation_symmetry(cfg, data):
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_analysis_shuffle(name, seed):
     preset = engine.PRESETS[name]
-    plain = analysis.shuffle(preset.config, preset.tokens, seed)
+    plain = experiments.shuffle(preset.config, preset.tokens, seed)
     assert not np.array_equal(plain.perm, np.arange(len(preset.tokens)))
     assert plain.weights_error <= 1e-12 and plain.output_error <= 1e-12
-    placed = analysis.shuffle(dataclasses.replace(preset.config, positional="sinusoidal"),
+    placed = experiments.shuffle(dataclasses.replace(preset.config, positional="sinusoidal"),
                               preset.tokens, seed)
     assert max(placed.weights_error, placed.output_error) > 1e-3
     assert np.array_equal(placed.perm, plain.perm)
@@ -436,13 +436,13 @@ def test_explain_cell_equals_the_trace(cfg, tokens, data):
 # --------------------------------------------------------------------------- why sqrt(d)
 def test_score_variance_grows_with_d_and_scaling_removes_it():
     widths = [16, 32, 64, 128, 256]
-    result = analysis.score_variance(widths, samples=4000, seed=0)
+    result = experiments.score_variance(widths, samples=4000, seed=0)
     assert list(result["d_head"]) == widths
     for d, raw, scaled in zip(widths, result["raw"], result["scaled"]):
         assert abs(raw / scaled - d) <= 0.2 * d
         assert abs(raw - d) <= 0.2 * d, f"var(q·k) for d={d} is {raw:.1f}, expected about {d}"
         assert abs(scaled - 1) <= 0.2, f"var(q·k/√d) for d={d} is {scaled:.3f}, expected about 1"
-    same = analysis.score_variance(widths, samples=4000, seed=0)
+    same = experiments.score_variance(widths, samples=4000, seed=0)
     assert np.array_equal(same["raw"], result["raw"])
 
 

@@ -8,10 +8,10 @@ from conftest import FORBIDDEN, ROOT, run_probe
 PROBE = """
 import json, sys
 import engine
-from engine import analysis
+from engine import analysis, experiments
 trace = engine.run_preset("part4")
 analysis.extend(engine.PRESETS["day33"].config, engine.PRESETS["day33"].tokens, 9)
-analysis.shuffle(engine.PRESETS["part4"].config, engine.PRESETS["part4"].tokens, 0)
+experiments.shuffle(engine.PRESETS["part4"].config, engine.PRESETS["part4"].tokens, 0)
 analysis.explain_cell(trace, 0, 1, 2)
 print(json.dumps({"loaded": sorted(m for m in sys.modules if m.split(".")[0] in %r),
                   "engine_file": engine.__file__, "T": trace.T}))

@@ -1,4 +1,5 @@
-"""The T → T+1 token exercise: engine/exercise.py against plain-Python formulas, and the page in AppTest."""
+"""The T → T+1 token exercise: engine/exercise.py against plain-Python formulas, its words (ui/prose/exercise.py),
+and the page in AppTest."""
 from __future__ import annotations
 
 import math
@@ -11,6 +12,7 @@ import engine
 from conftest import assert_clean, loaded_by, open_app
 from engine import analysis, exercise
 from ui import site
+from ui.prose import exercise as words
 
 PAGE = site.by_path("exercise").file
 FACTOR = "factor Z/(Z+e^s)"
@@ -79,9 +81,9 @@ def test_causal_mask_leaves_the_first_rows_identical(cfg, tokens, new):
     twist = exercise.twist(analysis.extend(cfg, tokens, new), ext, "causal")
     assert twist.max_row_change <= 1e-12 and twist.output_change <= 1e-12
     assert exercise.outputs(ext).changed == 0
-    assert exercise.sentences(ext, 0)[0].startswith("No old row lost any attention")
-    assert exercise.verdict(ext, 0, "unchanged")[0] == "right"
-    assert exercise.verdict(ext, 0, "own_factor")[0] == "partly"
+    assert words.sentences(ext, 0)[0].startswith("No old row lost any attention")
+    assert words.verdict(ext, 0, "unchanged")[0] == "right"
+    assert words.verdict(ext, 0, "own_factor")[0] == "partly"
 
 
 @pytest.mark.parametrize("cfg, tokens, new", CASES)
@@ -94,9 +96,9 @@ def test_positions_change_the_inputs_but_keep_the_invariant(cfg, tokens, new):
     for head in range(cfg.num_heads):
         np.testing.assert_allclose(exercise.rows(ext, head).factor, plain_factors(ext.before.config, tokens, new, head),
                                    rtol=1e-12)
-    assert "ratio error" in twist.sentence and "already on" not in twist.sentence
+    assert "ratio error" in words.twist_sentence(twist, ext) and "already on" not in words.twist_sentence(twist, ext)
     again = exercise.twist(ext, ext, "positions")
-    assert again.already_on and "already on in the sidebar" in again.sentence
+    assert again.already_on and "already on in the sidebar" in words.twist_sentence(again, ext)
 
 
 @pytest.mark.parametrize("cfg, tokens, new", CASES)
@@ -105,7 +107,7 @@ def test_sentence_names_the_row_that_lost_most(cfg, tokens, new):
     for head in range(cfg.num_heads):
         lost = [1 - f for f in plain_factors(cfg, tokens, new, head)]
         row = ext.before.labels[lost.index(max(lost))]
-        first, second = exercise.sentences(ext, head)
+        first, second = words.sentences(ext, head)
         assert f"took the most attention from ‘{row}’" in first
         assert f"Appending ‘{ext.after.labels[-1]}’" in first
         assert "ratios" in second and "1 − factor" in second
@@ -117,7 +119,7 @@ def test_sentence_explains_a_loser_that_is_not_the_top_scorer():
     ext = analysis.extend(cfg, words_of(PART4), "today")
     rows = exercise.rows(ext, 1)
     assert rows.biggest != int(np.argmax(rows.score_new))
-    first = exercise.sentences(ext, 1)[0]
+    first = words.sentences(ext, 1)[0]
     assert "from ‘neural’" in first and "‘models’ scores the new key higher" in first
 
 
@@ -128,18 +130,18 @@ def test_known_day33_numbers():
     assert ext.after.labels == ("the", "cat", "sat", "on", "mat", ".")
     assert rows.labels[rows.biggest] == "sat"
     assert rows.factor[2] == pytest.approx(0.813495, abs=1e-6)
-    assert exercise.notice(ext, 0).startswith("no old row was reshuffled")
+    assert words.notice(ext, 0).startswith("no old row was reshuffled")
 
 
 def test_verdicts():
     ext = analysis.extend(DAY33.config, words_of(DAY33), 9)
-    assert exercise.verdict(ext, 0, None)[0] == "none"
-    assert exercise.verdict(ext, 0, "own_factor")[0] == "right"
+    assert words.verdict(ext, 0, None)[0] == "none"
+    assert words.verdict(ext, 0, "own_factor")[0] == "right"
     for wrong in ("unchanged", "same_factor", "reorder"):
-        status, text = exercise.verdict(ext, 0, wrong)
+        status, text = words.verdict(ext, 0, wrong)
         assert status == "wrong" and text.startswith("Not quite")
     with pytest.raises(ValueError, match="unknown prediction"):
-        exercise.verdict(ext, 0, "maybe")
+        words.verdict(ext, 0, "maybe")
     with pytest.raises(ValueError, match="outside 0..0"):
         exercise.rows(ext, 1)
 
@@ -150,7 +152,7 @@ def test_outputs_name_the_row_that_moved_most():
     change = [math.dist(a, b) for a, b in zip(ext.after.output[:4].tolist(), ext.before.output.tolist())]
     np.testing.assert_allclose(out.change, change, rtol=1e-12)
     assert out.changed == 4
-    assert out.sentence.startswith(f"All 4 old output rows changed: ‘{ext.before.labels[int(np.argmax(change))]}’")
+    assert words.output_sentence(ext, out).startswith(f"All 4 old output rows changed: ‘{ext.before.labels[int(np.argmax(change))]}’")
 
 
 # --------------------------------------------------------------------------- engine: the new token
@@ -174,34 +176,35 @@ def test_outputs_name_the_row_that_moved_most():
 ])
 def test_bad_new_tokens_are_refused_readably(kind, value, fragment):
     with pytest.raises(ValueError, match=None) as info:
-        exercise.parse_next_token(DAY33.config, kind, value)
+        words.parse_next_token(DAY33.config, kind, value)
     assert fragment in str(info.value)
 
 
 def test_good_new_tokens():
     cfg = DAY33.config
-    assert exercise.parse_next_token(cfg, "id", 9) == 9
-    assert exercise.parse_next_token(cfg, "id", 3.0) == 3
-    assert exercise.parse_next_token(cfg, "word", "  today ") == "today"
-    assert exercise.parse_next_token(cfg, "word", ".") == "."
-    assert exercise.parse_next_token(cfg, "word", "a<b") == "a<b"            # a lone < is not markup
-    assert exercise.parse_next_token(cfg, "word", "x" * 24) == "x" * 24
-    assert exercise.ordinal(6) == "6th" and exercise.ordinal(2) == "2nd" and exercise.ordinal(13) == "13th"
-    assert exercise.ordinal(21) == "21st" and exercise.ordinal(33) == "33rd" and exercise.ordinal(112) == "112th"
+    assert words.parse_next_token(cfg, "id", 9) == 9
+    assert words.parse_next_token(cfg, "id", 3.0) == 3
+    assert words.parse_next_token(cfg, "word", "  today ") == "today"
+    assert words.parse_next_token(cfg, "word", ".") == "."
+    assert words.parse_next_token(cfg, "word", "a<b") == "a<b"            # a lone < is not markup
+    assert words.parse_next_token(cfg, "word", "x" * 24) == "x" * 24
+    assert words.ordinal(6) == "6th" and words.ordinal(2) == "2nd" and words.ordinal(13) == "13th"
+    assert words.ordinal(21) == "21st" and words.ordinal(33) == "33rd" and words.ordinal(112) == "112th"
     with pytest.raises(ValueError, match="twist must be"):
         exercise.variant(cfg, "layer_norm")
 
 
-def test_exercise_module_imports_no_app_library():
+def test_exercise_modules_import_no_app_library():
     assert loaded_by("from engine import exercise") == []
+    assert loaded_by("from ui.prose import exercise") == []
 
 
-def test_heatmap_table_marks_the_highlighted_row_and_column():
-    from ui import charts
+def test_heatmap_cells_mark_the_highlighted_row_and_column():
+    from ui.charts.maps import cells
 
-    table = charts.heatmap_table(np.zeros((4, 4)), list("abcd"), list("abcd"), charts.WEIGHTS, (0, 1), highlight=3)
+    table = cells(np.zeros((4, 4)), list("abcd"), list("abcd"), highlight=3).to_pandas()
     assert table["hl"].sum() == 7 and table.loc[table["hl"], ["r", "c"]].max(axis=1).eq(3).all()
-    assert "hl" not in charts.heatmap_table(np.zeros((2, 2)), ["a", "b"], ["a", "b"], charts.WEIGHTS, (0, 1))
+    assert "hl" not in cells(np.zeros((2, 2)), ["a", "b"], ["a", "b"]).column_names
 
 
 # --------------------------------------------------------------------------- the page

@@ -228,7 +228,7 @@ def test_causal_properties_hold_for_any_block(d_model, T, seed, positional, init
 
 
 def test_experiments_module_stays_pure():
-    assert loaded_by("import engine.experiments as x; x.causal_test(x.Config(), ['AI', 'builds'])") == []
+    assert loaded_by("import engine, engine.experiments as x; x.causal_test(engine.Config(), ['AI', 'builds'])") == []
 
 
 # =========================================================================== the page (AppTest)

@@ -5,7 +5,7 @@ import streamlit as st
 from threadpoolctl import threadpool_limits
 
 import engine
-from engine import analysis
+from engine import analysis, experiments
 
 # The matrices here are small and a lecture hall runs many sessions at once on few cores: one BLAS
 # thread per call avoids threads fighting over the cores (set once, for the whole server process).
@@ -29,16 +29,6 @@ def extension(cfg: engine.Config, words: tuple[str, ...], new_token: int | str) 
     return analysis.extend(cfg, words, new_token)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def shuffled(cfg: engine.Config, words: tuple[str, ...], seed: int) -> analysis.Shuffle:
-    return analysis.shuffle(cfg, words, seed)
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def score_variance(d_heads: tuple[int, ...], samples: int, seed: int) -> dict:
-    return analysis.score_variance(d_heads, samples, seed)
-
-
 @st.cache_resource(max_entries=64, show_spinner=False)
 def params(cfg: engine.Config) -> engine.Params:
     """The weights of a configuration (read-only arrays, shared safely between sessions)."""
@@ -46,7 +36,6 @@ def params(cfg: engine.Config) -> engine.Params:
 
 
 # --------------------------------------------------------------------------- the Experiments page
-from engine import experiments  # noqa: E402  (kept with the wrappers that use it)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)

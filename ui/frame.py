@@ -10,12 +10,15 @@ import threading
 from dataclasses import dataclass
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import engine
 from ui import inputs, presenter, session, sidebar, site, state
 from ui.state import Controls
 
 _here = threading.local()      # this script thread's View while a page runs (each session has its own)
+MAIN_PX = 790                  # the main column at 1280 px with the sidebar open (the narrowest laptop laid out for)
+MAIN_PX_PRESENT = 1100         # presenter view: the sidebar starts collapsed
 
 
 @dataclass(frozen=True)
@@ -27,6 +30,7 @@ class View:
     tokens: state.Tokens
     notes: tuple[str, ...]          # things the app changed or cut, to be said on the page
     page: site.Page
+    width: int                      # px of the main column the page draws in
 
     @property
     def words(self) -> tuple[str, ...]:
@@ -65,7 +69,8 @@ def start():
     tokens = state.to_tokens(controls)
     _here.view = View(controls=controls, config=state.to_config(controls), tokens=tokens,
                       notes=tuple(notes + ([tokens.note] if tokens.note else [])),
-                      page=site.by_path(current.url_path))
+                      page=site.by_path(current.url_path),
+                      width=MAIN_PX_PRESENT if controls.present else MAIN_PX)
     if controls.present:
         presenter.bar(pages, current)
     return current
@@ -84,8 +89,14 @@ def view() -> View:
     """The View of this run; every page calls this first.
 
     A freshly started server runs its first session through Streamlit's legacy pages/ handling, which
-    starts a deep link's page file without the entry script: then the frame is drawn here, first.
+    starts a deep link's page file without the entry script. Then the frame is drawn here, first, as
+    the entry script draws it: under the entry script's identity, so the sidebar's widgets are the
+    same widgets on the next run, and the page's own widgets keep the page's identity (st.navigation
+    switches the identity to the entry script's; the scope puts the page's back), so the student's
+    first click is an ordinary rerun of the same page.
     """
     if getattr(_here, "view", None) is None:
-        start()
+        ctx = get_script_run_ctx()
+        with ctx.run_with_active_hash(ctx.pages_manager.main_script_hash):
+            start()
     return _here.view

@@ -6,7 +6,8 @@ import io
 import re
 import string
 from functools import lru_cache
-from typing import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -15,6 +16,34 @@ import streamlit as st
 from ui import frame, session
 
 _PUNCT = set(string.punctuation)
+GAP_PX = 17                     # between two of st.columns (Streamlit's "small" gap: 1rem at a 17 px base font)
+
+
+@dataclass(frozen=True)
+class Column:
+    """A place to draw (`with column:`) and how many px wide it is, for charts that must fit it."""
+
+    box: Any
+    width: float
+
+    def __enter__(self):
+        return self.box.__enter__()
+
+    def __exit__(self, *exc):
+        return self.box.__exit__(*exc)
+
+
+def columns(v: frame.View, spec: Sequence[float] | int, **options) -> list[Column]:
+    """st.columns, each with its width in px (from the main column's width and the shares)."""
+    shares = [1.0] * spec if isinstance(spec, int) else [float(s) for s in spec]
+    room = v.width - GAP_PX * (len(shares) - 1)
+    boxes = st.columns(shares, **options)
+    return [Column(box, room * share / sum(shares)) for box, share in zip(boxes, shares)]
+
+
+def stacked(v: frame.View, n: int) -> list[Column]:
+    """n full-width places, one under the other (for maps too wide to sit side by side)."""
+    return [Column(st.container(), v.width) for _ in range(n)]
 
 
 def md_escape(text: str) -> str:
@@ -76,10 +105,6 @@ def table(frame: pd.DataFrame, formats: dict[str, str] | None = None, *, labels_
 def notice(text: str) -> None:
     """The page's 'what to notice' line, computed by the page from the live numbers."""
     st.success("**What to notice:** " + text, icon=":material/visibility:")
-
-
-def shape(name: str, array: np.ndarray) -> str:
-    return f"`{name}` {' × '.join(map(str, array.shape))}"
 
 
 def _csv(matrices: dict[str, tuple[np.ndarray, Sequence[str], Sequence[str]]]) -> Callable[[], str]:

@@ -8,7 +8,6 @@ from dataclasses import dataclass, replace
 from urllib.parse import urlencode
 
 import engine
-from engine.tokens import MAX_WORD_CHARS
 
 # Slider ranges the design asks for.
 D_MODEL = (4, 128)

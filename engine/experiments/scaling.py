@@ -1,8 +1,4 @@
-"""The numbers behind the Experiments page: why √d_head, why positions, why a causal mask.
-
-Pure NumPy (no Streamlit, no pandas). Every function takes a Config and tokens (or plain numbers) and
-returns a frozen result; the page only draws what these return.
-"""
+"""Sections 1 and 2: why the scores are divided by √d_head, with random vectors and in the sidebar's block."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -10,13 +6,11 @@ from typing import Sequence
 
 import numpy as np
 
-from .analysis import Shuffle, score_variance, shuffle
-from .attention import row_entropy, sinusoidal_positions, softmax
-from .block import Trace, forward
-from .config import Config
-from .params import init_params
-from .presets import run
-from .tokens import Token, display_labels, embed, label
+from ..attention import row_entropy, softmax
+from ..block import Trace
+from ..config import Config
+from ..presets import run
+from ..tokens import Token
 
 ONE_HOT = 0.9                                            # a row is "nearly one-hot" when one key takes ≥ 90 %
 D_HEADS = tuple(2 ** k for k in range(10))               # 1, 2, 4, … 512: the widths of experiment 1
@@ -25,7 +19,7 @@ SAMPLES, SEED, ROWS = 4000, 0, 400                       # experiment 1's random
 RAW, SCALED = "raw q·k", "scaled q·k / √d"               # series names shared by the tables below
 
 
-def _visible_counts(visible: np.ndarray) -> np.ndarray:
+def visible_counts(visible: np.ndarray) -> np.ndarray:
     """(T,) how many keys each query row may see."""
     return np.count_nonzero(visible, axis=-1)
 
@@ -41,11 +35,11 @@ def nearly_one_hot(weights: np.ndarray, visible: np.ndarray | None = None, thres
     Rows that can see a single key only (the first row under a causal mask) are one-hot by force,
     not because of large scores, so they never count.
     """
-    choices = weights.shape[-1] if visible is None else _visible_counts(visible)
+    choices = weights.shape[-1] if visible is None else visible_counts(visible)
     return (peaks(weights) >= threshold) & (np.asarray(choices) > 1)
 
 
-# --------------------------------------------------------------------------- 1 · why divide by √d_head
+# --------------------------------------------------------------------------- 1 · why ÷ √d_head, random vectors
 @dataclass(frozen=True)
 class VarianceCurve:
     """Measured variance of q·k and of q·k/√d for standard-normal q and k, beside the theory."""
@@ -130,6 +124,22 @@ def random_rows(d_head: int, keys: int, rows: int = ROWS, seed: int = SEED) -> R
     )
 
 
+def score_variance(d_heads: Sequence[int], samples: int = 4000, seed: int = 0) -> dict[str, np.ndarray]:
+    """Variance of q·k and of q·k/√d for standard-normal q, k of each width d (one seeded stream)."""
+    if samples < 2 or any(d < 1 for d in d_heads):
+        raise ValueError(f"score_variance needs widths of at least 1 and 2+ samples, got {list(d_heads)}, {samples}")
+    rng = np.random.RandomState(seed)
+    raw, scaled = [], []
+    for d in d_heads:
+        q = rng.randn(samples, d)                                     # (N, d)
+        k = rng.randn(samples, d)                                     # (N, d)
+        dots = np.einsum("nd,nd->n", q, k)                            # (N,)
+        raw.append(dots.var())
+        scaled.append((dots / np.sqrt(d)).var())
+    return {"d_head": np.asarray(d_heads), "raw": np.asarray(raw), "scaled": np.asarray(scaled)}
+
+
+# --------------------------------------------------------------------------- 2 · ÷ √d_head in this block
 @dataclass(frozen=True)
 class ScalingRows:
     """The sidebar's block at one init scale, with and without ÷√d_head, row by row."""
@@ -180,7 +190,7 @@ def scaling_rows(cfg: Config, tokens: Sequence[Token], init_scale: float | None 
     return ScalingRows(
         init_scale=scale, base_scale=float(cfg.init_scale), scaled=on, unscaled=off,
         entropy_scaled=row_entropy(on.weights), entropy_unscaled=row_entropy(off.weights),
-        entropy_uniform=np.log2(_visible_counts(on.visible)),
+        entropy_uniform=np.log2(visible_counts(on.visible)),
         peak_scaled=peaks(on.weights), peak_unscaled=peaks(off.weights),
         one_hot_scaled=nearly_one_hot(on.weights, on.visible),
         one_hot_unscaled=nearly_one_hot(off.weights, off.visible),
@@ -213,135 +223,11 @@ def init_sweep(cfg: Config, tokens: Sequence[Token], scales: Sequence[float] = I
     stats = []
     for s in scales:
         r = scaling_rows(cfg, tokens, s)
-        several = _visible_counts(r.scaled.visible) > 1                   # (T,) rows with a real choice
+        several = visible_counts(r.scaled.visible) > 1                   # (T,) rows with a real choice
         stats.append((r.peak_scaled.mean(), r.peak_unscaled.mean(),
                       r.one_hot_scaled[:, several].mean(), r.one_hot_unscaled[:, several].mean()))
-    visible = _visible_counts(run(cfg, tokens).visible)
+    visible = visible_counts(run(cfg, tokens).visible)
     columns = np.asarray(stats, dtype=float).reshape(len(scales), 4).T
     return InitSweep(init_scale=np.asarray(scales, dtype=float), peak_scaled=columns[0], peak_unscaled=columns[1],
                      one_hot_scaled=columns[2], one_hot_unscaled=columns[3],
                      uniform_peak=float(np.mean(1.0 / visible)))
-
-
-# --------------------------------------------------------------------------- 2 · why positions
-@dataclass(frozen=True)
-class PositionTest:
-    """One seeded shuffle of the tokens, run without positions and with sinusoidal positions.
-
-    Both runs switch the causal mask off: a mask knows positions too, and this experiment is about
-    what the inputs know. `masked` repeats the shuffle with the mask on and no positions.
-    """
-
-    perm: np.ndarray            # (T,) shuffled position p holds original token perm[p]
-    plain: Shuffle              # positional="none"
-    encoded: Shuffle            # positional="sinusoidal"
-    masked: Shuffle             # positional="none", causal=True
-    encoding: np.ndarray        # (max(T, code_rows), C) the sinusoidal code; `encoded` adds its first T rows
-
-    @property
-    def inverse(self) -> np.ndarray:
-        """(T,) where each original token went: the shuffled order undone."""
-        return np.argsort(self.perm)
-
-    def back(self, s: Shuffle) -> np.ndarray:
-        """(H, T, T) the shuffled run's weights put back in the original order: Pᵀ·A'·P."""
-        inv = self.inverse
-        return s.shuffled.weights[:, inv][:, :, inv]
-
-    def weight_diff(self, s: Shuffle) -> np.ndarray:
-        """(H, T, T) un-permuted shuffled weights minus the original weights: 0 when the block ignores order."""
-        return self.back(s) - s.original.weights
-
-    def row_output_error(self, s: Shuffle) -> np.ndarray:
-        """(T,) for each shuffled position p: max |output'_p − output_perm[p]|."""
-        return np.max(np.abs(s.shuffled.output - s.original.output[self.perm]), axis=-1)
-
-    def biggest_change(self, s: Shuffle, head: int) -> tuple[int, int, float, float]:
-        """The (query, key) in the original order whose weight the shuffle moved most in one head,
-        with its weight before and after (un-permuted)."""
-        diff = np.abs(self.weight_diff(s)[head])                          # (T, T)
-        i, j = divmod(int(np.argmax(diff)), diff.shape[1])
-        return i, j, float(s.original.weights[head, i, j]), float(self.back(s)[head, i, j])
-
-
-def positions_test(cfg: Config, tokens: Sequence[Token], seed: int, code_rows: int = 32) -> PositionTest:
-    """Shuffle the tokens (seeded) with and without sinusoidal positions and measure what changed.
-
-    The code is returned for at least `code_rows` positions so its waves show even for a short sentence.
-    """
-    tokens = list(tokens)
-    plain = shuffle(replace(cfg, positional="none", causal=False), tokens, seed)
-    encoded = shuffle(replace(cfg, positional="sinusoidal", causal=False), tokens, seed)
-    masked = shuffle(replace(cfg, positional="none", causal=True), tokens, seed)
-    return PositionTest(perm=plain.perm, plain=plain, encoded=encoded, masked=masked,
-                        encoding=sinusoidal_positions(max(len(tokens), code_rows), cfg.d_model))
-
-
-# --------------------------------------------------------------------------- 3 · why a causal mask
-@dataclass(frozen=True)
-class CausalTest:
-    """The same sentence without and with the causal mask, and the sentence grown one token at a time."""
-
-    open: Trace                 # causal=False
-    masked: Trace               # causal=True
-    past_share: np.ndarray      # (H, T) weight the unmasked row gives keys 0..i (its visible past)
-    renormalised: np.ndarray    # (H, T, T) the unmasked row cut to the past and divided by past_share
-                                #   (NaN in the rare rows whose past got no weight at all: underflow)
-    renorm_row_error: np.ndarray   # (H, T) max |masked row − renormalised row| (NaN where not usable)
-    renorm_error: float         # its largest value over the usable rows: 0 up to rounding
-    hidden_weight: float        # largest masked weight on a hidden (future) key: exactly 0
-    row_sums: np.ndarray        # (H, T) masked weights summed over the visible keys
-    drift_masked: np.ndarray    # (T,) max change of row i's weights from step i+1 to the whole sentence
-    drift_open: np.ndarray      # (T,) the same without the mask
-    output_drift_masked: np.ndarray   # (T,) max change of output row i from step i+1 to the whole sentence
-    output_drift_open: np.ndarray     # (T,)
-
-    @property
-    def T(self) -> int:
-        return self.open.T
-
-
-def growing(cfg: Config, tokens: Sequence[Token]) -> tuple[np.ndarray, np.ndarray]:
-    """Generate the sentence one token at a time: how much row i changes after it was first computed.
-
-    Step n runs the first n tokens (same weights, same vectors). Row i is first computed at step i+1;
-    returns (T,) the largest change of its weights and (T,) of its output row by the last step.
-    """
-    params = init_params(cfg)
-    x = embed(cfg, params, tokens)                                    # (T, C)
-    labels = display_labels([label(cfg, t) for t in tokens])
-    T = x.shape[0]
-    final = forward(cfg, params, x, labels)
-    drift, output_drift = np.zeros(T), np.zeros(T)
-    for n in range(1, T):                                             # step T is the final run itself
-        step = forward(cfg, params, x[:n], labels[:n])
-        i = n - 1                                                     # the row that is new at this step
-        row = np.zeros((step.num_heads, T))                           # (H, T): padded with 0 for unseen keys
-        row[:, :n] = step.weights[:, i]
-        drift[i] = np.max(np.abs(final.weights[:, i] - row))
-        output_drift[i] = np.max(np.abs(final.output[i] - step.output[i]))
-    return drift, output_drift
-
-
-def causal_test(cfg: Config, tokens: Sequence[Token]) -> CausalTest:
-    """Compare the mask's weights with the unmasked ones renormalised over the past, and grow the sentence."""
-    tokens = list(tokens)
-    open_cfg, mask_cfg = replace(cfg, causal=False), replace(cfg, causal=True)
-    open_run, masked = run(open_cfg, tokens), run(mask_cfg, tokens)
-    visible = masked.visible                                          # (T, T) j <= i
-    past = np.where(visible, open_run.weights, 0.0)                   # (H, T, T)
-    share = past.sum(axis=-1)                                         # (H, T)
-    usable = share > 1e-100                                           # (H, T): a past that kept some weight
-    with np.errstate(divide="ignore", invalid="ignore"):
-        renormalised = np.where(usable[..., None], past / share[..., None], np.nan)   # (H, T, T)
-    drift_masked, output_masked = growing(mask_cfg, tokens)
-    drift_open, output_open = growing(open_cfg, tokens)
-    row_error = np.max(np.abs(masked.weights - renormalised), axis=-1)   # (H, T); NaN where not usable
-    return CausalTest(
-        open=open_run, masked=masked, past_share=share, renormalised=renormalised, renorm_row_error=row_error,
-        renorm_error=float(np.max(row_error[usable], initial=0.0)),
-        hidden_weight=float(np.max(np.where(visible, 0.0, masked.weights))),
-        row_sums=np.where(visible, masked.weights, 0.0).sum(axis=-1),
-        drift_masked=drift_masked, drift_open=drift_open,
-        output_drift_masked=output_masked, output_drift_open=output_open,
-    )

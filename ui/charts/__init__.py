@@ -1,0 +1,12 @@
+"""Charts for the pages: heatmaps (vector or raster), bars and lines, written as Vega-Lite dicts.
+
+colours: every colour and the heatmaps' colour scales · spec: sizing and the parts every heatmap
+shares, templates · maps: vector maps and the one call pages make · raster: maps of tiny cells as
+one picture · plots: bars and lines.
+"""
+from ui.charts.colours import SIGNED, WEIGHTS, ramp_domain, scheme_colours, symmetric_domain, weight_domain
+from ui.charts.maps import heatmap
+from ui.charts.plots import bars, lines
+
+__all__ = ["SIGNED", "WEIGHTS", "bars", "heatmap", "lines", "ramp_domain", "scheme_colours",
+           "symmetric_domain", "weight_domain"]

@@ -1,0 +1,74 @@
+"""Every colour the app draws with, and the colour scales of its heatmaps.
+
+Two colour-blind-safe schemes: blue–orange around 0 for signed values, viridis for weights (both
+readable in light and dark themes). A heatmap's colour scale is the scheme's stops over a piecewise
+domain, interpolated linearly in RGB; Vega (vector maps) and NumPy (raster maps, ui.charts.raster)
+interpolate the same stops the same way, so both kinds of map share one scale.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+SIGNED = "blueorange"
+WEIGHTS = "viridis"
+
+MASK_FILL = "#9ca3af"          # a masked cell (a hidden key, a ReLU zero)
+MASK_TEXT = "#111827"          # the word printed on a masked cell
+CELL_TEXT_DARK, CELL_TEXT_LIGHT = "#111111", "#ffffff"   # a cell's value, on light and on dark fills
+HAIRLINE = "#ffffff22"         # between cells
+PICK_STROKE = "#e11d48"        # the clicked cell
+HIGHLIGHT_STROKE = "#d946ef"   # a whole row and column, e.g. a newly appended token
+VALUE_TEXT = "#6b7280"         # values printed outside marks: legible on light and dark backgrounds
+BAR_TOP, BAR_REST = "#e66101", "#5e3c99"   # the highlighted bar and the others (colour-blind-safe pair)
+ORANGE, BLUE, GREY = "#e8710a", "#3b9ae1", "#8b95a1"   # line series: visible on light and dark backgrounds
+RULE = "#9ca3af"               # a dotted marker line
+
+# The colour stops of Vega's own two schemes (vega-scale's data).
+_SCHEME_STOPS = {
+    SIGNED: "134b852f78b35da2cb9dcae1d2e5eff2f0ebfce0bafbbf74e8932fc5690d994a07",
+    WEIGHTS: "440154470e61481a6c482575472f7d443a834144873d4e8a39568c35608d31688e2d708e2a788e27818e23888e21918d1f"
+             "988b1fa08822a8842ab07f35b77943bf7154c56866cc5d7ad1518fd744a5db36bcdf27d2e21be9e51afde725",
+}
+
+
+@lru_cache(maxsize=None)
+def scheme_colours(scheme: str) -> tuple[str, ...]:
+    """The scheme's stops as '#rrggbb', low to high."""
+    hexes = _SCHEME_STOPS[scheme]
+    return tuple("#" + hexes[i:i + 6] for i in range(0, len(hexes), 6))
+
+
+def rgb(colour: str) -> tuple[int, int, int]:
+    """'#rrggbb' -> (r, g, b)."""
+    return int(colour[1:3], 16), int(colour[3:5], 16), int(colour[5:7], 16)
+
+
+def ramp_domain(scheme: str, domain: tuple[float, float]) -> list[float]:
+    """Where each stop sits: evenly from low to high; a diverging scheme has its middle stop at 0."""
+    low, high = float(domain[0]), float(domain[1])
+    n = len(scheme_colours(scheme))
+    if scheme == SIGNED and low < 0.0 < high:
+        half = (n - 1) // 2
+        return [*np.linspace(low, 0.0, half + 1).tolist(), *np.linspace(0.0, high, n - half)[1:].tolist()]
+    return np.linspace(low, high, n).tolist()
+
+
+def dark_threshold(scheme: str, domain: tuple[float, float]) -> float:
+    """Cells beyond this are dark enough for white text: both ends of blue–orange, viridis's low end."""
+    low, high = float(domain[0]), float(domain[1])
+    return 0.55 * max(abs(low), abs(high)) if scheme == SIGNED else low + 0.62 * (high - low)
+
+
+def symmetric_domain(*matrices: np.ndarray) -> tuple[float, float]:
+    """One colour domain [-m, m] shared by every matrix of a comparison."""
+    top = max(float(np.max(np.abs(np.nan_to_num(m, nan=0.0, posinf=0.0, neginf=0.0)))) for m in matrices)
+    top = top if top > 0 else 1.0
+    return (-top, top)
+
+
+def weight_domain(*matrices: np.ndarray) -> tuple[float, float]:
+    """One colour domain [0, largest weight] shared by every weight map of a comparison."""
+    top = max(float(np.max(m)) for m in matrices)
+    return (0.0, top if top > 0 else 1.0)

@@ -1,0 +1,101 @@
+"""Bar charts (one row of weights) and line charts (measured points beside the theory)."""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import streamlit as st
+
+from ui.charts import colours as co
+from ui.charts import spec as sp
+
+BAR_VALUES_MAX = 24       # bar charts print each value up to this many bars (thinner bars: the tooltip has it)
+
+
+@lru_cache(maxsize=128)
+def bars_template(n: int, present: bool, fmt: str) -> sp.Template:
+    """A bar chart with n bars, in token order, as wide as its column and as tall as its bars need."""
+    size = sp.font(present)
+    layers = [{"mark": {"type": "bar"},
+               "encoding": {"color": {"condition": {"test": "datum.top", "value": co.BAR_TOP}, "value": co.BAR_REST}}}]
+    if n <= BAR_VALUES_MAX:
+        layers.append({"mark": {"type": "text", "align": "left", "dx": 4, "fontSize": size - 1, "color": co.VALUE_TEXT},
+                       "encoding": {"text": {"field": "value", "type": "quantitative", "format": fmt}}})
+    spec = {
+        "data": {"name": "bars"}, "height": max(120, min(30 * n, 720)),
+        "autosize": {"type": "fit-x", "contains": "padding"},                 # fit the width, keep the height
+        "title": sp.title(present, offset=None),
+        "encoding": {
+            "y": {"field": "token", "type": "nominal", "sort": [], "title": None, "axis": {"labelFontSize": size}},
+            "x": {"field": "value", "type": "quantitative", "title": None, "axis": {"labelFontSize": size - 2}},
+            "tooltip": [{"field": "token", "type": "nominal"},
+                        {"field": "value", "type": "quantitative", "format": ".6f"}],
+        },
+        "layer": layers,
+    }
+    return sp.Template(spec=spec, slots={"title": (("title", "text"),), "labels": (("encoding", "y", "sort"),)})
+
+
+def bars(values: Sequence[float], labels: Sequence[str], *, title: str, highlight: int | None = None,
+         present: bool = False, fmt: str = ".3f") -> None:
+    """Horizontal bars of one row (e.g. a query's weights), in token order, values printed."""
+    labels = [str(x) for x in labels]
+    data = pa.table({"token": pa.array(labels, pa.string()),
+                     "value": pa.array(np.asarray(values, dtype=np.float64)),
+                     "top": pa.array([i == highlight for i in range(len(labels))], pa.bool_())})
+    spec = bars_template(len(labels), present, fmt).fill(title=title, labels=labels)
+    spec["datasets"] = {"bars": data}
+    st.vega_lite_chart(spec=spec, width="stretch")
+
+
+@lru_cache(maxsize=32)
+def lines_template(x: str, y: str, series: tuple[tuple[str, str], ...], reference: str, x_title: str,
+                   y_title: str, x_values: tuple, log_base: int, y_log: bool, fmt: str, present: bool) -> dict:
+    """Measured points joined by lines, dashed reference rows, a dotted rule: built once per shape."""
+    size = sp.font(present)
+    encoding = {
+        "x": {"field": x, "type": "quantitative", "title": x_title, "scale": {"type": "log", "base": log_base},
+              "axis": {"values": list(x_values), "labelFontSize": size, "titleFontSize": size, "format": fmt,
+                       "grid": False}},
+        "y": {"field": y, "type": "quantitative", "title": y_title,
+              "scale": {"type": "log"} if y_log else {"domain": [0, 1]},
+              "axis": {"labelFontSize": size, "titleFontSize": size}},
+        "color": {"field": "series", "type": "nominal",
+                  "scale": {"domain": [n for n, _ in series], "range": [c for _, c in series]},
+                  "legend": {"title": None, "orient": "top", "labelFontSize": size, "symbolStrokeWidth": 3,
+                             "labelLimit": 260}},
+        "tooltip": [{"field": "series", "type": "nominal"}, {"field": x, "type": "quantitative", "title": x_title},
+                    {"field": y, "type": "quantitative", "title": y_title, "format": ".4f"}],
+    }
+    measured = [{"filter": f"!({reference})"}]
+    spec = {
+        "height": 340 if present else 300,
+        "layer": [
+            {"data": {"name": "points"}, "encoding": encoding, "transform": measured,
+             "mark": {"type": "line", "strokeWidth": 2.5}},
+            {"data": {"name": "points"}, "encoding": encoding, "transform": measured,
+             "mark": {"type": "point", "filled": True, "size": 70}},
+            {"data": {"name": "points"}, "encoding": encoding, "transform": [{"filter": reference}],
+             "mark": {"type": "line", "strokeDash": [6, 4], "strokeWidth": 2}},
+            {"data": {"name": "rule"}, "encoding": {"x": {"field": x, "type": "quantitative"}},
+             "mark": {"type": "rule", "color": co.RULE, "strokeDash": [2, 3], "strokeWidth": 2}},
+        ],
+    }
+    return spec
+
+
+def lines(table: pd.DataFrame, x: str, y: str, *, series: Sequence[tuple[str, str]], reference: str,
+          x_title: str, y_title: str, x_values: Sequence, log_base: int, y_log: bool, pick: float, fmt: str,
+          present: bool = False) -> None:
+    """Measured points joined by lines, dashed reference rows (a Vega test), a dotted rule at x = pick.
+
+    series: (name, colour) pairs in legend order; the spec is built once per shape, the data per call.
+    """
+    template = lines_template(x, y, tuple(series), reference, x_title, y_title, tuple(x_values), log_base,
+                              y_log, fmt, present)
+    spec = {**template, "datasets": {"points": pa.Table.from_pandas(table, preserve_index=False),
+                                                 "rule": pa.table({x: pa.array([float(pick)])})}}
+    st.vega_lite_chart(spec=spec, width="stretch")

@@ -1,0 +1,197 @@
+"""The exercise page's sections: predict, choose the new token, reveal, explain, twist, the output.
+
+Each function draws one numbered section from the numbers it is given; the page calls them in order.
+"""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+import engine
+from engine import analysis, exercise
+from ui import charts, compute, layout, session
+from ui.frame import View
+from ui.prose import exercise as words
+from ui.prose.numbers import metric
+
+SIDE_BY_SIDE = 16          # longest extended sentence whose two maps sit side by side
+
+
+def predict(v: View, before: engine.Trace) -> str | None:
+    """1 · The current rows, and the student's prediction (None until one is chosen)."""
+    T, h = before.T, v.head
+    nth = words.ordinal(T + 1)
+    st.subheader("1 · Predict")
+    left, right = layout.columns(v, [3, 2])
+    with left:
+        charts.heatmap(before.weights[h], before.labels, before.labels, title=f"weights, head {h}: {T} × {T}",
+                       x_title="key", y_title="query", signed=False, mask=before.mask, key="ex_map_now",
+                       present=v.present, width=left.width, area=520)
+    with right:
+        prediction = st.radio(f"What happens to these {T} rows when a {nth} token is appended?",
+                              list(words.PREDICTIONS), format_func=words.PREDICTIONS.get, index=None,
+                              key=session.EX_PREDICTION)
+        st.text_area("In your own words: how will attention redistribute?", key=session.EX_GUESS, max_chars=500,
+                     placeholder="One or two sentences, before you reveal.")
+    return prediction
+
+
+def choose_token(v: View) -> engine.tokens.Token | None:
+    """2 · The new token, as a vocabulary id or a typed word; None (with the reason shown) if unusable."""
+    cfg, nth = v.config, words.ordinal(len(v.words) + 1)
+    preset = engine.get_preset(v.controls.preset)
+    default = preset.next_token
+    default_word = engine.label(cfg, default)
+    defaults = {session.EX_TOKEN_KIND: "id" if isinstance(default, int) else "word",
+                session.EX_TOKEN_ID: default if isinstance(default, int) else cfg.vocab_size - 1,
+                session.EX_TOKEN_WORD: default_word}
+    session.exercise_defaults(preset.name, defaults)            # a new preset brings its own default
+    st.subheader(f"2 · Choose the {nth} token")
+    kind_col, value_col, default_col = st.columns([2, 2, 2], vertical_alignment="bottom")
+    kind = kind_col.radio("Give it as", words.KINDS, key=session.EX_TOKEN_KIND, horizontal=True,
+                          format_func={"id": "vocabulary id", "word": "typed word"}.get)
+    if kind == "id":
+        raw = value_col.number_input("Vocabulary id", step=1, key=session.EX_TOKEN_ID,
+                                     help=f"A whole number from 0 to {cfg.vocab_size - 1}.")
+    else:
+        raw = value_col.text_input("Word", key=session.EX_TOKEN_WORD, max_chars=words.MAX_TYPED,
+                                   help="One word; a word outside the vocabulary gets its own seeded vector.")
+    default_col.button("Back to the default", key=session.EX_TOKEN_DEFAULT, on_click=session.reset_exercise_token,
+                       args=(defaults,), icon=":material/restart_alt:")
+    vocab = " · ".join(f"{i} {layout.q(w)}" for i, w in enumerate(cfg.vocab))
+    st.caption(f"Vocabulary (id, word): {vocab}. Default: {layout.q(default_word)}"
+               + (f" (id {default})" if isinstance(default, int) else "")
+               + f", the documented next token of the {layout.md_escape(preset.title)} preset.")
+    try:
+        new_token = words.parse_next_token(cfg, kind, raw)
+    except ValueError as err:
+        st.warning(f"**That {nth} token cannot be used:** {layout.md_escape(str(err))}.", icon=":material/error:")
+        return None
+    known = engine.token_id(cfg, new_token)
+    st.caption(f"The {nth} token is {layout.q(engine.label(cfg, new_token))}: "
+               + (f"vocabulary id {known}, its row of the embedding table." if known is not None else
+                  "not in the vocabulary, so its vector comes from its own seeded stream (the same every time)."))
+    return new_token
+
+
+def reveal(v: View, new_token, prediction: str | None) -> dict | None:
+    """3 · The reveal buttons; what was predicted when the result was revealed, or None (not yet)."""
+    T = len(v.words)
+    st.subheader("3 · Reveal")
+    if new_token is None:
+        st.caption("Choose a usable token to reveal the result.")
+        return None
+    setup = repr((v.config, v.words, new_token))                 # what a reveal belongs to
+    ask, now, _ = st.columns([2, 2, 3])
+    if ask.button("Check my prediction", key=session.EX_REVEAL, type="primary", disabled=prediction is None,
+                  help="Needs a prediction above; the lecturer button reveals without one."):
+        session.reveal(setup, prediction)
+    if now.button("Reveal now (lecturer)", key=session.EX_REVEAL_NOW):
+        session.reveal(setup, prediction)
+    revealed = session.revealed()
+    if revealed and revealed["setup"] == setup:
+        return revealed
+    if revealed:
+        st.info("The setup changed since the last reveal: predict again, then reveal.", icon=":material/replay:")
+    st.caption(f"Nothing of the {T + 1}-token run is shown until you reveal it.")
+    return None
+
+
+def _pair(v: View, T: int) -> list[layout.Column]:
+    return layout.columns(v, 2) if T + 1 <= SIDE_BY_SIDE else layout.stacked(v, 2)
+
+
+def result(v: View, ext: analysis.Extension, revealed: dict) -> None:
+    """The verdict, both maps with each old row's factor, and the table behind the factors."""
+    b, a, h = ext.before, ext.after, v.head
+    T = b.T
+    r = exercise.rows(ext, h)
+    new = layout.q(a.labels[T])
+    status, verdict = words.verdict(ext, h, revealed["prediction"], quote=layout.q)
+    said = words.PREDICTIONS.get(revealed["prediction"])
+    {"right": st.success, "partly": st.info, "wrong": st.warning, "none": st.info}[status](
+        (f"**You predicted:** {said}  \n" if said else "") + verdict)
+    guess = revealed["guess"].strip()
+    if guess:
+        st.markdown("**Your words:** " + "  \n".join(layout.md_escape(line) for line in guess.splitlines()))
+    st.latex(rf"w'_{{ij}} = \frac{{e^{{s_{{ij}}}}}}{{Z_i + e^{{s_{{i,{T + 1}}}}}}} = w_{{ij}}\cdot"
+             rf"\frac{{Z_i}}{{Z_i + e^{{s_{{i,{T + 1}}}}}}}\qquad (j \le {T})")
+    domain = charts.weight_domain(b.weights[h], a.weights[h])
+    factor_labels = [f"{label}  ×{f:.3f}" for label, f in zip(a.labels[:T], r.factor)] + [a.labels[T]]
+    left, right = _pair(v, T)
+    area = min(260, 44 * (T + 1)) if T + 1 <= SIDE_BY_SIDE else 560    # cell area; axes and legend come on top
+    with left:
+        charts.heatmap(b.weights[h], b.labels, b.labels, title=f"{T} tokens: {T} × {T}", x_title="key",
+                       y_title="query", signed=False, domain=domain, mask=b.mask, key="ex_map_before",
+                       present=v.present, width=left.width, area=area * T // (T + 1))
+    with right:
+        charts.heatmap(a.weights[h], factor_labels, a.labels, title=f"{T + 1} tokens: new row and column outlined",
+                       x_title="key", y_title="query  ×  factor", signed=False, domain=domain, mask=a.mask,
+                       key="ex_map_after", present=v.present, width=right.width, area=area, highlight=T)
+    st.caption(f"Head {h}; one colour scale for both maps (0 to {domain[1]:.3f}). Next to each old row of the "
+               f"{T + 1}-token map: the factor its weights were multiplied by.")
+    layout.table(pd.DataFrame(r.table()),
+                 {"s (new key)": ".4f", "e^s": ".4f", "Z (old row)": ".4f", "factor Z/(Z+e^s)": ".6f",
+                  "new ÷ old, min": ".6f", "new ÷ old, max": ".6f", "lost to new": ".4f"})
+    st.caption(f"s is each old query's score against {new}, Z the total of its old row. In every row new ÷ old "
+               f"is the same for every key (min = max = factor): the ratios between the old weights are "
+               f"unchanged, up to {metric(ext.ratio_error)}. What a row lost is the weight it gives {new}.")
+    if b.num_heads > 1:
+        with st.expander(f"Factors in all {b.num_heads} heads"):
+            factors = pd.DataFrame(ext.factors, index=[f"head {k}" for k in range(b.num_heads)],
+                                   columns=[f"{j}: {label}" for j, label in enumerate(b.labels)])
+            layout.table(factors, {c: ".4f" for c in factors.columns}, labels_in_header=True, hide_index=False)
+
+
+def explain(v: View, ext: analysis.Extension) -> None:
+    """4 · The change of the old block, in a map and two sentences."""
+    b, h, T = ext.before, v.head, ext.before.T
+    st.subheader("4 · What happened, in two sentences")
+    left, right = _pair(v, T)
+    with left:
+        charts.heatmap(ext.diff[h], b.labels, b.labels, title=f"after − before, old {T} × {T} block",
+                       x_title="key", y_title="query", mask=b.mask, key="ex_map_diff", present=v.present,
+                       width=left.width, area=min(260, 44 * (T + 1)) if T + 1 <= SIDE_BY_SIDE else 560, fmt=".3f")
+    with right, st.container(border=True):
+        for sentence in words.sentences(ext, h, quote=layout.q):
+            st.markdown(sentence)
+
+
+def twists(v: View, ext: analysis.Extension, new_token) -> None:
+    """The twist: the same comparison with the causal mask, or with positions, switched on."""
+    T, h = ext.before.T, v.head
+    st.markdown("**The twist.** Switch one thing on for this comparison only (the sidebar keeps its values):")
+    for col, name, what in zip(layout.columns(v, 2), ("causal", "positions"),
+                               ("the causal mask", "sinusoidal positions")):
+        with col:
+            if not st.toggle(f"Try it with {what}", key=session.EX_TWIST[name]):
+                continue
+            other = compute.extension(exercise.variant(v.config, name), v.words, new_token)
+            tw = exercise.twist(ext, other, name)
+            first, second = st.columns(2)
+            if name == "causal":
+                first.metric(f"max change, first {T} rows", metric(tw.max_row_change))
+                second.metric("max output change, old rows", metric(tw.output_change, tw.output_scale))
+            else:
+                first.metric("ratio error", metric(tw.ratio_error))
+                second.metric("max change of old scores", metric(tw.score_change, tw.score_scale))
+            st.markdown(words.twist_sentence(tw, other, quote=layout.q))
+            charts.heatmap(other.after.weights[h], other.after.labels, other.after.labels,
+                           title=f"{T + 1} tokens with {what}", x_title="key", y_title="query", signed=False,
+                           mask=other.after.mask, key=f"ex_map_{name}", present=v.present, width=col.width,
+                           area=min(260, 44 * (T + 1), 280), highlight=T)
+
+
+def outputs(v: View, ext: analysis.Extension) -> None:
+    """5 · How far each old row of the block's output moved."""
+    st.subheader("5 · The block output")
+    out = exercise.outputs(ext)
+    layout.table(pd.DataFrame({"token": list(ext.before.labels), "‖Δ output‖": out.change,
+                               "share of its length": out.relative}),
+                 {"‖Δ output‖": ".4f", "share of its length": ".1%"})
+    st.markdown(words.output_sentence(ext, out, quote=layout.q))
+
+
+def hide() -> None:
+    st.button("Hide the result and predict again", key=session.EX_HIDE, icon=":material/visibility_off:",
+              on_click=session.hide_reveal)

@@ -1,0 +1,1 @@
+"""The Experiments page's four sections, one module each (numbered as engine.experiments numbers them)."""

@@ -1,0 +1,3 @@
+"""The words around the numbers: sentences built from engine results, and the rules for what a
+student may type, with the messages that say what to fix. Plain Python (no Streamlit), so every
+sentence is tested directly at the settings where its truth turns."""

@@ -1,0 +1,208 @@
+"""The exercise's words: the new token a student types (and why it cannot be used), the verdict on a
+prediction, and the sentences that explain what appending one token did. Every number comes from
+engine.exercise; token labels go through `quote`, so a page can escape them for its markup."""
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+import numpy as np
+
+from engine.analysis import Extension, strongest_keys
+from engine.config import Config
+from engine.exercise import SAME, Outputs, Twist, rows
+from engine.tokens import MAX_WORD_CHARS, Token, clean_word, token_id
+from ui.prose.numbers import diff
+
+Quote = Callable[[str], str]
+KINDS = ("id", "word")                       # how the new token is given: a vocabulary id or a typed word
+MAX_TYPED = 64                               # characters a page lets a student type for the new word
+
+# What a student may predict for the old rows when one token is appended.
+PREDICTIONS = {
+    "unchanged": "The old rows stay exactly as they were.",
+    "own_factor": "Each old row is multiplied by one factor of its own, so the ratios inside a row are kept.",
+    "same_factor": "Every old row shrinks by the same factor.",
+    "reorder": "The order of the weights within a row can change.",
+}
+
+_MARKUP = re.compile(r"<\s*/?\s*[A-Za-z!?][^<>]*>")   # an HTML-like tag such as <b>, </p> or <!-- x -->
+
+
+def _plain_quote(text: str) -> str:
+    return "‘" + text + "’"
+
+
+def _short(text: str, limit: int = 30) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# --------------------------------------------------------------------------- the new token
+def parse_next_token(cfg: Config, kind: str, value) -> Token:
+    """The new token from a page's input: a vocabulary id, or one typed word. ValueError says what to fix."""
+    if kind == "id":
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if value is None or isinstance(value, str):
+            raise ValueError(f"choose a vocabulary id between 0 and {cfg.vocab_size - 1}")
+        return token_id(cfg, value)           # ValueError: outside the vocabulary, or not a whole number
+    if kind != "word":
+        raise ValueError(f"the new token is given as one of {KINDS}, got {kind!r}")
+    if not isinstance(value, str):
+        raise ValueError(f"the typed word must be text, got {type(value).__name__}")
+    parts = value.split()
+    if not parts:
+        raise ValueError("the word box is empty: type one word for the new token")
+    if len(parts) > 1:
+        raise ValueError(f"type a single word without spaces; ‘{_short(value.strip())}’ is {len(parts)} words")
+    word = parts[0]
+    if _MARKUP.search(word):
+        raise ValueError(f"‘{_short(word)}’ looks like HTML markup (a <…> tag); "
+                         "type a plain word: this page shows tokens as text and never runs markup")
+    if len(word) > MAX_WORD_CHARS:
+        raise ValueError(f"‘{_short(word)}’ is {len(word)} characters long; "
+                         f"a token may have at most {MAX_WORD_CHARS}")
+    cleaned = clean_word(word)
+    if not cleaned:
+        raise ValueError("the typed word has only invisible characters: type a visible word")
+    return cleaned
+
+
+def sentences(ext: Extension, head: int, quote: Quote = _plain_quote) -> tuple[str, str]:
+    """Two sentences from the live numbers: who lost most to the new token and why, and the invariant."""
+    r = rows(ext, head)
+    new, T = quote(r.new_label), r.T
+    i = r.biggest
+    if r.lost[i] <= SAME:                                             # the causal mask hides the new key
+        key, weight = strongest_keys(ext.after.weights[head])
+        top = int(key[T])
+        return (
+            f"No old row lost any attention: the causal mask lets no old query see {new}, which comes "
+            f"after all of them, so its score for them is −∞, e^−∞ = 0 and every factor Z/(Z + 0) is exactly 1.",
+            f"The first {T} rows are identical to the {T}-token run (largest change {diff(r.max_change)}); "
+            f"attention is only shared out in the new row, where {new} attends most to "
+            f"{quote(ext.after.labels[top])} ({float(weight[T]):.3f}).",
+        )
+    row, s, e, z = quote(r.labels[i]), float(r.score_new[i]), float(r.exp_new[i]), float(r.z[i])
+    highest = int(np.argmax(r.score_new))
+    if highest == i:
+        why = (f"it has the highest score against the new key of any old query (s = {s:.3f}, "
+               f"so e^s = {e:.3f} is large next to its old total Z = {z:.3f})")
+    else:
+        why = (f"its score against the new key is the largest relative to its own old scores (s = {s:.3f}, "
+               f"e^s = {e:.3f} against its old total Z = {z:.3f}); {quote(r.labels[highest])} scores the new "
+               f"key higher (s = {float(r.score_new[highest]):.3f}), but its old total is bigger "
+               f"(Z = {float(r.z[highest]):.3f})")
+    least = int(np.argmin(r.lost))
+    return (
+        f"Appending {new} took the most attention from {row}: its row was multiplied by {float(r.factor[i]):.4f}, "
+        f"so {float(r.lost[i]):.1%} of its attention now goes to {new}, because {why}.",
+        f"Every old row is multiplied by one number of its own, Z/(Z + e^s), here from "
+        f"{float(r.factor[i]):.4f} ({row}) to {float(r.factor[least]):.4f} ({quote(r.labels[least])}), so the "
+        f"ratios between a row's old weights, and their order, stay the same (largest deviation "
+        f"{diff(ext.ratio_error)}); what a row loses, 1 − factor, is exactly the weight it now gives {new}.",
+    )
+
+
+def verdict(ext: Extension, head: int, choice: str | None, quote: Quote = _plain_quote) -> tuple[str, str]:
+    """How a prediction fared: ('right' | 'partly' | 'wrong' | 'none', one sentence why)."""
+    r = rows(ext, head)
+    unchanged = r.max_change <= SAME
+    spread = float(np.max(r.factor) - np.min(r.factor))
+    lo, hi = int(np.argmin(r.factor)), int(np.argmax(r.factor))
+    if choice is None:
+        return "none", "You revealed without choosing a prediction."
+    if choice not in PREDICTIONS:
+        raise ValueError(f"unknown prediction {choice!r}; choose one of {tuple(PREDICTIONS)}")
+    if choice == "unchanged":
+        if unchanged:
+            return "right", "Right: no old query can see the new token, so every factor is exactly 1."
+        return "wrong", (f"Not quite: every old row changed, by up to {r.max_change:.4f}, because every "
+                         f"old query also scores the new key and shares its attention with it.")
+    if choice == "own_factor":
+        if unchanged:
+            return "partly", ("True, but the factor is exactly 1 for every row: the old rows did not change "
+                              "at all.")
+        return "right", (f"Right: each row kept its ratios (largest deviation {diff(ext.ratio_error)}), and "
+                         f"the factors differ from row to row, from {float(r.factor[lo]):.4f} "
+                         f"({quote(r.labels[lo])}) to {float(r.factor[hi]):.4f} ({quote(r.labels[hi])}).")
+    if choice == "same_factor":
+        if unchanged:
+            return "partly", "True only because that factor is exactly 1: the old rows did not change at all."
+        if spread <= SAME:
+            return "right", f"Right here: every factor is {float(r.factor[0]):.4f}."
+        return "wrong", (f"Not quite: each row has its own factor, from {float(r.factor[lo]):.4f} "
+                         f"({quote(r.labels[lo])}) to {float(r.factor[hi]):.4f} ({quote(r.labels[hi])}), "
+                         "because each old query scores the new key differently.")
+    return "wrong", ("Not quite: a whole row is multiplied by one positive number, and that cannot change "
+                     "which of its weights is larger than another.")
+
+
+# --------------------------------------------------------------------------- the block output
+def output_sentence(ext: Extension, out: Outputs, quote: Quote = _plain_quote) -> str:
+    """Which old output rows moved, by how much, and why."""
+    T = ext.before.T
+    change, relative, changed = out.change, out.relative, out.changed
+    new = quote(ext.after.labels[T])
+    heads = ext.before.num_heads
+    mix = f" in each of the {heads} heads" if heads > 1 else ""
+    if changed == 0:
+        longest = float(np.max(np.linalg.norm(ext.before.output, axis=-1)))
+        return (f"No old output row changed (largest ‖Δ‖ = {diff(float(np.max(change)), longest)}): their "
+                "attention rows are identical, and the rest of the block works on each row on its own.")
+    hi, lo = int(np.argmax(change)), int(np.argmin(change))
+    count = f"All {T}" if changed == T else f"{changed} of the {T}"
+    return (f"{count} old output rows changed: {quote(ext.before.labels[hi])} moved most "
+            f"(‖Δ‖ = {float(change[hi]):.4f}, {float(relative[hi]):.1%} of its length) and "
+            f"{quote(ext.before.labels[lo])} least ({float(change[lo]):.4f}), because each output row is "
+            f"a weighted sum of the value vectors of every key it can see{mix}, and {new}'s value "
+            "vector now takes a share of that sum.")
+
+
+# --------------------------------------------------------------------------- the twists
+def twist_sentence(tw: Twist, twisted: Extension, quote: Quote = _plain_quote) -> str:
+    """What switching the causal mask or positions on did to the old rows."""
+    T = twisted.before.T
+    already, max_row, out, shift = tw.already_on, tw.max_row_change, tw.output_change, tw.input_shift
+    score_change, (lo, hi) = tw.score_change, tw.factor_range
+    new = quote(twisted.after.labels[T])
+    note = " (already on in the sidebar, so this is the run above)" if already else ""
+    if tw.name == "causal":
+        return (f"With the causal mask{note}, the largest change in the first {T} rows is "
+                f"{diff(max_row)} in every head, and their outputs move by at most "
+                f"{diff(out, tw.output_scale)}: no old query can see {new}, so nothing about them changes.")
+    moved = ("the inputs already carry positions" if already else
+             f"positions change the inputs (by up to {shift:.3f} per entry), so the scores and factors "
+             "differ from the run above")
+    return (f"With sinusoidal positions{note}, {moved}; but position i's code depends only on i, so "
+            f"the first {T} inputs and their scores are the same in both runs (largest change "
+            f"{diff(score_change, tw.score_scale)}) and each old row is still multiplied by one factor "
+            f"(here {lo:.4f} to {hi:.4f}; ratio error {diff(tw.ratio_error)}).")
+
+
+def new_row(ext: Extension, head: int, quote: Quote = _plain_quote) -> str:
+    """One sentence on the new token's own row: where it looks, against a uniform row."""
+    rows(ext, head)                                                   # checks the head
+    T = ext.before.T
+    row = ext.after.weights[head, T]                                  # (T+1,)
+    top = int(np.argmax(row))
+    return (f"the new token {quote(ext.after.labels[T])} has a row of its own: it attends most to "
+            f"{quote(ext.after.labels[top])} ({float(row[top]):.3f}; a uniform row would give "
+            f"{1 / (T + 1):.3f} each)")
+
+
+def notice(ext: Extension, head: int, quote: Quote = _plain_quote) -> str:
+    """The page's 'what to notice': what the old rows did, and the new token's own row."""
+    r = rows(ext, head)
+    if r.max_change <= SAME:
+        first = f"the {r.T} old rows are untouched"
+    else:
+        first = (f"no old row was reshuffled, each only shrank (factors {float(np.min(r.factor)):.4f} to "
+                 f"{float(np.max(r.factor)):.4f}), and what each gave up is exactly its entry in the new column")
+    return f"{first}; {new_row(ext, head, quote)}."
+
+
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, …, 11th, 12th, 13th, 21st, …"""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
