@@ -263,15 +263,6 @@ def pct(values: list[float], q: float) -> float:
 MiB = 1024 * 1024
 
 
-def _distinct_free_ports(count: int) -> list[int]:
-    ports: list[int] = []
-    while len(ports) < count:
-        port = bs.free_port()
-        if port not in ports:
-            ports.append(port)
-    return ports
-
-
 async def main_async(args) -> dict:
     server = cluster = run_dir = None
     extra = ["--server.fileWatcherType", args.watcher] if args.watcher else []
@@ -283,7 +274,7 @@ async def main_async(args) -> dict:
         processes: dict[str, int] = {}
     elif args.replicas:
         run_dir = Path(tempfile.mkdtemp(prefix="attention-lab-load-"))
-        port, *ports = _distinct_free_ports(args.replicas + 1)
+        port, *ports = bs.free_ports(args.replicas + 1)
         cluster = replicas.Cluster(args.replicas, port=port, replica_ports=ports, run_dir=run_dir,
                                    extra=extra).start()
         base = cluster.url
