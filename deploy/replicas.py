@@ -104,7 +104,7 @@ def haproxy_path() -> str | None:
 
 def check_config(path: Path, env: dict[str, str] | None = None) -> None:
     """`haproxy -c`: raises with HAProxy's message if the config is not valid."""
-    done = subprocess.run([haproxy_path() or "haproxy", "-c", "-q", "-f", str(path)], capture_output=True,
+    done = subprocess.run([haproxy_path() or "haproxy", "-c", "-f", str(path)], capture_output=True,
                           text=True, timeout=30, env=env)
     if done.returncode != 0:
         raise RuntimeError(f"haproxy rejects {path}:\n{done.stdout}{done.stderr}")

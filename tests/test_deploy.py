@@ -13,6 +13,8 @@ session, which the other process does not have, so a new empty one is made). The
 it on the new replica; the app reads a new session's controls from the URL.
 
 Skipped without Chromium, Playwright or haproxy, unless REQUIRE_BROWSER=1 (CI), where that fails.
+Two quick checks without a browser: the generated HAProxy configs pass `haproxy -c`, and the
+committed compose config is the template's current rendering.
 """
 from __future__ import annotations
 
@@ -32,8 +34,6 @@ import browser_support as bs
 
 sys.path.insert(0, str(bs.ROOT / "deploy"))
 import replicas  # noqa: E402
-
-pytestmark = pytest.mark.browser
 
 SEQ = "seq_len"
 ARTIFACTS = bs.ARTIFACTS / "deploy"
@@ -120,7 +120,30 @@ def settle_after(page, runs, action) -> None:
     bs.settle(page, runs, before, timeout=60)
 
 
-# ------------------------------------------------------------------------------------------ test
+# ---------------------------------------------------------------------------------- the configs
+def test_compose_config_is_the_template_rendered():
+    assert replicas.COMPOSE_CONFIG.read_text() == replicas.render_compose(), \
+        "regenerate it: python deploy/replicas.py config --compose > deploy/haproxy-compose.cfg"
+
+
+def test_generated_configs_pass_haproxy_check(tmp_path):
+    if replicas.haproxy_path() is None:
+        if os.environ.get("REQUIRE_BROWSER") == "1":
+            pytest.fail("REQUIRE_BROWSER=1 but haproxy is not installed", pytrace=False)
+        pytest.skip("haproxy is not installed (apt-get install -y haproxy)")
+    local = tmp_path / "haproxy.cfg"
+    local.write_text(replicas.render_local("0.0.0.0", 8500, [("r1", 8501), ("r2", 8502), ("r3", 8503)],
+                                           tmp_path / "haproxy.sock"))
+    replicas.check_config(local)
+    # The compose config reads the cookie key from the environment and refuses to load without it.
+    replicas.check_config(replicas.COMPOSE_CONFIG, env={**os.environ, replicas.SECRET_ENV: "0" * 64})
+    with pytest.raises(RuntimeError, match="dynamic-cookie-key"):
+        replicas.check_config(replicas.COMPOSE_CONFIG,
+                              env={k: v for k, v in os.environ.items() if k != replicas.SECRET_ENV})
+
+
+# ------------------------------------------------------------------------------------------ browser
+@pytest.mark.browser
 def test_two_replicas_sticky_downloads_and_failover(playwright, cluster):
     with bs.chromium(playwright, accept_downloads=True) as context:
         bs.instrument(context)
