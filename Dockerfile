@@ -14,7 +14,7 @@ COPY engine engine
 COPY pages pages
 COPY ui ui
 
-RUN useradd --system --uid 10001 --home-dir /app lab
+RUN useradd --system --create-home --uid 10001 lab
 USER lab
 EXPOSE 8501
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s \
