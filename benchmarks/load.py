@@ -370,6 +370,11 @@ async def main_async(args) -> dict:
             server.stop()
         if cluster:
             cluster.stop()
+            logs = bs.ARTIFACTS / "logs" / "load-replicas"          # HAProxy's and each replica's log
+            shutil.rmtree(logs, ignore_errors=True)
+            logs.mkdir(parents=True)
+            for log in run_dir.glob("*.log"):
+                shutil.copy(log, logs / log.name)
             shutil.rmtree(run_dir, ignore_errors=True)
 
 
