@@ -393,8 +393,8 @@ def main(argv: list[str] | None = None) -> int:
         except (RuntimeError, TimeoutError) as exc:
             parser.exit(1, f"start failed: {exc}\n")
         print(_status(cluster))
-        print(f"Open {cluster.url}  (logs and config in {args.run_dir}); stop it with "
-              f"`{sys.executable} deploy/replicas.py stop`", flush=True)
+        stop = "Ctrl-C" if args.foreground else f"`{sys.executable} deploy/replicas.py stop`"
+        print(f"Open {cluster.url}  (logs and config in {args.run_dir}); stop it with {stop}", flush=True)
         if args.foreground:
             signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
             try:
