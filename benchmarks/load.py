@@ -11,27 +11,39 @@ found, compile errors, disconnects, timeouts), bytes received, and the server's 
 (after one warm-up session, so the app's modules are loaded), peak (VmHWM) and after the sessions
 closed. Loopback only; bounded in sessions (≤ 200) and in time (--deadline).
 
+Behind a load balancer each student keeps the cookies the server set, as a browser does: HAProxy's
+affinity cookie (SRV) from the first GET goes with every later request and with the websocket
+handshake, so a student stays on one replica; Streamlit's XSRF cookie and token go along too.
+`--replicas N` starts N replicas behind HAProxy (deploy/replicas.py) and reports how many students
+each replica got, and CPU per script run summed over the replicas.
+
     python benchmarks/load.py                                 # 60 sessions within 10 s, a change every 2 s
     python benchmarks/load.py --spread 0 --pause 0            # stress: 60 at once, no pauses
     python benchmarks/load.py --watcher auto                  # the same with Streamlit's file watcher on
     python benchmarks/load.py --url http://127.0.0.1:8501     # against a server you started (no RSS)
+    python benchmarks/load.py --sessions 200 --replicas 2     # 200 students, 2 replicas behind HAProxy
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
+import http.cookies
 import json
 import os
 import random
 import re
+import resource
+import shutil
 import statistics
 import sys
+import tempfile
 import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "deploy"))
 
 import websockets  # noqa: E402  (a dependency of streamlit itself)
 from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
@@ -39,6 +51,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
 
 import browser_support as bs  # noqa: E402
+import replicas  # noqa: E402
 
 MAX_SESSIONS = 200
 TARGETS = {"first_p95": 2.0, "rerun_p95": 1.0, "peak_mib": 600, "settle_ratio": 1.10}
@@ -79,25 +92,35 @@ class Result:
     rerun_bytes: list[int] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
+    replica: str | None = None          # HAProxy's affinity cookie at the end (None: no load balancer)
 
 
 class Student:
     """One browser tab: one websocket session."""
 
     def __init__(self, base: str, page: str, query: str, slider: str, changes: int, pause: float,
-                 rng: random.Random, timeout: float):
+                 rng: random.Random, timeout: float, cookies: dict[str, str] | None = None):
         self.base, self.page, self.query, self.slider = base, page, query, slider
         self.changes, self.pause, self.rng, self.timeout = changes, pause, rng, timeout
         self.widgets: dict[str, WidgetState] = {}
         self.slider_proto = None
         self.cached: set[str] = set()
         self.page_hash = ""
+        self.cookies: dict[str, str] = dict(cookies or {})     # one origin, so name → value is enough
         self.result = Result()
+
+    def _cookie_header(self) -> dict[str, str]:
+        return {"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())} if self.cookies else {}
 
     async def _http(self, path: str) -> None:
         def get():
-            with urllib.request.urlopen(self.base + path, timeout=self.timeout) as response:
+            request = urllib.request.Request(self.base + path, headers=self._cookie_header())
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
                 response.read()
+                for header in response.headers.get_all("Set-Cookie") or []:
+                    jar = http.cookies.SimpleCookie()
+                    jar.load(header)
+                    self.cookies.update({name: morsel.value for name, morsel in jar.items()})
         await asyncio.to_thread(get)
 
     def _rerun_msg(self) -> bytes:
@@ -167,7 +190,11 @@ class Student:
                          "/_stcore/health", "/_stcore/host-config"):
                 await self._http(path)
             url = self.base.replace("http://", "ws://") + "/_stcore/stream"
-            async with websockets.connect(url, subprotocols=["streamlit"], origin=self.base,
+            # Like the frontend: the XSRF cookie's token as the second subprotocol entry, every cookie
+            # (HAProxy's SRV included) on the handshake.
+            xsrf = self.cookies.get("_streamlit_xsrf")
+            async with websockets.connect(url, subprotocols=["streamlit"] + ([xsrf] if xsrf else []),
+                                          origin=self.base, additional_headers=self._cookie_header(),
                                           max_size=None, open_timeout=self.timeout,
                                           ping_interval=None) as ws:
                 _, received = await self._run(ws)
@@ -187,6 +214,7 @@ class Student:
             self.result.errors.append(f"timeout ({self.timeout} s)")
         except (OSError, websockets.exceptions.WebSocketException) as exc:
             self.result.errors.append(f"{type(exc).__name__}: {exc}"[:160])
+        self.result.replica = self.cookies.get(replicas.COOKIE)
         return self.result
 
 
@@ -236,28 +264,44 @@ MiB = 1024 * 1024
 
 
 async def main_async(args) -> dict:
-    server = None
+    server = cluster = run_dir = None
+    extra = ["--server.fileWatcherType", args.watcher] if args.watcher else []
+    for option in args.option:
+        name, _, value = option.partition("=")
+        extra += [f"--{name}", value]
     if args.url:
         base = args.url.rstrip("/")
+        processes: dict[str, int] = {}
+    elif args.replicas:
+        run_dir = Path(tempfile.mkdtemp(prefix="attention-lab-load-"))
+        port, *ports = bs.free_ports(args.replicas + 1)
+        cluster = replicas.Cluster(args.replicas, port=port, replica_ports=ports, run_dir=run_dir,
+                                   extra=extra).start()
+        base = cluster.url
+        processes = {r.name: r.pid for r in cluster.replicas}
     else:
-        extra = ["--server.fileWatcherType", args.watcher] if args.watcher else []
-        for option in args.option:
-            name, _, value = option.partition("=")
-            extra += [f"--{name}", value]
         server = bs.Server(extra=extra, log_name="load-server.log").start()
         base = server.url
-    sampler = RssSampler(server.pid) if server else None
+        processes = {"server": server.pid}
+    samplers = {name: RssSampler(pid) for name, pid in processes.items()}
+    proxy = RssSampler(cluster.haproxy.pid) if cluster else None
     try:
-        # Warm-up: one session, so the baseline has the app's modules loaded (as after any first visit).
-        warm = await Student(base, args.page, args.query, args.slider, 1, 0, random.Random(0),
-                             args.timeout).session()
-        if warm.errors:
-            raise SystemExit(f"warm-up session failed: {warm.errors}")
+        # Warm-up: one session per server process (pinned by its affinity cookie behind HAProxy), so the
+        # baseline has the app's modules loaded (as after any first visit).
+        for name in processes if cluster else [None]:
+            warm = await Student(base, args.page, args.query, args.slider, 1, 0, random.Random(0),
+                                 args.timeout, cookies={replicas.COOKIE: name} if name else None).session()
+            if warm.errors:
+                raise SystemExit(f"warm-up session failed: {warm.errors}")
+            if name and warm.replica != name:
+                raise SystemExit(f"warm-up session for {name} was served by {warm.replica}")
         await asyncio.sleep(1.0)
-        baseline = sampler.read()[0] if sampler else 0
-        if sampler:
+        baselines = {name: sampler.read()[0] for name, sampler in samplers.items()}
+        for sampler in samplers.values():
             sampler.start()
-            cpu_before = sampler.cpu_seconds()
+        cpu_before = {name: sampler.cpu_seconds() for name, sampler in samplers.items()}
+        proxy_before = proxy.cpu_seconds() if proxy else 0.0
+        self_before = resource.getrusage(resource.RUSAGE_SELF)
 
         rng = random.Random(args.seed)
         students = [Student(base, args.page, args.query, args.slider, args.changes, args.pause,
@@ -275,7 +319,8 @@ async def main_async(args) -> dict:
 
         report = {"sessions": args.sessions, "spread_s": args.spread, "pause_s": args.pause,
                   "changes": args.changes, "page": "/" + args.page, "query": args.query,
-                  "watcher": args.watcher or "(config.toml)", "wall_s": round(wall, 2)}
+                  "watcher": args.watcher or "(config.toml)", "replicas": args.replicas or None,
+                  "wall_s": round(wall, 2)}
         firsts = [r.first for r in results if r.first is not None]
         reruns = [x for r in results for x in r.reruns]
         report["first_page_s"] = {"p50": pct(firsts, 50), "p95": pct(firsts, 95), "max": max(firsts, default=0)}
@@ -287,25 +332,50 @@ async def main_async(args) -> dict:
         report["notices"] = sorted({n for r in results for n in r.notices})
         report["bytes"] = {"first_page_median": statistics.median([r.first_bytes for r in results] or [0]),
                            "rerun_median": statistics.median([b for r in results for b in r.rerun_bytes] or [0])}
-        if sampler:
+        served = [r.replica for r in results if r.replica]
+        if served:
+            # Sessions per replica, as the students' affinity cookies say (a student moved by a failover
+            # counts where it ended).
+            report["sessions_per_replica"] = {name: served.count(name) for name in sorted(set(served))}
+        used = resource.getrusage(resource.RUSAGE_SELF)
+        report["load_generator_cpu_s"] = round(used.ru_utime + used.ru_stime
+                                               - self_before.ru_utime - self_before.ru_stime, 1)
+        if samplers:
             runs = len(firsts) + len(reruns)
-            report["server_cpu_ms_per_run"] = round(1000 * (sampler.cpu_seconds() - cpu_before) / max(runs, 1), 1)
-            await sampler.stop()
-            _, hwm = sampler.read()
-            peak = max(sampler.peak, hwm)
-            # After the sessions close: let the server drop them, then read RSS for up to settle_s.
-            settled, waited = sampler.read()[0], 0.0
+            cpu = {name: sampler.cpu_seconds() - cpu_before[name] for name, sampler in samplers.items()}
+            report["server_cpu_ms_per_run"] = round(1000 * sum(cpu.values()) / max(runs, 1), 1)
+            report["server_cpu_s"] = {name: round(seconds, 1) for name, seconds in cpu.items()}
+            if proxy:
+                report["haproxy_cpu_s"] = round(proxy.cpu_seconds() - proxy_before, 1)
+            peaks = {}
+            for name, sampler in samplers.items():
+                await sampler.stop()
+                peaks[name] = max(sampler.peak, sampler.read()[1])
+            # After the sessions close: let the servers drop them, then read RSS for up to settle_s.
+            baseline = sum(baselines.values())
+            settled, waited = sum(s.read()[0] for s in samplers.values()), 0.0
             while waited < args.settle and settled > baseline * TARGETS["settle_ratio"]:
                 await asyncio.sleep(0.5)
                 waited += 0.5
-                settled = sampler.read()[0]
-            report["rss_mib"] = {"baseline": round(baseline / MiB, 1), "peak": round(peak / MiB, 1),
+                settled = sum(s.read()[0] for s in samplers.values())
+            # Summed over the server processes (each one's own peak: an upper bound of the joint peak).
+            report["rss_mib"] = {"baseline": round(baseline / MiB, 1), "peak": round(sum(peaks.values()) / MiB, 1),
                                  "after_close": round(settled / MiB, 1), "after_close_wait_s": waited,
                                  "after_close_ratio": round(settled / baseline, 3)}
+            if cluster:
+                report["rss_mib"]["peak_per_replica"] = {name: round(v / MiB, 1) for name, v in peaks.items()}
         return report
     finally:
         if server:
             server.stop()
+        if cluster:
+            cluster.stop()
+            logs = bs.ARTIFACTS / "logs" / "load-replicas"          # HAProxy's and each replica's log
+            shutil.rmtree(logs, ignore_errors=True)
+            logs.mkdir(parents=True)
+            for log in run_dir.glob("*.log"):
+                shutil.copy(log, logs / log.name)
+            shutil.rmtree(run_dir, ignore_errors=True)
 
 
 def verdict(report: dict) -> list[str]:
@@ -320,15 +390,23 @@ def verdict(report: dict) -> list[str]:
         lines.append(f"notices     {report['notices']}")
     lines.append(f"bytes       first page {report['bytes']['first_page_median']:.0f} B, "
                  f"rerun {report['bytes']['rerun_median']:.0f} B (medians)")
+    if "sessions_per_replica" in report:
+        lines.append("replicas    sessions " + ", ".join(f"{name} {count}" for name, count
+                                                         in report["sessions_per_replica"].items()))
     if "server_cpu_ms_per_run" in report:
+        per = report["server_cpu_s"]
         lines.append(f"server CPU  {report['server_cpu_ms_per_run']} ms per script run (all threads, "
-                     f"HTTP and websocket included)")
+                     f"HTTP and websocket included{', summed over ' + str(len(per)) + ' replicas' if len(per) > 1 else ''})"
+                     f"; CPU s: " + ", ".join(f"{name} {sec}" for name, sec in per.items())
+                     + (f", haproxy {report['haproxy_cpu_s']}" if "haproxy_cpu_s" in report else "")
+                     + f", load generator {report['load_generator_cpu_s']} (wall {report['wall_s']} s)")
     if "rss_mib" in report:
         rss = report["rss_mib"]
         lines.append(f"server RSS  baseline {rss['baseline']} MiB, peak {rss['peak']} MiB (target ≤ "
                      f"{TARGETS['peak_mib']}), after close {rss['after_close']} MiB = "
                      f"{rss['after_close_ratio']:.2f}× baseline after {rss['after_close_wait_s']} s "
-                     f"(target ≤ {TARGETS['settle_ratio']}×)")
+                     f"(target ≤ {TARGETS['settle_ratio']}×)"
+                     + (f"; peak per replica {rss['peak_per_replica']}" if "peak_per_replica" in rss else ""))
     return lines
 
 
@@ -346,6 +424,8 @@ def main() -> None:
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                         help="extra `streamlit run` option, e.g. runner.postScriptGC=true (repeatable)")
     parser.add_argument("--url", default=None, help="an already running server (loopback only; no RSS)")
+    parser.add_argument("--replicas", type=int, default=0, metavar="N",
+                        help="start N replicas behind HAProxy (deploy/replicas.py) instead of one server")
     parser.add_argument("--timeout", type=float, default=30.0, help="per message / request (s)")
     parser.add_argument("--deadline", type=float, default=300.0, help="whole run (s)")
     parser.add_argument("--settle", type=float, default=20.0, help="wait up to this for RSS after close (s)")
@@ -354,12 +434,17 @@ def main() -> None:
     args = parser.parse_args()
     if not 1 <= args.sessions <= MAX_SESSIONS:
         parser.error(f"--sessions must be 1..{MAX_SESSIONS}")
+    if args.url and args.replicas:
+        parser.error("--url and --replicas exclude each other")
+    if not 0 <= args.replicas <= replicas.MAX_REPLICAS:
+        parser.error(f"--replicas must be 1..{replicas.MAX_REPLICAS}")
     if args.url and not re.match(r"^http://(127\.0\.0\.1|localhost)(:\d+)?/?$", args.url):
         parser.error("--url must be a loopback address")
     report = asyncio.run(main_async(args))
     print(f"load: {args.sessions} sessions over {args.spread} s, {args.changes} changes each, pause "
           f"{args.pause} s, page /{args.page}{'?' + args.query if args.query else ''}, watcher "
-          f"{report['watcher']}, wall {report['wall_s']} s")
+          f"{report['watcher']}, {str(args.replicas) + ' replicas behind HAProxy' if args.replicas else 'one server'}"
+          f", wall {report['wall_s']} s")
     for line in verdict(report):
         print("  " + line)
     if args.json:

@@ -89,6 +89,16 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def free_ports(count: int) -> list[int]:
+    """`count` distinct free loopback ports."""
+    ports: list[int] = []
+    while len(ports) < count:
+        port = free_port()
+        if port not in ports:
+            ports.append(port)
+    return ports
+
+
 class Server:
     """`streamlit run` on 127.0.0.1 and a free port; stop() ends it by its PID (and its group)."""
 

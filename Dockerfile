@@ -1,0 +1,24 @@
+# Attention Lab: one Streamlit replica. compose.yaml runs several behind HAProxy (deploy/README.md).
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
+WORKDIR /app
+COPY requirements.txt .
+RUN pip install -r requirements.txt
+
+# Only what the app runs on; .streamlit/config.toml keeps XSRF protection and CORS at their defaults.
+COPY .streamlit/config.toml .streamlit/config.toml
+COPY streamlit_app.py ./
+COPY assets assets
+COPY engine engine
+COPY pages pages
+COPY ui ui
+
+RUN useradd --system --create-home --uid 10001 lab
+USER lab
+EXPOSE 8501
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s \
+  CMD ["python", "-c", "import sys, urllib.request; sys.exit(urllib.request.urlopen('http://127.0.0.1:8501/_stcore/health', timeout=2).read() != b'ok')"]
+# 0.0.0.0 inside the container only: compose publishes HAProxy's port, never a replica's.
+# server.cookieSecret comes from STREAMLIT_SERVER_COOKIE_SECRET (the same for every replica).
+CMD ["streamlit", "run", "streamlit_app.py", "--server.port", "8501", "--server.address", "0.0.0.0", "--server.headless", "true"]
