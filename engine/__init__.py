@@ -1,8 +1,9 @@
 """Attention Lab's engine: pure NumPy, no Streamlit. Config -> Params -> embed -> forward -> Trace."""
 from .attention import causal_visible, layer_norm, merge_heads, relu, row_entropy, sinusoidal_positions, softmax, split_heads
 from .block import Trace, forward
-from .config import MAX_TOKENS, Config, valid_head_counts
-from .params import Params, init_params
+from .config import MAX_LAYERS, MAX_TOKENS, Config, valid_head_counts
+from .model import LayerTrace, Stack, forward_stack, run_stack
+from .params import Block, Params, init_params, stack_params
 from .presets import DAY33_VOCAB, PRESETS, Preset, get_preset, run, run_preset
 from .tokens import FILLER, display_labels, embed, fit_length, label, token_id, tokenize
 
@@ -12,4 +13,6 @@ __all__ = [
     "tokenize", "fit_length", "label", "display_labels", "token_id",
     "softmax", "split_heads", "merge_heads", "causal_visible", "sinusoidal_positions", "layer_norm",
     "relu", "row_entropy",
+    # stacks of blocks
+    "MAX_LAYERS", "Block", "stack_params", "Stack", "LayerTrace", "forward_stack", "run_stack",
 ]
