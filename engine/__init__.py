@@ -1,5 +1,6 @@
 """Attention Lab's engine: pure NumPy, no Streamlit. Config -> Params -> embed -> forward -> Trace."""
 from .attention import causal_visible, layer_norm, merge_heads, relu, row_entropy, sinusoidal_positions, softmax, split_heads
+from .backward import loss_and_grads
 from .block import Trace, forward
 from .config import MAX_LAYERS, MAX_TOKENS, Config, valid_head_counts
 from .model import LayerTrace, Stack, forward_stack, run_stack
@@ -15,4 +16,6 @@ __all__ = [
     "relu", "row_entropy",
     # stacks of blocks
     "MAX_LAYERS", "Block", "stack_params", "Stack", "LayerTrace", "forward_stack", "run_stack",
+    # training
+    "loss_and_grads",
 ]
