@@ -5,6 +5,7 @@ from .block import Trace, forward
 from .config import MAX_LAYERS, MAX_TOKENS, Config, valid_head_counts
 from .model import LayerTrace, Stack, forward_stack, run_stack
 from .params import Block, Params, init_params, stack_params
+from .tasks import TASKS, Task, get_task
 from .presets import DAY33_VOCAB, PRESETS, Preset, get_preset, run, run_preset
 from .tokens import FILLER, display_labels, embed, fit_length, label, token_id, tokenize
 
@@ -17,5 +18,5 @@ __all__ = [
     # stacks of blocks
     "MAX_LAYERS", "Block", "stack_params", "Stack", "LayerTrace", "forward_stack", "run_stack",
     # training
-    "loss_and_grads",
+    "TASKS", "Task", "get_task", "loss_and_grads",
 ]
