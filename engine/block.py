@@ -7,7 +7,7 @@ import numpy as np
 
 from .attention import causal_visible, layer_norm, merge_heads, relu, sinusoidal_positions, softmax, split_heads
 from .config import MAX_TOKENS, Config
-from .params import Params
+from .params import Block, Params
 
 
 @dataclass(frozen=True)
@@ -66,8 +66,8 @@ class Trace:
                 if isinstance(getattr(self, f.name), np.ndarray)}
 
 
-def forward(cfg: Config, params: Params, x: np.ndarray, labels: tuple[str, ...] | None = None) -> Trace:
-    """Run one block over x (T, C) and keep every intermediate."""
+def checked_input(cfg: Config, x: np.ndarray, labels: tuple[str, ...] | None) -> tuple[np.ndarray, tuple[str, ...]]:
+    """A private float copy of x (T, C), checked, and one label per token."""
     x = np.array(x, dtype=float)                                      # a private copy we may freeze
     if x.ndim != 2 or x.shape[1] != cfg.d_model:
         raise ValueError(f"x must have shape (T, {cfg.d_model}), got {x.shape}")
@@ -76,13 +76,29 @@ def forward(cfg: Config, params: Params, x: np.ndarray, labels: tuple[str, ...] 
         raise ValueError(f"{T} tokens is outside 1..{MAX_TOKENS}")
     if not np.all(np.isfinite(x)):
         raise ValueError("x contains NaN or infinity")
-    H, d_head = cfg.num_heads, cfg.d_head
     labels = tuple(str(i) for i in range(T)) if labels is None else tuple(labels)
     if len(labels) != T:
         raise ValueError(f"{len(labels)} labels for {T} tokens")
+    return x, labels
 
+
+def forward(cfg: Config, params: Params, x: np.ndarray, labels: tuple[str, ...] | None = None) -> Trace:
+    """Run one block over x (T, C) and keep every intermediate."""
+    if cfg.n_layers != 1:
+        raise ValueError(f"forward runs one block but this config has n_layers={cfg.n_layers}; "
+                         "use engine.forward_stack (or engine.run_stack) for a stack of blocks")
+    x, labels = checked_input(cfg, x, labels)
+    T, C = x.shape                                                    # tokens, model width
     positions = sinusoidal_positions(T, C) if cfg.positional == "sinusoidal" else None
     x_in = x if positions is None else x + positions                  # (T, C)
+    return Trace(config=cfg, labels=labels, **block_stages(cfg, params, x, positions, x_in))
+
+
+def block_stages(cfg: Config, params: Params | Block, x: np.ndarray, positions: np.ndarray | None,
+                 x_in: np.ndarray) -> dict[str, np.ndarray | None]:
+    """One block's arithmetic over x_in (T, C), every stage by name, frozen (params: a Params or Block)."""
+    T, C = x_in.shape                                                 # tokens, model width
+    H, d_head = cfg.num_heads, cfg.d_head
     x_norm = layer_norm(x_in) if cfg.layer_norm else None              # (T, C)
     source = x_in if x_norm is None else x_norm                       # (T, C)
 
@@ -112,4 +128,4 @@ def forward(cfg: Config, params: Params, x: np.ndarray, labels: tuple[str, ...] 
     for array in stages.values():
         if array is not None:
             array.setflags(write=False)                               # the trace is frozen all the way down
-    return Trace(config=cfg, labels=labels, **stages)
+    return stages

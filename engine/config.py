@@ -7,6 +7,7 @@ MAX_TOKENS = 1024          # longest sequence the engine accepts (the UI offers 
 MAX_D_MODEL = 1024         # widest model the engine accepts
 MAX_D_FF = 4096            # widest feed-forward layer the engine accepts
 MAX_SEED = 2**32 - 1       # RandomState accepts seeds in [0, 2**32)
+MAX_LAYERS = 8             # deepest stack of blocks the engine accepts (the UI offers 1-4)
 
 INIT_RULES = ("fixed", "fan_in")          # std = init_scale, or std = init_scale / sqrt(fan_in)
 POSITIONAL = ("none", "sinusoidal")
@@ -47,9 +48,11 @@ class Config:
     vocab: tuple[str, ...] = ("AI", "builds", "neural", "models")   # known words; id = position
     embedding_stream: str = "inputs"  # "inputs": N(0,1) rows from input_seed; "weights": drawn first from seed
     input_seed: int = 101        # seeds the input vectors when embedding_stream == "inputs"
+    n_layers: int = 1            # L: blocks stacked, each with its own weights; block 0 is drawn first
+    unembedding: bool = False    # add W_u (C, V): the last block's output -> next-token logits
 
     def __post_init__(self) -> None:
-        for name in ("d_model", "num_heads", "d_ff", "seed", "input_seed"):
+        for name in ("d_model", "num_heads", "d_ff", "seed", "input_seed", "n_layers"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool):
                 raise ValueError(f"{name} must be a whole number, got {value!r}")
@@ -59,6 +62,8 @@ class Config:
                 raise ValueError(f"{name} must be at least 1, got {value}")
             if value > top:
                 raise ValueError(f"{name}={value} is too large; the engine accepts at most {top}")
+        if not 1 <= self.n_layers <= MAX_LAYERS:
+            raise ValueError(f"n_layers={self.n_layers} must be between 1 and {MAX_LAYERS}")
         for name in ("seed", "input_seed"):
             value = getattr(self, name)
             if not 0 <= value <= MAX_SEED:
@@ -69,7 +74,7 @@ class Config:
                 f"d_model={self.d_model} is not divisible by num_heads={self.num_heads}; "
                 f"choose {choices} heads"
             )
-        for name in ("causal", "scale_scores", "layer_norm", "output_projection", "residual"):
+        for name in ("causal", "scale_scores", "layer_norm", "output_projection", "residual", "unembedding"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
         if self.positional not in POSITIONAL:
@@ -87,6 +92,8 @@ class Config:
             raise ValueError("vocab must be a tuple of non-empty words")
         if len(set(self.vocab)) != len(self.vocab):
             raise ValueError("vocab must not list the same word twice")
+        if self.unembedding and not self.vocab:
+            raise ValueError("unembedding needs a vocabulary to predict: vocab is empty")
 
     @property
     def d_head(self) -> int:

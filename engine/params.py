@@ -1,4 +1,10 @@
-"""Weights drawn from one seeded RandomState, in the articles' draw order."""
+"""Weights drawn from one seeded RandomState, in the articles' draw order.
+
+Draw order from RandomState(cfg.seed): the embedding table (only when embedding_stream is
+"weights"), block 0 (w_q, w_k, w_v, w_o if any, w1, w2), then blocks 1 .. L-1 in the same order
+each, then w_u (only with unembedding). Block 0 and the table are drawn exactly as the articles'
+scripts draw them, so a one-block config gets the same numbers as before stacks existed.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -9,8 +15,27 @@ from .config import Config
 
 
 @dataclass(frozen=True)
+class Block:
+    """The weights of one block, shaped as in Params."""
+
+    w_q: np.ndarray
+    w_k: np.ndarray
+    w_v: np.ndarray
+    w_o: np.ndarray | None
+    w1: np.ndarray
+    b1: np.ndarray
+    w2: np.ndarray
+    b2: np.ndarray
+
+
+BLOCK_ARRAYS = ("w_q", "w_k", "w_v", "w_o", "w1", "b1", "w2", "b2")   # a block's arrays, in draw order
+
+
+@dataclass(frozen=True)
 class Params:
-    """All weights of one block. Arrays are read-only so a cached Params cannot be altered."""
+    """All weights. Block 0's arrays are fields of their own (params.w_q ...), so a one-block Params
+    has the same fields as before stacks; params.blocks lists every block. Arrays are read-only so a
+    cached Params cannot be altered."""
 
     w_q: np.ndarray              # (C, C); head h owns columns h*d_head ... (h+1)*d_head - 1
     w_k: np.ndarray              # (C, C)
@@ -21,6 +46,33 @@ class Params:
     w2: np.ndarray               # (d_ff, C)
     b2: np.ndarray               # (C,)
     embeddings: np.ndarray | None  # (V, C) rows for the known words, or None for a table-free config
+    w_u: np.ndarray | None = None  # (C, V) last output -> next-token logits, or None (the article presets)
+    more_blocks: tuple[Block, ...] | None = None   # blocks 1 .. L-1, or None for a one-block model
+
+    @property
+    def blocks(self) -> tuple[Block, ...]:
+        """Every block, block 0 first."""
+        first = Block(**{name: getattr(self, name) for name in BLOCK_ARRAYS})
+        return (first,) + (self.more_blocks or ())
+
+    @property
+    def n_layers(self) -> int:
+        return 1 + len(self.more_blocks or ())
+
+
+def stack_params(blocks: tuple[Block, ...], embeddings: np.ndarray | None,
+                 w_u: np.ndarray | None = None) -> Params:
+    """A Params from its blocks (block 0's arrays become the top-level fields)."""
+    first = {name: getattr(blocks[0], name) for name in BLOCK_ARRAYS}
+    more = tuple(blocks[1:]) or None
+    return Params(**first, embeddings=embeddings, w_u=w_u, more_blocks=more)
+
+
+def param_arrays(params: Params) -> list[np.ndarray]:
+    """Every array of params in a fixed order: block by block (w_q ... b2), embeddings, w_u."""
+    arrays = [getattr(block, name) for block in params.blocks for name in BLOCK_ARRAYS]
+    arrays += [params.embeddings, params.w_u]
+    return [a for a in arrays if a is not None]
 
 
 def _frozen(array: np.ndarray) -> np.ndarray:
@@ -44,19 +96,27 @@ def embedding_table(cfg: Config, rng: np.random.RandomState | None = None) -> np
     return np.random.RandomState(cfg.input_seed).randn(V, C)       # (V, C); Part 4's sample vectors
 
 
-def init_params(cfg: Config) -> Params:
-    """Draw every weight from RandomState(cfg.seed) in the order the articles' scripts use."""
-    rng = np.random.RandomState(cfg.seed)
+def draw_block(rng: np.random.RandomState, cfg: Config) -> Block:
+    """One block's weights, in the articles' order; biases start at 0."""
     C, F = cfg.d_model, cfg.d_ff
-    table = embedding_table(cfg, rng) if cfg.embedding_stream == "weights" else None
     w_q = draw(rng, C, C, cfg, fan_in=C)                           # (C, C)
     w_k = draw(rng, C, C, cfg, fan_in=C)                           # (C, C)
     w_v = draw(rng, C, C, cfg, fan_in=C)                           # (C, C)
     w_o = draw(rng, C, C, cfg, fan_in=C) if cfg.output_projection else None
     w1 = draw(rng, C, F, cfg, fan_in=C)                            # (C, F)
     w2 = draw(rng, F, C, cfg, fan_in=F)                            # (F, C)
+    arrays = dict(w_q=w_q, w_k=w_k, w_v=w_v, w_o=w_o, w1=w1, b1=np.zeros(F), w2=w2, b2=np.zeros(C))
+    return Block(**{name: None if a is None else _frozen(a) for name, a in arrays.items()})
+
+
+def init_params(cfg: Config) -> Params:
+    """Draw every weight from RandomState(cfg.seed) in the order the module docstring lists."""
+    rng = np.random.RandomState(cfg.seed)
+    table = embedding_table(cfg, rng) if cfg.embedding_stream == "weights" else None
+    blocks = [draw_block(rng, cfg)]                                # block 0: the articles' draws
     if table is None:
         table = embedding_table(cfg)                               # separate stream: weights unaffected
-    arrays = dict(w_q=w_q, w_k=w_k, w_v=w_v, w_o=w_o, w1=w1, b1=np.zeros(F), w2=w2,
-                  b2=np.zeros(C), embeddings=table)
-    return Params(**{name: None if a is None else _frozen(a) for name, a in arrays.items()})
+    for _ in range(1, cfg.n_layers):
+        blocks.append(draw_block(rng, cfg))                        # later blocks: after block 0, in order
+    w_u = draw(rng, cfg.d_model, cfg.vocab_size, cfg, fan_in=cfg.d_model) if cfg.unembedding else None
+    return stack_params(tuple(blocks), _frozen(table), None if w_u is None else _frozen(w_u))

@@ -1,0 +1,96 @@
+"""How much attention lands where a task says it should, read from the same forward the UI shows."""
+from __future__ import annotations
+
+import numpy as np
+
+from .block import Trace
+from .config import Config
+from .model import Stack, forward_stack
+from .params import Params
+from .tasks import Task, get_task
+from .tokens import display_labels
+from .train import TrainRun
+
+
+def _checked_ids(task: Task, ids) -> list[int]:
+    ids = np.asarray(ids)
+    if ids.ndim != 1 or ids.size == 0 or not np.issubdtype(ids.dtype, np.integer):
+        raise ValueError(f"ids must be a non-empty list of token ids, got {ids.dtype} {ids.shape}")
+    if ids.min() < 0 or ids.max() >= len(task.vocab):
+        raise ValueError(f"token ids must lie in 0..{len(task.vocab) - 1} for {task.name!r}")
+    return [int(i) for i in ids]
+
+
+def task_stack(task: str | Task, cfg: Config, params: Params, ids) -> Stack:
+    """Every block's trace for one sequence of token ids, labelled with the task's words."""
+    task = get_task(task)
+    ids = _checked_ids(task, ids)
+    labels = display_labels([task.vocab[i] for i in ids])
+    return forward_stack(cfg, params, params.embeddings[ids], labels)   # (T, C) rows of the table
+
+
+def task_trace(task: str | Task, cfg: Config, params: Params, ids) -> Trace:
+    """The single block's trace for one sequence of token ids (for n_layers > 1 use task_stack)."""
+    if cfg.n_layers != 1:
+        raise ValueError(f"task_trace shows one block; this config has n_layers={cfg.n_layers}: use task_stack")
+    return task_stack(task, cfg, params, ids).layers[0]
+
+
+def share_per_query(cfg: Config, params: Params, tokens, keys: np.ndarray,
+                    scored: np.ndarray) -> np.ndarray:
+    """(L, H, Q): the weight each head gives `keys` (n, T, T), for each of the Q queries that are
+    scored (n, T) and have at least one such key, in sequence-then-position order."""
+    tokens, keys, scored = np.asarray(tokens), np.asarray(keys, dtype=bool), np.asarray(scored, dtype=bool)
+    n, T = tokens.shape if tokens.ndim == 2 else (0, 0)
+    if tokens.ndim != 2 or keys.shape != (n, T, T) or scored.shape != (n, T):
+        raise ValueError(f"need tokens (n, T), keys (n, T, T) and scored (n, T); got {tokens.shape}, "
+                         f"{keys.shape} and {scored.shape}")
+    measured = scored & keys.any(axis=-1)                             # (n, T)
+    if not measured.any():
+        raise ValueError("no scored query has an expected key: nothing to measure")
+    shares = []
+    for row, seq in enumerate(tokens):
+        stack = forward_stack(cfg, params, params.embeddings[seq])    # the UI's forward, one sequence
+        weights = np.stack([trace.weights for trace in stack.layers])   # (L, H, T, T)
+        on_keys = (weights * keys[row]).sum(axis=-1)                  # (L, H, T): weight on the expected keys
+        shares.append(on_keys[:, :, measured[row]])                   # (L, H, q) for this sequence
+    return np.concatenate(shares, axis=-1)                            # (L, H, Q)
+
+
+def expected_share(task: str | Task, cfg: Config, params: Params, tokens, targets=None) -> np.ndarray:
+    """(L, H): each head's mean weight on the task's expected keys, over the scored queries (targets
+    >= 0; all queries when targets is None) that have at least one expected key."""
+    task = get_task(task)
+    tokens = np.asarray(tokens)
+    scored = np.ones(tokens.shape, dtype=bool) if targets is None else np.asarray(targets) >= 0
+    return share_per_query(cfg, params, tokens, task.expected_keys(tokens), scored).mean(axis=-1)
+
+
+def lock_step(run: TrainRun, threshold: float = 0.9, n: int = 100, seed: int = 2) -> int | None:
+    """The first checkpoint step at which some head's expected_share reaches threshold, on n
+    sequences from RandomState(seed) (the same ones at every checkpoint); None if none does."""
+    task = get_task(run.task)
+    tokens, targets = task.sample(np.random.RandomState(seed), n)
+    for step, params in run.checkpoints:
+        if expected_share(task, run.config, params, tokens, targets).max() >= threshold:
+            return step
+    return None
+
+
+def loss_drop_step(losses, window: int | None = None) -> int:
+    """The step of the sharpest sustained fall of the loss: the step s at which the mean loss of
+    the `window` steps from s on is furthest below the mean of the `window` steps before s.
+
+    Averaging over a window (default: 5 % of the run, at least 10 steps) means one lucky batch, or
+    the first few steps' fall from the initial loss, does not count as sustained. After a plateau
+    (as in induction) it finds the middle of the drop that ends it.
+    """
+    losses = np.asarray(losses, dtype=float)
+    window = max(10, len(losses) // 20) if window is None else window
+    if not isinstance(window, (int, np.integer)) or window < 1:
+        raise ValueError(f"window must be a whole number of steps, at least 1, got {window!r}")
+    if losses.ndim != 1 or len(losses) < 2 * window or not np.all(np.isfinite(losses)):
+        raise ValueError(f"losses must be a finite 1-d series of at least {2 * window} values")
+    means = np.convolve(losses, np.ones(window) / window, mode="valid")   # (S - window + 1,): means[s] = mean of s .. s+window-1
+    fall = means[:-window] - means[window:]                           # fall[s]: mean before s + window minus mean from it
+    return int(np.argmax(fall)) + window

@@ -1,0 +1,158 @@
+"""Training with Adam on a task's batches, and a frozen record of the run to replay."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from .backward import backprop, check_batch, model_forward
+from .config import Config
+from .params import BLOCK_ARRAYS, Block, Params, init_params, param_arrays, stack_params
+from .tasks import Task, get_task
+
+PROGRESS_CALLS = 50      # on_progress is called about this many times per run (and at the end)
+CHECKPOINTS = 40         # about this many snapshots of the weights, denser early
+
+
+def flatten(params: Params) -> np.ndarray:
+    """All of the model's numbers in one vector (a copy), in param_arrays' order."""
+    return np.concatenate([a.ravel() for a in param_arrays(params)])
+
+
+def unflatten(like: Params, theta: np.ndarray) -> Params:
+    """A Params shaped like `like` whose arrays are views into theta (they change when theta does)."""
+    offset, taken = 0, []
+    for array in param_arrays(like):
+        taken.append(theta[offset: offset + array.size].reshape(array.shape))
+        offset += array.size
+    taken.reverse()                                                   # pop() now hands them out in order
+
+    def take(array):
+        return None if array is None else taken.pop()
+
+    blocks = tuple(Block(**{name: take(getattr(block, name)) for name in BLOCK_ARRAYS}) for block in like.blocks)
+    embeddings = take(like.embeddings)
+    return stack_params(blocks, embeddings, take(like.w_u))
+
+
+def frozen_copy(params: Params) -> Params:
+    """A read-only copy that later training steps cannot change."""
+    theta = flatten(params)
+    theta.setflags(write=False)
+    return unflatten(params, theta)
+
+
+def adam_step(theta: np.ndarray, grad: np.ndarray, m: np.ndarray, v: np.ndarray, t: int, lr: float,
+              beta1: float = 0.9, beta2: float = 0.999, eps: float = 1e-8) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One bias-corrected Adam update of the parameter vector theta; t counts steps from 1.
+    Returns new (theta, m, v); the inputs are not changed."""
+    m = beta1 * m + (1 - beta1) * grad                                # running mean of the gradient
+    v = beta2 * v + (1 - beta2) * grad * grad                         # running mean of its square
+    m_hat = m / (1 - beta1 ** t)                                      # undo the pull toward the zeros m started at
+    v_hat = v / (1 - beta2 ** t)
+    theta = theta - lr * m_hat / (np.sqrt(v_hat) + eps)               # each number moves about lr, whatever its scale
+    return theta, m, v
+
+
+def checkpoint_steps(steps: int, count: int = CHECKPOINTS) -> np.ndarray:
+    """Steps to keep the weights at: 0 (the init), `steps` (the end), half evenly spaced, half
+    spaced geometrically (dense early, where attention patterns change fastest)."""
+    even = np.linspace(0, steps, count // 2)
+    early = np.geomspace(1, max(steps, 1), count - count // 2)
+    return np.unique(np.round(np.concatenate([[0, steps], even, early])).astype(int))
+
+
+def _frozen_array(values) -> np.ndarray:
+    array = np.array(values, dtype=float)
+    array.setflags(write=False)
+    return array
+
+
+@dataclass(frozen=True)
+class TrainRun:
+    """What one training run did, frozen. Step s's weights have had s Adam updates."""
+
+    task: str                        # name in TASKS
+    config: Config
+    seed: int                        # seeds the batches (the config's seed drew the initial weights)
+    steps: int
+    batch: int
+    lr: float
+    params: Params                   # the weights after the last step
+    losses: np.ndarray               # (steps,) the batch loss at each step, before its update
+    accuracies: np.ndarray           # (steps,) share of the batch's scored positions predicted right
+    checkpoints: tuple[tuple[int, Params], ...]   # (step, weights) from 0 (the init) to steps
+    seconds: float                   # wall time of the loop, not counting on_progress calls
+
+
+def train(task: str | Task, cfg: Config | None = None, steps: int | None = None, seed: int = 0,
+          on_progress: Callable | None = None, batch: int | None = None, lr: float | None = None) -> TrainRun:
+    """Train a model on task with Adam; None takes the task's default config, steps, batch and lr.
+
+    on_progress(step, steps, losses_so_far, accuracies_so_far, latest_params) is called every few
+    steps with copies, so it cannot change the run.
+    """
+    task = get_task(task)
+    cfg = task.config if cfg is None else cfg
+    steps, batch, lr = (task.steps if steps is None else steps, task.batch if batch is None else batch,
+                        task.lr if lr is None else lr)
+    if not isinstance(cfg, Config):
+        raise ValueError(f"cfg must be an engine.Config, got {type(cfg).__name__}")
+    if not cfg.unembedding or cfg.vocab != task.vocab:
+        raise ValueError(f"the config must have unembedding=True and the task's vocabulary {task.vocab}")
+    for name, value in (("steps", steps), ("batch", batch), ("seed", seed)):
+        if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or not 0 <= value < 2**32:
+            raise ValueError(f"{name} must be a whole number from 0, got {value!r}")
+    if steps < 1 or batch < 1:
+        raise ValueError(f"steps and batch must be at least 1, got {steps} and {batch}")
+    if isinstance(lr, bool) or not isinstance(lr, (int, float)) or not 0 < lr <= 1:
+        raise ValueError(f"lr must be a number in (0, 1], got {lr!r}")
+    if on_progress is not None and not callable(on_progress):
+        raise ValueError("on_progress must be a function or None")
+
+    rng = np.random.RandomState(seed)                                 # the batches' own stream
+    initial = init_params(cfg)
+    theta = flatten(initial)                                          # (N,) every number of the model
+    params = unflatten(initial, theta)                                # views: they follow theta's updates
+    m, v = np.zeros_like(theta), np.zeros_like(theta)                 # Adam's running means start at 0
+    losses, accuracies = np.zeros(steps), np.zeros(steps)
+    keep = set(checkpoint_steps(steps).tolist())
+    checkpoints = [(0, frozen_copy(params))]
+    every = max(1, steps // PROGRESS_CALLS)
+    start, waited = time.perf_counter(), 0.0
+    for step in range(steps):
+        tokens, targets = task.sample(rng, batch)                     # (B, T) each
+        loss, grads, logits = backprop(cfg, params, tokens, targets)
+        scored = targets >= 0
+        losses[step] = loss
+        accuracies[step] = np.mean(logits.argmax(axis=-1)[scored] == targets[scored])
+        new_theta, m, v = adam_step(theta, flatten(grads), m, v, step + 1, lr)
+        theta[:] = new_theta                                          # in place, so params' views see it
+        if step + 1 in keep:
+            checkpoints.append((step + 1, frozen_copy(params)))
+        if on_progress is not None and ((step + 1) % every == 0 or step + 1 == steps):
+            called = time.perf_counter()
+            on_progress(step + 1, steps, _frozen_array(losses[: step + 1]),
+                        _frozen_array(accuracies[: step + 1]), frozen_copy(params))
+            waited += time.perf_counter() - called                    # the UI's drawing is not training time
+    seconds = time.perf_counter() - start - waited
+    return TrainRun(task=task.name, config=cfg, seed=int(seed), steps=int(steps), batch=int(batch), lr=float(lr),
+                    params=checkpoints[-1][1], losses=_frozen_array(losses), accuracies=_frozen_array(accuracies),
+                    checkpoints=tuple(checkpoints), seconds=seconds)
+
+
+def predict(cfg: Config, params: Params, tokens: np.ndarray) -> np.ndarray:
+    """The most likely next token (B, T) at every position of every sequence."""
+    logits, _ = model_forward(cfg, params, tokens)                    # (B, T, V)
+    return logits.argmax(axis=-1)                                     # (B, T)
+
+
+def evaluate(task: str | Task, cfg: Config, params: Params, n: int = 1000, seed: int = 1) -> float:
+    """Share of scored positions predicted right on n fresh sequences drawn from RandomState(seed)."""
+    task = get_task(task)
+    tokens, targets = task.sample(np.random.RandomState(seed), n)     # (n, T) each
+    tokens, targets = check_batch(cfg, params, tokens, targets)
+    scored = targets >= 0
+    return float(np.mean(predict(cfg, params, tokens)[scored] == targets[scored]))
