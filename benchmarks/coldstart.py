@@ -10,21 +10,17 @@ change (the quiet wait is not counted). Two browsers:
   cached for a year), as a lecturer's browser is: the server is cold, the browser is not;
 * first visit: a fresh, empty profile for every repeat.
 
-    python benchmarks/coldstart.py             # 3 repeats of each, prints each and the medians
-    python benchmarks/coldstart.py --repeats 5
+    python -m benchmarks.coldstart             # 3 repeats of each, prints each and the medians
+    python -m benchmarks.coldstart --repeats 5
 """
 from __future__ import annotations
 
 import argparse
 import shutil
 import statistics
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import browser_support as bs  # noqa: E402
+from benchmarks import browser as bs
 
 TARGET_S = 2.5
 
@@ -80,7 +76,7 @@ def main() -> None:
                 first.append(once(context))
         first_visit = report("first visit", first)
         if args.floor:
-            from latency import write_floor
+            from benchmarks.latency import write_floor
             folder = write_floor()
             with bs.chromium(playwright) as context:
                 bs.instrument(context)

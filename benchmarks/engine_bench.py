@@ -5,8 +5,8 @@ engine.forward with precomputed params and x, and a "floor": the same NumPy oper
 inline with no validation, no mask array, no copies and no freezing. Both are timed interleaved,
 many times, and the medians are compared.
 
-    python benchmarks/engine_bench.py            # the full table
-    python benchmarks/engine_bench.py --quick    # fewer repeats
+    python -m benchmarks.engine_bench            # the full table
+    python -m benchmarks.engine_bench --quick    # fewer repeats
 """
 from __future__ import annotations
 
@@ -14,12 +14,10 @@ import argparse
 import statistics
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-import engine  # noqa: E402
+import engine
 
 LENGTHS = (8, 64, 256, 512)
 WIDTHS = (16, 128, 512)

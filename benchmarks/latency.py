@@ -15,8 +15,8 @@ Also: every other slider at its maximum (d_model, d_ff, heads) and all of them a
 drawn after a move), and switching pages at the defaults (click in the sidebar navigation to
 drawn and still).
 
-    python benchmarks/latency.py               # everything (about 3-4 minutes)
-    python benchmarks/latency.py --moves 5 --pages scores,qkv --lengths 4,64 --no-extremes
+    python -m benchmarks.latency               # everything (about 3-4 minutes)
+    python -m benchmarks.latency --moves 5 --pages scores,qkv --lengths 4,64 --no-extremes
 """
 from __future__ import annotations
 
@@ -24,14 +24,12 @@ import argparse
 import json
 import shutil
 import statistics
-import sys
 import tempfile
 import textwrap
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-import browser_support as bs  # noqa: E402
+from benchmarks import browser as bs
 
 TARGET_RATIO = 1.5            # default configuration: page ≤ 1.5 × floor
 TARGET_MAX_S = 1.5            # every page at every slider's maximum, fully drawn

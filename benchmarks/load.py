@@ -17,11 +17,11 @@ handshake, so a student stays on one replica; Streamlit's XSRF cookie and token 
 `--replicas N` starts N replicas behind HAProxy (deploy/replicas.py) and reports how many students
 each replica got, and CPU per script run summed over the replicas.
 
-    python benchmarks/load.py                                 # 60 sessions within 10 s, a change every 2 s
-    python benchmarks/load.py --spread 0 --pause 0            # stress: 60 at once, no pauses
-    python benchmarks/load.py --watcher auto                  # the same with Streamlit's file watcher on
-    python benchmarks/load.py --url http://127.0.0.1:8501     # against a server you started (no RSS)
-    python benchmarks/load.py --sessions 200 --replicas 2     # 200 students, 2 replicas behind HAProxy
+    python -m benchmarks.load                                 # 60 sessions within 10 s, a change every 2 s
+    python -m benchmarks.load --spread 0 --pause 0            # stress: 60 at once, no pauses
+    python -m benchmarks.load --watcher auto                  # the same with Streamlit's file watcher on
+    python -m benchmarks.load --url http://127.0.0.1:8501     # against a server you started (no RSS)
+    python -m benchmarks.load --sessions 200 --replicas 2     # 200 students, 2 replicas behind HAProxy
 """
 from __future__ import annotations
 
@@ -35,23 +35,19 @@ import re
 import resource
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "deploy"))
+import websockets  # a dependency of streamlit itself
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-import websockets  # noqa: E402  (a dependency of streamlit itself)
-from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
-from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
-from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
-
-import browser_support as bs  # noqa: E402
-import replicas  # noqa: E402
+from benchmarks import browser as bs
+from deploy import replicas
 
 MAX_SESSIONS = 200
 TARGETS = {"first_p95": 2.0, "rerun_p95": 1.0, "peak_mib": 600, "settle_ratio": 1.10}

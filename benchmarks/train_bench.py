@@ -13,8 +13,8 @@ fresh sequences, the time, and the heads of the circuit: the layer-1 head that l
 previous token, and the layer-2 head that looks most at the keys after earlier copies of the
 current token.
 
-    python benchmarks/train_bench.py            # 5 runs per one-block task, 3 of induction
-    python benchmarks/train_bench.py --quick    # 3 and 1
+    python -m benchmarks.train_bench            # 5 runs per one-block task, 3 of induction
+    python -m benchmarks.train_bench --quick    # 3 and 1
 """
 from __future__ import annotations
 
@@ -22,14 +22,12 @@ import argparse
 import statistics
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-import engine  # noqa: E402
-from engine.backward import model_forward  # noqa: E402
+import engine
+from engine.backward import model_forward
 
 SINGLE = ("previous", "first", "reverse", "max")
 FRESH = 12345            # seed of the evaluation sequences (training batches use RandomState(0))

@@ -1,4 +1,5 @@
-"""Shared test helpers: the repo root on sys.path, and AppTest runs of the real frame."""
+"""Shared test helpers: AppTest runs of the real frame, fresh-interpreter import probes (pytest.ini puts
+the repository root on sys.path)."""
 from __future__ import annotations
 
 import json
@@ -10,12 +11,10 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
 APP = str(ROOT / "streamlit_app.py")
 
-from ui import site  # noqa: E402  (after the root is on sys.path)
+from ui import site
 
 # Every page file, in navigation order: the frame's own list.
 PAGES = [page.file for page in site.PAGES]

@@ -19,7 +19,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-import browser_support as bs
+from benchmarks import browser as bs
 
 pytestmark = pytest.mark.browser
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 import io
 import os
 import shutil
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -30,10 +29,8 @@ from urllib.parse import parse_qs, urlparse
 import numpy as np
 import pytest
 
-import browser_support as bs
-
-sys.path.insert(0, str(bs.ROOT / "deploy"))
-import replicas  # noqa: E402
+from benchmarks import browser as bs
+from deploy import replicas
 
 SEQ = "seq_len"
 ARTIFACTS = bs.ARTIFACTS / "deploy"

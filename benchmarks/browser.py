@@ -1,7 +1,7 @@
 """Drive the real app in headless Chromium: a Streamlit server on a free loopback port, Debian's
 Chromium through Playwright, and helpers that wait for "the script finished and every chart is drawn".
 
-Shared by tests/test_browser.py and the benchmarks (benchmarks/latency.py, benchmarks/coldstart.py).
+Shared by the browser tests (tests/test_browser.py, tests/test_deploy.py) and the benchmarks.
 Playwright's own browser download does not work here, so the system Chromium is launched with
 launch_persistent_context(executable_path=...).
 """
@@ -21,10 +21,7 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from ui import site  # noqa: E402
+from ui import site
 ARTIFACTS = ROOT / "test-artifacts"           # git-ignored: screenshots and server logs
 
 CHROMIUM_FLAGS = [

@@ -1,0 +1,1 @@
+"""Running Attention Lab as several processes behind HAProxy (see README.md here)."""
