@@ -30,7 +30,7 @@ def _check_head(ext: Extension, head: int) -> None:
 
 # --------------------------------------------------------------------------- the old rows
 @dataclass(frozen=True)
-class Rows:
+class OldRows:
     """One head's old rows before and after the new token, with the numbers behind each factor."""
 
     head: int
@@ -65,7 +65,7 @@ class Rows:
         }
 
 
-def rows(ext: Extension, head: int) -> Rows:
+def old_rows(ext: Extension, head: int) -> OldRows:
     """Read one head's factors, their ingredients and the ratio check from the two traces."""
     _check_head(ext, head)
     T = ext.before.T
@@ -82,7 +82,7 @@ def rows(ext: Extension, head: int) -> Rows:
     ratio_min = np.min(np.where(seen, ratio, np.inf), axis=-1)
     ratio_max = np.max(np.where(seen, ratio, -np.inf), axis=-1)
     lost = 1.0 - factor
-    return Rows(
+    return OldRows(
         head=head, labels=ext.before.labels, new_label=ext.after.labels[T], score_new=score_new,
         exp_new=exp_new, z=z, factor=factor, lost=lost, ratio_min=ratio_min, ratio_max=ratio_max,
         row_error=np.max(np.abs(new - factor[:, None] * old), axis=-1),

@@ -4,11 +4,11 @@ from ui import compute, frame, layout
 from ui import exercise as sections
 from ui.prose import exercise as words
 
-v = frame.view()
-T = len(v.words)
+view = frame.view()
+T = len(view.words)
 nth = words.ordinal(T + 1)
 layout.header(
-    v,
+    view,
     f"Exercise: {T} → {T + 1} tokens",
     f"The Day 33 article ends with a challenge: run 6 token ids instead of 5 and look at the attention "
     f"matrix again. Here the sentence is the sidebar's {T} tokens. Look at their attention rows, predict "
@@ -16,22 +16,22 @@ layout.header(
     f"all you need to reason it out.",
     rf"w_{{ij}} = \frac{{e^{{s_{{ij}}}}}}{{Z_i}},\qquad Z_i = \sum_{{j=1}}^{{{T}}} e^{{s_{{ij}}}}",
 )
-before = compute.trace(v.config, v.words)
-prediction = sections.predict(v, before)
-new_token = sections.choose_token(v)
-revealed = sections.reveal(v, new_token, prediction)
+before = compute.trace(view.config, view.words)
+prediction = sections.predict(view, before)
+new_token = sections.choose_token(view)
+revealed = sections.reveal(view, new_token, prediction)
 if revealed is not None:
-    ext = compute.extension(v.config, v.words, new_token)
-    sections.result(v, ext, revealed)
-    sections.explain(v, ext)
-    sections.twists(v, ext, new_token)
-    sections.outputs(v, ext)
-    layout.notice(words.notice(ext, v.head, quote=layout.q))
+    ext = compute.extension(view.config, view.words, new_token)
+    sections.result(view, ext, revealed)
+    sections.explain(view, ext)
+    sections.twists(view, ext, new_token)
+    sections.outputs(view, ext)
+    layout.notice(words.notice(ext, view.head, quote=layout.quote))
     sections.hide()
-    h, b, a = v.head, ext.before, ext.after
+    h, b, a = view.head, ext.before, ext.after
     layout.exports("exercise", a, {
         f"weights head {h}, {T} tokens": (b.weights[h], b.labels, b.labels),
         f"weights head {h}, {T + 1} tokens": (a.weights[h], a.labels, a.labels),
         f"change of the old block, head {h}": (ext.diff[h], b.labels, b.labels),
         "factors (heads x old rows)": (ext.factors, [f"head {k}" for k in range(b.num_heads)], b.labels),
-    }, code=[analysis.extend, exercise.rows])
+    }, code=[analysis.extend, exercise.old_rows])

@@ -5,9 +5,9 @@ from ui import frame, layout, session
 from ui.experiments import mask, positions, scaling
 from ui.experiments.common import TITLES
 
-v = frame.view()
+view = frame.view()
 layout.header(
-    v,
+    view,
     "Experiments: why?",
     "The articles divide the scores by √d_head, mention positions and use an optional mask without "
     "showing why. Each experiment below changes one of these choices and measures what happens, "
@@ -19,4 +19,4 @@ SECTIONS = {"scale": scaling.random_vectors, "init": scaling.in_this_block, "pos
             "mask": mask.mask}
 section = st.segmented_control("Experiment", options=list(TITLES), format_func=TITLES.get, default="scale",
                                required=True, key=session.XP_SECTION, persist_state="session") or "scale"
-SECTIONS[section](v)
+SECTIONS[section](view)

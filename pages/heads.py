@@ -5,9 +5,9 @@ import engine
 from engine import analysis
 from ui import charts, compute, frame, layout
 
-v = frame.view()
+view = frame.view()
 layout.header(
-    v,
+    view,
     "Per-head maps",
     "Each head has its own slice of Q, K and V, so each head can attend differently. Their outputs "
     "(weights · V) are placed side by side (the concat) and, in the Part 4 block, mixed by the output "
@@ -15,18 +15,18 @@ layout.header(
     r"\text{head}_h = \text{softmax}\!\Big(\tfrac{Q_h K_h^\top}{\sqrt{d_{head}}}\Big) V_h,\qquad "
     r"\text{attn} = [\text{head}_0, \dots, \text{head}_{H-1}]\, W_O",
 )
-t = compute.trace(v.config, v.words)
-cfg, present = v.config, v.present
+t = compute.trace(view.config, view.words)
+cfg, present = view.config, view.present
 H, T, C = cfg.num_heads, t.T, cfg.d_model
 domain = charts.weight_domain(t.weights)
 per_row = 2
 for start in range(0, H, per_row):
-    cols = layout.columns(v, per_row)
+    cols = layout.columns(view, per_row)
     for h, col in zip(range(start, min(H, start + per_row)), cols):
         with col:
             charts.heatmap(t.weights[h], t.labels, t.labels, title=f"head {h}", x_title="key", y_title="query",
-                           signed=False, domain=domain, mask=t.visible if cfg.causal else None,
-                           pick=v.cell, key=f"heads_{h}", present=present,
+                           signed=False, domain=domain, mask=t.mask,
+                           pick=view.cell, key=f"heads_{h}", present=present,
                            width=col.width, area=230)
 st.caption(f"All {H} maps share one colour scale, 0 to {domain[1]:.3f}.")
 
@@ -36,10 +36,10 @@ st.markdown("Entropy of each query's row as a share of a uniform row's: **0** = 
             "**1** = spread evenly over every key it can see.")
 charts.heatmap(focus.T, t.labels, [f"head {h}" for h in range(H)], title=f"focus: {T} queries × {H} heads",
                x_title="head", y_title="query", signed=False, domain=(0.0, 1.0), key="heads_focus",
-               present=present, width=v.width, area=min(560, 70 * H), fmt=".2f")
+               present=present, width=view.width, area=min(560, 70 * H), fmt=".2f")
 
-dims = [str(c) for c in range(C)]
-cols = layout.columns(v, 2)
+dims = t.dims
+cols = layout.columns(view, 2)
 with cols[0]:
     charts.heatmap(t.concat, t.labels, dims, title=f"concat: {T} × {C}", x_title="column", y_title="token",
                    key="heads_concat", present=present, width=cols[0].width, area=230)
@@ -52,7 +52,7 @@ with cols[1]:
 
 sharp_h, sharp_row = divmod(int(focus.argmin()), T)
 layout.notice(
-    f"the most focused row is {layout.q(t.labels[sharp_row])} in head {sharp_h} (focus "
+    f"the most focused row is {layout.quote(t.labels[sharp_row])} in head {sharp_h} (focus "
     f"{focus[sharp_h, sharp_row]:.2f}); the most spread-out head is head {int(focus.mean(axis=1).argmax())} "
     f"(mean focus {focus.mean(axis=1).max():.2f})."
 )

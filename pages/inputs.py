@@ -6,40 +6,40 @@ import engine
 from ui import charts, compute, frame, layout
 from ui.prose import stages
 
-v = frame.view()
+view = frame.view()
 layout.header(
-    v,
+    view,
     "Inputs X",
     "The sentence in the sidebar is split into tokens. Each token becomes one row of **X**: a known "
     "word takes its row of the preset's table, any other word gets a vector of its own (the same word "
     "always the same vector). Everything on the next pages is computed from this matrix.",
     r"X \in \mathbb{R}^{T \times d_{model}},\qquad X_{\text{in}} = X + P\ \text{(when positions are on)}",
 )
-t = compute.trace(v.config, v.words)
+t = compute.trace(view.config, view.words)
 T, C = t.x.shape
-present = v.present
+present = view.present
 st.latex(rf"T = {T}\ \text{{tokens}},\quad d_{{model}} = {C}")
 
-ids = [engine.token_id(v.config, w) for w in v.words]
+ids = [engine.token_id(view.config, w) for w in view.words]
 table = pd.DataFrame({
     "position": range(T), "token": list(t.labels),
     "vocab id": [str(i) if i is not None else "new word" for i in ids],
 })
-left, right = layout.columns(v, [3, 7])
+left, right = layout.columns(view, [3, 7])
 with left:
     layout.table(table)
 with right:
-    charts.heatmap(t.x, t.labels, [str(c) for c in range(C)], title=f"X: {T} × {C}", x_title="dimension",
+    charts.heatmap(t.x, t.labels, t.dims, title=f"X: {T} × {C}", x_title="dimension",
                    y_title="token", key="inputs_x", present=present, width=right.width, area=420)
 if t.positions is not None:
     domain = charts.symmetric_domain(t.positions, t.x_in)
-    cols = layout.columns(v, 2)
+    cols = layout.columns(view, 2)
     with cols[0]:
-        charts.heatmap(t.positions, t.labels, [str(c) for c in range(C)], title=f"P (sinusoidal): {T} × {C}",
+        charts.heatmap(t.positions, t.labels, t.dims, title=f"P (sinusoidal): {T} × {C}",
                        x_title="dimension", y_title="position", domain=domain, key="inputs_p",
                        present=present, width=cols[0].width, area=230)
     with cols[1]:
-        charts.heatmap(t.x_in, t.labels, [str(c) for c in range(C)], title=f"X + P: {T} × {C}",
+        charts.heatmap(t.x_in, t.labels, t.dims, title=f"X + P: {T} × {C}",
                        x_title="dimension", y_title="token", domain=domain, key="inputs_xp",
                        present=present, width=cols[1].width, area=230)
 
@@ -47,11 +47,11 @@ st.subheader("Where these numbers go")
 layout.table(pd.DataFrame(stages.stages(t)))
 
 known = sum(i is not None for i in ids)
-repeats = T - len(set(v.words))
+repeats = T - len(set(view.words))
 layout.notice(
-    f"{known} of {T} tokens are in the {engine.get_preset(v.controls.preset).title} vocabulary"
+    f"{known} of {T} tokens are in the {engine.get_preset(view.controls.preset).title} vocabulary"
     + (f", and {repeats} repeat an earlier word: a repeated word has exactly the same row of X"
        if repeats else "; every word is different, so every row of X is different")
     + ("." if t.positions is None else ", until the position code P makes each row unique.")
 )
-layout.exports("inputs", t, {"X": (t.x, t.labels, [str(c) for c in range(C)])}, code=[engine.embed])
+layout.exports("inputs", t, {"X": (t.x, t.labels, t.dims)}, code=[engine.embed])

@@ -5,9 +5,9 @@ import engine
 from ui import charts, compute, frame, layout
 from ui.prose import stages
 
-v = frame.view()
+view = frame.view()
 layout.header(
-    v,
+    view,
     "Block output",
     "After attention, each token's vector goes through the same small two-layer network. "
     "With residual connections (Part 4) each sub-layer's input is added back to its output; the "
@@ -16,14 +16,14 @@ layout.header(
      r"\text{hidden} = \max(0,\ \text{after\_attn}\, W_1 + b_1),\qquad "
      r"\text{output} = \text{after\_attn} + \text{hidden}\, W_2 + b_2"],
 )
-t = compute.trace(v.config, v.words)
-cfg, present = v.config, v.present
+t = compute.trace(view.config, view.words)
+cfg, present = view.config, view.present
 T, C, F = t.T, cfg.d_model, cfg.d_ff
-dims, hidden = [str(c) for c in range(C)], [str(c) for c in range(F)]
+dims, hidden = t.dims, [str(c) for c in range(F)]
 
 layout.table(pd.DataFrame(stages.stages(t)))
 domain = charts.symmetric_domain(t.x_in, t.attn, t.after_attn, t.output)
-cols = layout.columns(v, 2)
+cols = layout.columns(view, 2)
 with cols[0]:
     charts.heatmap(t.after_attn, t.labels, dims,
                    title=("X + attn" if cfg.residual else "attn (no residual)") + f": {T} × {C}",
@@ -34,7 +34,7 @@ with cols[1]:
                    domain=domain, key="out_output", present=present, width=cols[1].width, area=230)
 charts.heatmap(t.ffn_hidden, t.labels, hidden, title=f"FFN hidden after ReLU: {T} × {F} (grey = exactly 0)",
                x_title="hidden unit", y_title="token", mask=t.ffn_pre > 0, key="out_hidden",
-               present=present, width=v.width, area=600, mask_word="0", why="ReLU: the value before it was ≤ 0")
+               present=present, width=view.width, area=600, mask_word="0", why="ReLU: the value before it was ≤ 0")
 
 zeros = float((t.ffn_hidden == 0).mean())
 change = float(abs(t.output - t.after_attn).mean())

@@ -5,9 +5,9 @@ import engine
 from engine import analysis
 from ui import charts, compute, frame, layout, projection, session
 
-v = frame.view()
+view = frame.view()
 layout.header(
-    v,
+    view,
     "Q, K, V projections",
     "Each token enters as a row of **X**. Three weight matrices turn every row into a *query* "
     "(what this token looks for), a *key* (what it offers) and a *value* (what it passes on). "
@@ -15,16 +15,16 @@ layout.header(
     "Each head then works with its own slice of columns.",
     r"Q = X W_Q,\qquad K = X W_K,\qquad V = X W_V",
 )
-t = compute.trace(v.config, v.words)
-params = compute.params(v.config)
-cfg, h, present = v.config, v.controls.head, v.present
+t = compute.trace(view.config, view.words)
+params = compute.params(view.config)
+cfg, h, present = view.config, view.controls.head, view.present
 T, C = t.x.shape
-dims = [str(c) for c in range(C)]
+dims = t.dims
 first, last = analysis.head_columns(cfg, h)
 st.latex(rf"X:\ {T}\times{C},\quad W_Q, W_K, W_V:\ {C}\times{C},\quad Q, K, V:\ {T}\times{C}"
          rf"\ \to\ {cfg.num_heads}\ \text{{heads}}\times {T}\times{cfg.d_head}")
 
-source = t.x_in if t.x_norm is None else t.x_norm
+source = t.source
 title = "X (token vectors)" if t.positions is None else "X + positions"
 title += "" if t.x_norm is None else ", layer-normed"
 name = st.segmented_control("Projection", ["Q", "K", "V"], default="Q", key=session.QKV_WHICH) or "Q"
@@ -32,9 +32,9 @@ weight = {"Q": params.w_q, "K": params.w_k, "V": params.w_v}[name]
 full = {"Q": t.q, "K": t.k, "V": t.v}[name]                        # (H, T, d_head)
 
 charts.heatmap(source, t.labels, dims, title=f"{title}: {T} × {C}", x_title="dimension", y_title="token",
-               key="qkv_x", present=present, width=v.width, area=600)
+               key="qkv_x", present=present, width=view.width, area=600)
 charts.heatmap(weight, dims, dims, title=f"W_{name}: {C} × {C}", x_title="output column",
-               y_title="input dimension", key="qkv_wmat", present=present, width=v.width, area=420)
+               y_title="input dimension", key="qkv_wmat", present=present, width=view.width, area=420)
 
 st.subheader(f"{name} = X·W_{name}, and head {h}'s slice")
 st.caption(f"Head {h} owns columns {first}…{last} of Q, K and V "
@@ -44,16 +44,16 @@ picked = projection.entry(name, first)
 mine = picked if picked and picked[0] == name else None
 charts.heatmap(engine.merge_heads(full), t.labels, dims, title=f"{name}: {T} × {C}", x_title="column",
                y_title="token", domain=domain, key="qkv_full", pick=mine[1:] if mine else None,
-               present=present, width=v.width, area=600)
+               present=present, width=view.width, area=600)
 local = (mine[1], mine[2] - first) if mine and first <= mine[2] <= last else None
 charts.heatmap(full[h], t.labels, [str(c) for c in range(first, last + 1)],
                title=f"{name.lower()} for head {h}: {T} × {cfg.d_head}", x_title="column", y_title="token",
-               domain=domain, key=session.QKV_SLICE, pick=local, present=present, width=v.width, area=600, selectable=True)
+               domain=domain, key=session.QKV_SLICE, pick=local, present=present, width=view.width, area=600, selectable=True)
 st.caption("Click a cell of the head's slice to see that number computed from X and the weight matrix.")
 
 i, j, top = analysis.largest(t.scores[h])
 layout.notice(
-    f"in head {h}, query {layout.q(t.labels[i])} and key {layout.q(t.labels[j])} have the largest dot "
+    f"in head {h}, query {layout.quote(t.labels[i])} and key {layout.quote(t.labels[j])} have the largest dot "
     f"product, q·k = {top:.3f}: their rows point the most in the same direction, and that cell "
     f"will be the brightest on the next page."
 )

@@ -5,17 +5,17 @@ import engine
 from engine import analysis
 from ui import charts, compute, frame, inspector, layout, session
 
-v = frame.view()
+view = frame.view()
 layout.header(
-    v,
+    view,
     "Scaled scores",
     "A score is one query's dot product with one key: large when the two vectors point the same way. "
     "Before the softmax every score is divided by √d_head, which keeps their spread near 1 however wide "
     "the heads are. With the causal mask on, keys that come later are hidden.",
     r"\text{scaled} = \frac{Q K^\top}{\sqrt{d_{head}}}",
 )
-t = compute.trace(v.config, v.words)
-cfg, h, present = v.config, v.controls.head, v.present
+t = compute.trace(view.config, view.words)
+cfg, h, present = view.config, view.controls.head, view.present
 divisor = cfg.d_head ** 0.5 if cfg.scale_scores else 1.0
 if cfg.scale_scores:
     st.latex(rf"d_{{head}} = {cfg.d_model}/{cfg.num_heads} = {cfg.d_head},\quad \sqrt{{{cfg.d_head}}} = "
@@ -23,10 +23,10 @@ if cfg.scale_scores:
 else:
     st.warning("Scaling is switched off in the sidebar: the scaled scores equal the raw scores.")
 
-cell = v.cell
-mask = t.visible if cfg.causal else None
+cell = view.cell
+mask = t.mask
 domain = charts.symmetric_domain(t.scores[h], t.scaled[h])
-raw_col, scaled_col = layout.columns(v, 2)
+raw_col, scaled_col = layout.columns(view, 2)
 with raw_col:
     charts.heatmap(t.scores[h], t.labels, t.labels, title=f"raw scores Q·K^T, head {h}: {t.T} × {t.T}", x_title="key",
                    y_title="query", domain=domain, pick=cell, key=session.SCORES_RAW, present=present,
@@ -40,7 +40,7 @@ st.caption("One colour scale for both maps, so the shrinking shows. Hover a cell
 
 i, j, top = analysis.largest(t.scaled[h])
 layout.notice(
-    f"the largest scaled score in head {h} is {layout.q(t.labels[i])} → {layout.q(t.labels[j])}: "
+    f"the largest scaled score in head {h} is {layout.quote(t.labels[i])} → {layout.quote(t.labels[j])}: "
     f"{t.scores[h, i, j]:.3f} ÷ {divisor:.3f} = {top:.3f}. Dividing every score by the same number "
     f"keeps the order within each row; it only narrows the spread the softmax will see."
 )

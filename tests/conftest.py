@@ -3,6 +3,7 @@ the repository root on sys.path)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -58,3 +59,27 @@ def assert_clean(at) -> None:
 @pytest.fixture
 def app():
     return open_app
+
+
+def require(reason: str | None) -> None:
+    """Skip when something the test needs is missing; with REQUIRE_BROWSER=1 (CI) fail instead."""
+    if reason:
+        if os.environ.get("REQUIRE_BROWSER") == "1":
+            pytest.fail(f"REQUIRE_BROWSER=1 but {reason}", pytrace=False)
+        pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def playwright():
+    """Playwright driving Debian's Chromium (the browser tests' and the replica test's)."""
+    from benchmarks import browser as bs
+
+    require(bs.missing_browser_reason())
+    from playwright.sync_api import sync_playwright
+
+    manager = sync_playwright()
+    instance = manager.start()
+    try:
+        yield instance
+    finally:
+        manager.__exit__(None, None, None)

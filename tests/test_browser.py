@@ -11,7 +11,6 @@ Known and tolerated, nothing else:
 """
 from __future__ import annotations
 
-import os
 import io
 import re
 from dataclasses import dataclass, field
@@ -29,24 +28,6 @@ HOSTILE = "<img src=x onerror=alert(1)> <script>alert(2)</script> ok"      # 4 t
 
 
 # ------------------------------------------------------------------------------------ fixtures
-@pytest.fixture(scope="module")
-def playwright():
-    """Playwright driving Debian's Chromium; with REQUIRE_BROWSER=1 (CI) a missing browser fails."""
-    reason = bs.missing_browser_reason()
-    if reason:
-        if os.environ.get("REQUIRE_BROWSER") == "1":
-            pytest.fail(f"REQUIRE_BROWSER=1 but {reason}", pytrace=False)
-        pytest.skip(reason)
-    from playwright.sync_api import sync_playwright
-
-    manager = sync_playwright()
-    instance = manager.start()
-    try:
-        yield instance
-    finally:
-        manager.__exit__(None, None, None)
-
-
 @pytest.fixture(scope="module")
 def browser(playwright):
     with bs.chromium(playwright) as context:

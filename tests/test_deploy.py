@@ -30,28 +30,16 @@ import numpy as np
 import pytest
 
 from benchmarks import browser as bs
+from conftest import require
 from deploy import replicas
 
 SEQ = "seq_len"
 ARTIFACTS = bs.ARTIFACTS / "deploy"
 
 
-@pytest.fixture(scope="module")
-def playwright():
-    reason = bs.missing_browser_reason() or (
-        None if replicas.haproxy_path() else "haproxy is not installed (apt-get install -y haproxy)")
-    if reason:
-        if os.environ.get("REQUIRE_BROWSER") == "1":
-            pytest.fail(f"REQUIRE_BROWSER=1 but {reason}", pytrace=False)
-        pytest.skip(reason)
-    from playwright.sync_api import sync_playwright
-
-    manager = sync_playwright()
-    instance = manager.start()
-    try:
-        yield instance
-    finally:
-        manager.__exit__(None, None, None)
+@pytest.fixture(scope="module", autouse=True)
+def haproxy():
+    require(None if replicas.haproxy_path() else "haproxy is not installed (apt-get install -y haproxy)")
 
 
 @pytest.fixture

@@ -60,7 +60,7 @@ CASES = [
 def test_factors_equal_the_plain_formula(cfg, tokens, new):
     ext = analysis.extend(cfg, tokens, new)
     for head in range(cfg.num_heads):
-        rows = exercise.rows(ext, head)
+        rows = exercise.old_rows(ext, head)
         np.testing.assert_allclose(rows.factor, plain_factors(cfg, tokens, new, head), rtol=1e-12, atol=0)
         np.testing.assert_allclose(rows.lost, ext.after.weights[head, : len(tokens), len(tokens)], atol=1e-15)
         np.testing.assert_allclose(rows.ratio_min, rows.factor, rtol=1e-12)   # new/old is one number per row
@@ -94,7 +94,7 @@ def test_positions_change_the_inputs_but_keep_the_invariant(cfg, tokens, new):
     assert twist.ratio_error <= 1e-12 and twist.score_change <= 1e-12
     assert twist.input_shift > 0.5                                    # position 1's code alone moves by ~0.84
     for head in range(cfg.num_heads):
-        np.testing.assert_allclose(exercise.rows(ext, head).factor, plain_factors(ext.before.config, tokens, new, head),
+        np.testing.assert_allclose(exercise.old_rows(ext, head).factor, plain_factors(ext.before.config, tokens, new, head),
                                    rtol=1e-12)
     assert "ratio error" in words.twist_sentence(twist, ext) and "already on" not in words.twist_sentence(twist, ext)
     again = exercise.twist(ext, ext, "positions")
@@ -117,7 +117,7 @@ def test_sentence_explains_a_loser_that_is_not_the_top_scorer():
     """Loss is sigmoid(s − log Z): the row with the highest score need not lose the most."""
     cfg = replace(PART4.config, seed=1)
     ext = analysis.extend(cfg, words_of(PART4), "today")
-    rows = exercise.rows(ext, 1)
+    rows = exercise.old_rows(ext, 1)
     assert rows.biggest != int(np.argmax(rows.score_new))
     first = words.sentences(ext, 1)[0]
     assert "from ‘neural’" in first and "‘models’ scores the new key higher" in first
@@ -126,7 +126,7 @@ def test_sentence_explains_a_loser_that_is_not_the_top_scorer():
 def test_known_day33_numbers():
     """With the article's sentence and '.', the row of 'sat' gives up most (18.7 %)."""
     ext = analysis.extend(DAY33.config, words_of(DAY33), DAY33.next_token)
-    rows = exercise.rows(ext, 0)
+    rows = exercise.old_rows(ext, 0)
     assert ext.after.labels == ("the", "cat", "sat", "on", "mat", ".")
     assert rows.labels[rows.biggest] == "sat"
     assert rows.factor[2] == pytest.approx(0.813495, abs=1e-6)
@@ -143,7 +143,7 @@ def test_verdicts():
     with pytest.raises(ValueError, match="unknown prediction"):
         words.verdict(ext, 0, "maybe")
     with pytest.raises(ValueError, match="outside 0..0"):
-        exercise.rows(ext, 1)
+        exercise.old_rows(ext, 1)
 
 
 def test_outputs_name_the_row_that_moved_most():

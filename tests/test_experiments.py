@@ -40,7 +40,7 @@ def test_measured_variances_follow_the_theory():
 def test_variance_curve_is_seeded_and_tabulated():
     a, b = xp.variance_curve((1, 64), 500, 3), xp.variance_curve((1, 64), 500, 3)
     assert np.array_equal(a.raw, b.raw) and np.array_equal(a.scaled, b.scaled)
-    rows = a.rows()
+    rows = a.long_table()
     assert len(rows) == 2 * 4
     theory = {(r["d_head"], r["series"]): r["variance"] for r in rows if r["kind"] == "theory"}
     assert theory == {(1, xp.RAW): 1.0, (1, xp.SCALED): 1.0, (64, xp.RAW): 64.0, (64, xp.SCALED): 1.0}
@@ -116,7 +116,7 @@ def test_init_sweep_grows_from_uniform_to_one_hot():
         assert peak[0] == pytest.approx(sweep.uniform_peak, abs=0.01) and peak[-1] > 0.99
     assert np.all(sweep.peak_unscaled >= sweep.peak_scaled - 1e-12)
     assert sweep.one_hot_unscaled[-1] == 1.0 and sweep.one_hot_scaled[0] == 0.0
-    assert {row["series"] for row in sweep.rows()} == {"÷ √d_head", "raw (no ÷√d)", "uniform rows"}
+    assert {row["series"] for row in sweep.long_table()} == {"÷ √d_head", "raw (no ÷√d)", "uniform rows"}
 
 
 # =========================================================================== engine: 2 · why positions

@@ -17,16 +17,16 @@ from ui.prose.numbers import metric
 SIDE_BY_SIDE = 16          # longest extended sentence whose two maps sit side by side
 
 
-def predict(v: View, before: engine.Trace) -> str | None:
+def predict(view: View, before: engine.Trace) -> str | None:
     """1 · The current rows, and the student's prediction (None until one is chosen)."""
-    T, h = before.T, v.head
+    T, h = before.T, view.head
     nth = words.ordinal(T + 1)
     st.subheader("1 · Predict")
-    left, right = layout.columns(v, [3, 2])
+    left, right = layout.columns(view, [3, 2])
     with left:
         charts.heatmap(before.weights[h], before.labels, before.labels, title=f"weights, head {h}: {T} × {T}",
                        x_title="key", y_title="query", signed=False, mask=before.mask, key="ex_map_now",
-                       present=v.present, width=left.width, area=520)
+                       present=view.present, width=left.width, area=520)
     with right:
         prediction = st.radio(f"What happens to these {T} rows when a {nth} token is appended?",
                               list(words.PREDICTIONS), format_func=words.PREDICTIONS.get, index=None,
@@ -36,10 +36,10 @@ def predict(v: View, before: engine.Trace) -> str | None:
     return prediction
 
 
-def choose_token(v: View) -> engine.tokens.Token | None:
+def choose_token(view: View) -> engine.tokens.Token | None:
     """2 · The new token, as a vocabulary id or a typed word; None (with the reason shown) if unusable."""
-    cfg, nth = v.config, words.ordinal(len(v.words) + 1)
-    preset = engine.get_preset(v.controls.preset)
+    cfg, nth = view.config, words.ordinal(len(view.words) + 1)
+    preset = engine.get_preset(view.controls.preset)
     default = preset.next_token
     default_word = engine.label(cfg, default)
     defaults = {session.EX_TOKEN_KIND: "id" if isinstance(default, int) else "word",
@@ -58,8 +58,8 @@ def choose_token(v: View) -> engine.tokens.Token | None:
                                    help="One word; a word outside the vocabulary gets its own seeded vector.")
     default_col.button("Back to the default", key=session.EX_TOKEN_DEFAULT, on_click=session.reset_exercise_token,
                        args=(defaults,), icon=":material/restart_alt:")
-    vocab = " · ".join(f"{i} {layout.q(w)}" for i, w in enumerate(cfg.vocab))
-    st.caption(f"Vocabulary (id, word): {vocab}. Default: {layout.q(default_word)}"
+    vocab = " · ".join(f"{i} {layout.quote(w)}" for i, w in enumerate(cfg.vocab))
+    st.caption(f"Vocabulary (id, word): {vocab}. Default: {layout.quote(default_word)}"
                + (f" (id {default})" if isinstance(default, int) else "")
                + f", the documented next token of the {layout.md_escape(preset.title)} preset.")
     try:
@@ -68,20 +68,20 @@ def choose_token(v: View) -> engine.tokens.Token | None:
         st.warning(f"**That {nth} token cannot be used:** {layout.md_escape(str(err))}.", icon=":material/error:")
         return None
     known = engine.token_id(cfg, new_token)
-    st.caption(f"The {nth} token is {layout.q(engine.label(cfg, new_token))}: "
+    st.caption(f"The {nth} token is {layout.quote(engine.label(cfg, new_token))}: "
                + (f"vocabulary id {known}, its row of the embedding table." if known is not None else
                   "not in the vocabulary, so its vector comes from its own seeded stream (the same every time)."))
     return new_token
 
 
-def reveal(v: View, new_token, prediction: str | None) -> dict | None:
+def reveal(view: View, new_token, prediction: str | None) -> dict | None:
     """3 · The reveal buttons; what was predicted when the result was revealed, or None (not yet)."""
-    T = len(v.words)
+    T = len(view.words)
     st.subheader("3 · Reveal")
     if new_token is None:
         st.caption("Choose a usable token to reveal the result.")
         return None
-    setup = repr((v.config, v.words, new_token))                 # what a reveal belongs to
+    setup = repr((view.config, view.words, new_token))                 # what a reveal belongs to
     ask, now, _ = st.columns([2, 2, 3])
     if ask.button("Check my prediction", key=session.EX_REVEAL, type="primary", disabled=prediction is None,
                   help="Needs a prediction above; the lecturer button reveals without one."):
@@ -97,17 +97,13 @@ def reveal(v: View, new_token, prediction: str | None) -> dict | None:
     return None
 
 
-def _pair(v: View, T: int) -> list[layout.Column]:
-    return layout.columns(v, 2) if T + 1 <= SIDE_BY_SIDE else layout.stacked(v, 2)
-
-
-def result(v: View, ext: analysis.Extension, revealed: dict) -> None:
+def result(view: View, ext: analysis.Extension, revealed: dict) -> None:
     """The verdict, both maps with each old row's factor, and the table behind the factors."""
-    b, a, h = ext.before, ext.after, v.head
+    b, a, h = ext.before, ext.after, view.head
     T = b.T
-    r = exercise.rows(ext, h)
-    new = layout.q(a.labels[T])
-    status, verdict = words.verdict(ext, h, revealed["prediction"], quote=layout.q)
+    r = exercise.old_rows(ext, h)
+    new = layout.quote(a.labels[T])
+    status, verdict = words.verdict(ext, h, revealed["prediction"], quote=layout.quote)
     said = words.PREDICTIONS.get(revealed["prediction"])
     {"right": st.success, "partly": st.info, "wrong": st.warning, "none": st.info}[status](
         (f"**You predicted:** {said}  \n" if said else "") + verdict)
@@ -118,16 +114,16 @@ def result(v: View, ext: analysis.Extension, revealed: dict) -> None:
              rf"\frac{{Z_i}}{{Z_i + e^{{s_{{i,{T + 1}}}}}}}\qquad (j \le {T})")
     domain = charts.weight_domain(b.weights[h], a.weights[h])
     factor_labels = [f"{label}  ×{f:.3f}" for label, f in zip(a.labels[:T], r.factor)] + [a.labels[T]]
-    left, right = _pair(v, T)
+    left, right = layout.two(view, T + 1 <= SIDE_BY_SIDE)
     area = min(260, 44 * (T + 1)) if T + 1 <= SIDE_BY_SIDE else 560    # cell area; axes and legend come on top
     with left:
         charts.heatmap(b.weights[h], b.labels, b.labels, title=f"{T} tokens: {T} × {T}", x_title="key",
                        y_title="query", signed=False, domain=domain, mask=b.mask, key="ex_map_before",
-                       present=v.present, width=left.width, area=area * T // (T + 1))
+                       present=view.present, width=left.width, area=area * T // (T + 1))
     with right:
         charts.heatmap(a.weights[h], factor_labels, a.labels, title=f"{T + 1} tokens: new row and column outlined",
                        x_title="key", y_title="query  ×  factor", signed=False, domain=domain, mask=a.mask,
-                       key="ex_map_after", present=v.present, width=right.width, area=area, highlight=T)
+                       key="ex_map_after", present=view.present, width=right.width, area=area, highlight=T)
     st.caption(f"Head {h}; one colour scale for both maps (0 to {domain[1]:.3f}). Next to each old row of the "
                f"{T + 1}-token map: the factor its weights were multiplied by.")
     layout.table(pd.DataFrame(r.table()),
@@ -143,30 +139,30 @@ def result(v: View, ext: analysis.Extension, revealed: dict) -> None:
             layout.table(factors, {c: ".4f" for c in factors.columns}, labels_in_header=True, hide_index=False)
 
 
-def explain(v: View, ext: analysis.Extension) -> None:
+def explain(view: View, ext: analysis.Extension) -> None:
     """4 · The change of the old block, in a map and two sentences."""
-    b, h, T = ext.before, v.head, ext.before.T
+    b, h, T = ext.before, view.head, ext.before.T
     st.subheader("4 · What happened, in two sentences")
-    left, right = _pair(v, T)
+    left, right = layout.two(view, T + 1 <= SIDE_BY_SIDE)
     with left:
         charts.heatmap(ext.diff[h], b.labels, b.labels, title=f"after − before, old {T} × {T} block",
-                       x_title="key", y_title="query", mask=b.mask, key="ex_map_diff", present=v.present,
+                       x_title="key", y_title="query", mask=b.mask, key="ex_map_diff", present=view.present,
                        width=left.width, area=min(260, 44 * (T + 1)) if T + 1 <= SIDE_BY_SIDE else 560, fmt=".3f")
     with right, st.container(border=True):
-        for sentence in words.sentences(ext, h, quote=layout.q):
+        for sentence in words.sentences(ext, h, quote=layout.quote):
             st.markdown(sentence)
 
 
-def twists(v: View, ext: analysis.Extension, new_token) -> None:
+def twists(view: View, ext: analysis.Extension, new_token) -> None:
     """The twist: the same comparison with the causal mask, or with positions, switched on."""
-    T, h = ext.before.T, v.head
+    T, h = ext.before.T, view.head
     st.markdown("**The twist.** Switch one thing on for this comparison only (the sidebar keeps its values):")
-    for col, name, what in zip(layout.columns(v, 2), ("causal", "positions"),
+    for col, name, what in zip(layout.columns(view, 2), ("causal", "positions"),
                                ("the causal mask", "sinusoidal positions")):
         with col:
             if not st.toggle(f"Try it with {what}", key=session.EX_TWIST[name]):
                 continue
-            other = compute.extension(exercise.variant(v.config, name), v.words, new_token)
+            other = compute.extension(exercise.variant(view.config, name), view.words, new_token)
             tw = exercise.twist(ext, other, name)
             first, second = st.columns(2)
             if name == "causal":
@@ -175,21 +171,21 @@ def twists(v: View, ext: analysis.Extension, new_token) -> None:
             else:
                 first.metric("ratio error", metric(tw.ratio_error))
                 second.metric("max change of old scores", metric(tw.score_change, tw.score_scale))
-            st.markdown(words.twist_sentence(tw, other, quote=layout.q))
+            st.markdown(words.twist_sentence(tw, other, quote=layout.quote))
             charts.heatmap(other.after.weights[h], other.after.labels, other.after.labels,
                            title=f"{T + 1} tokens with {what}", x_title="key", y_title="query", signed=False,
-                           mask=other.after.mask, key=f"ex_map_{name}", present=v.present, width=col.width,
+                           mask=other.after.mask, key=f"ex_map_{name}", present=view.present, width=col.width,
                            area=min(260, 44 * (T + 1), 280), highlight=T)
 
 
-def outputs(v: View, ext: analysis.Extension) -> None:
+def outputs(view: View, ext: analysis.Extension) -> None:
     """5 · How far each old row of the block's output moved."""
     st.subheader("5 · The block output")
     out = exercise.outputs(ext)
     layout.table(pd.DataFrame({"token": list(ext.before.labels), "‖Δ output‖": out.change,
                                "share of its length": out.relative}),
                  {"‖Δ output‖": ".4f", "share of its length": ".1%"})
-    st.markdown(words.output_sentence(ext, out, quote=layout.q))
+    st.markdown(words.output_sentence(ext, out, quote=layout.quote))
 
 
 def hide() -> None:

@@ -16,7 +16,7 @@ def show(trace, head: int, cell: tuple[int, int] | None) -> None:
         return
     i, j = cell
     w = analysis.explain_cell(trace, head, i, j)
-    qi, kj = layout.q(trace.labels[i]), layout.q(trace.labels[j])
+    qi, kj = layout.quote(trace.labels[i]), layout.quote(trace.labels[j])
     cfg = trace.config
     st.subheader(f"Worked cell: query {i} → key {j}, head {head}")
     st.markdown(f"How much does {qi} attend to {kj}? Every number below is read from this run.")

@@ -33,17 +33,17 @@ class Column:
         return self.box.__exit__(*exc)
 
 
-def columns(v: frame.View, spec: Sequence[float] | int, **options) -> list[Column]:
+def columns(view: frame.View, spec: Sequence[float] | int, **options) -> list[Column]:
     """st.columns, each with its width in px (from the main column's width and the shares)."""
     shares = [1.0] * spec if isinstance(spec, int) else [float(s) for s in spec]
-    room = v.width - GAP_PX * (len(shares) - 1)
+    room = view.width - GAP_PX * (len(shares) - 1)
     boxes = st.columns(shares, **options)
     return [Column(box, room * share / sum(shares)) for box, share in zip(boxes, shares)]
 
 
-def stacked(v: frame.View, n: int) -> list[Column]:
-    """n full-width places, one under the other (for maps too wide to sit side by side)."""
-    return [Column(st.container(), v.width) for _ in range(n)]
+def two(view: frame.View, side_by_side: bool) -> list[Column]:
+    """Two places for the two maps of a comparison: side by side, or one under the other (full width)."""
+    return columns(view, 2) if side_by_side else [Column(st.container(), view.width) for _ in range(2)]
 
 
 def md_escape(text: str) -> str:
@@ -51,19 +51,19 @@ def md_escape(text: str) -> str:
     return "".join("\\" + ch if ch in _PUNCT else ch for ch in str(text))
 
 
-def q(label: str) -> str:
+def quote(label: str) -> str:
     """A token label quoted for a Markdown sentence."""
     return "‘" + md_escape(label) + "’"
 
 
-def header(v: frame.View, title: str, intro: str, formula: str | Sequence[str]) -> None:
+def header(view: frame.View, title: str, intro: str, formula: str | Sequence[str]) -> None:
     """Title, a few sentences (hidden in presenter view), the formula(s), and any notes of this run."""
     st.title(title)
-    if not v.present:
+    if not view.present:
         st.markdown(intro)
     for line in [formula] if isinstance(formula, str) else formula:
         st.latex(line)
-    for note in v.notes:
+    for note in view.notes:
         st.info(md_escape(note), icon=":material/info:")
 
 

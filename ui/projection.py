@@ -22,14 +22,14 @@ def show(trace, params, picked: tuple[str, int, int] | None) -> None:
     if picked is None:
         return
     name, token, column = picked
-    source = trace.x_in if trace.x_norm is None else trace.x_norm
+    source = trace.source
     if token >= trace.T or column >= trace.config.d_model:
         session.set_qkv_entry(None)
         st.info("The picked entry no longer exists with these settings.")
         return
     w = {"Q": params.w_q, "K": params.w_k, "V": params.w_v}[name]
     work = analysis.explain_projection(source, w, token, column)
-    st.subheader(f"Worked entry: {name}[{token}, {column}] for {layout.q(trace.labels[token])}")
+    st.subheader(f"Worked entry: {name}[{token}, {column}] for {layout.quote(trace.labels[token])}")
     st.latex(rf"{name}_{{{token},{column}}} = \sum_d X_{{{token},d}}\,(W_{name})_{{d,{column}}} = {work.value:.5f}")
     table = pd.DataFrame({"d": np.arange(len(work.products)), f"X[{token}][d]": work.x_row,
                           f"W_{name}[d][{column}]": work.w_col, "product": work.products,

@@ -66,7 +66,7 @@ class VarianceCurve:
             raise ValueError(f"d_head={d_head} was not measured; choose one of {self.d_head.tolist()}")
         return int(hits[0])
 
-    def rows(self) -> list[dict]:
+    def long_table(self) -> list[dict]:
         """Long-form table for a line chart: one row per width, series and measured/theory."""
         out = []
         for d, raw, scaled in zip(self.d_head.tolist(), self.raw.tolist(), self.scaled.tolist()):
@@ -208,7 +208,7 @@ class InitSweep:
     one_hot_unscaled: np.ndarray    # (n,)
     uniform_peak: float             # the same mean for perfectly uniform rows: mean of 1 / visible keys
 
-    def rows(self) -> list[dict]:
+    def long_table(self) -> list[dict]:
         """Long-form table for a line chart of the mean peak against the init scale."""
         out = []
         for i, s in enumerate(self.init_scale.tolist()):

@@ -16,19 +16,19 @@ SERIES_COLOURS = {xp.RAW: colours.ORANGE, xp.SCALED: colours.BLUE, "÷ √d_head
 SIDE_BY_SIDE = 8          # longest sentence whose two maps sit side by side, readable at 1280 px
 
 
-def lines(v: View, table: pd.DataFrame, x: str, y: str, *, series: list[str], reference: str, x_title: str,
+def lines(view: View, table: pd.DataFrame, x: str, y: str, *, series: list[str], reference: str, x_title: str,
           y_title: str, x_values: list, log_base: int, y_log: bool, pick: float, fmt: str) -> None:
     charts.lines(table, x, y, series=[(name, SERIES_COLOURS[name]) for name in series], reference=reference,
                  x_title=x_title, y_title=y_title, x_values=x_values, log_base=log_base, y_log=y_log, pick=pick,
-                 fmt=fmt, present=v.present)
+                 fmt=fmt, present=view.present)
 
 
-def pair(v: View, *maps: dict) -> None:
+def two_maps(view: View, *maps: dict) -> None:
     """Two heatmaps of one comparison: side by side while they fit a half-width column, else stacked."""
-    side = len(v.words) <= SIDE_BY_SIDE
-    for col, spec in zip(layout.columns(v, 2) if side else layout.stacked(v, 2), maps):
+    side = len(view.words) <= SIDE_BY_SIDE
+    for col, spec in zip(layout.two(view, side), maps):
         with col:
-            charts.heatmap(**spec, present=v.present, width=col.width, area=230 if side else 560)
+            charts.heatmap(**spec, present=view.present, width=col.width, area=230 if side else 560)
 
 
 def small(x: float) -> str:
@@ -36,7 +36,7 @@ def small(x: float) -> str:
     return "exactly 0" if x == 0 else f"{x:.1e}"
 
 
-def prose(v: View, text: str) -> None:
+def prose(view: View, text: str) -> None:
     """A paragraph of explanation (hidden in presenter view, where the lecturer speaks it)."""
-    if not v.present:
+    if not view.present:
         st.markdown(text)

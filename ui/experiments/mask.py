@@ -6,15 +6,15 @@ import streamlit as st
 
 from engine import experiments as xp
 from ui import charts, compute, layout
-from ui.experiments.common import TITLES, pair, prose, small
+from ui.experiments.common import TITLES, prose, two_maps, small
 from ui.frame import View
 
 
 # --------------------------------------------------------------------------- 4 · causal mask
-def mask(v: View) -> None:
-    cfg, words, h = v.config, v.words, v.head
+def mask(view: View) -> None:
+    cfg, words, h = view.config, view.words, view.head
     st.subheader(TITLES["mask"])
-    prose(v, "A model that writes text one token at a time cannot look at tokens it has not written yet. "
+    prose(view, "A model that writes text one token at a time cannot look at tokens it has not written yet. "
           "The mask sets every score above the diagonal to −∞ before the softmax: those weights become "
           "exactly 0, and each row shares its weight among the tokens up to itself.")
     st.latex(r"M_{ij} = \begin{cases} 0 & j \le i \\ -\infty & j > i \end{cases},\qquad "
@@ -24,20 +24,20 @@ def mask(v: View) -> None:
     labels = ct.open.labels
     domain = charts.weight_domain(ct.open.weights[h], ct.masked.weights[h])
     weights = dict(rows=labels, cols=labels, x_title="key", y_title="query", signed=False, domain=domain)
-    pair(v, dict(matrix=ct.open.weights[h], title=f"no mask, head {h}", key="xp_mask_open", **weights),
+    two_maps(view, dict(matrix=ct.open.weights[h], title=f"no mask, head {h}", key="xp_mask_open", **weights),
          dict(matrix=ct.masked.weights[h], title=f"causal mask, head {h}", mask=ct.masked.visible, key="xp_mask_on",
               mask_word="hidden", **weights))
-    rows = pd.DataFrame({
+    table = pd.DataFrame({
         "query": list(labels), "keys it sees": range(1, ct.T + 1),
         "weight on its past, no mask": ct.past_share[h], "row sum with mask": ct.row_sums[h],
         "max |masked − past ÷ share|": ct.renorm_row_error[h],
     })
-    layout.table(rows, {"weight on its past, no mask": ".4f", "row sum with mask": ".6f",
+    layout.table(table, {"weight on its past, no mask": ".4f", "row sum with mask": ".6f",
                  "max |masked − past ÷ share|": ".1e"})
     st.caption(f"Head {h}. A masked row is the unmasked row cut to its past and divided by the weight the "
                "past had: the last column compares the two.")
     st.markdown("##### Generating one token at a time")
-    prose(v, "Grow the sentence the way a model writes it: first token 0, then tokens 0–1, and so on. Row i "
+    prose(view, "Grow the sentence the way a model writes it: first token 0, then tokens 0–1, and so on. Row i "
           "is computed for the first time when token i arrives. Does it change when later tokens come?")
     steps = pd.DataFrame({
         "row": list(labels),
@@ -50,13 +50,13 @@ def mask(v: View) -> None:
 
     k = int(ct.past_share[h, :-1].argmin()) if ct.T > 1 else 0
     future = 1 - ct.past_share[h, k]
-    said = (f"without the mask {layout.q(labels[k])} gives {future:.0%} of its weight in head {h} to tokens "
+    said = (f"without the mask {layout.quote(labels[k])} gives {future:.0%} of its weight in head {h} to tokens "
             f"that come after it. The mask hides them (largest hidden weight: {ct.hidden_weight:g}) and every "
             f"masked row is the unmasked row's past divided by its share (max difference "
             f"{small(ct.renorm_error)}), so it sums to 1 over the keys it sees. Grown one token at a time, the "
             f"masked rows never change beyond rounding (weights: {small(ct.drift_masked.max())}, outputs: "
             f"{small(ct.output_drift_masked.max())}): a generator can keep every earlier row and compute only "
-            f"the new one. Without the mask, the row of {layout.q(labels[0])} changes by "
+            f"the new one. Without the mask, the row of {layout.quote(labels[0])} changes by "
             f"{ct.drift_open[0]:.3f} by the time all {ct.T} tokens are there.")
     layout.notice(said)
     layout.exports("experiment-mask", ct.masked, {

@@ -6,15 +6,15 @@ import streamlit as st
 
 from engine import experiments as xp
 from ui import charts, compute, layout, session
-from ui.experiments.common import TITLES, pair, prose, small
+from ui.experiments.common import TITLES, prose, two_maps, small
 from ui.frame import View
 
 
 # --------------------------------------------------------------------------- 3 · positions
-def positions(v: View) -> None:
-    cfg, words, h, present = v.config, v.words, v.head, v.present
+def positions(view: View) -> None:
+    cfg, words, h, present = view.config, view.words, view.head, view.present
     st.subheader(TITLES["positions"])
-    prose(v, "Attention compares every token with every other, but nothing in QKᵀ says where a token "
+    prose(view, "Attention compares every token with every other, but nothing in QKᵀ says where a token "
           "stands. Shuffle the sentence: without positions the block computes the very same numbers, "
           "only moved around. Adding a position code to every input breaks that symmetry.")
     st.latex(r"X' = P X \;\Rightarrow\; A' = \text{softmax}\Big(\frac{P Q (P K)^\top}{\sqrt{d_{head}}}\Big)"
@@ -26,7 +26,7 @@ def positions(v: View) -> None:
     moved = [labels[p] for p in pt.perm]
     left, right = st.columns([1, 4], vertical_alignment="center")
     left.button("Shuffle again", key=session.XP_SHUFFLE, on_click=session.next_shuffle, icon=":material/shuffle:")
-    shown = ", ".join(layout.q(w) for w in moved[:12]) + (", …" if len(moved) > 12 else "")
+    shown = ", ".join(layout.quote(w) for w in moved[:12]) + (", …" if len(moved) > 12 else "")
     right.markdown(f"Shuffle {seed}: the new order is {shown}.")
     if cfg.causal:
         st.info("The causal mask is switched off for this experiment: a mask knows positions too (query i "
@@ -42,7 +42,7 @@ def positions(v: View) -> None:
 
     domain = charts.weight_domain(pt.plain.original.weights[h], pt.plain.shuffled.weights[h])
     axes = dict(x_title="key", y_title="query")
-    pair(v, dict(matrix=pt.plain.original.weights[h], rows=labels, cols=labels, title=f"A: original order, head {h}",
+    two_maps(view, dict(matrix=pt.plain.original.weights[h], rows=labels, cols=labels, title=f"A: original order, head {h}",
               signed=False, domain=domain, key="xp_pos_a", **axes),
          dict(matrix=pt.plain.shuffled.weights[h], rows=moved, cols=moved, title="A': shuffled, no positions",
               signed=False, domain=domain, key="xp_pos_shuffled", **axes))
@@ -50,7 +50,7 @@ def positions(v: View) -> None:
                "Find any pair of tokens in both maps.")
     diff_plain, diff_encoded = pt.weight_diff(pt.plain)[h], pt.weight_diff(pt.encoded)[h]
     domain = charts.symmetric_domain(diff_plain, diff_encoded)
-    pair(v, dict(matrix=diff_plain, rows=labels, cols=labels, title="Pᵀ·A'·P − A, no positions", domain=domain,
+    two_maps(view, dict(matrix=diff_plain, rows=labels, cols=labels, title="Pᵀ·A'·P − A, no positions", domain=domain,
               key="xp_pos_diff_plain", fmt=".0e", **axes),
          dict(matrix=diff_encoded, rows=labels, cols=labels, title="Pᵀ·A'·P − A, with sinusoidal positions",
               domain=domain, key="xp_pos_diff_encoded", **axes))
@@ -69,11 +69,11 @@ def positions(v: View) -> None:
     if C <= 64:                                            # positions down, dimensions across
         charts.heatmap(pt.encoding, positions, dims, title=f"the sinusoidal code E: {N} positions × {C} dimensions",
                        x_title="dimension", y_title="position", domain=(-1.0, 1.0), key="xp_pos_code",
-                       present=present, width=v.width, area=560)
+                       present=present, width=view.width, area=560)
     else:                                                  # too many dimensions to fit across: turn it
         charts.heatmap(pt.encoding.T, dims, positions, title=f"the sinusoidal code E, turned: {C} dimensions × "
                        f"{N} positions", x_title="position", y_title="dimension", domain=(-1.0, 1.0),
-                       key="xp_pos_code", present=present, width=v.width, area=560)
+                       key="xp_pos_code", present=present, width=view.width, area=560)
     st.caption(f"Every position gets its own pattern: fast waves in the first dimensions, slow ones later. "
                f"This sentence uses positions 0 to {len(words) - 1}.")
     st.latex(r"E_{p,\,2i} = \sin\!\big(p / 10000^{2i/d_{model}}\big),\qquad "
@@ -86,7 +86,7 @@ def positions(v: View) -> None:
     if pt.encoded.weights_error > 1e-9:
         said += (f"With sinusoidal positions the same shuffle changes the weights by up to "
                  f"{pt.encoded.weights_error:.3f} and the outputs by up to {pt.encoded.output_error:.3f}; in head {h} "
-                 f"the weight of {layout.q(labels[i])} on {layout.q(labels[j])} goes from {before:.3f} to {after:.3f}.")
+                 f"the weight of {layout.quote(labels[i])} on {layout.quote(labels[j])} goes from {before:.3f} to {after:.3f}.")
     else:
         said += (f"With sinusoidal positions the numbers barely move here either (up to "
                  f"{pt.encoded.weights_error:.1e}).")

@@ -7,15 +7,15 @@ import streamlit as st
 
 from engine import experiments as xp
 from ui import charts, compute, layout, session
-from ui.experiments.common import TITLES, lines, pair, prose
+from ui.experiments.common import TITLES, lines, prose, two_maps
 from ui.frame import View
 
 
 # --------------------------------------------------------------------------- 1 · why ÷ √d_head
-def random_vectors(v: View) -> None:
-    cfg, words = v.config, v.words
+def random_vectors(view: View) -> None:
+    cfg, words = view.config, view.words
     st.subheader(TITLES["scale"])
-    prose(v, "Give every query and key entry a spread of 1. A score adds up d_head products, each with "
+    prose(view, "Give every query and key entry a spread of 1. A score adds up d_head products, each with "
           "variance 1, so the scores spread out like √d_head: the wider the head, the more extreme the "
           "softmax. Dividing by √d_head brings the variance back to 1 for any width.")
     st.latex(r"\operatorname{Var}(q\cdot k) = \sum_{d=1}^{d_{head}} \operatorname{Var}(q_d\,k_d) = d_{head},"
@@ -39,7 +39,7 @@ def random_vectors(v: View) -> None:
                         f"a uniform row has {rnd.uniform:.3f}")
     left, right = st.columns([3, 1], gap="medium")
     with left:
-        lines(v, pd.DataFrame(curve.rows()), "d_head", "variance", x_title="d_head (log scale)",
+        lines(view, pd.DataFrame(curve.long_table()), "d_head", "variance", x_title="d_head (log scale)",
               y_title="variance of the scores (log scale)", series=[xp.RAW, xp.SCALED],
               reference="datum.kind == 'theory'", x_values=list(xp.D_HEADS), log_base=2, y_log=True, pick=d,
               fmt="d")
@@ -62,13 +62,13 @@ def random_vectors(v: View) -> None:
 
 
 # --------------------------------------------------------------------------- 2 · ÷ √d_head in this block
-def in_this_block(v: View) -> None:
-    cfg, words, h = v.config, v.words, v.head
+def in_this_block(view: View) -> None:
+    cfg, words, h = view.config, view.words, view.head
     st.subheader(TITLES["init"])
-    prose(v, "The same division in the sidebar's block, next to the block without it. How large the weights "
+    prose(view, "The same division in the sidebar's block, next to the block without it. How large the weights "
           "are drawn decides how large the scores are: small weights give nearly uniform rows, large ones "
           "push rows towards one-hot, and the division only removes the part that comes from the width.")
-    session.init_scale_for(v.controls.preset, min(xp.INIT_SCALES, key=lambda s: abs(s - cfg.init_scale)))
+    session.init_scale_for(view.controls.preset, min(xp.INIT_SCALES, key=lambda s: abs(s - cfg.init_scale)))
     s = st.select_slider("Init scale s: how large the weights are drawn (works like 1 / temperature)",
                          options=list(xp.INIT_SCALES), key=session.XP_INIT, format_func=lambda s: f"×{s:g}",
                          persist_state="session",
@@ -80,25 +80,25 @@ def in_this_block(v: View) -> None:
     r = compute.scaling_rows(cfg, words, s)
     sweep = compute.init_sweep(cfg, words, xp.INIT_SCALES)
     t = r.scaled
-    mask = t.visible if cfg.causal else None
+    mask = t.mask
     domain = charts.weight_domain(r.scaled.weights[h], r.unscaled.weights[h])
     weights = dict(rows=t.labels, cols=t.labels, x_title="key", y_title="query", signed=False, domain=domain,
                    mask=mask)
-    pair(v, dict(matrix=r.scaled.weights[h], title=f"÷ √{cfg.d_head}, weights ×{s:g}, head {h}", key="xp_map_scaled",
+    two_maps(view, dict(matrix=r.scaled.weights[h], title=f"÷ √{cfg.d_head}, weights ×{s:g}, head {h}", key="xp_map_scaled",
               **weights),
          dict(matrix=r.unscaled.weights[h], title=f"raw (no ÷√d), weights ×{s:g}, head {h}", key="xp_map_unscaled",
               **weights))
-    rows = pd.DataFrame({
+    table = pd.DataFrame({
         "query": list(t.labels),
         "entropy ÷√d": r.entropy_scaled[h], "entropy, raw": r.entropy_unscaled[h],
         "entropy, uniform": r.entropy_uniform,
         "max weight ÷√d": r.peak_scaled[h], "max weight, raw": r.peak_unscaled[h],
         "one-hot ÷√d": r.one_hot_scaled[h], "one-hot, raw": r.one_hot_unscaled[h],
     })
-    layout.table(rows, {c: ".3f" for c in rows.columns[1:6]})
+    layout.table(table, {c: ".3f" for c in table.columns[1:6]})
     st.caption(f"Head {h}; raw = without ÷√d. Entropy in bits: 0 when one key takes everything, log₂(keys) "
                f"when the row is uniform. One-hot: one key takes at least {xp.ONE_HOT:.0%} of the row.")
-    lines(v, pd.DataFrame(sweep.rows()), "init_scale", "peak", x_title="init scale s (log scale)",
+    lines(view, pd.DataFrame(sweep.long_table()), "init_scale", "peak", x_title="init scale s (log scale)",
           y_title="mean max weight per row", series=["÷ √d_head", "raw (no ÷√d)", "uniform rows"],
           reference="datum.series == 'uniform rows'", x_values=list(xp.INIT_SCALES), log_base=10, y_log=False,
           pick=s, fmt="~g")
@@ -117,7 +117,7 @@ def in_this_block(v: View) -> None:
     else:
         said += f"In this block at ×{s:g} no row is nearly one-hot, with or without the division. "
     if peak_on < 1.25 * r.uniform_peak:
-        own = v.controls.preset == "part4" and s == cfg.init_scale
+        own = view.controls.preset == "part4" and s == cfg.init_scale
         said += (f"The rows are almost uniform: the largest weight averages {peak_on:.2f}, a uniform row "
                  f"{r.uniform_peak:.2f}; small weights make small scores, like a high temperature"
                  + (". That is the Part 4 preset as published: its ×0.1 weights spread attention almost evenly."

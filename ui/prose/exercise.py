@@ -10,7 +10,7 @@ import numpy as np
 
 from engine.analysis import Extension, strongest_keys
 from engine.config import Config
-from engine.exercise import SAME, Outputs, Twist, rows
+from engine.exercise import SAME, Outputs, Twist, old_rows
 from engine.tokens import MAX_WORD_CHARS, Token, clean_word, token_id
 from ui.prose.numbers import diff
 
@@ -70,7 +70,7 @@ def parse_next_token(cfg: Config, kind: str, value) -> Token:
 
 def sentences(ext: Extension, head: int, quote: Quote = _plain_quote) -> tuple[str, str]:
     """Two sentences from the live numbers: who lost most to the new token and why, and the invariant."""
-    r = rows(ext, head)
+    r = old_rows(ext, head)
     new, T = quote(r.new_label), r.T
     i = r.biggest
     if r.lost[i] <= SAME:                                             # the causal mask hides the new key
@@ -106,7 +106,7 @@ def sentences(ext: Extension, head: int, quote: Quote = _plain_quote) -> tuple[s
 
 def verdict(ext: Extension, head: int, choice: str | None, quote: Quote = _plain_quote) -> tuple[str, str]:
     """How a prediction fared: ('right' | 'partly' | 'wrong' | 'none', one sentence why)."""
-    r = rows(ext, head)
+    r = old_rows(ext, head)
     unchanged = r.max_change <= SAME
     spread = float(np.max(r.factor) - np.min(r.factor))
     lo, hi = int(np.argmin(r.factor)), int(np.argmax(r.factor))
@@ -182,7 +182,7 @@ def twist_sentence(tw: Twist, twisted: Extension, quote: Quote = _plain_quote) -
 
 def new_row(ext: Extension, head: int, quote: Quote = _plain_quote) -> str:
     """One sentence on the new token's own row: where it looks, against a uniform row."""
-    rows(ext, head)                                                   # checks the head
+    old_rows(ext, head)                                                   # checks the head
     T = ext.before.T
     row = ext.after.weights[head, T]                                  # (T+1,)
     top = int(np.argmax(row))
@@ -193,7 +193,7 @@ def new_row(ext: Extension, head: int, quote: Quote = _plain_quote) -> str:
 
 def notice(ext: Extension, head: int, quote: Quote = _plain_quote) -> str:
     """The page's 'what to notice': what the old rows did, and the new token's own row."""
-    r = rows(ext, head)
+    r = old_rows(ext, head)
     if r.max_change <= SAME:
         first = f"the {r.T} old rows are untouched"
     else:

@@ -8,12 +8,12 @@ def stages(trace: Trace) -> list[dict]:
     """The data flow of one block: each stage's name, formula and shape, in order, for this config."""
     cfg = trace.config
     H, T, C, F, dh = cfg.num_heads, trace.T, cfg.d_model, cfg.d_ff, cfg.d_head
-    rows = [("x", "token vectors", "X", (T, C))]
+    stage_rows = [("x", "token vectors", "X", (T, C))]
     if trace.positions is not None:
-        rows.append(("x_in", "add sinusoidal positions", "X + P", (T, C)))
+        stage_rows.append(("x_in", "add sinusoidal positions", "X + P", (T, C)))
     if trace.x_norm is not None:
-        rows.append(("x_norm", "layer norm", "LN(X)", (T, C)))
-    rows += [
+        stage_rows.append(("x_norm", "layer norm", "LN(X)", (T, C)))
+    stage_rows += [
         ("q, k, v", "project, split into heads", "X W_Q, X W_K, X W_V", (H, T, dh)),
         ("scores", "every query · every key", "Q Kᵀ", (H, T, T)),
         ("scaled", ("÷ √d_head" if cfg.scale_scores else "no scaling") + (", causal mask" if cfg.causal else ""),
@@ -23,15 +23,15 @@ def stages(trace: Trace) -> list[dict]:
         ("concat", "heads side by side", "[head₀ … head₍H₋₁₎]", (T, C)),
     ]
     if cfg.output_projection:
-        rows.append(("attn", "output projection", "concat · W_O", (T, C)))
-    rows.append(("after_attn", "residual: add the input back" if cfg.residual else "no residual",
+        stage_rows.append(("attn", "output projection", "concat · W_O", (T, C)))
+    stage_rows.append(("after_attn", "residual: add the input back" if cfg.residual else "no residual",
                  "X + attn" if cfg.residual else "attn", (T, C)))
-    rows += [
+    stage_rows += [
         ("ffn_hidden", "feed-forward layer 1, ReLU", "max(0, · W₁ + b₁)", (T, F)),
         ("output", "feed-forward layer 2" + (", residual" if cfg.residual else ""),
          "after_attn + hidden · W₂ + b₂" if cfg.residual else "hidden · W₂ + b₂", (T, C)),
     ]
     return [{"stage": n, "what happens": what, "formula": f, "shape": " × ".join(map(str, s))}
-            for n, what, f, s in rows]
+            for n, what, f, s in stage_rows]
 
 
