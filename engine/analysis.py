@@ -9,6 +9,7 @@ import numpy as np
 from .attention import row_entropy
 from .block import Trace
 from .config import Config
+from .params import Params
 from .presets import run
 from .tokens import Token
 
@@ -98,10 +99,11 @@ def logsumexp(x: np.ndarray, axis: int = -1) -> np.ndarray:
     return (top + np.log(np.sum(np.exp(x - top), axis=axis, keepdims=True))).squeeze(axis)
 
 
-def extend(cfg: Config, tokens: Sequence[Token], new_token: Token) -> Extension:
-    """Run tokens and tokens + [new_token]; the first len(tokens) inputs are identical in both."""
-    before = run(cfg, tokens)
-    after = run(cfg, list(tokens) + [new_token])
+def extend(cfg: Config, tokens: Sequence[Token], new_token: Token, params: Params | None = None) -> Extension:
+    """Run tokens and tokens + [new_token] (with params, or cfg's own weights); the first len(tokens)
+    inputs are identical in both."""
+    before = run(cfg, tokens, params)
+    after = run(cfg, list(tokens) + [new_token], params)
     T = before.T
     old_scaled = after.scaled[:, :T, :T]                              # (H, T, T): same as before.scaled
     new_scores = after.scaled[:, :T, T]                               # (H, T); -inf where the mask hides it

@@ -6,7 +6,7 @@ from typing import Sequence
 
 from .block import Trace, forward
 from .config import Config
-from .params import init_params
+from .params import Params, init_params
 from .tokens import Token, display_labels, embed, label
 
 # Day 33 names its ten ids only by number; these words make the axes readable.
@@ -53,9 +53,9 @@ def get_preset(name: str) -> Preset:
     return PRESETS[name]
 
 
-def run(cfg: Config, tokens: Sequence[Token]) -> Trace:
-    """Weights for cfg, vectors for tokens, one forward pass, with readable labels."""
-    params = init_params(cfg)
+def run(cfg: Config, tokens: Sequence[Token], params: Params | None = None) -> Trace:
+    """Weights for cfg (or these trained ones), vectors for tokens, one forward pass, readable labels."""
+    params = init_params(cfg) if params is None else params
     x = embed(cfg, params, tokens)                                    # (T, C)
     labels = display_labels([label(cfg, t) for t in tokens])
     return forward(cfg, params, x, labels)
