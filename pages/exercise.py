@@ -16,12 +16,12 @@ layout.header(
     f"all you need to reason it out.",
     rf"w_{{ij}} = \frac{{e^{{s_{{ij}}}}}}{{Z_i}},\qquad Z_i = \sum_{{j=1}}^{{{T}}} e^{{s_{{ij}}}}",
 )
-before = compute.trace(view.config, view.words)
+before = compute.trace(view.config, view.words, view.training)
 prediction = sections.predict(view, before)
 new_token = sections.choose_token(view)
 revealed = sections.reveal(view, new_token, prediction)
 if revealed is not None:
-    ext = compute.extension(view.config, view.words, new_token)
+    ext = compute.extension(view.config, view.words, new_token, view.training)
     sections.result(view, ext, revealed)
     sections.explain(view, ext)
     sections.twists(view, ext, new_token)

@@ -15,7 +15,7 @@ layout.header(
     r"\text{head}_h = \text{softmax}\!\Big(\tfrac{Q_h K_h^\top}{\sqrt{d_{head}}}\Big) V_h,\qquad "
     r"\text{attn} = [\text{head}_0, \dots, \text{head}_{H-1}]\, W_O",
 )
-t = compute.trace(view.config, view.words)
+t = compute.trace(view.config, view.words, view.training)
 cfg, present = view.config, view.present
 H, T, C = cfg.num_heads, t.T, cfg.d_model
 domain = charts.weight_domain(t.weights)
@@ -39,14 +39,16 @@ charts.heatmap(focus.T, t.labels, [f"head {h}" for h in range(H)], title=f"focus
                present=present, width=view.width, area=min(560, 70 * H), fmt=".2f")
 
 dims = t.dims
-cols = layout.columns(view, 2)
+side_by_side = C <= 32                                                # wider maps get the full width each
+area = 230 if side_by_side else view.width
+cols = layout.two(view, side_by_side)
 with cols[0]:
     charts.heatmap(t.concat, t.labels, dims, title=f"concat: {T} × {C}", x_title="column", y_title="token",
-                   key="heads_concat", present=present, width=cols[0].width, area=230)
+                   key="heads_concat", present=present, width=cols[0].width, area=area)
 with cols[1]:
     if cfg.output_projection:
         charts.heatmap(t.attn, t.labels, dims, title=f"attn = concat · W_O: {T} × {C}", x_title="column",
-                       y_title="token", key="heads_attn", present=present, width=cols[1].width, area=230)
+                       y_title="token", key="heads_attn", present=present, width=cols[1].width, area=area)
     else:
         st.info("This preset has no output projection: the concat is the attention output.")
 

@@ -16,7 +16,7 @@ layout.header(
      r"\text{hidden} = \max(0,\ \text{after\_attn}\, W_1 + b_1),\qquad "
      r"\text{output} = \text{after\_attn} + \text{hidden}\, W_2 + b_2"],
 )
-t = compute.trace(view.config, view.words)
+t = compute.trace(view.config, view.words, view.training)
 cfg, present = view.config, view.present
 T, C, F = t.T, cfg.d_model, cfg.d_ff
 dims, hidden = t.dims, [str(c) for c in range(F)]

@@ -15,8 +15,8 @@ layout.header(
     "Each head then works with its own slice of columns.",
     r"Q = X W_Q,\qquad K = X W_K,\qquad V = X W_V",
 )
-t = compute.trace(view.config, view.words)
-params = compute.params(view.config)
+t = compute.trace(view.config, view.words, view.training)
+params = compute.params(view.config, view.training)
 cfg, h, present = view.config, view.controls.head, view.present
 T, C = t.x.shape
 dims = t.dims

@@ -14,7 +14,7 @@ layout.header(
     "the heads are. With the causal mask on, keys that come later are hidden.",
     r"\text{scaled} = \frac{Q K^\top}{\sqrt{d_{head}}}",
 )
-t = compute.trace(view.config, view.words)
+t = compute.trace(view.config, view.words, view.training)
 cfg, h, present = view.config, view.controls.head, view.present
 divisor = cfg.d_head ** 0.5 if cfg.scale_scores else 1.0
 if cfg.scale_scores:

@@ -15,7 +15,7 @@ layout.header(
     "token takes from each key token.",
     r"w_{ij} = \frac{e^{s_{ij}}}{\sum_{j'} e^{s_{ij'}}},\qquad \sum_j w_{ij} = 1",
 )
-t = compute.trace(view.config, view.words)
+t = compute.trace(view.config, view.words, view.training)
 cfg, h, present = view.config, view.controls.head, view.present
 cell = view.cell
 weights = t.weights[h]

@@ -376,3 +376,42 @@ def test_no_chart_overlaps_anything(tab, path, viewport, present, preset, length
                 tab.shot(f"overlap-{path or 'root'}-{T}-{viewport[0]}{'-present' if present else ''}")
     assert not found, found
     tab.assert_clean()
+
+
+# ------------------------------------------------------------------------------- the Learn page
+def _head_map(tab: Tab, title: str):
+    return tab.page.locator(bs.CHART).filter(has=tab.page.get_by_text(title, exact=True)).first
+
+
+def _weights_by_cell(chart) -> dict[tuple[str, str], float]:
+    """A heatmap's cells as drawn: {(query, key): weight}, read from each cell's accessible name."""
+    labels = chart.locator("svg g.mark-rect.role-mark").first.locator("path[aria-label]").evaluate_all(
+        "paths => paths.map(p => p.getAttribute('aria-label'))")
+    cells = {}
+    for text in labels:
+        parts = dict(part.split(": ", 1) for part in text.split("; "))
+        cells[(parts["query"], parts["key"])] = float(parts["value"])
+    return cells
+
+
+def test_learn_page_trains_and_replays_from_even_to_the_pattern(tab):
+    """Train the previous-token task, scrub to step 0 and to the end: the head's weight on the key just
+    before each query goes from about an even share to at least 0.9."""
+    tab.open("/learn")
+    train = tab.page.get_by_role("button", name="Train")
+    if train.count():
+        tab.settle_after(train.click)
+    thumb = tab.page.locator(".st-key-learn_step input[type='range']")
+    thumb.wait_for()
+    shares = {}
+    for key in ("Home", "End"):
+        tab.settle_after(lambda: (thumb.focus(), thumb.press(key)))
+        chart = _head_map(tab, "head 0")
+        cells = _weights_by_cell(chart)
+        order = chart.locator("svg g.role-axis[aria-label^='Y-axis'] g.role-axis-label text").evaluate_all(
+            "texts => texts.map(t => t.textContent)")
+        shares[key] = [cells[(order[i], order[i - 1])] for i in range(1, len(order))]
+    assert max(shares["Home"]) < 0.7, shares["Home"]                   # random weights: no pattern yet
+    assert min(shares["End"]) >= 0.9, shares["End"]                    # trained: one step back
+    tab.shot("learn-replayed")
+    tab.assert_clean()

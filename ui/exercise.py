@@ -4,12 +4,14 @@ Each function draws one numbered section from the numbers it is given; the page 
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pandas as pd
 import streamlit as st
 
 import engine
 from engine import analysis, exercise
-from ui import charts, compute, layout, session
+from ui import charts, compute, layout, presets, session, state
 from ui.frame import View
 from ui.prose import exercise as words
 from ui.prose.numbers import metric
@@ -39,13 +41,17 @@ def predict(view: View, before: engine.Trace) -> str | None:
 def choose_token(view: View) -> engine.tokens.Token | None:
     """2 · The new token, as a vocabulary id or a typed word; None (with the reason shown) if unusable."""
     cfg, nth = view.config, words.ordinal(len(view.words) + 1)
-    preset = engine.get_preset(view.controls.preset)
-    default = preset.next_token
+    name = view.controls.preset
+    if presets.task_of(name) is None:
+        default, said = engine.get_preset(name).next_token, f"the documented next token of the {presets.title(name)} preset"
+    else:                                            # a trained block: the task's own next token
+        default = state.to_tokens(replace(view.controls, seq_len=len(view.words) + 1)).words[-1]
+        said = "the token that comes next in the task's sequence"
     default_word = engine.label(cfg, default)
     defaults = {session.EX_TOKEN_KIND: "id" if isinstance(default, int) else "word",
                 session.EX_TOKEN_ID: default if isinstance(default, int) else cfg.vocab_size - 1,
                 session.EX_TOKEN_WORD: default_word}
-    session.exercise_defaults(preset.name, defaults)            # a new preset brings its own default
+    session.exercise_defaults(name, defaults)                   # a new preset brings its own default
     st.subheader(f"2 · Choose the {nth} token")
     kind_col, value_col, default_col = st.columns([2, 2, 2], vertical_alignment="bottom")
     kind = kind_col.radio("Give it as", words.KINDS, key=session.EX_TOKEN_KIND, horizontal=True,
@@ -61,7 +67,7 @@ def choose_token(view: View) -> engine.tokens.Token | None:
     vocab = " · ".join(f"{i} {layout.quote(w)}" for i, w in enumerate(cfg.vocab))
     st.caption(f"Vocabulary (id, word): {vocab}. Default: {layout.quote(default_word)}"
                + (f" (id {default})" if isinstance(default, int) else "")
-               + f", the documented next token of the {layout.md_escape(preset.title)} preset.")
+               + f", {layout.md_escape(said)}.")
     try:
         new_token = words.parse_next_token(cfg, kind, raw)
     except ValueError as err:
@@ -162,7 +168,8 @@ def twists(view: View, ext: analysis.Extension, new_token) -> None:
         with col:
             if not st.toggle(f"Try it with {what}", key=session.EX_TWIST[name]):
                 continue
-            other = compute.extension(exercise.variant(view.config, name), view.words, new_token)
+            other = compute.extension(exercise.variant(view.config, name), view.words, new_token, view.training,
+                                      view.config)
             tw = exercise.twist(ext, other, name)
             first, second = st.columns(2)
             if name == "causal":

@@ -13,7 +13,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import engine
-from ui import inputs, presenter, session, sidebar, site, state
+from ui import inputs, presenter, presets, session, sidebar, site, state, trainer
 from ui.state import Controls
 
 _here = threading.local()      # this script thread's View while a page runs (each session has its own)
@@ -31,6 +31,7 @@ class View:
     notes: tuple[str, ...]          # things the app changed or cut, to be said on the page
     page: site.Page
     width: int                      # px of the main column the page draws in
+    training: presets.Training | None   # the trained weights the pages show, or None: the config's own draw
 
     @property
     def words(self) -> tuple[str, ...]:
@@ -70,9 +71,12 @@ def start():
     _here.view = View(controls=controls, config=state.to_config(controls), tokens=tokens,
                       notes=tuple(notes + ([tokens.note] if tokens.note else [])),
                       page=site.by_path(current.url_path),
-                      width=MAIN_PX_PRESENT if controls.present else MAIN_PX)
+                      width=MAIN_PX_PRESENT if controls.present else MAIN_PX,
+                      training=presets.training(controls.preset))
     if controls.present:
         presenter.bar(pages, current)
+    if _here.view.page.path != "learn":            # the Learn page draws its own training live
+        trainer.ensure(_here.view)
     return current
 
 

@@ -35,6 +35,8 @@ EX_TWIST = {"causal": "ex_twist_causal", "positions": "ex_twist_positions"}
 
 XP_SECTION, XP_DHEAD, XP_INIT, XP_SHUFFLE = "xp_section", "xp_dhead", "xp_init", "xp_shuffle"
 
+LEARN_TASK, LEARN_TRAIN, LEARN_STEP = "learn_task", "learn_train", "learn_step"
+
 
 def download_key(kind: str, slug: str) -> str:
     return f"{kind}_{slug}"

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from urllib.parse import urlencode
 
 import engine
+from ui import presets
 
 # Slider ranges the design asks for.
 D_MODEL = (4, 128)
@@ -41,12 +42,11 @@ class Controls:
 
 
 def preset_controls(name: str, **view) -> Controls:
-    """The controls that reproduce a preset's article exactly."""
-    preset = engine.get_preset(name)
-    cfg = preset.config
-    text = " ".join(engine.label(cfg, t) for t in preset.tokens)
+    """The controls that reproduce a preset exactly: an article's example, or a task's trained block."""
+    cfg = presets.base_config(name)
+    words = presets.default_words(name)
     return Controls(preset=name, d_model=cfg.d_model, heads=cfg.num_heads, d_ff=cfg.d_ff, seed=cfg.seed,
-                    seq_len=len(preset.tokens), text=text, causal=cfg.causal,
+                    seq_len=len(words), text=" ".join(words), causal=cfg.causal,
                     positional=cfg.positional == "sinusoidal", scale=cfg.scale_scores, **view)
 
 
@@ -61,9 +61,9 @@ def nearest_heads(d_model: int, wanted: int) -> int:
 
 def to_config(c: Controls) -> engine.Config:
     """The engine config for these controls: the preset's architecture with the sidebar's sizes."""
-    base = engine.get_preset(c.preset).config
-    return replace(base, d_model=c.d_model, num_heads=c.heads, d_ff=c.d_ff, seed=c.seed, causal=c.causal,
-                   positional="sinusoidal" if c.positional else "none", scale_scores=c.scale)
+    return presets.with_sizes(c.preset, d_model=c.d_model, num_heads=c.heads, d_ff=c.d_ff, seed=c.seed,
+                              causal=c.causal, positional="sinusoidal" if c.positional else "none",
+                              scale_scores=c.scale)
 
 
 @dataclass(frozen=True)
@@ -76,6 +76,9 @@ class Tokens:
 def to_tokens(c: Controls) -> Tokens:
     """The token box's words cut or padded (from a fixed word list) to the sequence length."""
     typed = engine.tokenize(c.text[:MAX_TEXT])
+    task = presets.task_of(c.preset)
+    if task is not None:
+        return _task_tokens(c, task, typed)
     words, change = engine.fit_length(typed, c.seq_len)
     note = None
     if not typed:
@@ -85,6 +88,19 @@ def to_tokens(c: Controls) -> Tokens:
     elif change > 0:
         note = f"Padded with {change} filler word{'s' * (change > 1)} to reach sequence length {c.seq_len}."
     return Tokens(words=tuple(words), typed=len(typed), note=note)
+
+
+def _task_tokens(c: Controls, task: engine.Task, typed: list[str]) -> Tokens:
+    """A trained preset reads only its task's vocabulary; the rest of the sequence is the task's own."""
+    words, unknown = presets.fit_words(c.preset, typed, c.seq_len)
+    notes = []
+    if unknown:
+        shown = ", ".join(repr(w) for w in unknown[:5]) + (", …" if len(unknown) > 5 else "")
+        notes.append(f"This block was trained on the tokens {' '.join(task.vocab)} only; left out: {shown}.")
+    kept = len(typed) - len(unknown)
+    if kept < c.seq_len:
+        notes.append(f"{c.seq_len - kept} of the {c.seq_len} tokens come from a sequence of the task.")
+    return Tokens(words=tuple(words), typed=len(typed), note=" ".join(notes) or None)
 
 
 # ----------------------------------------------------------------------------- URL round trip
@@ -116,7 +132,7 @@ def from_params(params: dict[str, str]) -> tuple[Controls, list[str]]:
     """Controls from URL query parameters; anything malformed keeps its default and is reported."""
     problems: list[str] = []
     preset = params.get("preset", "part4")
-    if preset not in engine.PRESETS:
+    if preset not in presets.names():
         problems.append(f"preset={preset!r} is unknown")
         preset = "part4"
     base = preset_controls(preset)

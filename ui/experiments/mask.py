@@ -20,7 +20,7 @@ def mask(view: View) -> None:
     st.latex(r"M_{ij} = \begin{cases} 0 & j \le i \\ -\infty & j > i \end{cases},\qquad "
              r"w_{ij} = \frac{e^{s_{ij} + M_{ij}}}{\sum_{j' \le i} e^{s_{ij'}}} "
              r"= \frac{A_{ij}}{\sum_{j' \le i} A_{ij'}}\quad (j \le i)")
-    ct = compute.causal_test(cfg, words)
+    ct = compute.causal_test(cfg, words, view.training)
     labels = ct.open.labels
     domain = charts.weight_domain(ct.open.weights[h], ct.masked.weights[h])
     weights = dict(rows=labels, cols=labels, x_title="key", y_title="query", signed=False, domain=domain)

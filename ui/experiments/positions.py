@@ -21,7 +21,7 @@ def positions(view: View) -> None:
              r" = P A P^\top,\qquad \text{out}' = P\,\text{out}")
     st.latex(r"\text{with positions: } P X + E \neq P (X + E) \;\Rightarrow\; A' \neq P A P^\top")
     seed = session.shuffle_seed()
-    pt = compute.positions_test(cfg, words, seed)
+    pt = compute.positions_test(cfg, words, seed, view.training)
     labels = pt.plain.original.labels
     moved = [labels[p] for p in pt.perm]
     left, right = st.columns([1, 4], vertical_alignment="center")

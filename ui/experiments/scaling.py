@@ -56,7 +56,7 @@ def random_vectors(view: View) -> None:
             f"(uniform {rnd.uniform:.2f}). Section 2 shows what this does in the sidebar's block.")
     layout.notice(said)
     widths = [str(w) for w in xp.D_HEADS]
-    layout.exports("experiment-variance", compute.trace(cfg, words), {
+    layout.exports("experiment-variance", compute.trace(cfg, words, view.training), {
         "variance of q·k by d_head": (np.column_stack([curve.raw, curve.scaled]), widths, ["raw", "scaled"]),
     }, code=[xp.score_variance, xp.random_rows])
 
@@ -77,8 +77,8 @@ def in_this_block(view: View) -> None:
     rule = "s^2" if cfg.init == "fixed" else r"s^2/\text{fan\_in}"
     st.latex(rf"W_Q, W_K \sim \mathcal{{N}}(0,\ {rule}) \;\Rightarrow\; Q K^\top \propto s^2:\quad "
              r"\text{softmax}\Big(s^2\,\frac{Q_1 K_1^\top}{\sqrt{d_{head}}}\Big),\ \ \text{temperature} = 1/s^2")
-    r = compute.scaling_rows(cfg, words, s)
-    sweep = compute.init_sweep(cfg, words, xp.INIT_SCALES)
+    r = compute.scaling_rows(cfg, words, s, view.training)
+    sweep = compute.init_sweep(cfg, words, xp.INIT_SCALES, view.training)
     t = r.scaled
     mask = t.mask
     domain = charts.weight_domain(r.scaled.weights[h], r.unscaled.weights[h])
