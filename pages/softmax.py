@@ -5,6 +5,7 @@ import streamlit as st
 import engine
 from engine import analysis
 from ui import charts, compute, frame, inspector, layout, session
+from ui.prose import rows as row_words
 
 view = frame.view()
 layout.header(
@@ -19,7 +20,7 @@ t = compute.trace(view.config, view.words)
 cfg, h, present = view.config, view.controls.head, view.present
 cell = view.cell
 weights = t.weights[h]
-best, best_w = analysis.strongest_keys(weights)
+rows = analysis.read_rows(weights, t.visible)
 
 left, right = layout.columns(view, [3, 2])
 with left:
@@ -27,19 +28,20 @@ with left:
                    y_title="query", signed=False, mask=t.mask, pick=cell,
                    key=session.SOFTMAX_MAP, present=present, width=left.width, area=320, fmt=".2f", selectable=True)
 with right:
-    sums = pd.DataFrame({"query": list(t.labels), "row sum": weights.sum(axis=-1),
-                         "attends most to": [t.labels[b] for b in best], "weight": best_w})
-    layout.table(sums, {"row sum": ".6f", "weight": ".4f"})
+    sums = pd.DataFrame({"query": list(t.labels), "keys": [r.keys for r in rows], "row sum": weights.sum(axis=-1),
+                         "weight": [r.weight for r in rows], "uniform": [r.uniform for r in rows],
+                         "spread": [r.spread for r in rows],
+                         "attends most to": [row_words.top_cell(r, t.labels) for r in rows]})
+    layout.table(sums, {"row sum": ".6f", "weight": ".4f", "uniform": ".4f", "spread": ".3f"})
+    st.caption("weight: the row's largest weight; uniform: 1 ÷ the keys the row can see; spread: entropy ÷ "
+               "log₂(keys), 1 when every key gets the same weight.")
 
 query = st.selectbox("Query row to plot", range(t.T), format_func=lambda i: f"{i}: {t.labels[i]}",
                      index=cell[0] if cell else 0, key=session.SOFTMAX_QUERY)
 charts.bars(weights[query], t.labels, title=f"weights of query {t.labels[query]!r}, head {h}",
-            highlight=int(best[query]), present=present)
+            highlight=rows[query].top[0] if rows[query].kind == "lean" and len(rows[query].top) == 1 else None, present=present)
 
-sentences = [f"{layout.quote(t.labels[i])} attends most to {layout.quote(t.labels[b])} ({w:.2f})"
-             for i, (b, w) in enumerate(zip(best, best_w))]
-layout.notice("; ".join(sentences[:6]) + ("; …" if t.T > 6 else "") +
-              f". A uniform row would give every key {1 / t.T:.2f}.")
+layout.notice(row_words.softmax_notice(rows, t.labels, quote=layout.quote))
 inspector.show(t, h, cell)
 layout.exports("softmax", t, {f"weights head {h}": (weights, t.labels, t.labels)},
                code=[engine.softmax])

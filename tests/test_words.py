@@ -1,0 +1,96 @@
+"""Issue 13: every sentence on screen holds at every setting. One block per defect (numbered as the issue
+numbers them), each at the settings where its truth turns; the words are read from the pure prose
+functions and from the pages under AppTest."""
+from __future__ import annotations
+
+
+import numpy as np
+import pytest
+
+import engine
+from conftest import assert_clean, open_app
+from engine import analysis
+from ui import site, state
+from ui.prose import rows as row_words
+
+PAGE = {p.path: p.file for p in site.PAGES}
+
+
+def run(params: dict[str, str]) -> engine.Trace:
+    """The trace the sidebar makes of these URL parameters."""
+    c, _ = state.from_params(params)
+    return engine.run(state.to_config(c), state.to_tokens(c).words)
+
+
+def notice(at) -> str:
+    """The page's 'what to notice' line, Markdown escapes removed."""
+    texts = [s.value for s in at.success if "What to notice" in s.value]
+    assert len(texts) == 1, texts
+    return texts[0].replace("\\", "")
+
+
+def column(at, name: str, table: int = 0) -> list:
+    """A table column as the student reads it (Markdown escapes removed from text cells)."""
+    return [x.replace("\\", "") if isinstance(x, str) else x for x in at.table[table].value[name]]
+
+
+def text_of(at) -> str:
+    """Every sentence a student can read on the page (Markdown escapes removed)."""
+    parts = []
+    for kind in ("title", "subheader", "markdown", "caption", "success", "info", "warning", "latex"):
+        parts += [str(e.value) for e in getattr(at, kind)]
+    for m in at.metric:
+        parts += [str(m.label), str(m.value)]
+    return "\n".join(parts).replace("\\", "")
+
+
+# =========================================================================== 5 · softmax notice
+@pytest.mark.parametrize("params", [{"preset": "day33"}, {"seq_len": "64"}, {"preset": "day33", "seq_len": "64"}],
+                         ids=["day33", "part4-64", "day33-64"])
+def test_defect05_near_uniform_rows_name_no_winner(params):
+    at = open_app(PAGE["softmax"], params)
+    assert_clean(at)
+    said = notice(at)
+    assert "spread almost evenly" in said and "untrained weights" in said
+    assert "attends most to" not in said and "A uniform row would give every key" not in said
+    assert "0.98" in said                                               # the threshold is stated
+    assert set(column(at, "attends most to")) == {"none: spread evenly"}
+
+
+def test_defect05_mask_forced_row_and_per_row_uniform():
+    at = open_app(PAGE["softmax"], {"causal": "1", "d_model": "128", "heads": "1", "d_ff": "512"})
+    said = notice(at)
+    assert "‘AI’ sees only itself under the causal mask, so its weight 1 is forced, not a finding" in said
+    assert "every key 0.25" not in said and "‘AI’ attends most to ‘AI’" not in said
+    table = at.table[0].value
+    assert table["keys"].tolist() == [1, 2, 3, 4]
+    assert np.allclose(table["uniform"].astype(float), [1, 1 / 2, 1 / 3, 1 / 4])
+    assert column(at, "attends most to")[0] == "(its only key)"
+
+
+def test_defect05_a_leaning_row_is_named_with_its_own_uniform():
+    t = run({"d_model": "128", "heads": "1", "d_ff": "512"})             # trained-looking: scores spread 1.7
+    rows = analysis.read_rows(t.weights[0], t.visible)
+    assert any(r.kind == "lean" for r in rows)
+    said = row_words.softmax_notice(rows, t.labels)
+    assert "attends most to" in said and "uniform for its 4 keys is 0.250" in said
+
+
+def test_defect05_ties_are_named():
+    """Day 33 at 6 tokens pads with a second 'the': keys 0 and 5 are the same vector, their weights tie."""
+    t = run({"preset": "day33", "seq_len": "6"})
+    sharp = analysis.weights_at(t.scaled[0], 16.0)
+    rows = analysis.read_rows(sharp, t.visible)
+    assert rows[3].top == (0, 5) and rows[3].kind == "lean"
+    said = row_words.softmax_notice(rows, t.labels, beta=16.0)
+    assert "‘the (0)’ and ‘the (5)’, tied at" in said
+    assert row_words.top_cell(rows[3], t.labels) == "the (0) = the (5) (tie)"
+
+
+def test_defect05_a_hidden_key_is_never_named():
+    weights = np.array([[1.0, 0.0, 0.0], [0.2, 0.8, 0.0], [0.1, 0.1, 0.8]])
+    visible = engine.causal_visible(3)
+    rows = analysis.read_rows(weights, visible)
+    assert [r.top for r in rows] == [(0,), (1,), (2,)] and [r.keys for r in rows] == [1, 2, 3]
+    uniform_with_hidden = np.array([[0.5, 0.5, 0.0]] * 3)               # hidden key 2 ties at 0 with nothing
+    assert all(2 not in r.top for r in analysis.read_rows(uniform_with_hidden, np.array([[1, 1, 0]] * 3, bool)))
