@@ -157,7 +157,7 @@ def test_moving_a_slider_writes_the_url():
 
 def test_round_trip_controls_to_params_and_back():
     c = state.Controls(preset="part4", d_model=32, heads=8, d_ff=64, seed=3, seq_len=9, text="x <b>y</b> z",
-                       causal=True, positional=True, scale=False, head=5, cell=(8, 0), present=True)
+                       causal=True, positional=True, scale=False, head=5, cell=(8, 0), present=True, beta=0.25)
     back, problems = state.from_params(state.to_params(c))
     assert back == c and problems == []
     assert state.to_params(state.preset_controls("day33")) == {"preset": "day33"}

@@ -4,6 +4,8 @@ functions and from the pages under AppTest."""
 from __future__ import annotations
 
 
+import json
+
 import numpy as np
 import pytest
 
@@ -94,3 +96,64 @@ def test_defect05_a_hidden_key_is_never_named():
     assert [r.top for r in rows] == [(0,), (1,), (2,)] and [r.keys for r in rows] == [1, 2, 3]
     uniform_with_hidden = np.array([[0.5, 0.5, 0.0]] * 3)               # hidden key 2 ties at 0 with nothing
     assert all(2 not in r.top for r in analysis.read_rows(uniform_with_hidden, np.array([[1, 1, 0]] * 3, bool)))
+
+
+# =========================================================================== β on the softmax page
+def _oracle(scaled_row, beta):
+    """softmax(β s) for one row with math.exp; a hidden key (-inf) gets 0."""
+    import math
+    seen = [s for s in scaled_row if s != -math.inf]
+    top = max(beta * s for s in seen)
+    e = [0.0 if s == -math.inf else math.exp(beta * s - top) for s in scaled_row]
+    return [x / sum(e) for x in e]
+
+
+@pytest.mark.parametrize("params", [{}, {"preset": "day33", "causal": "1"}, {"scale": "0", "seq_len": "7"}])
+@pytest.mark.parametrize("beta", state.BETAS)
+def test_beta_weights_are_the_softmax_of_beta_times_the_scaled_scores(params, beta):
+    t = run(params)
+    for h in range(t.num_heads):
+        w = analysis.weights_at(t.scaled[h], beta)
+        expected = [_oracle(row.tolist(), beta) for row in t.scaled[h]]
+        np.testing.assert_allclose(w, expected, rtol=1e-12, atol=1e-15)
+        assert np.all(w[~t.visible] == 0.0)                            # hidden keys stay hidden, β = 0 too
+    assert np.array_equal(analysis.weights_at(t.scaled, 1.0), t.weights)    # β = 1 is the model, bit for bit
+    if beta == 0:
+        np.testing.assert_allclose(analysis.weights_at(t.scaled[0], 0.0).max(-1), 1 / t.visible.sum(-1))
+
+
+def test_beta_is_refused_when_negative_or_not_finite():
+    for bad in (-1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="beta"):
+            analysis.weights_at(np.zeros((2, 2)), bad)
+
+
+def test_beta_travels_in_the_url_and_is_validated():
+    c = state.Controls(beta=4.0)
+    assert state.to_params(c) == {"beta": "4"} and state.from_params({"beta": "4"}) == (c, [])
+    assert state.to_params(state.Controls()) == {}                     # β = 1 is the default: not written
+    back, problems = state.from_params({"beta": "3"})
+    assert back.beta == 1.0 and problems == ["beta='3' is not valid"]
+
+
+def test_beta_slider_sharpens_the_rows_live_and_keeps_its_value():
+    at = open_app(PAGE["softmax"], {"preset": "day33", "seq_len": "6"})
+    t = run({"preset": "day33", "seq_len": "6"})
+    flat = [float(x) for x in at.table[0].value["entropy (bits)"]]
+    np.testing.assert_allclose(flat, engine.row_entropy(t.weights[0]), atol=5e-4)
+    at.select_slider(key="beta").set_value(16.0).run()
+    assert_clean(at)
+    assert dict(at.query_params) == {"preset": "day33", "seq_len": "6", "beta": "16"}
+    sharp = [float(x) for x in at.table[0].value["entropy (bits)"]]
+    np.testing.assert_allclose(sharp, engine.row_entropy(analysis.weights_at(t.scaled[0], 16.0)), atol=5e-4)
+    assert all(s < f for s, f in zip(sharp, flat))
+    said = notice(at)
+    assert said.startswith("**What to notice:** at β = 16 (the model uses β = 1), ")
+    assert "tied at" in said                                           # the two 'the' keys
+    assert json.loads(at.get("vega_lite_chart")[0].proto.spec)["title"]["text"] == "weights at β = 16, head 0: 6 × 6"
+    at.switch_page(PAGE["scores"]).run()
+    assert dict(at.query_params)["beta"] == "16"
+    at.switch_page(PAGE["softmax"]).run()
+    assert at.select_slider(key="beta").value == 16.0
+    at.select_slider(key="beta").set_value(0.0).run()
+    assert set(column(at, "attends most to")) == {"none: spread evenly"}          # β = 0: uniform rows
