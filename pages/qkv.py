@@ -4,15 +4,13 @@ import streamlit as st
 import engine
 from engine import analysis
 from ui import charts, compute, frame, layout, projection, session
+from ui.prose import notices
 
 view = frame.view()
 layout.header(
     view,
     "Q, K, V projections",
-    "Each token enters as a row of **X**. Three weight matrices turn every row into a *query* "
-    "(what this token looks for), a *key* (what it offers) and a *value* (what it passes on). "
-    "The same matrices serve every token, so the same word always gets the same rows. "
-    "Each head then works with its own slice of columns.",
+    notices.qkv_intro(view.controls.positional),
     r"Q = X W_Q,\qquad K = X W_K,\qquad V = X W_V",
 )
 t = compute.trace(view.config, view.words)
@@ -51,12 +49,7 @@ charts.heatmap(full[h], t.labels, [str(c) for c in range(first, last + 1)],
                domain=domain, key=session.QKV_SLICE, pick=local, present=present, width=view.width, area=600, selectable=True)
 st.caption("Click a cell of the head's slice to see that number computed from X and the weight matrix.")
 
-i, j, top = analysis.largest(t.scores[h])
-layout.notice(
-    f"in head {h}, query {layout.quote(t.labels[i])} and key {layout.quote(t.labels[j])} have the largest dot "
-    f"product, q·k = {top:.3f}: their rows point the most in the same direction, and that cell "
-    f"will be the brightest on the next page."
-)
+layout.notice(notices.qkv_notice(t, h, quote=layout.quote))
 projection.show(t, params, picked)
 layout.exports("qkv", t, {"X": (source, t.labels, dims), "Q": (engine.merge_heads(t.q), t.labels, dims),
                           "K": (engine.merge_heads(t.k), t.labels, dims),

@@ -157,3 +157,63 @@ def test_beta_slider_sharpens_the_rows_live_and_keeps_its_value():
     assert at.select_slider(key="beta").value == 16.0
     at.select_slider(key="beta").set_value(0.0).run()
     assert set(column(at, "attends most to")) == {"none: spread evenly"}          # β = 0: uniform rows
+
+
+# =========================================================================== 1 · Q, K, V notice
+OLD_QKV = ("point the most in the same direction", "will be the brightest")
+
+
+@pytest.mark.parametrize("params", [{}, {"preset": "day33"}, {"causal": "1"}, {"seq_len": "2", "seed": "5"},
+                                    {"scale": "0"}, {"heads": "16", "seq_len": "9"}])
+def test_defect01_qkv_notice_separates_dot_product_and_direction(params):
+    t = run(params)
+    c, _ = state.from_params(params)
+    at = open_app(PAGE["qkv"], params)
+    assert_clean(at)
+    said = notice(at)
+    assert not any(old in said for old in OLD_QKV)
+    i, j, top = analysis.largest(t.scores[c.head], t.visible)
+    assert t.visible[i, j]                                             # never a hidden pair
+    assert f"query ‘{t.labels[i]}’ with key ‘{t.labels[j]}’: q·k = {top:.3f}" in said
+    cos = analysis.cosines(t.q, t.k)[c.head]
+    ci, cj, best = analysis.largest(cos, t.visible)
+    if (ci, cj) == (i, j):
+        assert "also the pair whose vectors point most the same way" in said
+    else:
+        assert f"pointing most the same way is ‘{t.labels[ci]}’ with ‘{t.labels[cj]}’ (cos θ = {best:.3f}" in said
+    assert ("Every q·k here is negative" in said) == (top < 0)
+
+
+def test_defect01_the_mask_hides_the_raw_largest_pair():
+    t = run({"causal": "1"})
+    i, j, _ = analysis.largest(t.scores[0])
+    assert j > i, "the unmasked largest q·k is a hidden pair at this setting (the old notice named it)"
+    said = notice(open_app(PAGE["qkv"], {"causal": "1"}))
+    assert f"query ‘{t.labels[i]}’ with key ‘{t.labels[j]}’" not in said
+    assert "among the pairs the causal mask lets through" in said
+
+
+def test_defect01_largest_q_dot_k_at_two_tokens_can_be_negative():
+    t = run({"seq_len": "2", "seed": "5"})
+    assert analysis.largest(t.scores[0])[2] < 0
+
+
+def test_cosines_match_a_plain_formula():
+    t = run({"seq_len": "5"})
+    q, k = t.q[1], t.k[1]
+    plain = [[float(a @ b) / (np.linalg.norm(a) * np.linalg.norm(b)) for b in k] for a in q]
+    np.testing.assert_allclose(analysis.cosines(t.q, t.k)[1], plain, rtol=1e-12)
+
+
+# =========================================================================== 4 · Q, K, V intro
+def test_defect04_same_word_same_rows_only_without_positions():
+    text = "the cat saw the dog"
+    plain = open_app(PAGE["qkv"], {"text": text, "seq_len": "5"})
+    with_p = open_app(PAGE["qkv"], {"text": text, "seq_len": "5", "positional": "1"})
+    intro = lambda at: next(m.value for m in at.markdown if "Each token enters" in m.value)  # noqa: E731
+    assert "The same word always gets the same rows" not in intro(plain) + intro(with_p)
+    assert "Without positions the same word therefore always gets the same rows" in intro(plain)
+    assert "With positions on, the same word at two places has two different inputs" in intro(with_p)
+    t = run({"text": text, "seq_len": "5", "positional": "1"})
+    assert not np.allclose(t.q[:, 0], t.q[:, 3])                      # the two 'the' rows differ with P
+    assert np.allclose(run({"text": text, "seq_len": "5"}).q[:, 0], run({"text": text, "seq_len": "5"}).q[:, 3])

@@ -1,0 +1,71 @@
+"""The concept pages' live words: intros that depend on the settings and each page's 'what to notice',
+from a Trace (pure Python; token labels go through `quote`, pages pass layout.quote)."""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from engine import Trace, analysis
+from ui.prose.numbers import count, fmt
+
+Quote = Callable[[str], str]
+
+
+def _plain(text: str) -> str:
+    return "‘" + text + "’"
+
+
+# --------------------------------------------------------------------------- Inputs X
+def inputs_notice(t: Trace, words: tuple[str, ...], known: int, vocab_title: str) -> str:
+    """How many tokens the vocabulary knows, and which rows of X (and X + P) are equal."""
+    T = len(words)
+    repeats = T - len(set(words))
+    said = f"{known} of {T} tokens are in the {vocab_title} vocabulary"
+    if repeats:
+        said += (f", and {count(repeats, 'token')} {'repeats' if repeats == 1 else 'repeat'} an earlier word: "
+                 "a repeated word has exactly the same row of X")
+        if t.positions is not None:
+            said += ", and the position code P makes every row of X + P different"
+    else:
+        said += "; every word is different, so every row of X is different"
+        if t.positions is not None:
+            said += ", and so is every row of X + P"
+    return said + "."
+
+
+# --------------------------------------------------------------------------- Q, K, V
+def qkv_intro(positional: bool) -> str:
+    """The Q/K/V page's intro: what the same matrices for every token do, with or without positions."""
+    same = ("Without positions the same word therefore always gets the same rows, wherever it stands."
+            if not positional else
+            "With positions on, the same word at two places has two different inputs (its row of X plus "
+            "its own position code), so it gets different rows.")
+    return ("Each token enters as a row of **X**. Three weight matrices turn every row into a *query* "
+            "(what this token looks for), a *key* (what it offers) and a *value* (what it passes on). "
+            f"The same matrices serve every token, so equal input rows get equal Q, K and V rows. {same} "
+            "Each head then works with its own slice of columns.")
+
+
+def qkv_notice(t: Trace, head: int, quote: Quote = _plain) -> str:
+    """The largest q·k among the pairs the mask lets through, what it is made of, and what it is not."""
+    visible = t.visible
+    i, j, top = analysis.largest(t.scores[head], visible)
+    cos = analysis.cosines(t.q, t.k)[head]                               # (T, T)
+    qn, kn = float(np.linalg.norm(t.q[head, i])), float(np.linalg.norm(t.k[head, j]))
+    among = " among the pairs the causal mask lets through (key ≤ query)" if t.config.causal else ""
+    said = (f"in head {head}, the largest dot product{among} is query {quote(t.labels[i])} with key "
+            f"{quote(t.labels[j])}: q·k = {fmt(top, '.3f')} = |q| |k| cos θ = {fmt(qn, '.3f')} × "
+            f"{fmt(kn, '.3f')} × {fmt(float(cos[i, j]), '.3f')}. ")
+    if top < 0:
+        said += "Every q·k here is negative: the largest is the one closest to 0. "
+    ci, cj, best = analysis.largest(cos, visible)
+    if (ci, cj) == (i, j):
+        said += "It is also the pair whose vectors point most the same way. "
+    elif np.isfinite(best):
+        said += (f"A dot product mixes length and direction: the pair pointing most the same way is "
+                 f"{quote(t.labels[ci])} with {quote(t.labels[cj])} (cos θ = {fmt(best, '.3f')}, q·k = "
+                 f"{fmt(float(t.scores[head, ci, cj]), '.3f')}). ")
+    how = ("dividing every score by the same √d_head keeps their order" if t.config.scale_scores else
+           "with scaling off the scores go on unchanged")
+    return said + f"On the next page this pair has head {head}'s largest score too: {how}."
