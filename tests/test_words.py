@@ -217,3 +217,42 @@ def test_defect04_same_word_same_rows_only_without_positions():
     t = run({"text": text, "seq_len": "5", "positional": "1"})
     assert not np.allclose(t.q[:, 0], t.q[:, 3])                      # the two 'the' rows differ with P
     assert np.allclose(run({"text": text, "seq_len": "5"}).q[:, 0], run({"text": text, "seq_len": "5"}).q[:, 3])
+
+
+# =========================================================================== 2 · scaled scores, intro
+def test_defect02_intro_does_not_promise_a_spread_near_one():
+    for params, std in (({}, "0.19"), ({"preset": "day33"}, "0.06")):
+        at = open_app(PAGE["scores"], params)
+        assert_clean(at)
+        intro = next(m.value for m in at.markdown if "A score is" in m.value)
+        assert "keeps their spread near 1 however wide" not in intro
+        assert "large when the two vectors point the same way" not in intro
+        assert "stops the spread from growing" in intro and "only when the entries of q and k have variance 1" in intro
+        assert f"block's scaled scores spread with std {std}" in intro           # measured: far from 1
+    t = run({})
+    assert abs(np.std(t.scaled) - 0.19) < 0.01
+
+
+# =========================================================================== 3 · scaled scores, notice
+@pytest.mark.parametrize("params, must, must_not", [
+    ({}, "keeps the order within each row and shrinks the spread", "changes nothing"),
+    ({"scale": "0"}, "Scaling is switched off, so nothing is divided", "÷"),
+    ({"heads": "16", "d_model": "16"}, "With d_head = 1 the divisor is √1 = 1, so the division changes nothing",
+     "shrinks"),
+    ({"preset": "day33", "seed": "95", "seq_len": "2", "d_model": "8"}, "÷ √8", "−0.000"),
+])
+def test_defect03_scores_notice_holds_at_every_setting(params, must, must_not):
+    at = open_app(PAGE["scores"], params)
+    assert_clean(at)
+    said = notice(at)
+    assert must in said and must_not not in said
+    assert "It only narrows the spread" not in said and "-0.000" not in said
+    if params.get("scale") == "0":
+        assert "÷ √" not in json.loads(at.get("vega_lite_chart")[1].proto.spec)["title"]["text"]
+
+
+def test_defect03_negative_zero_case_exists():
+    """Day 33, seed 95, 2 tokens: the largest scaled score rounds to zero from below."""
+    t = run({"preset": "day33", "seed": "95", "seq_len": "2"})
+    top = analysis.largest(t.scaled[0])[2]
+    assert format(top, ".3f") == "-0.000"

@@ -69,3 +69,50 @@ def qkv_notice(t: Trace, head: int, quote: Quote = _plain) -> str:
     how = ("dividing every score by the same √d_head keeps their order" if t.config.scale_scores else
            "with scaling off the scores go on unchanged")
     return said + f"On the next page this pair has head {head}'s largest score too: {how}."
+
+
+# --------------------------------------------------------------------------- Scaled scores
+def _std(values: np.ndarray, visible: np.ndarray) -> float:
+    return float(np.std(values[visible]))
+
+
+def scores_intro(t: Trace) -> str:
+    """What a score is and what ÷√d_head does, with this head's measured spread."""
+    cfg = t.config
+    said = ("A score is one query's dot product with one key, q·k = |q| |k| cos θ: large when both vectors "
+            "are long and point the same way. It adds up d_head products, so it spreads more the wider the "
+            "head: when the entries of q and k have variance 1, q·k has variance d_head. Dividing by "
+            "√d_head stops the spread from growing with the head's width; it brings it near 1 only when "
+            "the entries of q and k have variance 1. ")
+    q_std, k_std = float(np.std(t.q)), float(np.std(t.k))
+    every = np.broadcast_to(t.visible, t.scores.shape)                  # (H, T, T)
+    raw, scaled = _std(t.scores, every), _std(t.scaled, every)
+    if cfg.scale_scores:
+        said += (f"Here the entries of q and k have std {fmt(q_std, '.2f')} and {fmt(k_std, '.2f')}, so this "
+                 f"block's scaled scores spread with std {fmt(scaled, '.2f')} (raw {fmt(raw, '.2f')}, every head). ")
+    else:
+        said += (f"Scaling is off here: the scores go to the softmax as they are (std {fmt(raw, '.2f')}, "
+                 "every head). ")
+    return said + ("With the causal mask on, keys that come later are hidden." if cfg.causal else
+                   "The causal mask is off: every query sees every key.")
+
+
+def scores_notice(t: Trace, head: int, quote: Quote = _plain) -> str:
+    """The largest scaled score worked out, and what the division does at these settings."""
+    cfg = t.config
+    i, j, top = analysis.largest(t.scaled[head])                         # -inf (hidden) is never the largest
+    raw = float(t.scores[head, i, j])
+    pair = f"the largest scaled score in head {head} is {quote(t.labels[i])} → {quote(t.labels[j])}"
+    if not cfg.scale_scores:
+        return (f"{pair}: {fmt(raw, '.3f')}. Scaling is switched off, so nothing is divided: the softmax sees "
+                "the raw scores and their full spread.")
+    d = cfg.d_head
+    divisor = float(np.sqrt(d))
+    said = f"{pair}: {fmt(raw, '.3f')} ÷ √{d} = {fmt(top, '.3f')}. "
+    if d == 1:
+        return said + ("With d_head = 1 the divisor is √1 = 1, so the division changes nothing: scaled and raw "
+                       "scores are the same numbers.")
+    before, after = _std(t.scores[head], t.visible), _std(t.scaled[head], t.visible)
+    return said + (f"Dividing every score by the same √{d} = {fmt(divisor, '.3f')} keeps the order within each "
+                   f"row and shrinks the spread the softmax will see by that factor (std {fmt(before, '.3f')} → "
+                   f"{fmt(after, '.3f')}).")
