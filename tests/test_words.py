@@ -256,3 +256,48 @@ def test_defect03_negative_zero_case_exists():
     t = run({"preset": "day33", "seed": "95", "seq_len": "2"})
     top = analysis.largest(t.scaled[0])[2]
     assert format(top, ".3f") == "-0.000"
+
+
+# =========================================================================== 6 · per-head spread
+@pytest.mark.parametrize("params", [{"preset": "day33"}, {"seq_len": "64"}, {"preset": "day33", "causal": "1"}])
+def test_defect06_even_heads_are_called_even_not_focused(params):
+    at = open_app(PAGE["heads"], params)
+    assert_clean(at)
+    said = notice(at)
+    assert "focus" not in said and "most focused" not in said
+    assert "every row is spread almost evenly" in said and "untrained weights" in said
+    assert "How focused" not in text_of(at) and "How evenly is each row spread?" in text_of(at)
+
+
+def test_defect06_part4_names_its_one_uneven_row_and_counts_the_even_ones():
+    said = notice(open_app(PAGE["heads"]))
+    assert "the sharpest row is ‘models’ in head 1: spread 0.979" in said
+    assert "7 of 8 rows that have a choice are spread almost evenly" in said
+
+
+def test_defect06_mask_row_zero_is_never_crowned():
+    params = {"causal": "1", "d_model": "128", "heads": "4"}
+    t = run(params)
+    spread = analysis.spread(t.weights, t.visible)
+    assert np.isnan(spread[:, 0]).all()                                # row 0 sees one key: no spread
+    said = notice(open_app(PAGE["heads"], params))
+    low = np.nanmin(spread)
+    h, i = np.argwhere(spread == low)[0]
+    assert f"the sharpest row is ‘{t.labels[i]}’ in head {h}" in said and f"spread {low:.3f}" in said
+    assert "‘AI’ in head" not in said
+
+
+def test_defect06_spread_is_normalised_entropy_over_visible_keys():
+    t = run({"causal": "1", "seq_len": "5"})
+    s = analysis.spread(t.weights, t.visible)
+    for i in range(1, 5):
+        w = t.weights[0, i, : i + 1]
+        assert s[0, i] == pytest.approx(-(w * np.log2(w)).sum() / np.log2(i + 1), rel=1e-12)
+    assert analysis.spread(np.full((1, 3), 1 / 3), np.ones((1, 3), bool))[0] == pytest.approx(1.0)
+
+
+def test_defect06_tied_sharpest_rows_are_all_named():
+    """Two queries with the same word (and no positions) have identical rows: the sharpest tie."""
+    spread = np.array([[0.9, 0.5, 0.5, 0.99]])
+    said = row_words.spread_notice(spread, ["a", "b", "b ", "c"])
+    assert "‘b’ in head 0 and ‘b ’ in head 0 (tied, 2 rows)" in said

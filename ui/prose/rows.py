@@ -98,6 +98,10 @@ def spread_notice(spread: np.ndarray, labels: Sequence[str], quote: Quote = _pla
     where = names([f"{quote(labels[t])} in head {h}" for h, t in hits[:SHOWN]])
     tied = f" (tied, {count(len(hits), 'row')})" if len(hits) > 1 else ""
     said = f"the sharpest row is {where}{tied}: spread {fmt(low, '.3f')}, where 0 is all weight on one key"
+    even_rows, rows = int(np.count_nonzero(spread[chosen] >= NEAR_UNIFORM)), int(np.count_nonzero(chosen))
+    if even_rows:
+        said += (f"; {even_rows} of {count(rows, 'row')} that have a choice {'is' if even_rows == 1 else 'are'} "
+                 "spread almost evenly, what untrained weights do")
     if H > 1:
         even = int(np.nanargmax(means))
         said += f"; the most even head is head {even} (mean spread {fmt(float(means[even]), '.3f')})"
