@@ -12,9 +12,7 @@ layout.header(
     "After attention, each token's vector goes through the same small two-layer network. "
     "With residual connections (Part 4) each sub-layer's input is added back to its output; the "
     "Day 33 model has none. The ReLU sets every negative hidden value to exactly 0.",
-    [r"\text{after\_attn} = X + \text{attn}\ \ (\text{or just attn without residuals})",
-     r"\text{hidden} = \max(0,\ \text{after\_attn}\, W_1 + b_1),\qquad "
-     r"\text{output} = \text{after\_attn} + \text{hidden}\, W_2 + b_2"],
+    stages.output_formulas(view.config),
 )
 t = compute.trace(view.config, view.words)
 cfg, present = view.config, view.present

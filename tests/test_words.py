@@ -301,3 +301,22 @@ def test_defect06_tied_sharpest_rows_are_all_named():
     spread = np.array([[0.9, 0.5, 0.5, 0.99]])
     said = row_words.spread_notice(spread, ["a", "b", "b ", "c"])
     assert "‘b’ in head 0 and ‘b ’ in head 0 (tied, 2 rows)" in said
+
+
+# =========================================================================== 7 · block output formulas
+def test_defect07_output_formula_follows_the_residual_switch():
+    day33 = open_app(PAGE["output"], {"preset": "day33"})
+    latex = " ".join(x.value for x in day33.latex)
+    assert r"\text{output} = \text{hidden}\, W_2 + b_2" in latex and "after\\_attn} + \\text{hidden" not in latex
+    part4 = " ".join(x.value for x in open_app(PAGE["output"]).latex)
+    assert r"\text{output} = \text{after\_attn} + \text{hidden}\, W_2 + b_2" in part4
+    with_p = " ".join(x.value for x in open_app(PAGE["output"], {"positional": "1"}).latex)
+    assert "(X + P) + \\text{attn}" in with_p
+
+
+def test_defect07_stage_table_gives_the_ffn_its_input():
+    from ui.prose import stages
+    for params in ({}, {"preset": "day33"}):
+        table = {row["stage"]: row["formula"] for row in stages.stages(run(params))}
+        assert table["ffn_hidden"] == "max(0, after_attn · W₁ + b₁)"
+    assert {r["stage"]: r["formula"] for r in stages.stages(run({"positional": "1"}))}["after_attn"] == "X + P + attn"
