@@ -320,3 +320,19 @@ def test_defect07_stage_table_gives_the_ffn_its_input():
         table = {row["stage"]: row["formula"] for row in stages.stages(run(params))}
         assert table["ffn_hidden"] == "max(0, after_attn · W₁ + b₁)"
     assert {r["stage"]: r["formula"] for r in stages.stages(run({"positional": "1"}))}["after_attn"] == "X + P + attn"
+
+
+# =========================================================================== 8 · block output notice
+@pytest.mark.parametrize("params, compare", [({}, "small next to"),
+                                             ({"d_model": "128", "heads": "1", "d_ff": "512"}, "larger than"),
+                                             ({"preset": "day33"}, None)])
+def test_defect08_ffn_against_residual_is_computed_not_asserted(params, compare):
+    t = run(params)
+    said = notice(open_app(PAGE["output"], params))
+    assert "small next to the inputs carried through the residual path" not in said
+    if compare is None:
+        assert "without residuals" in said and "residual path" not in said
+        return
+    moved, carried = np.abs(t.output - t.after_attn).mean(), np.abs(t.after_attn).mean()
+    assert f"moved the vectors by {moved:.3f} on average per entry, {compare} the {carried:.3f}" in said
+    assert (moved / carried < 0.25) == (compare == "small next to")

@@ -116,3 +116,25 @@ def scores_notice(t: Trace, head: int, quote: Quote = _plain) -> str:
     return said + (f"Dividing every score by the same √{d} = {fmt(divisor, '.3f')} keeps the order within each "
                    f"row and shrinks the spread the softmax will see by that factor (std {fmt(before, '.3f')} → "
                    f"{fmt(after, '.3f')}).")
+
+
+# --------------------------------------------------------------------------- Block output
+SMALL = 0.25              # the FFN's change is called "small next to" what the residual carries below this ratio
+
+
+def output_notice(t: Trace) -> str:
+    """What the ReLU zeroed and how far the feed-forward layer moved the vectors, compared, not asserted."""
+    T, F = t.ffn_hidden.shape
+    zeros = float((t.ffn_hidden == 0).mean())
+    said = f"the ReLU zeroed {zeros:.0%} of the {count(T * F, 'hidden value')}"
+    if not t.config.residual:
+        return said + (f"; without residuals the output is only what the feed-forward layer makes of the "
+                       f"attention output (mean |output| {fmt(float(np.abs(t.output).mean()), '.3f')} per entry).")
+    moved = float(np.abs(t.output - t.after_attn).mean())                # the FFN's own part: hidden·W₂ + b₂
+    carried = float(np.abs(t.after_attn).mean())                          # what the residual path brings
+    ratio = moved / carried if carried > 0 else float("inf")
+    compare = ("small next to" if ratio < SMALL else "larger than" if ratio >= 1 else
+               f"{ratio:.0%} of")
+    return said + (f"; the feed-forward layer then moved the vectors by {fmt(moved, '.3f')} on average per entry, "
+                   f"{compare} the {fmt(carried, '.3f')} the residual path carries through (mean "
+                   f"|{'X + P' if t.positions is not None else 'X'} + attn|).")
