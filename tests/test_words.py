@@ -336,3 +336,44 @@ def test_defect08_ffn_against_residual_is_computed_not_asserted(params, compare)
     moved, carried = np.abs(t.output - t.after_attn).mean(), np.abs(t.after_attn).mean()
     assert f"moved the vectors by {moved:.3f} on average per entry, {compare} the {carried:.3f}" in said
     assert (moved / carried < 0.25) == (compare == "small next to")
+
+
+# =========================================================================== 9 · the exercise's default token
+@pytest.mark.parametrize("params", [{}, {"preset": "day33"}, {"preset": "day33", "seq_len": "3"},
+                                    {"text": "one two three four five six", "seq_len": "4"}])
+def test_defect09_default_token_is_what_the_slider_appends(params):
+    at = open_app(PAGE["exercise"], params)
+    assert_clean(at)
+    c, _ = state.from_params(params)
+    T = c.seq_len
+    slid = state.to_tokens(state.Controls(**{**c.__dict__, "seq_len": T + 1})).words
+    assert slid[:T] == state.to_tokens(c).words                        # the slider keeps the first T tokens
+    cfg = state.to_config(c)
+    kind = at.radio(key="ex_token_kind").value
+    chosen = at.number_input(key="ex_token_id").value if kind == "id" else at.text_input(key="ex_token_word").value
+    assert engine.label(cfg, chosen) == slid[T]
+    said = text_of(at)
+    assert "documented" not in said
+    assert f"appends when moved from {T} to {T + 1}" in said and "this app's choice" in said
+
+
+def test_defect09_day33_default_is_the_and_both_runs_agree():
+    at = open_app(PAGE["exercise"], {"preset": "day33"})
+    assert at.number_input(key="ex_token_id").value == 2                # 'the'
+    day33 = engine.get_preset("day33")
+    assert engine.label(day33.config, day33.next_token) == state.next_word(state.preset_controls("day33")) == "the"
+    part4 = engine.get_preset("part4")
+    assert part4.next_token == state.next_word(state.preset_controls("part4"))
+    # the exercise's 6-token run is the 6-token run of the slider
+    six = run({"preset": "day33", "seq_len": "6"})
+    ext = analysis.extend(day33.config, ["the", "cat", "sat", "on", "mat"], day33.next_token)
+    np.testing.assert_array_equal(ext.after.weights, six.weights)
+
+
+def test_defect09_a_new_length_brings_its_own_default():
+    at = open_app(PAGE["exercise"], {"text": "one two three four five six", "seq_len": "4"})
+    assert at.text_input(key="ex_token_word").value == "five"
+    at.slider(key="seq_len").set_value(5).run()
+    assert at.text_input(key="ex_token_word").value == "six"
+    at.slider(key="seq_len").set_value(6).run()
+    assert at.text_input(key="ex_token_word").value == "the"           # the filler list's first word

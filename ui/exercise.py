@@ -9,7 +9,7 @@ import streamlit as st
 
 import engine
 from engine import analysis, exercise
-from ui import charts, compute, layout, session
+from ui import charts, compute, layout, session, state
 from ui.frame import View
 from ui.prose import exercise as words
 from ui.prose.numbers import metric
@@ -38,14 +38,16 @@ def predict(view: View, before: engine.Trace) -> str | None:
 
 def choose_token(view: View) -> engine.tokens.Token | None:
     """2 · The new token, as a vocabulary id or a typed word; None (with the reason shown) if unusable."""
-    cfg, nth = view.config, words.ordinal(len(view.words) + 1)
+    cfg, T = view.config, len(view.words)
+    nth = words.ordinal(T + 1)
     preset = engine.get_preset(view.controls.preset)
-    default = preset.next_token
-    default_word = engine.label(cfg, default)
-    defaults = {session.EX_TOKEN_KIND: "id" if isinstance(default, int) else "word",
-                session.EX_TOKEN_ID: default if isinstance(default, int) else cfg.vocab_size - 1,
+    default_word = state.next_word(view.controls)
+    as_id = all(isinstance(t, int) for t in preset.tokens) and engine.token_id(cfg, default_word) is not None
+    default = engine.token_id(cfg, default_word) if as_id else default_word
+    defaults = {session.EX_TOKEN_KIND: "id" if as_id else "word",
+                session.EX_TOKEN_ID: default if as_id else cfg.vocab_size - 1,
                 session.EX_TOKEN_WORD: default_word}
-    session.exercise_defaults(preset.name, defaults)            # a new preset brings its own default
+    session.exercise_defaults(repr((preset.name, default)), defaults)   # a new sentence brings its own default
     st.subheader(f"2 · Choose the {nth} token")
     kind_col, value_col, default_col = st.columns([2, 2, 2], vertical_alignment="bottom")
     kind = kind_col.radio("Give it as", words.KINDS, key=session.EX_TOKEN_KIND, horizontal=True,
@@ -59,9 +61,8 @@ def choose_token(view: View) -> engine.tokens.Token | None:
     default_col.button("Back to the default", key=session.EX_TOKEN_DEFAULT, on_click=session.reset_exercise_token,
                        args=(defaults,), icon=":material/restart_alt:")
     vocab = " · ".join(f"{i} {layout.quote(w)}" for i, w in enumerate(cfg.vocab))
-    st.caption(f"Vocabulary (id, word): {vocab}. Default: {layout.quote(default_word)}"
-               + (f" (id {default})" if isinstance(default, int) else "")
-               + f", the documented next token of the {layout.md_escape(preset.title)} preset.")
+    st.caption(f"Vocabulary (id, word): {vocab}. " + words.default_token_note(
+        layout.quote(default_word), default if as_id else None, T))
     try:
         new_token = words.parse_next_token(cfg, kind, raw)
     except ValueError as err:

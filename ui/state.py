@@ -89,6 +89,12 @@ def to_tokens(c: Controls) -> Tokens:
     return Tokens(words=tuple(words), typed=len(typed), note=note)
 
 
+def next_word(c: Controls) -> str:
+    """The word the sequence-length slider appends when moved from seq_len to seq_len + 1 (the next typed
+    word, or the filler list's next word): the exercise's default new token."""
+    return to_tokens(replace(c, seq_len=c.seq_len + 1)).words[c.seq_len]
+
+
 # ----------------------------------------------------------------------------- URL round trip
 def _as_int(raw: str, low: int, high: int) -> int:
     value = int(raw.strip())

@@ -68,6 +68,14 @@ def parse_next_token(cfg: Config, kind: str, value) -> Token:
     return cleaned
 
 
+def default_token_note(word: str, vocab_id: int | None, T: int) -> str:
+    """Where the default new token comes from (word already quoted): this app's rule, not an article's."""
+    said = f"Default: {word}" + (f" (id {vocab_id})" if vocab_id is not None else "")
+    return (said + f", the token the sidebar's sequence-length slider appends when moved from {T} to {T + 1}, so "
+            f"both give the same {T + 1}-token run. This is this app's choice: the articles name no "
+            f"{ordinal(T + 1)} token.")
+
+
 def sentences(ext: Extension, head: int, quote: Quote = _plain_quote) -> tuple[str, str]:
     """Two sentences from the live numbers: who lost most to the new token and why, and the invariant."""
     r = old_rows(ext, head)
