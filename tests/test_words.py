@@ -377,3 +377,34 @@ def test_defect09_a_new_length_brings_its_own_default():
     assert at.text_input(key="ex_token_word").value == "six"
     at.slider(key="seq_len").set_value(6).run()
     assert at.text_input(key="ex_token_word").value == "the"           # the filler list's first word
+
+
+# =========================================================================== 10 · the exercise's twist and formula
+def reveal(at):
+    at.button(key="ex_reveal_now").click().run()
+    assert_clean(at)
+    return at
+
+
+def test_defect10_formula_counts_from_zero_and_says_masked_scores_are_minus_infinity():
+    at = reveal(open_app(PAGE["exercise"], {"preset": "day33"}))
+    latex = " ".join(x.value for x in at.latex)
+    assert r"\sum_{j=0}^{4}" in latex and r"\sum_{j=1}" not in latex
+    assert r"s_{ij} = -\infty" in latex
+    assert r"e^{s_{i,5}}" in latex and r"s_{i,6}" not in latex and r"(j \le 4" in latex
+
+
+def test_defect10_positions_twist_with_the_mask_on_says_every_factor_is_one():
+    at = reveal(open_app(PAGE["exercise"], {"preset": "day33", "causal": "1"}))
+    at.toggle(key="ex_twist_positions").set_value(True).run()
+    assert_clean(at)
+    said = next(m.value for m in at.markdown if m.value.startswith("With sinusoidal positions")).replace("\\", "")
+    assert "(here 1.0000 to 1.0000" not in said and "factors differ" not in said
+    assert "every old row keeps its weights exactly (every factor is 1)" in said
+
+
+def test_defect10_positions_twist_without_the_mask_gives_the_factor_range():
+    at = reveal(open_app(PAGE["exercise"], {"preset": "day33"}))
+    at.toggle(key="ex_twist_positions").set_value(True).run()
+    said = next(m.value for m in at.markdown if m.value.startswith("With sinusoidal positions"))
+    assert "here the factors run from" in said and "one factor of its own" in said

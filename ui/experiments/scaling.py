@@ -18,7 +18,7 @@ def random_vectors(view: View) -> None:
     prose(view, "Give every query and key entry a spread of 1. A score adds up d_head products, each with "
           "variance 1, so the scores spread out like √d_head: the wider the head, the more extreme the "
           "softmax. Dividing by √d_head brings the variance back to 1 for any width.")
-    st.latex(r"\operatorname{Var}(q\cdot k) = \sum_{d=1}^{d_{head}} \operatorname{Var}(q_d\,k_d) = d_{head},"
+    st.latex(r"\operatorname{Var}(q\cdot k) = \sum_{d=0}^{d_{head}-1} \operatorname{Var}(q_d\,k_d) = d_{head},"
              r"\qquad \operatorname{Var}\Big(\frac{q\cdot k}{\sqrt{d_{head}}}\Big) = 1")
     d = st.select_slider("d_head of the random q and k (powers of 2)", options=list(xp.D_HEADS), value=64,
                          key=session.XP_DHEAD, persist_state="session")

@@ -180,12 +180,17 @@ def twist_sentence(tw: Twist, twisted: Extension, quote: Quote = _plain_quote) -
                 f"{diff(max_row)} in every head, and their outputs move by at most "
                 f"{diff(out, tw.output_scale)}: no old query can see {new}, so nothing about them changes.")
     moved = ("the inputs already carry positions" if already else
-             f"positions change the inputs (by up to {shift:.3f} per entry), so the scores and factors "
-             "differ from the run above")
-    return (f"With sinusoidal positions{note}, {moved}; but position i's code depends only on i, so "
-            f"the first {T} inputs and their scores are the same in both runs (largest change "
-            f"{diff(score_change, tw.score_scale)}) and each old row is still multiplied by one factor "
-            f"(here {lo:.4f} to {hi:.4f}; ratio error {diff(tw.ratio_error)}).")
+             f"positions change the inputs (by up to {shift:.3f} per entry), so the scores "
+             + ("" if twisted.before.config.causal else "and factors ") + "differ from the run above")
+    same = (f"but position i's code depends only on i, so the first {T} inputs and their scores are the same "
+            f"in both runs (largest change {diff(score_change, tw.score_scale)})")
+    if twisted.before.config.causal and lo == hi == 1.0:
+        return (f"With sinusoidal positions{note}, {moved}; {same}. The causal mask is on too, so no old query "
+                f"can see {new}: every old row keeps its weights exactly (every factor is 1).")
+    spread = (f"every factor is {lo:.4f}" if hi - lo <= SAME else
+              f"here the factors run from {lo:.4f} to {hi:.4f}")
+    return (f"With sinusoidal positions{note}, {moved}; {same}, and each old row is still multiplied by one "
+            f"factor of its own ({spread}; ratio error {diff(tw.ratio_error)}).")
 
 
 def new_row(ext: Extension, head: int, quote: Quote = _plain_quote) -> str:
