@@ -408,3 +408,31 @@ def test_defect10_positions_twist_without_the_mask_gives_the_factor_range():
     at.toggle(key="ex_twist_positions").set_value(True).run()
     said = next(m.value for m in at.markdown if m.value.startswith("With sinusoidal positions"))
     assert "here the factors run from" in said and "one factor of its own" in said
+
+
+# =========================================================================== 11 · experiments: positions
+def experiments_at(params: dict[str, str], section: str):
+    at = open_app(PAGE["experiments"], params)
+    at.segmented_control(key="xp_section").set_value(section).run()
+    assert_clean(at)
+    return at
+
+
+def test_defect11_attention_output_is_separated_from_the_residual_carry():
+    from engine import experiments as xp
+    at = experiments_at({}, "positions")
+    said = notice(at)
+    pt = xp.positions_test(engine.get_preset("part4").config, engine.get_preset("part4").tokens, 0)
+    assert pt.encoded.output_error > 1.9 and pt.encoded.attn_error < 0.05     # 1.961 against 0.049
+    assert f"attention's own output by up to {pt.encoded.attn_error:.3f}" in said
+    assert "most of that is the position code itself, carried through the residual" in said
+    assert f"the outputs by up to {pt.encoded.output_error:.3f};" not in said
+    latex = " ".join(x.value for x in at.latex)
+    assert latex.count(r"\text{ in general}") == 2
+    assert "max |attn' − P·attn|" in at.table[0].value.columns
+
+
+def test_defect11_no_residual_says_so():
+    said = notice(experiments_at({"preset": "day33"}, "positions"))
+    assert "this preset has no residual" in said and "carried through the residual" not in said
+    assert "by at most exactly 0" not in said
