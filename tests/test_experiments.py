@@ -336,7 +336,8 @@ def test_positions_section_shows_the_engines_errors_and_shuffles_again():
         pt = xp.positions_test(cfg, words, seed)
         errors = at.table[0].value
         assert errors.iloc[:, 1].tolist() == [f"{pt.plain.weights_error:.3e}", f"{pt.encoded.weights_error:.3e}"]
-        assert errors.iloc[:, 2].tolist() == [f"{pt.plain.output_error:.3e}", f"{pt.encoded.output_error:.3e}"]
+        assert errors.iloc[:, 2].tolist() == [f"{pt.plain.attn_error:.3e}", f"{pt.encoded.attn_error:.3e}"]
+        assert errors.iloc[:, 3].tolist() == [f"{pt.plain.output_error:.3e}", f"{pt.encoded.output_error:.3e}"]
         assert float(errors.iloc[0, 1]) <= ROUNDING and float(errors.iloc[1, 1]) > 1e-3
         outputs = at.table[1].value
         assert outputs["was at"].tolist() == pt.perm.tolist()
