@@ -436,3 +436,26 @@ def test_defect11_no_residual_says_so():
     said = notice(experiments_at({"preset": "day33"}, "positions"))
     assert "this preset has no residual" in said and "carried through the residual" not in said
     assert "by at most exactly 0" not in said
+
+
+# =========================================================================== 12 · experiments: init scale
+def test_defect12_slider_and_formula_agree_on_the_temperature():
+    at = experiments_at({}, "init")
+    label = at.select_slider(key="xp_init").label
+    assert "works like 1 / temperature" not in label and "s², an inverse temperature" in label
+    latex = " ".join(x.value for x in at.latex)
+    assert r"\beta = s^2" in latex and r"\text{temperature} = 1/s^2" in latex
+    assert "That is the Part 4 preset as published" in notice(at)
+
+
+@pytest.mark.parametrize("params", [{"causal": "1"}, {"d_model": "16", "heads": "16"}, {"seq_len": "2"},
+                                    {"scale": "0"}, {"seed": "7"}])
+def test_defect12_published_only_at_the_published_settings(params):
+    said = notice(experiments_at(params, "init"))
+    assert "Part 4 preset as published" not in said
+
+
+def test_defect12_published_only_at_the_presets_own_scale():
+    at = experiments_at({}, "init")
+    at.select_slider(key="xp_init").set_value(0.03).run()
+    assert "Part 4 preset as published" not in notice(at)
