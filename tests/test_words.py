@@ -459,3 +459,12 @@ def test_defect12_published_only_at_the_presets_own_scale():
     at = experiments_at({}, "init")
     at.select_slider(key="xp_init").set_value(0.03).run()
     assert "Part 4 preset as published" not in notice(at)
+
+
+# =========================================================================== 13 · experiments: intro
+def test_defect13_intro_says_what_each_article_divides_by():
+    at = open_app(PAGE["experiments"])
+    intro = next(m.value for m in at.markdown if "Three choices" in m.value or "The articles divide" in m.value)
+    assert "The articles divide the scores by √d_head" not in intro
+    assert "Day 33 divides by √d_model" in intro and "Part 4 writes √d_k" in intro
+    assert "which is √d_head with its single head" in intro
