@@ -6,6 +6,7 @@ import engine
 from engine import analysis
 from ui import charts, compute, frame, layout
 from ui.prose import rows as row_words
+from ui.prose.numbers import every
 
 view = frame.view()
 layout.header(
@@ -30,7 +31,8 @@ for start in range(0, H, per_row):
                            signed=False, domain=domain, mask=t.mask,
                            pick=view.cell, key=f"heads_{h}", present=present,
                            width=col.width, area=230)
-st.caption(f"All {H} maps share one colour scale, 0 to {domain[1]:.3f}.")
+st.caption(f"{every(H, 'map').capitalize()} share one colour scale, 0 to {domain[1]:.3f}." if H > 1 else
+           f"The map's colour scale runs from 0 to {domain[1]:.3f}.")
 
 spread = analysis.spread(t.weights, t.visible)                        # (H, T); NaN where a row sees one key
 st.subheader("How evenly is each row spread?")

@@ -5,6 +5,7 @@ import engine
 from engine import analysis
 from ui import charts, compute, frame, layout, projection, session
 from ui.prose import notices
+from ui.prose.numbers import count
 
 view = frame.view()
 layout.header(
@@ -20,7 +21,7 @@ T, C = t.x.shape
 dims = t.dims
 first, last = analysis.head_columns(cfg, h)
 st.latex(rf"X:\ {T}\times{C},\quad W_Q, W_K, W_V:\ {C}\times{C},\quad Q, K, V:\ {T}\times{C}"
-         rf"\ \to\ {cfg.num_heads}\ \text{{heads}}\times {T}\times{cfg.d_head}")
+         rf"\ \to\ {cfg.num_heads}\ \text{{head{'s' * (cfg.num_heads > 1)}}}\times {T}\times{cfg.d_head}")
 
 source = t.source
 title = "X (token vectors)" if t.positions is None else "X + positions"
@@ -36,7 +37,7 @@ charts.heatmap(weight, dims, dims, title=f"W_{name}: {C} × {C}", x_title="outpu
 
 st.subheader(f"{name} = X·W_{name}, and head {h}'s slice")
 st.caption(f"Head {h} owns columns {first}…{last} of Q, K and V "
-           f"({cfg.num_heads} heads × {cfg.d_head} columns = {C}). Pick another head in the sidebar.")
+           f"({count(cfg.num_heads, 'head')} × {count(cfg.d_head, 'column')} = {C}). Pick another head in the sidebar.")
 domain = charts.symmetric_domain(full)
 picked = projection.entry(name, first)
 mine = picked if picked and picked[0] == name else None

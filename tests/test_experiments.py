@@ -301,7 +301,7 @@ def test_slider_extremes_show_the_engines_numbers(d_head, init):
     r = xp.scaling_rows(cfg, words, init)
     shown = at.table[0].value
     assert shown["query"].tolist() == list(r.scaled.labels)
-    assert np.allclose(shown["entropy ÷√d"], r.entropy_scaled[0])
+    assert np.allclose(shown["entropy ÷√d"], r.entropy_scaled[0], atol=5e-4)     # printed with 3 decimals
     assert np.allclose(shown["max weight, raw"], r.peak_unscaled[0])
     assert shown["one-hot, raw"].tolist() == r.one_hot_unscaled[0].tolist()
     if init == 10.0:

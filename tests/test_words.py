@@ -5,6 +5,7 @@ from __future__ import annotations
 
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -468,3 +469,90 @@ def test_defect13_intro_says_what_each_article_divides_by():
     assert "The articles divide the scores by √d_head" not in intro
     assert "Day 33 divides by √d_model" in intro and "Part 4 writes √d_k" in intro
     assert "which is √d_head with its single head" in intro
+
+
+# =========================================================================== 14 · grammar
+def test_defect14_inputs_notice_counts_and_positions():
+    one = notice(open_app(PAGE["inputs"], {"text": "the cat saw the dog", "seq_len": "5"}))
+    assert "1 token repeats an earlier word" in one and "1 repeat an" not in one
+    assert "position code" not in one
+    two = notice(open_app(PAGE["inputs"], {"text": "a a a b", "seq_len": "4", "positional": "1"}))
+    assert "2 tokens repeat an earlier word" in two and "makes every row of X + P different" in two
+    distinct = notice(open_app(PAGE["inputs"], {"positional": "1"}))
+    assert "until the position code P makes each row unique" not in distinct
+    assert "every row of X is different, and so is every row of X + P" in distinct
+
+
+def test_defect14_two_tokens_are_both_never_all_2():
+    said = notice(experiments_at({"seq_len": "2"}, "mask"))
+    assert "by the time both tokens are there" in said and "all 2" not in said
+    at = reveal(open_app(PAGE["exercise"], {"seq_len": "2"}))
+    out = next(m.value for m in at.markdown if "old output rows changed" in m.value)
+    assert out.startswith("Both old output rows changed") and "All 2" not in out
+
+
+def test_defect14_no_possessive_on_a_quoted_token_and_no_exactly_zero():
+    at = reveal(open_app(PAGE["exercise"]))
+    said = text_of(at)
+    assert "’'s" not in said and "’s value" not in said
+    assert "and the value vector of ‘the’ now takes a share of that sum" in said
+    mask = notice(experiments_at({}, "mask"))
+    assert "exactly 0" not in mask and "by at most exactly" not in mask
+    assert "change not at all" in mask or "change only by rounding" in mask
+
+
+def test_every_and_names():
+    from ui.prose.numbers import every, names
+    assert [every(n, "row") for n in (1, 2, 3)] == ["the only row", "both rows", "all 3 rows"]
+    assert [names(x) for x in (["a"], ["a", "b"], ["a", "b", "c"])] == ["a", "a and b", "a, b and c"]
+
+
+# =========================================================================== no page says these, anywhere
+FORBIDDEN = {
+    "negative zero": re.compile(r"[−-]0(\.0+)?(?![.\d]*[1-9])(?![\d.])"),
+    "'1 <plural>'": re.compile(r"(?<![\d.,])1 (?:text\{)?(rows|tokens|keys|heads|words|values|repeat |columns|queries)\b"),
+    "'all 2'": re.compile(r"\ball 2\b", re.IGNORECASE),
+    "'exactly 0' as an amount": re.compile(r"at most exactly"),
+    "possessive on a quote": re.compile(r"[’']'s"),
+}
+SETTINGS = [
+    {}, {"preset": "day33"}, {"seq_len": "2", "seed": "5"}, {"preset": "day33", "seed": "95", "seq_len": "2"},
+    {"causal": "1", "positional": "1", "scale": "0"}, {"d_model": "16", "heads": "16", "seq_len": "9"},
+    {"preset": "day33", "seq_len": "6", "beta": "16"}, {"seq_len": "64", "causal": "1"},
+]
+
+
+def table_text(at) -> str:
+    return "\n".join(" ".join(map(str, t.value.astype(str).to_numpy().ravel())) for t in at.table)
+
+
+def bad_words(text: str) -> list[tuple[str, str]]:
+    return [(name, m.group(0) + " in …" + text[max(0, m.start() - 60): m.end() + 20] + "…")
+            for name, rx in FORBIDDEN.items() for m in rx.finditer(text)]
+
+
+def test_the_scan_catches_what_it_must():
+    assert bad_words("-0.000 and −0.00") and bad_words("All 2 old output rows") and bad_words("1 rows")
+    assert bad_words("to 1 text{heads}times")                         # LaTeX, its backslashes removed
+    assert bad_words("‘today’'s value") and bad_words("by at most exactly 0")
+    assert not bad_words("-0.001, −0.100, 10 rows, 21 rows, 1.0 rows? no: 0.1 keys, e-0.5, 1e-05")
+
+
+@pytest.mark.parametrize("params", SETTINGS, ids=lambda p: ",".join(f"{k}={v}" for k, v in p.items()) or "defaults")
+def test_no_page_says_a_forbidden_phrase(params):
+    found = []
+    for page in site.PAGES:
+        at = open_app(page.file, params, timeout=60)
+        assert_clean(at)
+        texts = [text_of(at) + "\n" + table_text(at).replace("\\", "")]
+        if page.path == "exercise":
+            at.button(key="ex_reveal_now").click().run()
+            for twist in ("causal", "positions"):
+                at.toggle(key=f"ex_twist_{twist}").set_value(True).run()
+            texts.append(text_of(at) + "\n" + table_text(at).replace("\\", ""))
+        if page.path == "experiments":
+            for section in ("init", "positions", "mask"):
+                at.segmented_control(key="xp_section").set_value(section).run()
+                texts.append(text_of(at) + "\n" + table_text(at).replace("\\", ""))
+        found += [(page.path, *hit) for text in texts for hit in bad_words(text)]
+    assert not found, found

@@ -12,7 +12,7 @@ from engine.analysis import Extension, strongest_keys
 from engine.config import Config
 from engine.exercise import SAME, Outputs, Twist, old_rows
 from engine.tokens import MAX_WORD_CHARS, Token, clean_word, token_id
-from ui.prose.numbers import diff
+from ui.prose.numbers import diff, every
 
 Quote = Callable[[str], str]
 KINDS = ("id", "word")                       # how the new token is given: a vocabulary id or a typed word
@@ -159,12 +159,14 @@ def output_sentence(ext: Extension, out: Outputs, quote: Quote = _plain_quote) -
         return (f"No old output row changed (largest ‖Δ‖ = {diff(float(np.max(change)), longest)}): their "
                 "attention rows are identical, and the rest of the block works on each row on its own.")
     hi, lo = int(np.argmax(change)), int(np.argmin(change))
-    count = f"All {T}" if changed == T else f"{changed} of the {T}"
-    return (f"{count} old output rows changed: {quote(ext.before.labels[hi])} moved most "
+    count = every(T, "old output row").capitalize() if changed == T else f"{changed} of the {T} old output rows"
+    if T == 1 and changed == T:
+        count = "The only old output row"
+    return (f"{count} changed: {quote(ext.before.labels[hi])} moved most "
             f"(‖Δ‖ = {float(change[hi]):.4f}, {float(relative[hi]):.1%} of its length) and "
             f"{quote(ext.before.labels[lo])} least ({float(change[lo]):.4f}), because each output row is "
-            f"a weighted sum of the value vectors of every key it can see{mix}, and {new}'s value "
-            "vector now takes a share of that sum.")
+            f"a weighted sum of the value vectors of every key it can see{mix}, and the value vector of "
+            f"{new} now takes a share of that sum.")
 
 
 # --------------------------------------------------------------------------- the twists
