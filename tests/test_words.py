@@ -556,3 +556,28 @@ def test_no_page_says_a_forbidden_phrase(params):
                 texts.append(text_of(at) + "\n" + table_text(at).replace("\\", ""))
         found += [(page.path, *hit) for text in texts for hit in bad_words(text)]
     assert not found, found
+
+
+# =========================================================================== preset facts where a student looks
+def sidebar_text(at) -> str:
+    return " ".join(c.value for c in at.sidebar.caption)
+
+
+def test_preset_facts_are_in_the_sidebar():
+    day33 = sidebar_text(open_app(None, {"preset": "day33"}))
+    assert "Day 33 divides the scores by √d_model, which equals √d_head with its one head." in day33
+    assert "a new seed redraws X too" in day33 and "the words for ids 0–9 are this app's labels" in day33
+    more = sidebar_text(open_app(None, {"preset": "day33", "heads": "2"}))
+    assert "with 2 heads this app divides by √d_head" in more
+    part4 = sidebar_text(open_app(None))
+    assert "its d_k is d_head here" in part4 and "their own seed, 101" in part4
+
+
+def test_preset_facts_are_true():
+    day33, part4 = engine.get_preset("day33").config, engine.get_preset("part4").config
+    assert part4.input_seed == 101 and part4.embedding_stream == "inputs"
+    assert day33.embedding_stream == "weights" and day33.num_heads == 1
+    x = lambda cfg: engine.run(cfg, ["AI", "builds"] if cfg is part4 else [2, 5]).x     # noqa: E731
+    assert np.array_equal(x(part4), engine.run(engine.Config(seed=7), ["AI", "builds"]).x)   # seed leaves X
+    from dataclasses import replace
+    assert not np.array_equal(x(day33), engine.run(replace(day33, seed=7), [2, 5]).x)   # seed redraws X
