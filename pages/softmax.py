@@ -35,21 +35,19 @@ with left:
                    y_title="query", signed=False, mask=t.mask, pick=cell,
                    key=session.SOFTMAX_MAP, present=present, width=left.width, area=320, fmt=".2f", selectable=True)
 with right:
-    sums = pd.DataFrame({"query": list(t.labels), "keys": [r.keys for r in rows], "row sum": weights.sum(axis=-1),
-                         "weight": [r.weight for r in rows], "uniform": [r.uniform for r in rows],
-                         "entropy (bits)": engine.row_entropy(weights), "spread": [r.spread for r in rows],
-                         "attends most to": [row_words.top_cell(r, t.labels) for r in rows]})
-    layout.table(sums, {"row sum": ".6f", "weight": ".4f", "uniform": ".4f", "entropy (bits)": ".3f",
-                        "spread": ".3f"})
-    st.caption(f"Each row{at}. weight: the row's largest weight; uniform: 1 ÷ the keys the row can see; "
-               "entropy: 0 when one key takes everything, log₂(keys) when the row is uniform; spread: "
-               "entropy ÷ log₂(keys), 1 when every key gets the same weight.")
-
-query = st.selectbox("Query row to plot", range(t.T), format_func=lambda i: f"{i}: {t.labels[i]}",
-                     index=cell[0] if cell else 0, key=session.SOFTMAX_QUERY)
-lone = rows[query].kind == "lean" and len(rows[query].top) == 1
-charts.bars(weights[query], t.labels, title=f"weights of query {t.labels[query]!r}{at}, head {h}",
-            highlight=rows[query].top[0] if lone else None, present=present)
+    query = st.selectbox("Query row to plot", range(t.T), format_func=lambda i: f"{i}: {t.labels[i]}",
+                         index=cell[0] if cell else 0, key=session.SOFTMAX_QUERY)
+    lone = rows[query].kind == "lean" and len(rows[query].top) == 1
+    charts.bars(weights[query], t.labels, title=f"weights of query {t.labels[query]!r}{at}, head {h}",
+                highlight=rows[query].top[0] if lone else None, present=present)
+sums = pd.DataFrame({"query": list(t.labels), "keys": [r.keys for r in rows], "row sum": weights.sum(axis=-1),
+                     "weight": [r.weight for r in rows], "uniform": [r.uniform for r in rows],
+                     "entropy (bits)": engine.row_entropy(weights), "spread": [r.spread for r in rows],
+                     "attends most to": [row_words.top_cell(r, t.labels) for r in rows]})
+layout.table(sums, {"row sum": ".6f", "weight": ".4f", "uniform": ".4f", "entropy (bits)": ".3f", "spread": ".3f"})
+st.caption(f"Each row{at}. weight: the row's largest weight; uniform: 1 ÷ the keys the row can see; entropy: 0 "
+           "when one key takes everything, log₂(keys) when the row is uniform; spread: entropy ÷ log₂(keys), "
+           "1 when every key gets the same weight.")
 
 layout.notice(row_words.softmax_notice(rows, t.labels, quote=layout.quote, beta=beta))
 if cell is not None and beta != 1:

@@ -24,7 +24,7 @@ def draw(c: Controls, link: str) -> None:
                  format_func=lambda name: engine.PRESETS[name].title,
                  help="Sets every control to one article's example. At these values the numbers "
                       "match that article's script exactly.")
-    sb.caption(engine.get_preset(c.preset).summary + " " + preset_facts(c.preset, c.heads))
+    sb.caption(engine.get_preset(c.preset).summary + ". " + preset_facts(c.preset, c.heads))
     sb.text_input("Tokens (a sentence)", key=FIELD.text, max_chars=state.MAX_TEXT,
                   help="Split on spaces. Cut to the sequence length, or padded from a fixed word list.")
     sb.slider("Sequence length T", *state.SEQ_LEN, key=FIELD.seq_len)
