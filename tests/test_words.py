@@ -581,3 +581,22 @@ def test_preset_facts_are_true():
     assert np.array_equal(x(part4), engine.run(engine.Config(seed=7), ["AI", "builds"]).x)   # seed leaves X
     from dataclasses import replace
     assert not np.array_equal(x(day33), engine.run(replace(day33, seed=7), [2, 5]).x)   # seed redraws X
+
+
+# =========================================================================== figures for slides
+@pytest.mark.parametrize("page", site.PAGES, ids=lambda p: p.path)
+def test_every_page_offers_its_figures_for_slides(page):
+    at = open_app(page.file)
+    if page.path == "exercise":                                        # its exports come with the reveal
+        at = reveal(at)
+    panels = [e for e in at.get("bidi_component") if e.key.startswith("figures_")]
+    assert len(panels) == 1
+    assert any("SVG (vector, for slides that scale) or PNG at 3×" in c.value for c in at.caption)
+    assert not open_app(page.file, {"present": "1"}).get("bidi_component"), "presenter view: nothing extra"
+
+
+def test_the_figure_panel_is_static_code():
+    """No user text reaches the component's HTML or JS: they are module constants (titles are read as text)."""
+    from ui import figures
+    assert "textContent = name" in figures._JS and "innerHTML" not in figures._JS
+    assert "{" not in figures._HTML

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ui import frame, session
+from ui import figures, frame, session
 from ui.prose.numbers import fmt
 
 _PUNCT = set(string.punctuation)
@@ -146,6 +146,7 @@ def exports(slug: str, trace, matrices: dict[str, tuple[np.ndarray, Sequence[str
     right.download_button("Whole trace (.npz)", _npz(trace), file_name="attention-lab-trace.npz",
                           mime="application/octet-stream", key=session.download_key("npz", slug), icon=":material/download:",
                           on_click="ignore")
+    figures.panel(slug)
     if code:
         with st.expander("Show the NumPy code for this step"):
             for fn in code:
