@@ -600,3 +600,16 @@ def test_the_figure_panel_is_static_code():
     from ui import figures
     assert "textContent = name" in figures._JS and "innerHTML" not in figures._JS
     assert "{" not in figures._HTML
+
+
+def test_the_exercises_new_row_follows_the_same_rules():
+    from ui.prose import exercise as ex
+    day33 = engine.get_preset("day33")
+    ext = analysis.extend(day33.config, ["the", "cat", "sat", "on", "mat"], day33.next_token)
+    said = ex.notice(ext, 0)
+    assert "spreads its weight almost evenly over its 6 keys" in said and "attends most to" not in said
+    sharp = analysis.extend(engine.Config(d_model=128, num_heads=1, d_ff=512), ["AI", "builds", "neural", "models"],
+                            "the")
+    assert "‘the’ attends most to ‘AI’ (0.576), where a uniform row gives 0.200" in ex.notice(sharp, 0)
+    masked = analysis.extend(engine.Config(causal=True), ["AI", "builds", "neural", "models"], "the")
+    assert "where ‘the’ spreads its weight almost evenly" in ex.sentences(masked, 0)[1]

@@ -8,7 +8,7 @@ from typing import Callable
 
 import numpy as np
 
-from engine.analysis import Extension, strongest_keys
+from engine.analysis import Extension, read_rows
 from engine.config import Config
 from engine.exercise import SAME, Outputs, Twist, old_rows
 from engine.tokens import MAX_WORD_CHARS, Token, clean_word, token_id
@@ -82,14 +82,11 @@ def sentences(ext: Extension, head: int, quote: Quote = _plain_quote) -> tuple[s
     new, T = quote(r.new_label), r.T
     i = r.biggest
     if r.lost[i] <= SAME:                                             # the causal mask hides the new key
-        key, weight = strongest_keys(ext.after.weights[head])
-        top = int(key[T])
         return (
             f"No old row lost any attention: the causal mask lets no old query see {new}, which comes "
             f"after all of them, so its score for them is −∞, e^−∞ = 0 and every factor Z/(Z + 0) is exactly 1.",
             f"The first {T} rows are identical to the {T}-token run (largest change {diff(r.max_change)}); "
-            f"attention is only shared out in the new row, where {new} attends most to "
-            f"{quote(ext.after.labels[top])} ({float(weight[T]):.3f}).",
+            f"attention is only shared out in the new row, where {_new_row_reading(ext, head, quote)}.",
         )
     row, s, e, z = quote(r.labels[i]), float(r.score_new[i]), float(r.exp_new[i]), float(r.z[i])
     highest = int(np.argmax(r.score_new))
@@ -195,15 +192,22 @@ def twist_sentence(tw: Twist, twisted: Extension, quote: Quote = _plain_quote) -
             f"factor of its own ({spread}; ratio error {diff(tw.ratio_error)}).")
 
 
+def _new_row_reading(ext: Extension, head: int, quote: Quote) -> str:
+    """The new token's row by the honest rules (ui/prose/rows): even, or its top key(s) against uniform."""
+    from ui.prose.rows import winner                                  # rows imports nothing from here
+    T = ext.before.T
+    r = read_rows(ext.after.weights[head], ext.after.visible)[T]
+    new = quote(ext.after.labels[T])
+    if r.kind == "even":
+        return (f"{new} spreads its weight almost evenly over its {r.keys} keys (largest {r.weight:.3f}, uniform "
+                f"{r.uniform:.3f}), as untrained weights do")
+    return f"{new} attends most to {winner(r, ext.after.labels, quote)}, where a uniform row gives {r.uniform:.3f}"
+
+
 def new_row(ext: Extension, head: int, quote: Quote = _plain_quote) -> str:
     """One sentence on the new token's own row: where it looks, against a uniform row."""
     old_rows(ext, head)                                                   # checks the head
-    T = ext.before.T
-    row = ext.after.weights[head, T]                                  # (T+1,)
-    top = int(np.argmax(row))
-    return (f"the new token {quote(ext.after.labels[T])} has a row of its own: it attends most to "
-            f"{quote(ext.after.labels[top])} ({float(row[top]):.3f}; a uniform row would give "
-            f"{1 / (T + 1):.3f} each)")
+    return "the new token has a row of its own: " + _new_row_reading(ext, head, quote)
 
 
 def notice(ext: Extension, head: int, quote: Quote = _plain_quote) -> str:
