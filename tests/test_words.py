@@ -613,3 +613,43 @@ def test_the_exercises_new_row_follows_the_same_rules():
     assert "‘the’ attends most to ‘AI’ (0.576), where a uniform row gives 0.200" in ex.notice(sharp, 0)
     masked = analysis.extend(engine.Config(causal=True), ["AI", "builds", "neural", "models"], "the")
     assert "where ‘the’ spreads its weight almost evenly" in ex.sentences(masked, 0)[1]
+
+
+# =========================================================================== the rules, at every setting where they turn
+TURNS = [
+    {}, {"preset": "day33"}, {"causal": "1"}, {"preset": "day33", "causal": "1"}, {"scale": "0"},
+    {"d_model": "128", "heads": "1"}, {"d_model": "128", "heads": "1", "scale": "0"},
+    {"d_model": "16", "heads": "16"}, {"seq_len": "2"}, {"seq_len": "64"}, {"preset": "day33", "seq_len": "64"},
+    {"preset": "day33", "seq_len": "6", "beta": "16"}, {"d_model": "128", "heads": "1", "causal": "1", "seq_len": "7"},
+]
+
+
+@pytest.mark.parametrize("params", TURNS, ids=lambda p: ",".join(f"{k}={v}" for k, v in p.items()) or "defaults")
+def test_softmax_and_heads_notices_follow_the_rules(params):
+    c, _ = state.from_params(params)
+    t = run(params)
+    w = analysis.weights_at(t.scaled[c.head], c.beta)
+    rows = analysis.read_rows(w, t.visible)
+    said = notice(open_app(PAGE["softmax"], params))
+    lean = [i for i, r in enumerate(rows) if r.kind == "lean"]
+    for i, r in enumerate(rows):
+        named = f"‘{t.labels[i]}’ attends most to"
+        if r.kind != "lean":
+            assert named not in said                                   # even or forced: no winner
+        elif i in lean[:row_words.SHOWN]:
+            assert named + " " + ", ".join(f"‘{t.labels[j]}’" for j in r.top[:1]) in said
+            assert all(t.visible[i, j] for j in r.top)                 # never a hidden key
+            assert f"uniform for its {r.keys} keys is {1 / r.keys:.3f}" in said
+            assert ("tied at" in said) or len(r.top) == 1
+    if not lean:
+        assert "spread almost evenly" in said and "untrained weights" in said
+    if t.config.causal:
+        assert "sees only itself under the causal mask, so its weight 1 is forced" in said
+    assert "0.98" in said
+    spread = analysis.spread(t.weights, t.visible)
+    heads = notice(open_app(PAGE["heads"], params))
+    if np.nanmin(spread) >= analysis.NEAR_UNIFORM:
+        assert "every row is spread almost evenly" in heads and "sharpest" not in heads
+    else:
+        h, i = np.argwhere(spread == np.nanmin(spread))[0]
+        assert f"‘{t.labels[i]}’ in head {h}" in heads and t.visible[i].sum() > 1
