@@ -22,9 +22,6 @@ layout.header(
 t = compute.trace(view.config, view.words)
 cfg, h, present = view.config, view.controls.head, view.present
 cell, beta = view.cell, view.controls.beta
-st.select_slider("β, inverse temperature (1 = the model)", options=state.BETAS, key=session.FIELD.beta,
-                 format_func=lambda b: f"{b:g}",
-                 help="Multiplies every scaled score before the softmax, on this page only; it travels in the link.")
 weights = analysis.weights_at(t.scaled[h], beta)                      # (T, T); exactly t.weights[h] at β = 1
 rows = analysis.read_rows(weights, t.visible)
 at = "" if beta == 1 else f" at β = {beta:g}"
@@ -35,6 +32,10 @@ with left:
                    y_title="query", signed=False, mask=t.mask, pick=cell,
                    key=session.SOFTMAX_MAP, present=present, width=left.width, area=320, fmt=".2f", selectable=True)
 with right:
+    # Drawn beside the map, not above it: in presenter view its tick labels reach 4 px below the widget.
+    st.select_slider("β, inverse temperature (1 = the model)", options=state.BETAS, key=session.FIELD.beta,
+                     format_func=lambda b: f"{b:g}",
+                     help="Multiplies every scaled score before the softmax, on this page only; it travels in the link.")
     query = st.selectbox("Query row to plot", range(t.T), format_func=lambda i: f"{i}: {t.labels[i]}",
                          index=cell[0] if cell else 0, key=session.SOFTMAX_QUERY)
     lone = rows[query].kind == "lean" and len(rows[query].top) == 1
