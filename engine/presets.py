@@ -21,7 +21,9 @@ class Preset:
     summary: str                 # one line on what the architecture is
     config: Config
     tokens: tuple[Token, ...]    # the article's example input
-    next_token: Token            # the documented default 6th (next) token for the exercise
+    next_token: Token            # the exercise's default new token at the preset's own sentence: the word the
+                                 # sequence-length slider appends (tokens.FILLER[0]); this app's choice, the
+                                 # articles name no 6th token
 
 
 PRESETS: dict[str, Preset] = {
@@ -31,7 +33,7 @@ PRESETS: dict[str, Preset] = {
         summary="2 heads, output projection W_o, residual connections; weights ×0.1",
         config=Config(),
         tokens=("AI", "builds", "neural", "models"),
-        next_token="today",
+        next_token="the",
     ),
     "day33": Preset(
         name="day33",
@@ -42,7 +44,7 @@ PRESETS: dict[str, Preset] = {
             init="fan_in", init_scale=1.0, vocab=DAY33_VOCAB, embedding_stream="weights",
         ),
         tokens=(2, 5, 3, 7, 1),
-        next_token=9,            # "." : the last id, not one of the five already in the sentence
+        next_token=2,            # 'the', as an id: Day 33 gives its tokens as ids
     ),
 }
 

@@ -4,7 +4,7 @@ import streamlit as st
 
 import engine
 from ui import charts, compute, frame, layout, presets
-from ui.prose import stages
+from ui.prose import notices, stages
 
 view = frame.view()
 layout.header(
@@ -47,11 +47,5 @@ st.subheader("Where these numbers go")
 layout.table(pd.DataFrame(stages.stages(t)))
 
 known = sum(i is not None for i in ids)
-repeats = T - len(set(view.words))
-layout.notice(
-    f"{known} of {T} tokens are in the {presets.title(view.controls.preset)} vocabulary"
-    + (f", and {repeats} repeat an earlier word: a repeated word has exactly the same row of X"
-       if repeats else "; every word is different, so every row of X is different")
-    + ("." if t.positions is None else ", until the position code P makes each row unique.")
-)
+layout.notice(notices.inputs_notice(t, view.words, known, presets.title(view.controls.preset)))
 layout.exports("inputs", t, {"X": (t.x, t.labels, t.dims)}, code=[engine.embed])

@@ -72,6 +72,7 @@ def untrained(view: View, before: engine.Trace, expected: np.ndarray) -> None:
     """Before any training: the random block's maps, and what to look for."""
     _maps(view, before, expected, layout.columns(view, min(before.num_heads, 2)), live=False)
     layout.notice(words.UNTRAINED)
+    _exports(before)
 
 
 def replay(view: View, cfg: engine.Config, training: Training, run: engine.TrainRun, sample: tuple[str, ...],
@@ -89,3 +90,10 @@ def replay(view: View, cfg: engine.Config, training: Training, run: engine.Train
     layout.notice(words.notice(history, shares, at, accuracy))
     st.markdown(f"See it on every page: [open the Q, K, V page with these weights]"
                 f"(qkv?preset={presets.TRAINED_PREFIX}{training.task}).")
+    _exports(trace)
+
+
+def _exports(trace: engine.Trace) -> None:
+    """The weights on screen as CSV and figures, the whole trace as .npz."""
+    layout.exports("learn", trace, {f"weights head {h}": (trace.weights[h], trace.labels, trace.labels)
+                                    for h in range(trace.num_heads)}, code=[engine.loss_and_grads, engine.adam_step])

@@ -47,7 +47,7 @@ _CONTROLS = "_controls"        # the last complete Controls (restores widgets a 
 _LOADED = "_loaded"            # the URL has been read for this session
 _NOTES = "_notes"              # notes a callback left for the next run to show
 _QKV_ENTRY = "qkv_entry"       # (matrix name, token, column) picked on the Q/K/V page
-_EX_PRESET = "ex_for_preset"   # the preset whose default new token the exercise widgets hold
+_EX_DEFAULT = "ex_default"     # the default new token the exercise widgets were last given
 _EX_REVEALED = "ex_revealed"   # {"setup", "prediction", "guess"} when the exercise was revealed
 _XP_INIT_PRESET = "xp_init_preset"
 _XP_SEED = "xp_seed"           # the shuffle experiment's seed
@@ -123,11 +123,12 @@ def set_qkv_entry(entry: tuple[str, int, int] | None) -> None:
 
 
 # -- the exercise --------------------------------------------------------------------------------
-def exercise_defaults(preset: str, defaults: dict[str, Any]) -> None:
-    """Give the new-token widgets the preset's default (again when the preset changed)."""
+def exercise_defaults(default: str, defaults: dict[str, Any]) -> None:
+    """Give the new-token widgets their default (again when the default token changed: a new preset,
+    sentence or length)."""
     ss = _ss()
-    if ss.get(_EX_PRESET) != preset:
-        ss[_EX_PRESET] = preset
+    if ss.get(_EX_DEFAULT) != default:
+        ss[_EX_DEFAULT] = default
         ss.update(defaults)
     for key, value in defaults.items():          # Streamlit forgets the state of a widget not drawn
         ss.setdefault(key, value)

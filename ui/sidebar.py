@@ -4,6 +4,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import presets, session, state
+from ui.prose.presets import facts as preset_facts
 from ui.session import FIELD
 from ui.state import Controls
 
@@ -24,7 +25,7 @@ def draw(c: Controls, link: str) -> None:
                  format_func=presets.title,
                  help="Sets every control to one article's example. At these values the numbers "
                       "match that article's script exactly.")
-    sb.caption(presets.summary(c.preset))
+    sb.caption(" ".join(part for part in (presets.summary(c.preset) + ".", preset_facts(c.preset, c.heads)) if part))
     sb.text_input("Tokens (a sentence)", key=FIELD.text, max_chars=state.MAX_TEXT,
                   help="Split on spaces. Cut to the sequence length, or padded from a fixed word list.")
     sb.slider("Sequence length T", *state.SEQ_LEN, key=FIELD.seq_len)

@@ -17,9 +17,10 @@ D_FF = (4, 512)
 SEED = (0, 10_000)
 SEQ_LEN = (2, 64)
 MAX_TEXT = 400              # characters kept from the token box or a URL
+BETAS = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0)   # the softmax page's β; 1 is the model
 
 KEYS = ("preset", "d_model", "heads", "d_ff", "seed", "seq_len", "text", "causal",
-        "positional", "scale", "head", "cell", "present")
+        "positional", "scale", "head", "cell", "present", "beta")
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,7 @@ class Controls:
     head: int = 0                   # which head single-head charts show
     cell: tuple[int, int] | None = None   # (query, key) picked by a click
     present: bool = False           # presenter view
+    beta: float = 1.0               # softmax page: inverse temperature on the scaled scores (1 = the model)
 
 
 def preset_controls(name: str, **view) -> Controls:
@@ -103,6 +105,12 @@ def _task_tokens(c: Controls, task: engine.Task, typed: list[str]) -> Tokens:
     return Tokens(words=tuple(words), typed=len(typed), note=" ".join(notes) or None)
 
 
+def next_word(c: Controls) -> str:
+    """The word the sequence-length slider appends when moved from seq_len to seq_len + 1 (the next typed
+    word, or the filler list's next word): the exercise's default new token."""
+    return to_tokens(replace(c, seq_len=c.seq_len + 1)).words[c.seq_len]
+
+
 # ----------------------------------------------------------------------------- URL round trip
 def _as_int(raw: str, low: int, high: int) -> int:
     value = int(raw.strip())
@@ -128,6 +136,13 @@ def _as_cell(raw: str) -> tuple[int, int]:
     return query, key
 
 
+def _as_beta(raw: str) -> float:
+    value = float(raw.strip())
+    if value not in BETAS:
+        raise ValueError(f"must be one of {', '.join(f'{b:g}' for b in BETAS)}")
+    return value
+
+
 def from_params(params: dict[str, str]) -> tuple[Controls, list[str]]:
     """Controls from URL query parameters; anything malformed keeps its default and is reported."""
     problems: list[str] = []
@@ -147,6 +162,7 @@ def from_params(params: dict[str, str]) -> tuple[Controls, list[str]]:
         "causal": _as_bool, "positional": _as_bool, "scale": _as_bool, "present": _as_bool,
         "head": lambda r: _as_int(r, 0, HEADS_MAX - 1),
         "cell": _as_cell,
+        "beta": _as_beta,
     }
     for key, read in readers.items():
         if key not in params:
@@ -193,6 +209,8 @@ def to_params(c: Controls) -> dict[str, str]:
             out[key] = "1" if value else "0"
         elif key == "cell":
             out[key] = f"{value[0]},{value[1]}"
+        elif key == "beta":
+            out[key] = f"{value:g}"
         else:
             out[key] = str(value)
     return out

@@ -21,6 +21,8 @@ class Shuffle:
     shuffled: Trace
     weights_error: float       # max |shuffled weights − P·A·Pᵀ| over heads
     output_error: float        # max |shuffled output − P·output|
+    attn_error: float          # max |shuffled attn − P·attn|: attention's own output, before any residual
+    input_error: float         # max |shuffled inputs − P·inputs| (x_in): what a residual carries through
 
 
 def shuffle(cfg: Config, tokens: Sequence[Token], seed: int, params: Params | None = None) -> Shuffle:
@@ -36,6 +38,8 @@ def shuffle(cfg: Config, tokens: Sequence[Token], seed: int, params: Params | No
         perm=perm, original=original, shuffled=shuffled,
         weights_error=float(np.max(np.abs(shuffled.weights - expected))),
         output_error=float(np.max(np.abs(shuffled.output - original.output[perm]))),
+        attn_error=float(np.max(np.abs(shuffled.attn - original.attn[perm]))),
+        input_error=float(np.max(np.abs(shuffled.x_in - original.x_in[perm]))),
     )
 
 
