@@ -25,8 +25,9 @@ SHOTS = {                                   # file name -> (path and query of th
     "softmax": ("/softmax?preset=day33", 0), "heads": ("/heads?seq_len=6", 0), "output": ("/output", 250),
     "exercise": ("/exercise?preset=day33", 0), "experiments": ("/experiments", 600),
     "presenter": ("/softmax?present=1&cell=0,2", 0), "heads-64": ("/heads?seq_len=64&d_model=128&heads=16", 0),
-    "model": ("/model?preset=trained-induction", 0), "model-64": ("/model?layers=4&heads=16&d_model=128&seq_len=64", 0),
-    "learn-induction": ("/learn?preset=trained-induction", 620),
+    "model": ("/model?preset=trained-induction", 290), "model-64": ("/model?layers=4&heads=16&d_model=128&seq_len=64", 0),
+    "learn-induction": ("/learn?preset=trained-induction", 600),
+    "learn-induction-heads": ("/learn?preset=trained-induction", 1250),
 }
 
 
@@ -66,7 +67,7 @@ def main() -> None:
                 page.goto(f"http://127.0.0.1:{port}{path}")
                 page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']")
                 page.wait_for_selector("[data-testid='stVegaLiteChart'] svg", timeout=60000)
-                if name == "learn-induction":
+                if name.startswith("learn-induction"):
                     train = page.get_by_role("button", name="Train")
                     if train.count():
                         train.click()

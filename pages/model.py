@@ -28,7 +28,8 @@ charts.model_view(numbers.weights(stack), width=view.width, mask=stack.layers[0]
                         for layer in range(L)],
                   pick=(view.layer, view.head), key=session.MODEL_MAP, present=view.present, selectable=True)
 st.caption(f"Outlined: layer {view.layer}, head {view.head}, the block and head the other pages show. Hover a "
-           "map for its numbers; grey cells are hidden by the causal mask. Maps this small are drawn as one picture.")
+           "map for its numbers; grey cells are hidden by the causal mask. All the maps are one picture, so even "
+           "4 layers × 16 heads of 64 tokens draw at once.")
 layout.notice(words.notice(spread, top, uniform))
 everything = numbers.StackArrays(stack)
 layout.exports("model", everything, everything.weights(), code=[engine.forward_stack])

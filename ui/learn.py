@@ -132,10 +132,12 @@ def replay_stack(view: View, cfg: engine.Config, training: Training, run: engine
     st.caption("The model view of the sequence above: rows are layers, columns heads, one colour scale from 0 "
                "to 1 (grey: hidden by the causal mask). Hover a map for its layer and head.")
     circuit = words.circuit(history, shares, previous)
-    series = [(f"layer {layer} head {head}: on the keys after earlier copies", shares[:, layer, head], False)
-              for layer in range(cfg.n_layers) for head in range(cfg.num_heads)]
-    series += [(f"layer 0 head {head}: on the previous token", previous[:, 0, head], True)
-               for head in range(cfg.num_heads)]
+    series = [(f"layer 0 head {head}: on the previous token", previous[:, 0, head], True)
+              for head in range(cfg.num_heads)]
+    series += [(f"layer {layer} head {head}: on the token after an earlier copy", shares[:, layer, head], False)
+               for layer in range(1, cfg.n_layers) for head in range(cfg.num_heads)]
+    st.markdown("**Which head locked on when**: each layer-0 head's weight on the previous token (dashed), each "
+                "later head's weight on the token right after an earlier copy of the current one (solid).")
     charts.history(history, series, at_step=at_step, y_title="mean weight on those keys", present=view.present)
     at = steps.index(at_step)
     st.caption(f"Trained in {run.seconds:.1f} s on one core ({run.steps} Adam steps of {run.batch} sequences, "

@@ -23,7 +23,7 @@ from ui.charts import spec as sp
 
 MIN_MAP_PX = 40           # a map is painted at least this many pixels wide (a few tokens: blocks of pixels)
 GAP = 0.08                # the gap between two maps, as a share of a map's side
-MAX_SIDE, MAX_SIDE_PRESENT = 200, 260   # px: a map is never drawn wider than this
+MAX_SIDE, MAX_SIDE_PRESENT = 160, 220   # px: a map is never drawn wider than this
 
 
 def layout(n_layers: int, n_heads: int, T: int) -> tuple[int, int]:

@@ -128,8 +128,10 @@ def curves_template(present: bool) -> dict:
             {"data": {"name": "drop"}, "mark": {"type": "rule", "color": co.DROP_RULE, "strokeDash": [6, 3],
                                                 "strokeWidth": 2},
              "encoding": {"x": {"field": "step", "type": "quantitative"}}},
-            {"data": {"name": "drop"}, "mark": {"type": "text", "color": co.DROP_RULE, "align": "left", "dx": 4,
-                                                "baseline": "top", "y": 2, "fontSize": size - 1},
+            # Below the plateau, left of the rule: the one corner the loss and accuracy lines stay out of.
+            {"data": {"name": "drop"}, "mark": {"type": "text", "color": co.DROP_RULE, "align": "right", "dx": -5,
+                                                "baseline": "bottom", "y": {"expr": "height - 2"},
+                                                "fontSize": size - 1, "fontWeight": "bold"},
              "encoding": {"x": {"field": "step", "type": "quantitative"}, "text": {"field": "label"}}},
         ],
         "resolve": {"scale": {"y": "independent"}},
@@ -163,7 +165,7 @@ def history(steps: Sequence[int], series: Sequence[tuple[str, Sequence[float], b
     x = {"field": "step", "type": "quantitative", "title": "training step",
          "axis": {"labelFontSize": size, "titleFontSize": size}}
     spec = {
-        "height": 260 if present else 220,
+        "height": 260 if present else 220, "autosize": {"type": "fit-x", "contains": "padding"},   # keep the height
         "layer": [
             {"data": {"name": "lines"}, "mark": {"type": "line", "strokeWidth": 2.5, "point": True},
              "encoding": {"x": x,

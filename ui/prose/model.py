@@ -28,7 +28,7 @@ def notice(spread: np.ndarray, top: np.ndarray, uniform: float) -> str:
             f"{fmt(spread[sharp], '.2f')} (1 = even, 0 = all weight on one key) and give their top key "
             f"{fmt(top[sharp], '.2f')} on average, where an even spread would give {fmt(uniform, '.2f')}")
     if L * H > 1:
-        said += f"; {who(even)} is the most even (spread {fmt(spread[even], '.2f')})"
+        said += f"; {who(even)} is the least sharp (spread {fmt(spread[even], '.2f')})"
     said += "."
     if L > 1:
         means = np.nanmean(spread, axis=1)
