@@ -207,3 +207,32 @@ def test_learn_page_trains_induction_and_names_the_drop_and_the_two_heads():
     at.select_slider(key="learn_step").set_value(steps[0]).run()
     assert_clean(at)
     assert "At step 0 of the replay" in next(s.value for s in at.success if "What to notice" in s.value)
+
+
+def test_model_view_picture_paints_each_map_on_the_shared_colour_scale():
+    """Each map of the picture is the raster heatmap's colours (to within one step of 256), masked keys
+    grey, the gaps between maps transparent."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    from ui.charts import colours as co
+    from ui.charts import grid, raster
+    cfg = engine.Config(d_model=16, num_heads=4, n_layers=3, causal=True)
+    stack = engine.run_stack(cfg, "a b c d e f g".split())
+    weights = np.stack([t.weights for t in stack.layers])              # (3, 4, 7, 7)
+    domain = co.weight_domain(weights)
+    url = grid._png(grid.picture(weights, stack.layers[0].mask, domain), domain)
+    image = np.array(Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1]))).convert("RGBA"))
+    scale, gap = grid.layout(3, 4, 7)
+    side = 7 * scale
+    assert image.shape == (3 * side + 2 * gap, 4 * side + 3 * gap, 4)
+    for layer in range(3):
+        for head in range(4):
+            top, left = layer * (side + gap), head * (side + gap)
+            block = image[top: top + side: scale, left: left + side: scale]             # one pixel a cell
+            want = raster.paint(np.where(stack.layers[0].mask, weights[layer, head], np.nan), co.WEIGHTS, domain)
+            assert np.abs(block[..., :3].astype(int) - want.astype(int)).max() <= 1
+            assert (block[..., 3] == 255).all()
+    assert (image[side: side + gap, :, 3] == 0).all() and (image[:, side: side + gap, 3] == 0).all()

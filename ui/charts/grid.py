@@ -1,7 +1,7 @@
 """The model view: every layer × every head as small maps in one picture, on one colour scale.
 
-One PNG holds every map (NumPy paints it, one block of pixels a cell, transparent gaps between the
-maps); over it one invisible rect per map carries the layer and head axes, a tooltip and the click
+One PNG holds every map (NumPy paints it as a palette picture, one block of pixels a cell,
+transparent gaps between the maps); over it one invisible rect per map carries the layer and head axes, a tooltip and the click
 that opens that head. A handful of marks for Vega at any size: 4 layers × 16 heads of 64 tokens is
 still one picture and 64 rects.
 """
@@ -32,26 +32,40 @@ def layout(n_layers: int, n_heads: int, T: int) -> tuple[int, int]:
     return scale, max(1, round(GAP * T * scale))
 
 
+LEVELS = 254              # colour levels of the picture's palette; index 254 is a masked cell, 255 a gap
+MASKED, GAP_INDEX = 254, 255
+
+
+def palette(domain: tuple[float, float]) -> list[int]:
+    """The picture's 256 colours: LEVELS evenly spaced values of the weight scale, the mask's grey, and
+    black for the gaps (drawn transparent)."""
+    ramp = raster.paint(np.linspace(domain[0], domain[1], LEVELS)[None, :], co.WEIGHTS, domain)[0]   # (LEVELS, 3)
+    return [*ramp.ravel().tolist(), *co.rgb(co.MASK_FILL), 0, 0, 0]
+
+
 def picture(weights: np.ndarray, mask: np.ndarray | None, domain: tuple[float, float]) -> np.ndarray:
-    """(L, H, T, T) weights -> the RGBA picture of every map: layers down, heads across."""
+    """(L, H, T, T) weights -> the picture's palette indices (rows, cols) uint8: layers down, heads
+    across, each weight as the nearest of LEVELS colours of the scale (a step of 1/253 of the domain,
+    finer than the eye tells apart on a thumbnail), MASKED where the mask hides a key, GAP_INDEX between."""
     L, H, T, _ = weights.shape
     scale, gap = layout(L, H, T)
+    low, high = domain
+    level = np.rint((np.clip(weights, low, high) - low) / ((high - low) or 1.0) * (LEVELS - 1)).astype(np.uint8)
+    if mask is not None:
+        level = np.where(mask, level, MASKED).astype(np.uint8)          # (L, H, T, T)
+    level = np.repeat(np.repeat(level, scale, axis=2), scale, axis=3)   # (L, H, side, side)
     side = T * scale
-    out = np.zeros((L * side + (L - 1) * gap, H * side + (H - 1) * gap, 4), dtype=np.uint8)   # transparent
-    for layer in range(L):
-        for head in range(H):
-            shown = weights[layer, head] if mask is None else np.where(mask, weights[layer, head], np.nan)
-            rgb = raster.paint(shown, co.WEIGHTS, domain)                       # (T, T, 3)
-            rgb = np.repeat(np.repeat(rgb, scale, axis=0), scale, axis=1)      # (side, side, 3)
-            top, left = layer * (side + gap), head * (side + gap)
-            out[top: top + side, left: left + side, :3] = rgb
-            out[top: top + side, left: left + side, 3] = 255
-    return out
+    out = np.full((L, side + gap, H, side + gap), GAP_INDEX, dtype=np.uint8)
+    out[:, :side, :, :side] = level.transpose(0, 2, 1, 3)             # (L, side, H, side)
+    return out.reshape(L * (side + gap), H * (side + gap))[: L * (side + gap) - gap, : H * (side + gap) - gap]
 
 
-def _png(pixels: np.ndarray) -> str:
+def _png(indices: np.ndarray, domain: tuple[float, float]) -> str:
+    """The picture as a palette PNG (one byte a pixel; gaps transparent), as a data URL."""
+    image = Image.fromarray(indices, "P")
+    image.putpalette(palette(domain))
     buffer = io.BytesIO()
-    Image.fromarray(pixels, "RGBA").save(buffer, format="PNG", compress_level=1)
+    image.save(buffer, format="PNG", compress_level=1, transparency=GAP_INDEX)
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
@@ -113,7 +127,7 @@ def model_view(weights: np.ndarray, *, width: float, title: str, mask: np.ndarra
     spec = {"width": chart_w, "height": chart_h, "autosize": {"type": "pad"},
             "title": {**sp.title(present, limit=width - 10), "text": title},
             "layer": [image, ramp, rect],
-            "datasets": {"picture": pa.table({"url": pa.array([_png(picture(weights, mask, domain))], pa.string())}),
+            "datasets": {"picture": pa.table({"url": pa.array([_png(picture(weights, mask, domain), domain)], pa.string())}),
                          "ramp": pa.table({"value": pa.array(co.ramp_domain(co.WEIGHTS, domain), pa.float64())}),
                          "boxes": pa.table(boxes)}}
     if selectable:
