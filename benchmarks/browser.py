@@ -37,7 +37,7 @@ CHART = "[data-testid='stVegaLiteChart']"
 # Only selectable charts carry their key into the DOM (class st-key-<key>); the others are counted.
 # The concept pages' headings equal their navigation titles.
 _DRAWN = {"inputs": (1, []), "qkv": (4, []), "scores": (2, ["scores_raw", "scores_scaled"]),
-          "softmax": (2, ["softmax_map"]), "heads": (4, []), "output": (3, []), "exercise": (1, []),
+          "softmax": (2, ["softmax_map"]), "heads": (4, []), "output": (3, []), "model": (1, []), "exercise": (1, []),
           "experiments": (1, []), "learn": (1, [])}
 PAGES = [("" if i == 0 else page.path, page.file, page.title, *_DRAWN[page.path])
          for i, page in enumerate(site.PAGES)]

@@ -1,7 +1,8 @@
-"""Screenshots of every page at 1280×800 for the README: python docs/take_screenshots.py [folder]
+"""Screenshots of every page at 1280×800 for the README: python docs/take_screenshots.py [folder] [name ...]
 
 Starts the app on a free local port, opens each page in Debian's headless Chromium, saves
-<folder>/<page>.png (default docs/screenshots), and stops the server.
+<folder>/<page>.png (default docs/screenshots), and stops the server. Names (keys of SHOTS) take only
+those shots, e.g. `python docs/take_screenshots.py model model-64 learn-induction`.
 """
 from __future__ import annotations
 
@@ -26,6 +27,9 @@ SHOTS = {                                   # file name -> (path and query of th
     "presenter": ("/softmax?present=1&cell=0,2", 0), "heads-64": ("/heads?seq_len=64&d_model=128&heads=16", 0),
     "trained-softmax": ("/softmax?preset=trained-previous", 0),       # trains the block once, server-wide
     "learn": ("/learn", 0),                                            # ... so the Learn page shows its replay
+    "model": ("/model?preset=trained-induction", 290), "model-64": ("/model?layers=4&heads=16&d_model=128&seq_len=64", 0),
+    "learn-induction": ("/learn?preset=trained-induction", 600),
+    "learn-induction-heads": ("/learn?preset=trained-induction", 1250),
 }
 
 
@@ -36,7 +40,10 @@ def free_port() -> int:
 
 
 def main() -> None:
-    out = Path(sys.argv[1]) if len(sys.argv) > 1 else OUT
+    args = sys.argv[1:]
+    names = [a for a in args if a in SHOTS] or list(SHOTS)
+    folders = [a for a in args if a not in SHOTS]
+    out = Path(folders[0]) if folders else OUT
     port = free_port()
     server = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.headless",
                                "true", "--server.port", str(port), "--server.address", "127.0.0.1"],
@@ -56,11 +63,18 @@ def main() -> None:
             page = ctx.new_page()
             page.goto(f"http://127.0.0.1:{port}/")                  # the server's first session
             page.wait_for_selector("[data-testid='stVegaLiteChart'] svg", timeout=60000)
-            for name, (path, scroll) in SHOTS.items():
+            for name in names:
+                path, scroll = SHOTS[name]
                 page = ctx.new_page()
                 page.goto(f"http://127.0.0.1:{port}{path}")
                 page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']")
                 page.wait_for_selector("[data-testid='stVegaLiteChart'] svg", timeout=60000)
+                if name.startswith("learn-induction"):
+                    train = page.get_by_role("button", name="Train")
+                    if train.count():
+                        train.click()
+                    page.wait_for_selector(".st-key-learn_step", timeout=120000)
+                    page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']")
                 if name == "exercise":
                     page.get_by_role("button", name="Reveal now (lecturer)").click()
                     page.wait_for_timeout(1500)

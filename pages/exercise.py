@@ -1,4 +1,6 @@
 """Exercise: append one token to the sentence; predict, then see how the old rows of attention change."""
+import streamlit as st
+
 from engine import analysis, exercise
 from ui import compute, frame, layout
 from ui import exercise as sections
@@ -17,7 +19,11 @@ layout.header(
     rf"w_{{ij}} = \frac{{e^{{s_{{ij}}}}}}{{Z_i}},\qquad Z_i = \sum_{{j=0}}^{{{T - 1}}} e^{{s_{{ij}}}}"
     r"\qquad(\text{a masked score is } s_{ij} = -\infty\text{: it adds } e^{-\infty} = 0)",
 )
-before = compute.trace(view.config, view.words, view.training)
+if view.config.n_layers > 1:
+    st.info(f"With {view.config.n_layers} layers this exercise works on layer 0, the first block, which reads the "
+            "tokens themselves: its rows change exactly as the formula says. A later layer reads layer 0's "
+            "output, which the new token changes too.", icon=":material/layers:")
+before = compute.trace(view.config, view.words, view.training)            # layer 0
 prediction = sections.predict(view, before)
 new_token = sections.choose_token(view)
 revealed = sections.reveal(view, new_token, prediction)

@@ -14,6 +14,9 @@ layout.header(
     r"\text{softmax}\Big(\frac{Q K^\top}{\sqrt{d_{head}}} + M\Big)\, V,\qquad "
     r"Q, K, V \text{ computed from } X + P",
 )
+if view.config.n_layers > 1:
+    st.info(f"With {view.config.n_layers} layers these experiments run on layer 0, the first block, which reads "
+            "the tokens themselves.", icon=":material/layers:")
 SECTIONS = {"scale": scaling.random_vectors, "init": scaling.in_this_block, "positions": positions.positions,
             "mask": mask.mask}
 section = st.segmented_control("Experiment", options=list(TITLES), format_func=TITLES.get, default="scale",

@@ -6,6 +6,7 @@ import engine
 from engine import analysis
 from ui import charts, compute, frame, layout
 from ui.prose import rows as row_words
+from ui.prose import stages
 from ui.prose.numbers import every
 
 view = frame.view()
@@ -15,10 +16,14 @@ layout.header(
     "Each head has its own slice of Q, K and V, so each head can attend differently. Their outputs "
     "(weights · V) are placed side by side (the concat) and, in the Part 4 block, mixed by the output "
     "projection W_O.",
-    r"\text{head}_h = \text{softmax}\!\Big(\tfrac{Q_h K_h^\top}{\sqrt{d_{head}}}\Big) V_h,\qquad "
+    [r"\text{head}_h = \text{softmax}\!\Big(\tfrac{Q_h K_h^\top}{\sqrt{d_{head}}}\Big) V_h,\qquad "
     r"\text{attn} = [\text{head}_0, \dots, \text{head}_{H-1}]\, W_O",
+    *stages.depth_formulas(view.config, view.layer)],
 )
-t = compute.trace(view.config, view.words, view.training)
+t = compute.trace(view.config, view.words, view.training, view.layer)
+if view.config.n_layers > 1:
+    st.markdown(f"**Layer {view.layer} of {view.config.n_layers}**: head {view.head} is the one the other pages "
+                "show (sidebar: Layer to show, Head to show; or click a map on the model view).")
 cfg, present = view.config, view.present
 H, T, C = cfg.num_heads, t.T, cfg.d_model
 domain = charts.weight_domain(t.weights)
@@ -27,7 +32,7 @@ for start in range(0, H, per_row):
     cols = layout.columns(view, per_row)
     for h, col in zip(range(start, min(H, start + per_row)), cols):
         with col:
-            charts.heatmap(t.weights[h], t.labels, t.labels, title=f"head {h}", x_title="key", y_title="query",
+            charts.heatmap(t.weights[h], t.labels, t.labels, title=f"head {h}{stages.where(cfg, view.layer)}", x_title="key", y_title="query",
                            signed=False, domain=domain, mask=t.mask,
                            pick=view.cell, key=f"heads_{h}", present=present,
                            width=col.width, area=230)

@@ -13,7 +13,8 @@ layout.header(
     "The sentence in the sidebar is split into tokens. Each token becomes one row of **X**: a known "
     "word takes its row of the preset's table, any other word gets a vector of its own (the same word "
     "always the same vector). Everything on the next pages is computed from this matrix.",
-    r"X \in \mathbb{R}^{T \times d_{model}},\qquad X_{\text{in}} = X + P\ \text{(when positions are on)}",
+    [r"X \in \mathbb{R}^{T \times d_{model}},\qquad X_{\text{in}} = X + P\ \text{(when positions are on)}",
+     *stages.depth_formulas(view.config, view.layer)],
 )
 t = compute.trace(view.config, view.words, view.training)
 T, C = t.x.shape
@@ -42,6 +43,15 @@ if t.positions is not None:
         charts.heatmap(t.x_in, t.labels, t.dims, title=f"X + P: {T} × {C}",
                        x_title="dimension", y_title="token", domain=domain, key="inputs_xp",
                        present=present, width=cols[1].width, area=230)
+
+if view.layer > 0:
+    deeper = compute.trace(view.config, view.words, view.training, view.layer)
+    st.subheader(f"What layer {view.layer} reads")
+    st.markdown(f"Layer {view.layer} does not see X: it reads layer {view.layer - 1}'s output, one row per token. "
+                "The pages after this one show this layer's numbers (sidebar: Layer to show).")
+    charts.heatmap(deeper.x, deeper.labels, deeper.dims, title=f"X of layer {view.layer}: {T} × {C}",
+                   x_title="dimension", y_title="token", key="inputs_layer", present=present, width=view.width,
+                   area=420)
 
 st.subheader("Where these numbers go")
 layout.table(pd.DataFrame(stages.stages(t)))

@@ -22,7 +22,6 @@ sample = presets.sample_words(task, task.seq_len)
 expected = task.expected_keys(np.array([[task.vocab.index(w) for w in sample]]))[0]
 run = compute.trained(cfg, training) or learn.train_live(view, cfg, training, sample, expected)
 if run is None:
-    before = compute.trace(cfg, sample)                    # the initial, random weights
-    learn.untrained(view, before, expected)
+    learn.untrained(view, cfg, sample, expected)
 else:
     learn.replay(view, cfg, training, run, sample, expected)

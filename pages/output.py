@@ -12,9 +12,9 @@ layout.header(
     "After attention, each token's vector goes through the same small two-layer network. "
     "With residual connections (Part 4) each sub-layer's input is added back to its output; the "
     "Day 33 model has none. The ReLU sets every negative hidden value to exactly 0.",
-    stages.output_formulas(view.config),
+    [*stages.output_formulas(view.config), *stages.depth_formulas(view.config, view.layer)],
 )
-t = compute.trace(view.config, view.words, view.training)
+t = compute.trace(view.config, view.words, view.training, view.layer)
 cfg, present = view.config, view.present
 T, C, F = t.T, cfg.d_model, cfg.d_ff
 dims, hidden = t.dims, [str(c) for c in range(F)]
@@ -28,7 +28,7 @@ with cols[0]:
                    x_title="column", y_title="token", domain=domain, key="out_after", present=present,
                    width=cols[0].width, area=230)
 with cols[1]:
-    charts.heatmap(t.output, t.labels, dims, title=f"output: {T} × {C}", x_title="column", y_title="token",
+    charts.heatmap(t.output, t.labels, dims, title=f"output{stages.where(cfg, view.layer)}: {T} × {C}", x_title="column", y_title="token",
                    domain=domain, key="out_output", present=present, width=cols[1].width, area=230)
 charts.heatmap(t.ffn_hidden, t.labels, hidden, title=f"FFN hidden after ReLU: {T} × {F} (grey = exactly 0)",
                x_title="hidden unit", y_title="token", mask=t.ffn_pre > 0, key="out_hidden",

@@ -4,7 +4,7 @@ import streamlit as st
 import engine
 from engine import analysis
 from ui import charts, compute, frame, layout, projection, session
-from ui.prose import notices
+from ui.prose import notices, stages
 from ui.prose.numbers import count
 
 view = frame.view()
@@ -12,10 +12,11 @@ layout.header(
     view,
     "Q, K, V projections",
     notices.qkv_intro(view.controls.positional),
-    r"Q = X W_Q,\qquad K = X W_K,\qquad V = X W_V",
+    [rf"Q = {stages.x_symbol(view.config)} W_Q,\qquad K = {stages.x_symbol(view.config)} W_K,\qquad "
+     rf"V = {stages.x_symbol(view.config)} W_V", *stages.depth_formulas(view.config, view.layer)],
 )
-t = compute.trace(view.config, view.words, view.training)
-params = compute.params(view.config, view.training)
+t = compute.trace(view.config, view.words, view.training, view.layer)
+params = compute.block(view.config, view.training, view.layer)
 cfg, h, present = view.config, view.controls.head, view.present
 T, C = t.x.shape
 dims = t.dims
@@ -24,7 +25,8 @@ st.latex(rf"X:\ {T}\times{C},\quad W_Q, W_K, W_V:\ {C}\times{C},\quad Q, K, V:\ 
          rf"\ \to\ {cfg.num_heads}\ \text{{head{'s' * (cfg.num_heads > 1)}}}\times {T}\times{cfg.d_head}")
 
 source = t.source
-title = "X (token vectors)" if t.positions is None else "X + positions"
+title = ("X (token vectors)" if t.positions is None else "X + positions") if view.layer == 0 else \
+    f"X of layer {view.layer} (layer {view.layer - 1}'s output)"
 title += "" if t.x_norm is None else ", layer-normed"
 name = st.segmented_control("Projection", ["Q", "K", "V"], default="Q", key=session.QKV_WHICH) or "Q"
 weight = {"Q": params.w_q, "K": params.w_k, "V": params.w_v}[name]
@@ -32,10 +34,10 @@ full = {"Q": t.q, "K": t.k, "V": t.v}[name]                        # (H, T, d_he
 
 charts.heatmap(source, t.labels, dims, title=f"{title}: {T} × {C}", x_title="dimension", y_title="token",
                key="qkv_x", present=present, width=view.width, area=600)
-charts.heatmap(weight, dims, dims, title=f"W_{name}: {C} × {C}", x_title="output column",
+charts.heatmap(weight, dims, dims, title=f"W_{name}{stages.where(cfg, view.layer)}: {C} × {C}", x_title="output column",
                y_title="input dimension", key="qkv_wmat", present=present, width=view.width, area=420)
 
-st.subheader(f"{name} = X·W_{name}, and head {h}'s slice")
+st.subheader(f"{name} = X·W_{name}, and head {h}'s slice{stages.where(cfg, view.layer)}")
 st.caption(f"Head {h} owns columns {first}…{last} of Q, K and V "
            f"({count(cfg.num_heads, 'head')} × {count(cfg.d_head, 'column')} = {C}). Pick another head in the sidebar.")
 domain = charts.symmetric_domain(full)

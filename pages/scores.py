@@ -3,15 +3,15 @@ import streamlit as st
 
 import engine
 from ui import charts, compute, frame, inspector, layout, session
-from ui.prose import notices
+from ui.prose import notices, stages
 
 view = frame.view()
-t = compute.trace(view.config, view.words, view.training)
+t = compute.trace(view.config, view.words, view.training, view.layer)
 layout.header(
     view,
     "Scaled scores",
     notices.scores_intro(t),
-    r"\text{scaled} = \frac{Q K^\top}{\sqrt{d_{head}}}",
+    [r"\text{scaled} = \frac{Q K^\top}{\sqrt{d_{head}}}", *stages.depth_formulas(view.config, view.layer)],
 )
 cfg, h, present = view.config, view.controls.head, view.present
 divisor = cfg.d_head ** 0.5 if cfg.scale_scores else 1.0
@@ -26,7 +26,7 @@ mask = t.mask
 domain = charts.symmetric_domain(t.scores[h], t.scaled[h])
 raw_col, scaled_col = layout.columns(view, 2)
 with raw_col:
-    charts.heatmap(t.scores[h], t.labels, t.labels, title=f"raw scores Q·K^T, head {h}: {t.T} × {t.T}", x_title="key",
+    charts.heatmap(t.scores[h], t.labels, t.labels, title=f"raw scores Q·K^T, head {h}{stages.where(cfg, view.layer)}: {t.T} × {t.T}", x_title="key",
                    y_title="query", domain=domain, pick=cell, key=session.SCORES_RAW, present=present,
                    width=raw_col.width, area=230, selectable=True)
 with scaled_col:

@@ -6,6 +6,7 @@ import engine
 from engine import analysis
 from ui import charts, compute, frame, inspector, layout, session, state
 from ui.prose import rows as row_words
+from ui.prose import stages
 
 view = frame.view()
 layout.header(
@@ -16,10 +17,11 @@ layout.header(
     "token takes from each key token. The slider β (an inverse temperature) multiplies the scores first: "
     "above 1 the rows get sharper, below 1 flatter, and at 0 every visible key gets the same weight. "
     "The model itself uses β = 1.",
-    r"w_{ij} = \frac{e^{\beta s_{ij}}}{\sum_{j'} e^{\beta s_{ij'}}},\qquad \sum_j w_{ij} = 1,"
+    [r"w_{ij} = \frac{e^{\beta s_{ij}}}{\sum_{j'} e^{\beta s_{ij'}}},\qquad \sum_j w_{ij} = 1,"
     r"\qquad \beta = 1 \text{ in the model}",
+    *stages.depth_formulas(view.config, view.layer)],
 )
-t = compute.trace(view.config, view.words, view.training)
+t = compute.trace(view.config, view.words, view.training, view.layer)
 cfg, h, present = view.config, view.controls.head, view.present
 cell, beta = view.cell, view.controls.beta
 weights = analysis.weights_at(t.scaled[h], beta)                      # (T, T); exactly t.weights[h] at β = 1
@@ -28,7 +30,7 @@ at = "" if beta == 1 else f" at β = {beta:g}"
 
 left, right = layout.columns(view, [3, 2])
 with left:
-    charts.heatmap(weights, t.labels, t.labels, title=f"weights{at}, head {h}: {t.T} × {t.T}", x_title="key",
+    charts.heatmap(weights, t.labels, t.labels, title=f"weights{at}, head {h}{stages.where(cfg, view.layer)}: {t.T} × {t.T}", x_title="key",
                    y_title="query", signed=False, mask=t.mask, pick=cell,
                    key=session.SOFTMAX_MAP, present=present, width=left.width, area=320, fmt=".2f", selectable=True)
 with right:

@@ -8,7 +8,9 @@ waits for that run instead of starting its own, and later sessions find it done.
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 
+import numpy as np
 import streamlit as st
 from threadpoolctl import threadpool_limits
 
@@ -19,6 +21,7 @@ from ui.presets import BATCH_SEED, Training
 # The matrices here are small and a lecture hall runs many sessions at once on few cores: one BLAS
 # thread per call avoids threads fighting over the cores (set once, for the whole server process).
 threadpool_limits(limits=1, user_api="blas")
+SHARE_SEED, SHARE_SEQUENCES = 2, 50    # engine.share_history's defaults: the same sequences for every measure
 
 # A cache key is hashed on every call. Streamlit hashes a dataclass field by field through its
 # reduce protocol (~1 ms a call for a Config); its repr names every field's value exactly and costs
@@ -61,14 +64,36 @@ def weights(cfg: engine.Config, training: Training | None) -> engine.Params | No
 
 
 @st.cache_resource(max_entries=256, show_spinner=False, hash_funcs=_KEYS)
-def trace(cfg: engine.Config, words: tuple[str, ...], training: Training | None = None) -> engine.Trace:
-    """One forward pass per distinct configuration and sentence.
+def trace(cfg: engine.Config, words: tuple[str, ...], training: Training | None = None,
+          layer: int = 0) -> engine.Trace:
+    """One block's forward pass (block `layer` of the stack) per distinct configuration and sentence.
 
     A resource, not data: the Trace is frozen all the way down (read-only arrays), so every session
     can share the one object; cache_data would unpickle a private copy on every call (2 ms at the
-    largest sizes, more than the forward pass itself at the defaults).
+    largest sizes, more than the forward pass itself at the defaults). One block (L = 1) runs exactly
+    the single-block forward pass it always ran.
     """
-    return engine.run(cfg, words, weights(cfg, training))
+    if cfg.n_layers == 1:
+        return engine.run(cfg, words, weights(cfg, training))
+    return stack(cfg, words, training).layers[layer]
+
+
+@st.cache_resource(max_entries=128, show_spinner=False, hash_funcs=_KEYS)
+def stack(cfg: engine.Config, words: tuple[str, ...], training: Training | None = None) -> engine.Stack:
+    """Every block's trace for one sentence (the model view; the layers of trace())."""
+    return engine.run_stack(cfg, words, weights(cfg, training))
+
+
+def _first_block(cfg: engine.Config, params: engine.Params | None) -> tuple[engine.Config, engine.Params | None]:
+    """The first block alone: the pages that compare two runs (the exercise, the experiments) work on
+    layer 0, which reads the tokens themselves. Block 0 is drawn first, so a one-block config draws the
+    very same block 0 (and the same embedding table); trained weights are cut to their block 0."""
+    if cfg.n_layers == 1:
+        return cfg, params
+    one = replace(cfg, n_layers=1)
+    if params is None:
+        return one, None
+    return one, engine.stack_params(params.blocks[:1], params.embeddings, params.w_u)
 
 
 @st.cache_data(max_entries=64, show_spinner=False, hash_funcs=_KEYS)
@@ -76,13 +101,19 @@ def extension(cfg: engine.Config, words: tuple[str, ...], new_token: int | str, 
               trained_as: engine.Config | None = None) -> analysis.Extension:
     """The 5 → 6 comparison: words, then words plus one token (with the weights trained for
     `trained_as` when the comparison switches something on that the training did not have)."""
-    return analysis.extend(cfg, words, new_token, weights(trained_as or cfg, training))
+    _, params = _first_block(trained_as or cfg, weights(trained_as or cfg, training))
+    return analysis.extend(replace(cfg, n_layers=1), words, new_token, params)
 
 
 @st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_KEYS)
 def params(cfg: engine.Config, training: Training | None = None) -> engine.Params:
     """The weights of a configuration (read-only arrays, shared safely between sessions)."""
     return weights(cfg, training) or engine.init_params(cfg)
+
+
+def block(cfg: engine.Config, training: Training | None = None, layer: int = 0) -> engine.Block:
+    """The weights of one block of the stack (w_q, w_k, w_v, w_o, w1, b1, w2, b2)."""
+    return params(cfg, training).blocks[layer]
 
 
 # --------------------------------------------------------------------------- the Experiments page
@@ -101,25 +132,29 @@ def random_rows(d_head: int, keys: int, rows: int, seed: int) -> experiments.Ran
 @st.cache_data(max_entries=64, show_spinner=False, hash_funcs=_KEYS)
 def scaling_rows(cfg: engine.Config, words: tuple[str, ...], init_scale: float,
                  training: Training | None = None) -> experiments.ScalingRows:
-    return experiments.scaling_rows(cfg, words, init_scale, weights(cfg, training))
+    one, params = _first_block(cfg, weights(cfg, training))
+    return experiments.scaling_rows(one, words, init_scale, params)
 
 
 @st.cache_data(max_entries=32, show_spinner=False, hash_funcs=_KEYS)
 def init_sweep(cfg: engine.Config, words: tuple[str, ...], scales: tuple[float, ...],
                training: Training | None = None) -> experiments.InitSweep:
-    return experiments.init_sweep(cfg, words, scales, weights(cfg, training))
+    one, params = _first_block(cfg, weights(cfg, training))
+    return experiments.init_sweep(one, words, scales, params)
 
 
 @st.cache_data(max_entries=32, show_spinner=False, hash_funcs=_KEYS)
 def positions_test(cfg: engine.Config, words: tuple[str, ...], seed: int,
                    training: Training | None = None) -> experiments.PositionTest:
-    return experiments.positions_test(cfg, words, seed, params=weights(cfg, training))
+    one, params = _first_block(cfg, weights(cfg, training))
+    return experiments.positions_test(one, words, seed, params=params)
 
 
 @st.cache_data(max_entries=32, show_spinner=False, hash_funcs=_KEYS)
 def causal_test(cfg: engine.Config, words: tuple[str, ...],
                 training: Training | None = None) -> experiments.CausalTest:
-    return experiments.causal_test(cfg, words, weights(cfg, training))
+    one, params = _first_block(cfg, weights(cfg, training))
+    return experiments.causal_test(one, words, params)
 
 
 # --------------------------------------------------------------------------- the Learn page
@@ -134,5 +169,25 @@ def checkpoint_trace(cfg: engine.Config, training: Training, step: int, words: t
 def share_history(cfg: engine.Config, training: Training) -> tuple:
     """Each head's weight on the expected keys at every checkpoint, and fresh-sequence accuracy."""
     run = train(cfg, training)
-    steps, shares = engine.share_history(run)
+    steps, shares = engine.share_history(run, n=SHARE_SEQUENCES, seed=SHARE_SEED)
     return steps, shares, engine.evaluate(run.task, cfg, run.params, n=1000)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_KEYS)
+def checkpoint_stack(cfg: engine.Config, training: Training, step: int, words: tuple[str, ...]) -> engine.Stack:
+    """Every block at one checkpoint of a finished run, on a sequence (the Learn page's model view)."""
+    params = dict(train(cfg, training).checkpoints)[step]
+    return engine.run_stack(cfg, words, params)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_KEYS)
+def circuit(cfg: engine.Config, training: Training) -> tuple:
+    """What a run of a stack shows: every head's weight on the previous token at every checkpoint
+    (K, L, H), on share_history's sequences, and the step where the loss fell fastest."""
+    run = train(cfg, training)
+    tokens, _ = engine.TASKS[run.task].sample(np.random.RandomState(SHARE_SEED), SHARE_SEQUENCES)
+    keys = engine.TASKS["previous"].expected_keys(tokens)            # (n, T, T): the key just before each query
+    every = np.ones(tokens.shape, dtype=bool)
+    previous = np.stack([engine.share_per_query(cfg, params, tokens, keys, every).mean(axis=-1)
+                         for _, params in run.checkpoints])         # (K, L, H)
+    return previous, engine.loss_drop_step(run.losses)

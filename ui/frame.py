@@ -48,6 +48,10 @@ class View:
         return self.controls.head
 
     @property
+    def layer(self) -> int:
+        return self.controls.layer
+
+    @property
     def cell(self) -> tuple[int, int] | None:
         return self.controls.cell
 
@@ -71,6 +75,10 @@ def start():
                        layout="wide", initial_sidebar_state="collapsed" if controls.present else "expanded")
     pages = _navigation_pages()
     current = st.navigation(pages)
+    if session.take_open_head():                   # a click on the model view: open that head's page
+        session.write_controls(controls)
+        session.remember_controls(controls)
+        st.switch_page(next(p for p in pages if p.url_path == "heads"))
     params = state.to_params(controls)
     if params != st.query_params.to_dict():
         st.query_params.from_dict(params)          # written once, after every input was read

@@ -26,11 +26,19 @@ def read() -> tuple[Controls, list[str]]:
         # sends the old label, which matches no option, and Streamlit returns it as a plain string.
         match = re.match(r"head (\d+)", str(head))
         session.set_raw(session.FIELD.head, int(match.group(1)) if match else 0)
+    layer = session.raw(session.FIELD.layer)
+    if not isinstance(layer, int):                    # the same for the layer picker's labels
+        match = re.match(r"layer (\d+)", str(layer))
+        session.set_raw(session.FIELD.layer, int(match.group(1)) if match else 0)
     controls = session.read_controls()
     for chart in session.CELL_CHARTS:                 # a click on any heatmap picks the cell for all
         picked = session.new_click(chart)
         if picked is not None:
             controls = replace(controls, cell=picked)
+    opened = session.new_click(session.MODEL_MAP)    # a map of the model view: (layer, head)
+    if opened is not None:
+        controls = replace(controls, layer=opened[0], head=opened[1])
+        session.ask_open_head()
     controls, fixes = state.settle(controls)
     session.write_controls(controls)                 # the widgets show the settled values
     return controls, notes + fixes

@@ -8,6 +8,7 @@ import streamlit as st
 
 import engine
 from ui import charts, compute, layout, presets, session
+from ui.model import StackArrays
 from ui.frame import View
 from ui.presets import Training
 from ui.prose import learn as words
@@ -35,18 +36,28 @@ def _maps(view: View, trace: engine.Trace, expected: np.ndarray, boxes, live: bo
                            width=box.width, area=300, expected=expected, key=None if live else f"learn_map_{h}")
 
 
+def _grid(view: View, stack: engine.Stack, title: str, key: str | None = None) -> None:
+    """Every layer × head of a stack on the sample sequence, one colour scale from 0 to 1."""
+    weights = np.stack([layer.weights for layer in stack.layers])        # (L, H, T, T)
+    charts.model_view(weights, width=view.width, title=title, mask=stack.layers[0].mask, domain=(0.0, 1.0),
+                      present=view.present, key=key)
+
+
 def train_live(view: View, cfg: engine.Config, training: Training, sample: tuple[str, ...],
                expected: np.ndarray) -> engine.TrainRun | None:
-    """The Train button; pressed, the run draws itself as it goes: progress, curves, each head's map."""
+    """The Train button; pressed, the run draws itself as it goes: progress, curves, each head's map
+    (with more than one layer: the model view, every layer × head)."""
     button = st.empty()
     if not button.button("Train", key=session.LEARN_TRAIN, type="primary", icon=":material/play_arrow:"):
         return None
     button.empty()
-    bar = st.progress(0.0, text="Training …")
-    curve = st.empty()
-    boxes = layout.columns(view, min(cfg.num_heads, 2))
-    live = [box.box.empty() for box in boxes]
     task, last = engine.TASKS[training.task], [0.0]
+    bar = st.progress(0.0, text=f"Training on '{task.title}' …")
+    curve = st.empty()
+    deep = cfg.n_layers > 1
+    boxes = [layout.Column(st.container(), view.width)] if deep else layout.columns(view, min(cfg.num_heads, 2))
+    live = [box.box.empty() for box in boxes]
+    ids = [task.vocab.index(w) for w in sample]
 
     def progress(step, steps, losses, accuracies, params) -> None:
         bar.progress(step / steps, text=f"step {step} of {steps}: loss {losses[-1]:.3f}, "
@@ -55,7 +66,11 @@ def train_live(view: View, cfg: engine.Config, training: Training, sample: tuple
             return
         last[0] = time.perf_counter()
         charts.curves(losses, accuracies, present=view.present, box=curve)
-        trace = engine.task_trace(task, cfg, params, [task.vocab.index(w) for w in sample])
+        if deep:
+            with live[0].container():
+                _grid(view, engine.task_stack(task, cfg, params, ids), f"every layer × head, step {step}")
+            return
+        trace = engine.task_trace(task, cfg, params, ids)
         for h, (slot, box) in enumerate(zip(live, boxes)):
             with slot.container():
                 charts.heatmap(trace.weights[h], trace.labels, trace.labels, title=f"head {h}, step {step}",
@@ -68,8 +83,15 @@ def train_live(view: View, cfg: engine.Config, training: Training, sample: tuple
     return run
 
 
-def untrained(view: View, before: engine.Trace, expected: np.ndarray) -> None:
-    """Before any training: the random block's maps, and what to look for."""
+def untrained(view: View, cfg: engine.Config, sample: tuple[str, ...], expected: np.ndarray) -> None:
+    """Before any training: the random block's maps (every layer × head of a stack), what to look for."""
+    if cfg.n_layers > 1:
+        stack = compute.stack(cfg, sample)
+        _grid(view, stack, f"random weights: {cfg.n_layers} layers × {cfg.num_heads} heads", key="learn_grid")
+        layout.notice(words.UNTRAINED_DEEP)
+        _exports(StackArrays(stack))
+        return
+    before = compute.trace(cfg, sample)                    # the initial, random weights
     _maps(view, before, expected, layout.columns(view, min(before.num_heads, 2)), live=False)
     layout.notice(words.UNTRAINED)
     _exports(before)
@@ -78,6 +100,9 @@ def untrained(view: View, before: engine.Trace, expected: np.ndarray) -> None:
 def replay(view: View, cfg: engine.Config, training: Training, run: engine.TrainRun, sample: tuple[str, ...],
            expected: np.ndarray) -> None:
     """A finished run: scrub the checkpoints from the random start to the end, see the heads sharpen."""
+    if cfg.n_layers > 1:
+        replay_stack(view, cfg, training, run, sample)
+        return
     steps = [step for step, _ in run.checkpoints]
     at_step = st.select_slider("Replay: the weights after step", steps, value=steps[-1], key=session.LEARN_STEP)
     trace = compute.checkpoint_trace(cfg, training, at_step, sample)
@@ -93,7 +118,39 @@ def replay(view: View, cfg: engine.Config, training: Training, run: engine.Train
     _exports(trace)
 
 
-def _exports(trace: engine.Trace) -> None:
+def replay_stack(view: View, cfg: engine.Config, training: Training, run: engine.TrainRun,
+                 sample: tuple[str, ...]) -> None:
+    """A finished run of a stack: the loss with its plateau and drop, the model view at any saved step,
+    and each head's weight on its keys over the run: which head locked on when."""
+    steps = [step for step, _ in run.checkpoints]
+    at_step = st.select_slider("Replay: the weights after step", steps, value=steps[-1], key=session.LEARN_STEP)
+    history, shares, accuracy = compute.share_history(cfg, training)
+    previous, drop = compute.circuit(cfg, training)
+    charts.curves(run.losses, run.accuracies, at_step=at_step, drop=drop, present=view.present)
+    stack = compute.checkpoint_stack(cfg, training, at_step, sample)
+    _grid(view, stack, f"every layer × head after step {at_step}", key="learn_grid")
+    st.caption("The model view of the sequence above: rows are layers, columns heads, one colour scale from 0 "
+               "to 1 (grey: hidden by the causal mask). Hover a map for its layer and head.")
+    circuit = words.circuit(history, shares, previous)
+    series = [(f"layer 0 head {head}: on the previous token", previous[:, 0, head], True)
+              for head in range(cfg.num_heads)]
+    series += [(f"layer {layer} head {head}: on the token after an earlier copy", shares[:, layer, head], False)
+               for layer in range(1, cfg.n_layers) for head in range(cfg.num_heads)]
+    st.markdown("**Which head locked on when**: each layer-0 head's weight on the previous token (dashed), each "
+                "later head's weight on the token right after an earlier copy of the current one (solid).")
+    charts.history(history, series, at_step=at_step, y_title="mean weight on those keys", present=view.present)
+    at = steps.index(at_step)
+    st.caption(f"Trained in {run.seconds:.1f} s on one core ({run.steps} Adam steps of {run.batch} sequences, "
+               f"learning rate {run.lr:g}); every student's page shows these same weights. Weights measured on "
+               f"{compute.SHARE_SEQUENCES} fresh sequences at every saved step.")
+    layout.notice(words.depth_notice(run.losses, drop, history, shares, previous, at, accuracy, circuit))
+    st.markdown(f"See it on every page: [open the model view with these weights]"
+                f"(model?preset={presets.TRAINED_PREFIX}{training.task}).")
+    _exports(StackArrays(stack))
+
+
+def _exports(trace) -> None:
     """The weights on screen as CSV and figures, the whole trace as .npz."""
-    layout.exports("learn", trace, {f"weights head {h}": (trace.weights[h], trace.labels, trace.labels)
-                                    for h in range(trace.num_heads)}, code=[engine.loss_and_grads, engine.adam_step])
+    matrices = trace.weights() if isinstance(trace, StackArrays) else {
+        f"weights head {h}": (trace.weights[h], trace.labels, trace.labels) for h in range(trace.num_heads)}
+    layout.exports("learn", trace, matrices, code=[engine.loss_and_grads, engine.adam_step])

@@ -12,7 +12,7 @@ import numpy as np
 import engine
 
 TRAINED_PREFIX = "trained-"
-TRAINED_TASKS = ("previous", "first", "reverse", "max")     # one block each (induction needs two)
+TRAINED_TASKS = ("previous", "first", "reverse", "max", "induction")   # one block each; induction needs two
 SAMPLE_SEED = 0             # the sequence a trained preset starts on: RandomState(0), the same for everyone
 BATCH_SEED = 0              # the training batches' stream (the sidebar's seed draws the initial weights)
 
@@ -54,8 +54,9 @@ def summary(name: str) -> str:
     c = task.config
     return (f"trained in NumPy on '{task.title}' ({task.steps} Adam steps, vocabulary "
             f"{c.vocab[0]}–{c.vocab[-1]}, {task.seq_len} tokens); "
+            + (f"{c.n_layers} blocks, " if c.n_layers > 1 else "")
             + ("causal mask, " if c.causal else "") + ("sinusoidal positions, " if c.positional != "none" else "")
-            + "pre-layer-norm, residuals, W_O")
+            + ("pre-layer-norm, " if c.layer_norm else "") + "residuals, W_O")
 
 
 def base_config(name: str) -> engine.Config:

@@ -22,6 +22,7 @@ FIELD = SimpleNamespace(**{k: k for k in CONTROL_KEYS})     # FIELD.seq_len == "
 SCORES_RAW, SCORES_SCALED, SOFTMAX_MAP = "scores_raw", "scores_scaled", "softmax_map"
 CELL_CHARTS = (SCORES_RAW, SCORES_SCALED, SOFTMAX_MAP)
 QKV_SLICE = "qkv_slice"               # the Q/K/V page's head slice: a click picks one entry
+MODEL_MAP = "model_map"               # the model view: a click on a map opens that layer's head
 
 # --------------------------------------------------------------------------- page widgets
 QKV_WHICH = "qkv_which"
@@ -51,6 +52,7 @@ _EX_DEFAULT = "ex_default"     # the default new token the exercise widgets were
 _EX_REVEALED = "ex_revealed"   # {"setup", "prediction", "guess"} when the exercise was revealed
 _XP_INIT_PRESET = "xp_init_preset"
 _XP_SEED = "xp_seed"           # the shuffle experiment's seed
+_OPEN_HEAD = "open_head"       # set when a model-view click asked for the per-head page
 
 
 def _ss():
@@ -112,6 +114,15 @@ def new_click(chart_key: str) -> tuple[int, int] | None:
     fresh = picked is not None and picked != ss.get(seen)
     ss[seen] = picked
     return picked if fresh else None
+
+
+def ask_open_head() -> None:
+    _ss()[_OPEN_HEAD] = True
+
+
+def take_open_head() -> bool:
+    """True once after a model-view click: the frame then switches to the per-head page."""
+    return bool(_ss().pop(_OPEN_HEAD, False))
 
 
 def qkv_entry() -> tuple[str, int, int] | None:

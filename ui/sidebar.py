@@ -32,15 +32,23 @@ def draw(c: Controls, link: str) -> None:
     sb.slider("d_model (width of each token vector)", *state.D_MODEL, key=FIELD.d_model)
     sb.select_slider("Heads H (only divisors of d_model)", options=state.head_choices(c.d_model), key=FIELD.heads)
     sb.slider("d_ff (hidden size of the feed-forward layer)", *state.D_FF, key=FIELD.d_ff)
+    sb.slider("Layers L (blocks stacked)", *state.LAYERS, key=FIELD.layers,
+              help="Each block has its own weights and reads the previous block's output.")
     sb.number_input("Seed (weights)", *state.SEED, step=1, key=FIELD.seed)
-    with sb.expander("Switches", expanded=c.causal or c.positional or not c.scale):
+    with sb.expander("Switches", expanded=c.causal or c.positional or not c.scale or c.layer_norm):
         st.toggle("Causal mask", key=FIELD.causal, help="Token i may only look at tokens 0…i.")
         st.toggle("Sinusoidal positions", key=FIELD.positional, help="Add a position code to every input.")
         st.toggle("Divide scores by √d_head", key=FIELD.scale)
+        st.toggle("Pre-LayerNorm", key=FIELD.layer_norm,
+                  help="Normalise each token vector (mean 0, variance 1) before attention and before the FFN.")
     sb.divider()
     d_head = c.d_model // c.heads
     sb.selectbox("Head to show", list(range(c.heads)), key=FIELD.head,
                  format_func=lambda h: f"head {h}  (columns {h * d_head}…{(h + 1) * d_head - 1})")
+    sb.selectbox("Layer to show", list(range(c.layers)), key=FIELD.layer, disabled=c.layers == 1,
+                 format_func=lambda layer: f"layer {layer}" + ("  (reads the tokens)" if layer == 0 else
+                                                               f"  (reads layer {layer - 1}'s output)"),
+                 help="The block the per-block pages show. More layers: the Layers slider above.")
     sb.toggle("Presenter view", key=FIELD.present, help="Large type, prose hidden, PageUp/PageDown steps pages.")
     with sb.expander("Link to this view", icon=":material/link:"):
         st.caption("Copy it (button at the right of the box): opening it shows exactly this page, "

@@ -28,6 +28,7 @@ PAGES: tuple[Page, ...] = (
     Page("softmax", "Softmax weights", ":material/percent:"),
     Page("heads", "Per-head maps", ":material/view_column:"),
     Page("output", "Block output", ":material/output:"),
+    Page("model", "Model view: every head", ":material/grid_view:"),
     Page("exercise", "Exercise: 5 → 6 tokens", ":material/add_box:"),
     Page("experiments", "Experiments: why?", ":material/science:"),
     Page("learn", "Learn: train a head", ":material/school:"),

@@ -16,11 +16,12 @@ HEADS_MAX = 16
 D_FF = (4, 512)
 SEED = (0, 10_000)
 SEQ_LEN = (2, 64)
+LAYERS = (1, 4)             # blocks stacked (the engine accepts more; four already show depth)
 MAX_TEXT = 400              # characters kept from the token box or a URL
 BETAS = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0)   # the softmax page's β; 1 is the model
 
 KEYS = ("preset", "d_model", "heads", "d_ff", "seed", "seq_len", "text", "causal",
-        "positional", "scale", "head", "cell", "present", "beta")
+        "positional", "scale", "head", "cell", "present", "beta", "layers", "layer_norm", "layer")
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,9 @@ class Controls:
     cell: tuple[int, int] | None = None   # (query, key) picked by a click
     present: bool = False           # presenter view
     beta: float = 1.0               # softmax page: inverse temperature on the scaled scores (1 = the model)
+    layers: int = 1                 # L: blocks stacked, each with its own weights
+    layer_norm: bool = False        # pre-LayerNorm before attention and before the FFN
+    layer: int = 0                  # which block the one-block pages show (0 .. L-1)
 
 
 def preset_controls(name: str, **view) -> Controls:
@@ -49,7 +53,8 @@ def preset_controls(name: str, **view) -> Controls:
     words = presets.default_words(name)
     return Controls(preset=name, d_model=cfg.d_model, heads=cfg.num_heads, d_ff=cfg.d_ff, seed=cfg.seed,
                     seq_len=len(words), text=" ".join(words), causal=cfg.causal,
-                    positional=cfg.positional == "sinusoidal", scale=cfg.scale_scores, **view)
+                    positional=cfg.positional == "sinusoidal", scale=cfg.scale_scores, layers=cfg.n_layers,
+                    layer_norm=cfg.layer_norm, **view)
 
 
 def head_choices(d_model: int) -> list[int]:
@@ -65,7 +70,7 @@ def to_config(c: Controls) -> engine.Config:
     """The engine config for these controls: the preset's architecture with the sidebar's sizes."""
     return presets.with_sizes(c.preset, d_model=c.d_model, num_heads=c.heads, d_ff=c.d_ff, seed=c.seed,
                               causal=c.causal, positional="sinusoidal" if c.positional else "none",
-                              scale_scores=c.scale)
+                              scale_scores=c.scale, n_layers=c.layers, layer_norm=c.layer_norm)
 
 
 @dataclass(frozen=True)
@@ -160,6 +165,8 @@ def from_params(params: dict[str, str]) -> tuple[Controls, list[str]]:
         "seq_len": lambda r: _as_int(r, *SEQ_LEN),
         "text": lambda r: r[:MAX_TEXT],
         "causal": _as_bool, "positional": _as_bool, "scale": _as_bool, "present": _as_bool,
+        "layers": lambda r: _as_int(r, *LAYERS), "layer_norm": _as_bool,
+        "layer": lambda r: _as_int(r, 0, LAYERS[1] - 1),
         "head": lambda r: _as_int(r, 0, HEADS_MAX - 1),
         "cell": _as_cell,
         "beta": _as_beta,
@@ -189,6 +196,9 @@ def settle(c: Controls) -> tuple[Controls, list[str]]:
     if c.head >= c.heads:
         notes.append(f"There is no head {c.head} with {c.heads} head{'s' * (c.heads > 1)}; showing head 0.")
         c = replace(c, head=0)
+    if c.layer >= c.layers:
+        notes.append(f"There is no layer {c.layer} with {c.layers} layer{'s' * (c.layers > 1)}; showing layer 0.")
+        c = replace(c, layer=0)
     if c.cell is not None and max(c.cell) >= c.seq_len:
         notes.append(f"The picked cell {c.cell} is gone: the sequence now has {c.seq_len} tokens.")
         c = replace(c, cell=None)

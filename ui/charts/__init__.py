@@ -2,11 +2,12 @@
 
 colours: every colour and the heatmaps' colour scales · spec: sizing and the parts every heatmap
 shares, templates · maps: vector maps and the one call pages make · raster: maps of tiny cells as
-one picture · plots: bars and lines.
+one picture · grid: the model view, every layer × head in one picture · plots: bars and lines.
 """
 from ui.charts.colours import SIGNED, WEIGHTS, ramp_domain, scheme_colours, symmetric_domain, weight_domain
+from ui.charts.grid import model_view
 from ui.charts.maps import heatmap
-from ui.charts.plots import bars, curves, lines
+from ui.charts.plots import bars, curves, history, lines
 
-__all__ = ["SIGNED", "WEIGHTS", "bars", "curves", "heatmap", "lines", "ramp_domain", "scheme_colours",
+__all__ = ["SIGNED", "WEIGHTS", "bars", "curves", "heatmap", "history", "lines", "model_view", "ramp_domain", "scheme_colours",
            "symmetric_domain", "weight_domain"]

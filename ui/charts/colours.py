@@ -25,6 +25,8 @@ VALUE_TEXT = "#6b7280"         # values printed outside marks: legible on light 
 BAR_TOP, BAR_REST = "#e66101", "#5e3c99"   # the highlighted bar and the others (colour-blind-safe pair)
 ORANGE, BLUE, GREY = "#e8710a", "#3b9ae1", "#8b95a1"   # line series: visible on light and dark backgrounds
 RULE = "#9ca3af"               # a dotted marker line
+DROP_RULE = "#a855f7"          # the step where the training loss dropped fastest
+SERIES = ("#e69f00", "#56b4e9", "#009e73", "#d55e00", "#cc79a7", "#0072b2", "#8b95a1", "#f0e442")   # Okabe-Ito
 
 # The colour stops of Vega's own two schemes (vega-scale's data).
 _SCHEME_STOPS = {

@@ -125,17 +125,64 @@ def curves_template(present: bool) -> dict:
             {"data": {"name": "rule"}, "mark": {"type": "rule", "color": co.RULE, "strokeDash": [2, 3],
                                                 "strokeWidth": 2},
              "encoding": {"x": {"field": "step", "type": "quantitative"}}},
+            {"data": {"name": "drop"}, "mark": {"type": "rule", "color": co.DROP_RULE, "strokeDash": [6, 3],
+                                                "strokeWidth": 2},
+             "encoding": {"x": {"field": "step", "type": "quantitative"}}},
+            # Below the plateau, left of the rule: the one corner the loss and accuracy lines stay out of.
+            {"data": {"name": "drop"}, "mark": {"type": "text", "color": co.DROP_RULE, "align": "right", "dx": -5,
+                                                "baseline": "bottom", "y": {"expr": "height - 2"},
+                                                "fontSize": size - 1, "fontWeight": "bold"},
+             "encoding": {"x": {"field": "step", "type": "quantitative"}, "text": {"field": "label"}}},
         ],
         "resolve": {"scale": {"y": "independent"}},
     }
 
 
 def curves(losses: Sequence[float], accuracies: Sequence[float], *, at_step: int | None = None,
-           present: bool = False, box=st) -> None:
-    """The training run so far: per-step batch loss and accuracy (steps count from 1)."""
+           drop: int | None = None, present: bool = False, box=st) -> None:
+    """The training run so far: per-step batch loss and accuracy (steps count from 1); a dotted rule
+    at at_step, a dashed one at `drop` (the step where the loss fell fastest)."""
     n = len(losses)
     data = pa.table({"step": pa.array(np.arange(1, n + 1, dtype=np.int32)),
                      "loss": pa.array(np.asarray(losses, dtype=np.float32)),
                      "accuracy": pa.array(np.asarray(accuracies, dtype=np.float32))})
     rule = pa.table({"step": pa.array([] if at_step is None else [int(at_step)], pa.int32())})
-    box.vega_lite_chart(spec={**curves_template(present), "datasets": {"run": data, "rule": rule}}, width="stretch")
+    marks = pa.table({"step": pa.array([] if drop is None else [int(drop)], pa.int32()),
+                      "label": pa.array([] if drop is None else [f"loss drop, step {drop}"], pa.string())})
+    box.vega_lite_chart(spec={**curves_template(present), "datasets": {"run": data, "rule": rule, "drop": marks}},
+                        width="stretch")
+
+
+def history(steps: Sequence[int], series: Sequence[tuple[str, Sequence[float], bool]], *, at_step: int | None,
+            y_title: str, present: bool = False) -> None:
+    """Lines over the training steps, one per (name, values, dashed) series, a dotted rule at at_step."""
+    size = sp.font(present)
+    names = [name for name, _, _ in series]
+    table = pa.table({"step": pa.array([int(s) for _ in series for s in steps], pa.int32()),
+                      "series": pa.array([name for name, values, _ in series for _ in values], pa.string()),
+                      "dashed": pa.array([dashed for _, values, dashed in series for _ in values], pa.bool_()),
+                      "value": pa.array([float(v) for _, values, _ in series for v in values], pa.float64())})
+    x = {"field": "step", "type": "quantitative", "title": "training step",
+         "axis": {"labelFontSize": size, "titleFontSize": size}}
+    spec = {
+        "height": 260 if present else 220, "autosize": {"type": "fit-x", "contains": "padding"},   # keep the height
+        "layer": [
+            {"data": {"name": "lines"}, "mark": {"type": "line", "strokeWidth": 2.5, "point": True},
+             "encoding": {"x": x,
+                          "y": {"field": "value", "type": "quantitative", "title": y_title, "scale": {"domain": [0, 1]},
+                                "axis": {"format": ".0%", "labelFontSize": size, "titleFontSize": size}},
+                          "color": {"field": "series", "type": "nominal",
+                                    "scale": {"domain": names, "range": [co.SERIES[i % len(co.SERIES)]
+                                                                         for i in range(len(names))]},
+                                    "legend": {"title": None, "orient": "top", "labelFontSize": size,
+                                               "labelLimit": 320, "columns": 2}},
+                          "strokeDash": {"condition": {"test": "datum.dashed", "value": [6, 3]}, "value": [1, 0]},
+                          "tooltip": [{"field": "series", "type": "nominal"}, {"field": "step", "type": "quantitative"},
+                                      {"field": "value", "type": "quantitative", "format": ".1%"}]}},
+            {"data": {"name": "rule"}, "mark": {"type": "rule", "color": co.RULE, "strokeDash": [2, 3], "strokeWidth": 2},
+             "encoding": {"x": {"field": "step", "type": "quantitative"}}},
+        ],
+        "datasets": {"lines": table,
+                     "rule": pa.table({"step": pa.array([] if at_step is None else [int(at_step)], pa.int32())})},
+    }
+    st.vega_lite_chart(spec=spec, width="stretch")

@@ -49,3 +49,26 @@ def stages(trace: Trace) -> list[dict]:
             for n, what, f, s in stage_rows]
 
 
+
+
+def depth_formulas(cfg: Config, layer: int) -> list[str]:
+    """Extra formula lines (LaTeX) for a stack and for the layer norm: which X this layer reads, and LN."""
+    lines = []
+    if cfg.n_layers > 1:
+        reads = (r"X^{(0)} = X" + (" + P" if cfg.positional == "sinusoidal" else "") + r"\ \text{(the tokens)}"
+                 if layer == 0 else rf"X^{{({layer})}} = \text{{output of layer }} {layer - 1}")
+        lines.append(rf"\text{{layer }} {layer} \text{{ of }} L = {cfg.n_layers}:\quad " + reads)
+    if cfg.layer_norm:
+        lines.append(r"\text{pre-LayerNorm:}\quad \text{LN}(x) = \frac{x - \text{mean}(x)}"
+                     r"{\sqrt{\text{var}(x) + 10^{-5}}}\ \text{for each token's row, before attention and before the FFN}")
+    return lines
+
+
+def where(cfg: Config, layer: int) -> str:
+    """', layer ℓ' in a chart title when the model has more than one layer, else nothing."""
+    return f", layer {layer}" if cfg.n_layers > 1 else ""
+
+
+def x_symbol(cfg: Config) -> str:
+    """What Q, K and V are computed from, in LaTeX: X, or LN(X) with the layer norm."""
+    return r"\text{LN}(X)" if cfg.layer_norm else "X"

@@ -1,0 +1,35 @@
+"""The model view: every layer × every head at a glance, on one colour scale; click a map to open it."""
+import engine
+import streamlit as st
+
+from ui import charts, compute, frame, layout, session
+from ui import model as numbers
+from ui.prose import model as words
+
+view = frame.view()
+cfg = view.config
+layout.header(
+    view,
+    "Model view: every head",
+    "Every attention map of the model at once: one row per layer, one column per head, all on one "
+    "colour scale, like BertViz's model view. Layer 0 reads the tokens; each later layer reads the output "
+    "of the one before, so its maps can mix what earlier heads found. Click a map to open that layer's "
+    "heads on the per-head page.",
+    [r"X^{(0)} = X" + (" + P" if cfg.positional == "sinusoidal" else "")
+     + r",\qquad X^{(\ell+1)} = \text{block}_\ell\big(X^{(\ell)}\big),\qquad "
+     r"A^{(\ell)}_h = \text{softmax}\Big(\frac{Q^{(\ell)}_h K^{(\ell)\top}_h}{\sqrt{d_{head}}}\Big)"],
+)
+stack = compute.stack(cfg, view.words, view.training)
+spread, top, uniform = numbers.summary(stack)
+L, H, T = stack.n_layers, cfg.num_heads, len(view.words)
+charts.model_view(numbers.weights(stack), width=view.width, mask=stack.layers[0].mask,
+                  title=f"{L} layer{'s' * (L > 1)} × {H} head{'s' * (H > 1)}, {T} × {T} each",
+                  info=[[words.head_line(spread[layer, head], top[layer, head]) for head in range(H)]
+                        for layer in range(L)],
+                  pick=(view.layer, view.head), key=session.MODEL_MAP, present=view.present, selectable=True)
+st.caption(f"Outlined: layer {view.layer}, head {view.head}, the block and head the other pages show. Hover a "
+           "map for its numbers; grey cells are hidden by the causal mask. All the maps are one picture, so even "
+           "4 layers × 16 heads of 64 tokens draw at once.")
+layout.notice(words.notice(spread, top, uniform))
+everything = numbers.StackArrays(stack)
+layout.exports("model", everything, everything.weights(), code=[engine.forward_stack])

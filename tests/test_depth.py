@@ -1,0 +1,238 @@
+"""Depth in the app: the Layers slider (1–4) and the layer picker on every page, the pre-LayerNorm
+switch, the URL, L = 1 exactly as before, the model view and its click, the Learn page's induction run."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+import engine
+from conftest import PAGES, assert_clean, open_app
+from ui import presets, site, state
+
+PAGE = {page.path: page.file for page in site.PAGES}
+NOTICED = [page.file for page in site.CONCEPT_PAGES] + [PAGE["model"]]
+
+
+def _tables(at, name: str = "cells") -> list:
+    """Every chart's dataset called `name`, as a pyarrow table, in page order."""
+    out = []
+    for chart in at.get("vega_lite_chart"):
+        data = next((d for d in chart.proto.datasets if d.name == name), None)
+        if data is not None:
+            out.append(pa.ipc.open_stream(data.data.data).read_all())
+    return out
+
+
+@pytest.mark.parametrize("layers", [1, 2, 3, 4])
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_runs_at_every_depth_on_its_last_layer(page, layers):
+    at = open_app(page, {"layers": str(layers), "layer": str(layers - 1), "seq_len": "5"}, timeout=60)
+    assert_clean(at)
+    assert at.title, "the page drew nothing"
+    assert at.session_state["layers"] == layers and at.session_state["layer"] == layers - 1
+    if page in NOTICED:
+        assert any("What to notice" in s.value for s in at.success)
+    if layers > 1 and page in (PAGE["exercise"], PAGE["experiments"]):
+        assert any("works on layer 0" in i.value or "run on layer 0" in i.value for i in at.info), \
+            "the page says which layer it uses"
+
+
+@pytest.mark.parametrize("layer", [0, 1, 2])
+def test_the_scores_page_shows_the_picked_layer_of_the_stack(layer):
+    params = {"layers": "3", "layer": str(layer), "heads": "4", "head": "3", "causal": "1"}
+    at = open_app(PAGE["scores"], params)
+    assert_clean(at)
+    controls, _ = state.from_params(params)
+    stack = engine.run_stack(state.to_config(controls), state.to_tokens(controls).words)
+    t = stack.layers[layer]
+    raw = _tables(at)[0].column("value").to_numpy(zero_copy_only=False).reshape(t.T, t.T)
+    np.testing.assert_allclose(raw, t.scores[3], rtol=1e-6, atol=1e-7)
+    assert any(f"head 3, layer {layer}" in str(c.proto.spec) for c in at.get("vega_lite_chart"))
+
+
+def test_one_layer_is_exactly_the_single_block_and_layer_0_does_not_depend_on_depth():
+    """L = 1 runs the one-block forward pass it always ran (the article's numbers); block 0 is drawn
+    first, so at any depth layer 0 is that very block, bit for bit."""
+    at = open_app(PAGE["softmax"], {"preset": "day33", "layers": "1"})
+    assert_clean(at)
+    golden = engine.run_preset("day33")
+    shown = _tables(at)[0].column("value").to_numpy(zero_copy_only=False).reshape(golden.T, golden.T)
+    np.testing.assert_array_equal(shown, golden.weights[0].astype(np.float32))
+    assert dict(at.query_params) == {"preset": "day33"}, "L = 1 is the default: nothing new in the URL"
+    for name in ("part4", "day33"):
+        base = engine.get_preset(name)
+        one = engine.run(base.config, base.tokens)
+        for layers in (2, 4):
+            deep = engine.run_stack(replace(base.config, n_layers=layers), base.tokens).layers[0]
+            for field, value in one.arrays().items():
+                np.testing.assert_array_equal(getattr(deep, field), value, err_msg=f"{name} {field} at L={layers}")
+
+
+def test_pre_layernorm_switch_changes_the_numbers_and_shows_in_the_formulas():
+    at = open_app(PAGE["qkv"])
+    assert not any("LN" in x.value for x in at.latex)
+    at.toggle(key="layer_norm").set_value(True).run()
+    assert_clean(at)
+    assert dict(at.query_params) == {"layer_norm": "1"}
+    latex = " ".join(x.value for x in at.latex)
+    assert r"Q = \text{LN}(X) W_Q" in latex and "pre-LayerNorm" in latex
+    controls = replace(state.preset_controls("part4"), layer_norm=True)
+    t = engine.run(state.to_config(controls), state.to_tokens(controls).words)
+    source = _tables(at)[0].column("value").to_numpy(zero_copy_only=False).reshape(t.T, -1)
+    np.testing.assert_allclose(source, t.x_norm, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(t.x_norm.mean(axis=-1), 0, atol=1e-12)
+    at.switch_page(PAGE["output"]).run()
+    assert_clean(at)
+    assert any(r"\text{LN}" in x.value for x in at.latex)
+
+
+def test_layers_and_the_switch_round_trip_through_the_url():
+    c = replace(state.preset_controls("part4"), layers=3, layer_norm=True, layer=2, head=1)
+    params = state.to_params(c)
+    assert params == {"layers": "3", "layer_norm": "1", "layer": "2", "head": "1"}
+    assert state.from_params(params) == (c, [])
+    at = open_app(PAGE["heads"], params)
+    assert_clean(at)
+    assert dict(at.query_params) == params
+    assert {k: at.session_state[k] for k in ("layers", "layer_norm", "layer")} == {"layers": 3, "layer_norm": True,
+                                                                                   "layer": 2}
+    at.slider(key="layers").set_value(1).run()                 # layer 2 is gone: layer 0, said so
+    assert_clean(at)
+    assert at.session_state["layer"] == 0 and "layer" not in dict(at.query_params)
+    assert any("There is no layer 2 with 1 layer; showing layer 0." in i.value.replace("\\", "") for i in at.info)
+
+
+@pytest.mark.parametrize("params, fragment", [
+    ({"layers": "5"}, "layers='5' is not valid"),
+    ({"layers": "two"}, "layers='two' is not valid"),
+    ({"layer_norm": "maybe"}, "layer_norm='maybe' is not valid"),
+    ({"layer": "-1"}, "layer='-1' is not valid"),
+    ({"layers": "2", "layer": "3"}, "There is no layer 3 with 2 layers; showing layer 0."),
+])
+def test_malformed_depth_params_fall_back_with_a_notice(params, fragment):
+    at = open_app(None, params)
+    assert_clean(at)
+    assert fragment in " | ".join(i.value.replace("\\", "") for i in at.info)
+
+
+def test_article_presets_stay_one_layer_without_layernorm_and_reset_depth():
+    for name in ("part4", "day33"):
+        c = state.preset_controls(name)
+        assert (c.layers, c.layer_norm, c.layer) == (1, False, 0)
+    at = open_app(None, {"layers": "3", "layer": "2", "layer_norm": "1"})
+    at.selectbox(key="preset").set_value("day33").run()
+    assert_clean(at)
+    assert (at.session_state["layers"], at.session_state["layer"], at.session_state["layer_norm"]) == (1, 0, False)
+
+
+# --------------------------------------------------------------------------- the model view
+def test_model_view_draws_every_layer_and_head_in_one_picture():
+    at = open_app(PAGE["model"], {"layers": "4", "heads": "16", "d_model": "128", "seq_len": "64"})
+    assert_clean(at)
+    [boxes] = _tables(at, "boxes")
+    assert boxes.num_rows == 4 * 16
+    assert boxes.column("r").to_pylist() == [layer for layer in range(4) for _ in range(16)]
+    [picture] = _tables(at, "picture")
+    assert picture.column("url")[0].as_py().startswith("data:image/png;base64,")
+    notice = next(s.value for s in at.success if "What to notice" in s.value)
+    assert "of these 64 maps" in notice and "Mean spread by layer: layer 0" in notice
+
+
+def test_model_view_notice_comes_from_the_numbers():
+    from ui import model
+    controls, _ = state.from_params({"layers": "2", "preset": "trained-induction"})
+    cfg, words = state.to_config(controls), state.to_tokens(controls).words
+    from ui import compute
+    stack = engine.run_stack(cfg, words, compute.train(cfg, presets.training("trained-induction")).params)
+    spread, top, uniform = model.summary(stack)
+    assert spread.shape == top.shape == (2, 2)
+    w = model.weights(stack)
+    rows = np.arange(len(words)) > 0                                    # the causal mask: row 0 sees one key
+    np.testing.assert_allclose(top, w.max(axis=-1)[..., rows].mean(axis=-1))
+    np.testing.assert_allclose(uniform, np.mean(1 / np.arange(1, len(words) + 1)[rows]))
+    at = open_app(PAGE["model"], {"preset": "trained-induction"}, timeout=120)
+    assert_clean(at)
+    sharp = np.unravel_index(np.argmin(spread), spread.shape)
+    notice = next(s.value for s in at.success if "What to notice" in s.value)
+    assert f"layer {sharp[0]} head {sharp[1]} is the sharpest" in notice
+    assert f"{spread[sharp]:.2f}" in notice
+
+
+def test_clicking_a_map_of_the_model_view_opens_that_head_on_the_per_head_page():
+    at = open_app(PAGE["model"], {"layers": "3", "heads": "4"})
+    at.session_state["model_map"] = {"selection": {"cell": [{"r": 2, "c": 3}]}}
+    at.run()
+    assert_clean(at)
+    assert at.title[0].value == "Per-head maps"
+    assert (at.session_state["layer"], at.session_state["head"]) == (2, 3)
+    assert dict(at.query_params) == {"layers": "3", "heads": "4", "layer": "2", "head": "3"}
+    assert any("Layer 2 of 3" in m.value for m in at.markdown)
+    at.switch_page(PAGE["model"]).run()                        # back again: no stale click re-opens the page
+    assert_clean(at)
+    assert at.title[0].value == "Model view: every head"
+
+
+# --------------------------------------------------------------------------- the Learn page: induction
+def test_learn_page_trains_induction_and_names_the_drop_and_the_two_heads():
+    at = open_app(PAGE["learn"], timeout=120)
+    at.segmented_control(key="learn_task").set_value("induction").run(timeout=120)
+    assert_clean(at)
+    if any(b.key == "learn_train" for b in at.button):
+        at.button(key="learn_train").click().run(timeout=120)
+    assert_clean(at)
+    from ui import compute
+    task = engine.TASKS["induction"]
+    run = compute.train(task.config, presets.training("trained-induction"))
+    drop = engine.loss_drop_step(run.losses)
+    notice = next(s.value for s in at.success if "What to notice" in s.value)
+    assert f"fastest at step {drop}" in notice
+    tokens, targets = task.sample(np.random.RandomState(compute.SHARE_SEED), compute.SHARE_SEQUENCES)
+    induction = engine.expected_share(task, run.config, run.params, tokens, targets)          # (L, H)
+    previous = engine.share_per_query(run.config, run.params, tokens,
+                                      engine.TASKS["previous"].expected_keys(tokens),
+                                      np.ones(tokens.shape, bool)).mean(axis=-1)               # (L, H)
+    ind_head, prev_head = int(np.argmax(induction[1])), int(np.argmax(previous[0]))
+    assert induction[1, ind_head] >= 0.7 and previous[0, prev_head] >= 0.5
+    assert f"Layer 0 head {prev_head} looks at the previous token" in notice
+    assert f"layer 1 head {ind_head}, the induction head" in notice
+    assert f"{induction[1, ind_head]:.0%}" in notice
+    # The curve marks the drop; the model view shows every layer × head at the replayed step.
+    drops = _tables(at, "drop")
+    assert drops and drops[0].column("step").to_pylist() == [drop]
+    assert _tables(at, "boxes")[0].num_rows == 2 * task.config.num_heads
+    steps = list(at.select_slider(key="learn_step").options)
+    at.select_slider(key="learn_step").set_value(steps[0]).run()
+    assert_clean(at)
+    assert "At step 0 of the replay" in next(s.value for s in at.success if "What to notice" in s.value)
+
+
+def test_model_view_picture_paints_each_map_on_the_shared_colour_scale():
+    """Each map of the picture is the raster heatmap's colours (to within one step of 256), masked keys
+    grey, the gaps between maps transparent."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    from ui.charts import colours as co
+    from ui.charts import grid, raster
+    cfg = engine.Config(d_model=16, num_heads=4, n_layers=3, causal=True)
+    stack = engine.run_stack(cfg, "a b c d e f g".split())
+    weights = np.stack([t.weights for t in stack.layers])              # (3, 4, 7, 7)
+    domain = co.weight_domain(weights)
+    url = grid._png(grid.picture(weights, stack.layers[0].mask, domain), domain)
+    image = np.array(Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1]))).convert("RGBA"))
+    scale, gap = grid.layout(3, 4, 7)
+    side = 7 * scale
+    assert image.shape == (3 * side + 2 * gap, 4 * side + 3 * gap, 4)
+    for layer in range(3):
+        for head in range(4):
+            top, left = layer * (side + gap), head * (side + gap)
+            block = image[top: top + side: scale, left: left + side: scale]             # one pixel a cell
+            want = raster.paint(np.where(stack.layers[0].mask, weights[layer, head], np.nan), co.WEIGHTS, domain)
+            assert np.abs(block[..., :3].astype(int) - want.astype(int)).max() <= 1
+            assert (block[..., 3] == 255).all()
+    assert (image[side: side + gap, :, 3] == 0).all() and (image[:, side: side + gap, 3] == 0).all()

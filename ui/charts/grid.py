@@ -1,0 +1,136 @@
+"""The model view: every layer × every head as small maps in one picture, on one colour scale.
+
+One PNG holds every map (NumPy paints it as a palette picture, one block of pixels a cell,
+transparent gaps between the maps); over it one invisible rect per map carries the layer and head axes, a tooltip and the click
+that opens that head. A handful of marks for Vega at any size: 4 layers × 16 heads of 64 tokens is
+still one picture and 64 rects.
+"""
+from __future__ import annotations
+
+import base64
+import io
+import math
+from typing import Sequence
+
+import numpy as np
+import pyarrow as pa
+import streamlit as st
+from PIL import Image
+
+from ui.charts import colours as co
+from ui.charts import raster
+from ui.charts import spec as sp
+
+MIN_MAP_PX = 40           # a map is painted at least this many pixels wide (a few tokens: blocks of pixels)
+GAP = 0.08                # the gap between two maps, as a share of a map's side
+MAX_SIDE, MAX_SIDE_PRESENT = 160, 220   # px: a map is never drawn wider than this
+
+
+def layout(n_layers: int, n_heads: int, T: int) -> tuple[int, int]:
+    """(pixels per cell, pixels between maps) of the picture."""
+    scale = max(1, math.ceil(MIN_MAP_PX / T))
+    return scale, max(1, round(GAP * T * scale))
+
+
+LEVELS = 254              # colour levels of the picture's palette; index 254 is a masked cell, 255 a gap
+MASKED, GAP_INDEX = 254, 255
+
+
+def palette(domain: tuple[float, float]) -> list[int]:
+    """The picture's 256 colours: LEVELS evenly spaced values of the weight scale, the mask's grey, and
+    black for the gaps (drawn transparent)."""
+    ramp = raster.paint(np.linspace(domain[0], domain[1], LEVELS)[None, :], co.WEIGHTS, domain)[0]   # (LEVELS, 3)
+    return [*ramp.ravel().tolist(), *co.rgb(co.MASK_FILL), 0, 0, 0]
+
+
+def picture(weights: np.ndarray, mask: np.ndarray | None, domain: tuple[float, float]) -> np.ndarray:
+    """(L, H, T, T) weights -> the picture's palette indices (rows, cols) uint8: layers down, heads
+    across, each weight as the nearest of LEVELS colours of the scale (a step of 1/253 of the domain,
+    finer than the eye tells apart on a thumbnail), MASKED where the mask hides a key, GAP_INDEX between."""
+    L, H, T, _ = weights.shape
+    scale, gap = layout(L, H, T)
+    low, high = domain
+    level = np.rint((np.clip(weights, low, high) - low) / ((high - low) or 1.0) * (LEVELS - 1)).astype(np.uint8)
+    if mask is not None:
+        level = np.where(mask, level, MASKED).astype(np.uint8)          # (L, H, T, T)
+    level = np.repeat(np.repeat(level, scale, axis=2), scale, axis=3)   # (L, H, side, side)
+    side = T * scale
+    out = np.full((L, side + gap, H, side + gap), GAP_INDEX, dtype=np.uint8)
+    out[:, :side, :, :side] = level.transpose(0, 2, 1, 3)             # (L, side, H, side)
+    return out.reshape(L * (side + gap), H * (side + gap))[: L * (side + gap) - gap, : H * (side + gap) - gap]
+
+
+def _png(indices: np.ndarray, domain: tuple[float, float]) -> str:
+    """The picture as a palette PNG (one byte a pixel; gaps transparent), as a data URL."""
+    image = Image.fromarray(indices, "P")
+    image.putpalette(palette(domain))
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG", compress_level=1, transparency=GAP_INDEX)
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def model_view(weights: np.ndarray, *, width: float, title: str, mask: np.ndarray | None = None,
+               domain: tuple[float, float] | None = None, info: Sequence[Sequence[str]] | None = None,
+               pick: tuple[int, int] | None = None, key: str | None = None, present: bool = False,
+               selectable: bool = False) -> None:
+    """Draw (L, H, T, T) weights as an L × H grid of maps no wider than `width` px. info[l][h] is a
+    short line for that map's tooltip; pick=(layer, head) outlines one map; with selectable=True a
+    click selects a map (its layer as r, its head as c, read from the chart's state under `key`)."""
+    weights = np.asarray(weights, dtype=np.float64)
+    if weights.ndim != 4 or weights.shape[2] != weights.shape[3]:
+        raise ValueError(f"weights must be (layers, heads, T, T), got {weights.shape}")
+    L, H, T, _ = weights.shape
+    domain = co.weight_domain(weights) if domain is None else (float(domain[0]), float(domain[1]))
+    scale, gap = layout(L, H, T)
+    inner = gap / (T * scale + gap)                  # band padding: the picture's gaps, exactly
+    size = sp.font(present)
+    rows = [f"layer {layer}" for layer in range(L)]
+    cols = [f"head {head}" for head in range(H)]
+    left = sp.text_px(max(map(len, rows)), size) + 2 * size + 22
+    right = 45 + sp.text_px(5, size - 2)
+    room = max(width - left - right, 4.0 * H)
+    side = min(room / (H + (H - 1) * inner / (1 - inner)), MAX_SIDE_PRESENT if present else MAX_SIDE)
+    step = side / (1 - inner)
+    chart_w, chart_h = step * H - step * inner, step * L - step * inner
+
+    boxes = {"layer": pa.array([rows[layer] for layer in range(L) for _ in range(H)], pa.string()),
+             "head": pa.array([cols[head] for _ in range(L) for head in range(H)], pa.string()),
+             "r": pa.array([layer for layer in range(L) for _ in range(H)], pa.int8()),
+             "c": pa.array([head for _ in range(L) for head in range(H)], pa.int8()),
+             "pick": pa.array([pick == (layer, head) for layer in range(L) for head in range(H)], pa.bool_()),
+             "about": pa.array([(info[layer][head] if info else "") for layer in range(L) for head in range(H)],
+                               pa.string())}
+    band = {"paddingInner": inner, "paddingOuter": 0}
+    rect = {"data": {"name": "boxes"},
+            "mark": {"type": "rect", "fill": "#ffffff", "fillOpacity": 0.001, "cursor": "pointer" if selectable else "default"},
+            "encoding": {
+                "x": {"field": "head", "type": "nominal", "sort": cols, "scale": {"domain": cols, **band},
+                      "title": "head", "axis": sp.x_axis(step, False, present, labelOverlap=True)},
+                "y": {"field": "layer", "type": "nominal", "sort": rows, "scale": {"domain": rows, **band},
+                      "title": "layer", "axis": sp.y_axis(step, present)},
+                "stroke": {"condition": {"test": "datum.pick", "value": co.PICK_STROKE}, "value": None},
+                "strokeWidth": {"value": 3},
+                "tooltip": [{"field": "layer", "type": "nominal"}, {"field": "head", "type": "nominal"},
+                            {"field": "about", "type": "nominal", "title": "rows"}]}}
+    if selectable:
+        rect["params"] = [{"name": "cell", "select": {"type": "point", "fields": ["r", "c"], "on": "click",
+                                                      "clear": "dblclick"}}]
+    image = {"data": {"name": "picture"},
+             "mark": {"type": "image", "width": chart_w, "height": chart_h, "aspect": False, "align": "left",
+                      "baseline": "top", "smooth": side < T},
+             "encoding": {"url": {"field": "url", "type": "nominal"}, "x": {"value": 0}, "y": {"value": 0}}}
+    ramp = {"data": {"name": "ramp"}, "mark": {"type": "point", "opacity": 0, "size": 0},
+            "encoding": {"color": {"field": "value", "type": "quantitative",
+                                   "scale": {**sp.colour_scale(co.scheme_colours(co.WEIGHTS)),
+                                             "domain": co.ramp_domain(co.WEIGHTS, domain)},
+                                   "legend": sp.legend(present, chart_h)}}}
+    spec = {"width": chart_w, "height": chart_h, "autosize": {"type": "pad"},
+            "title": {**sp.title(present, limit=width - 10), "text": title},
+            "layer": [image, ramp, rect],
+            "datasets": {"picture": pa.table({"url": pa.array([_png(picture(weights, mask, domain), domain)], pa.string())}),
+                         "ramp": pa.table({"value": pa.array(co.ramp_domain(co.WEIGHTS, domain), pa.float64())}),
+                         "boxes": pa.table(boxes)}}
+    if selectable:
+        st.vega_lite_chart(spec=spec, key=key, on_select="rerun", selection_mode="cell", width="content")
+    else:
+        st.vega_lite_chart(spec=spec, key=key, width="content")

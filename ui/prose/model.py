@@ -1,0 +1,39 @@
+"""The model view's words: what each map's rows do, and what to notice across the whole stack."""
+from __future__ import annotations
+
+import numpy as np
+
+from engine.analysis import NEAR_UNIFORM
+from ui.prose.numbers import fmt
+
+
+def head_line(spread: float, top: float) -> str:
+    """A map's tooltip: its mean spread and its rows' mean largest weight."""
+    if np.isnan(spread):
+        return "every row sees one key only"
+    return f"mean spread {fmt(spread, '.2f')}, mean largest weight {fmt(top, '.2f')}"
+
+
+def notice(spread: np.ndarray, top: np.ndarray, uniform: float) -> str:
+    """spread, top: (L, H) each map's mean row spread and mean largest weight; uniform: the mean largest
+    weight an even spread gives. Names the sharpest and the most even head, and how the layers differ."""
+    L, H = spread.shape
+    if np.all(np.isnan(spread)):
+        return "every row sees one key only (one token): each weight is 1, forced, in every map."
+    flat = np.where(np.isnan(spread), np.inf, spread)
+    sharp = np.unravel_index(int(np.argmin(flat)), flat.shape)
+    even = np.unravel_index(int(np.argmax(np.where(np.isnan(spread), -np.inf, spread))), spread.shape)
+    who = lambda lh: f"layer {lh[0]} head {lh[1]}" if L > 1 else f"head {lh[1]}"   # noqa: E731
+    said = (f"of these {L * H} map{'s' * (L * H > 1)}, {who(sharp)} is the sharpest: its rows have a mean spread of "
+            f"{fmt(spread[sharp], '.2f')} (1 = even, 0 = all weight on one key) and give their top key "
+            f"{fmt(top[sharp], '.2f')} on average, where an even spread would give {fmt(uniform, '.2f')}")
+    if L * H > 1:
+        said += f"; {who(even)} is the least sharp (spread {fmt(spread[even], '.2f')})"
+    said += "."
+    if L > 1:
+        means = np.nanmean(spread, axis=1)
+        said += (" Mean spread by layer: " + ", ".join(f"layer {layer} {fmt(m, '.2f')}" for layer, m in enumerate(means))
+                 + ".")
+    if np.nanmin(spread) >= NEAR_UNIFORM:
+        said += " Every map is spread almost evenly: random weights at this scale barely prefer any key."
+    return said + " Click a map to open that layer's heads on the per-head page."
