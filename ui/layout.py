@@ -34,10 +34,13 @@ class Column:
 
 
 def columns(view: frame.View, spec: Sequence[float] | int, **options) -> list[Column]:
-    """st.columns, each with its width in px (from the main column's width and the shares)."""
+    """st.columns, each with its width in px (from the main column's width and the shares; on a
+    phone, where Streamlit stacks the columns, each is the main column's full width)."""
     shares = [1.0] * spec if isinstance(spec, int) else [float(s) for s in spec]
     room = view.width - GAP_PX * (len(shares) - 1)
     boxes = st.columns(shares, **options)
+    if view.stacked:
+        return [Column(box, view.width) for box in boxes]
     return [Column(box, room * share / sum(shares)) for box, share in zip(boxes, shares)]
 
 

@@ -18,7 +18,7 @@ SEQ_LEN = (2, 64)
 MAX_TEXT = 400              # characters kept from the token box or a URL
 
 KEYS = ("preset", "d_model", "heads", "d_ff", "seed", "seq_len", "text", "causal",
-        "positional", "scale", "head", "cell", "present")
+        "positional", "scale", "head", "cell", "present", "sidebar")
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,7 @@ class Controls:
     head: int = 0                   # which head single-head charts show
     cell: tuple[int, int] | None = None   # (query, key) picked by a click
     present: bool = False           # presenter view
+    sidebar: bool = False           # open the sidebar on load even on a narrow screen (a lecturer's link)
 
 
 def preset_controls(name: str, **view) -> Controls:
@@ -128,7 +129,7 @@ def from_params(params: dict[str, str]) -> tuple[Controls, list[str]]:
         "seed": lambda r: _as_int(r, *SEED),
         "seq_len": lambda r: _as_int(r, *SEQ_LEN),
         "text": lambda r: r[:MAX_TEXT],
-        "causal": _as_bool, "positional": _as_bool, "scale": _as_bool, "present": _as_bool,
+        "causal": _as_bool, "positional": _as_bool, "scale": _as_bool, "present": _as_bool, "sidebar": _as_bool,
         "head": lambda r: _as_int(r, 0, HEADS_MAX - 1),
         "cell": _as_cell,
     }
