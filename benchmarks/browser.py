@@ -38,7 +38,7 @@ CHART = "[data-testid='stVegaLiteChart']"
 # The concept pages' headings equal their navigation titles.
 _DRAWN = {"inputs": (1, []), "qkv": (4, []), "scores": (2, ["scores_raw", "scores_scaled"]),
           "softmax": (2, ["softmax_map"]), "heads": (4, []), "output": (3, []), "exercise": (1, []),
-          "experiments": (1, [])}
+          "experiments": (1, []), "learn": (1, [])}
 PAGES = [("" if i == 0 else page.path, page.file, page.title, *_DRAWN[page.path])
          for i, page in enumerate(site.PAGES)]
 CONCEPT_PAGES = {"" if page is site.PAGES[0] else page.path for page in site.CONCEPT_PAGES}  # first chart: T rows

@@ -3,7 +3,7 @@ from .attention import causal_visible, layer_norm, merge_heads, relu, row_entrop
 from .backward import loss_and_grads
 from .block import Trace, forward
 from .config import MAX_LAYERS, MAX_TOKENS, Config, valid_head_counts
-from .measure import expected_share, lock_step, loss_drop_step, share_per_query, task_stack, task_trace
+from .measure import expected_share, lock_step, loss_drop_step, share_history, share_per_query, task_stack, task_trace
 from .model import LayerTrace, Stack, forward_stack, run_stack
 from .params import Block, Params, init_params, stack_params
 from .presets import DAY33_VOCAB, PRESETS, Preset, get_preset, run, run_preset
@@ -21,5 +21,5 @@ __all__ = [
     "MAX_LAYERS", "Block", "stack_params", "Stack", "LayerTrace", "forward_stack", "run_stack",
     # training
     "TASKS", "Task", "get_task", "loss_and_grads", "adam_step", "train", "TrainRun", "evaluate",
-    "task_trace", "task_stack", "expected_share", "share_per_query", "lock_step", "loss_drop_step",
+    "task_trace", "task_stack", "expected_share", "share_per_query", "share_history", "lock_step", "loss_drop_step",
 ]

@@ -6,9 +6,10 @@ from typing import Sequence
 
 import numpy as np
 
-from .attention import row_entropy
+from .attention import row_entropy, softmax
 from .block import Trace
 from .config import Config
+from .params import Params
 from .presets import run
 from .tokens import Token
 
@@ -71,6 +72,65 @@ def strongest_keys(weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return best, np.take_along_axis(weights, best[:, None], axis=-1)[:, 0]
 
 
+NEAR_UNIFORM = 0.98       # a row whose spread (normalised entropy) is at least this is "spread almost evenly"
+TIE = 1e-12               # weights this close (relative to the row's largest) are a tie: equal up to rounding
+
+
+def spread(weights: np.ndarray, visible: np.ndarray) -> np.ndarray:
+    """(..., T) normalised entropy H / log2(keys the row can see): 1 = uniform, 0 = one-hot; NaN for a
+    row that sees one key only (its weight 1 is forced by the mask, not chosen)."""
+    keys = np.count_nonzero(visible, axis=-1)                          # (T,)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(keys > 1, row_entropy(weights) / np.log2(np.maximum(keys, 2)), np.nan)
+
+
+@dataclass(frozen=True)
+class RowReading:
+    """What one weight row says, by the rules every sentence follows (see NEAR_UNIFORM and TIE)."""
+
+    keys: int                  # keys the row can see (1/keys is its uniform baseline)
+    spread: float              # normalised entropy; NaN when keys == 1
+    top: tuple[int, ...]       # the visible key(s) with the largest weight, ties included
+    weight: float              # that largest weight
+
+    @property
+    def uniform(self) -> float:
+        return 1.0 / self.keys
+
+    @property
+    def kind(self) -> str:
+        """'forced' (one key visible), 'even' (spread >= NEAR_UNIFORM) or 'lean' (a winner may be named)."""
+        return "forced" if self.keys == 1 else "even" if self.spread >= NEAR_UNIFORM else "lean"
+
+
+def read_rows(weights: np.ndarray, visible: np.ndarray) -> list[RowReading]:
+    """Each row of (T, T) weights read: keys it sees, spread, its top key(s) among the visible ones."""
+    shown = np.where(visible, weights, -np.inf)                        # a hidden key is never a winner
+    rows = []
+    for i, s in enumerate(spread(weights, visible)):
+        best = float(np.max(shown[i]))
+        top = tuple(int(j) for j in np.flatnonzero(shown[i] >= best - TIE * max(best, 1e-300)))
+        rows.append(RowReading(keys=int(np.count_nonzero(visible[i])), spread=float(s), top=top, weight=best))
+    return rows
+
+
+def weights_at(scaled: np.ndarray, beta: float) -> np.ndarray:
+    """softmax(beta * scaled) over the last axis: the weights at inverse temperature beta (beta = 1 is
+    the model). Hidden keys (-inf) stay hidden at every beta, beta = 0 included (then uniform over the
+    visible keys)."""
+    if not np.isfinite(beta) or beta < 0:
+        raise ValueError(f"beta must be a finite number >= 0, got {beta!r}")
+    hidden = np.isneginf(scaled)
+    return softmax(np.where(hidden, -np.inf, beta * np.where(hidden, 0.0, scaled)), axis=-1)
+
+
+def cosines(q: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """(H, T, T) cos of the angle between every query and every key: q·k / (|q| |k|); NaN for a zero vector."""
+    norms = np.linalg.norm(q, axis=-1)[..., :, None] * np.linalg.norm(k, axis=-1)[..., None, :]   # (H, T, T)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(norms > 0, (q @ k.swapaxes(-2, -1)) / norms, np.nan)
+
+
 def focus(weights: np.ndarray) -> np.ndarray:
     """Row entropy as a share of the uniform row's: 0 = one-hot, 1 = spread evenly over visible keys."""
     visible = np.count_nonzero(weights > 0, axis=-1)                   # (..., T)
@@ -98,10 +158,11 @@ def logsumexp(x: np.ndarray, axis: int = -1) -> np.ndarray:
     return (top + np.log(np.sum(np.exp(x - top), axis=axis, keepdims=True))).squeeze(axis)
 
 
-def extend(cfg: Config, tokens: Sequence[Token], new_token: Token) -> Extension:
-    """Run tokens and tokens + [new_token]; the first len(tokens) inputs are identical in both."""
-    before = run(cfg, tokens)
-    after = run(cfg, list(tokens) + [new_token])
+def extend(cfg: Config, tokens: Sequence[Token], new_token: Token, params: Params | None = None) -> Extension:
+    """Run tokens and tokens + [new_token] (with params, or cfg's own weights); the first len(tokens)
+    inputs are identical in both."""
+    before = run(cfg, tokens, params)
+    after = run(cfg, list(tokens) + [new_token], params)
     T = before.T
     old_scaled = after.scaled[:, :T, :T]                              # (H, T, T): same as before.scaled
     new_scores = after.scaled[:, :T, T]                               # (H, T); -inf where the mask hides it
@@ -118,9 +179,12 @@ def extend(cfg: Config, tokens: Sequence[Token], new_token: Token) -> Extension:
 
 
 # --------------------------------------------------------------------------- small readers
-def largest(matrix: np.ndarray) -> tuple[int, int, float]:
-    """Row, column and value of the largest entry of a 2-D matrix (ignoring -inf)."""
-    flat = int(np.argmax(matrix))
+def largest(matrix: np.ndarray, visible: np.ndarray | None = None) -> tuple[int, int, float]:
+    """Row, column and value of the largest entry of a 2-D matrix (ignoring -inf and, if given, the
+    entries where `visible` is False)."""
+    if visible is not None:
+        matrix = np.where(visible, matrix, -np.inf)
+    flat = int(np.argmax(np.where(np.isnan(matrix), -np.inf, matrix)))
     i, j = divmod(flat, matrix.shape[1])
     return i, j, float(matrix[i, j])
 

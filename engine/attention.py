@@ -55,4 +55,4 @@ def relu(x: np.ndarray) -> np.ndarray:
 def row_entropy(weights: np.ndarray) -> np.ndarray:
     """Entropy in bits of each weight row (last axis): 0 = one-hot, log2(T) = uniform."""
     safe = np.where(weights > 0, weights, 1.0)                        # 0·log 0 counts as 0
-    return -np.sum(weights * np.log2(safe), axis=-1)
+    return 0.0 - np.sum(weights * np.log2(safe), axis=-1)            # 0.0 - 0.0: a one-hot row is 0, not −0

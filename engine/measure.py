@@ -94,3 +94,13 @@ def loss_drop_step(losses, window: int | None = None) -> int:
     means = np.convolve(losses, np.ones(window) / window, mode="valid")   # (S - window + 1,): means[s] = mean of s .. s+window-1
     fall = means[:-window] - means[window:]                           # fall[s]: mean before s + window minus mean from it
     return int(np.argmax(fall)) + window
+
+
+def share_history(run: TrainRun, n: int = 50, seed: int = 2) -> tuple[np.ndarray, np.ndarray]:
+    """(K,) the run's checkpoint steps and (K, L, H) every head's expected_share at each of them, on
+    the same n sequences from RandomState(seed) (scored queries only): how each head locked on."""
+    task = get_task(run.task)
+    tokens, targets = task.sample(np.random.RandomState(seed), n)
+    steps = np.array([step for step, _ in run.checkpoints])
+    shares = np.stack([expected_share(task, run.config, params, tokens, targets) for _, params in run.checkpoints])
+    return steps, shares

@@ -60,6 +60,15 @@ class Params:
         return 1 + len(self.more_blocks or ())
 
 
+def scaled(params: Params, factor: float) -> Params:
+    """The same model with every block's weight matrix multiplied by factor (biases, the embedding
+    table and w_u unchanged), as if its weights had been drawn `factor` times larger."""
+    blocks = tuple(Block(**{name: None if getattr(b, name) is None else
+                            (getattr(b, name) if name in ("b1", "b2") else _frozen(getattr(b, name) * factor))
+                            for name in BLOCK_ARRAYS}) for b in params.blocks)
+    return stack_params(blocks, params.embeddings, params.w_u)
+
+
 def stack_params(blocks: tuple[Block, ...], embeddings: np.ndarray | None,
                  w_u: np.ndarray | None = None) -> Params:
     """A Params from its blocks (block 0's arrays become the top-level fields)."""

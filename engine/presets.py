@@ -6,7 +6,7 @@ from typing import Sequence
 
 from .block import Trace, forward
 from .config import Config
-from .params import init_params
+from .params import Params, init_params
 from .tokens import Token, display_labels, embed, label
 
 # Day 33 names its ten ids only by number; these words make the axes readable.
@@ -21,7 +21,9 @@ class Preset:
     summary: str                 # one line on what the architecture is
     config: Config
     tokens: tuple[Token, ...]    # the article's example input
-    next_token: Token            # the documented default 6th (next) token for the exercise
+    next_token: Token            # the exercise's default new token at the preset's own sentence: the word the
+                                 # sequence-length slider appends (tokens.FILLER[0]); this app's choice, the
+                                 # articles name no 6th token
 
 
 PRESETS: dict[str, Preset] = {
@@ -31,7 +33,7 @@ PRESETS: dict[str, Preset] = {
         summary="2 heads, output projection W_o, residual connections; weights ×0.1",
         config=Config(),
         tokens=("AI", "builds", "neural", "models"),
-        next_token="today",
+        next_token="the",
     ),
     "day33": Preset(
         name="day33",
@@ -42,7 +44,7 @@ PRESETS: dict[str, Preset] = {
             init="fan_in", init_scale=1.0, vocab=DAY33_VOCAB, embedding_stream="weights",
         ),
         tokens=(2, 5, 3, 7, 1),
-        next_token=9,            # "." : the last id, not one of the five already in the sentence
+        next_token=2,            # 'the', as an id: Day 33 gives its tokens as ids
     ),
 }
 
@@ -53,9 +55,9 @@ def get_preset(name: str) -> Preset:
     return PRESETS[name]
 
 
-def run(cfg: Config, tokens: Sequence[Token]) -> Trace:
-    """Weights for cfg, vectors for tokens, one forward pass, with readable labels."""
-    params = init_params(cfg)
+def run(cfg: Config, tokens: Sequence[Token], params: Params | None = None) -> Trace:
+    """Weights for cfg (or these trained ones), vectors for tokens, one forward pass, readable labels."""
+    params = init_params(cfg) if params is None else params
     x = embed(cfg, params, tokens)                                    # (T, C)
     labels = display_labels([label(cfg, t) for t in tokens])
     return forward(cfg, params, x, labels)

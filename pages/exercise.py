@@ -14,14 +14,15 @@ layout.header(
     f"matrix again. Here the sentence is the sidebar's {T} tokens. Look at their attention rows, predict "
     f"what appending a {nth} token does to them, then reveal the {T + 1}-token run. The formula below is "
     f"all you need to reason it out.",
-    rf"w_{{ij}} = \frac{{e^{{s_{{ij}}}}}}{{Z_i}},\qquad Z_i = \sum_{{j=1}}^{{{T}}} e^{{s_{{ij}}}}",
+    rf"w_{{ij}} = \frac{{e^{{s_{{ij}}}}}}{{Z_i}},\qquad Z_i = \sum_{{j=0}}^{{{T - 1}}} e^{{s_{{ij}}}}"
+    r"\qquad(\text{a masked score is } s_{ij} = -\infty\text{: it adds } e^{-\infty} = 0)",
 )
-before = compute.trace(view.config, view.words)
+before = compute.trace(view.config, view.words, view.training)
 prediction = sections.predict(view, before)
 new_token = sections.choose_token(view)
 revealed = sections.reveal(view, new_token, prediction)
 if revealed is not None:
-    ext = compute.extension(view.config, view.words, new_token)
+    ext = compute.extension(view.config, view.words, new_token, view.training)
     sections.result(view, ext, revealed)
     sections.explain(view, ext)
     sections.twists(view, ext, new_token)

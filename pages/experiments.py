@@ -4,14 +4,13 @@ import streamlit as st
 from ui import frame, layout, session
 from ui.experiments import mask, positions, scaling
 from ui.experiments.common import TITLES
+from ui.prose import experiments as said
 
 view = frame.view()
 layout.header(
     view,
     "Experiments: why?",
-    "The articles divide the scores by √d_head, mention positions and use an optional mask without "
-    "showing why. Each experiment below changes one of these choices and measures what happens, "
-    "with the same engine and the sidebar's block.",
+    said.INTRO,
     r"\text{softmax}\Big(\frac{Q K^\top}{\sqrt{d_{head}}} + M\Big)\, V,\qquad "
     r"Q, K, V \text{ computed from } X + P",
 )

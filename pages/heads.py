@@ -1,9 +1,12 @@
 """Page 4: every head's weights on one colour scale, then the concat and the output projection."""
+import numpy as np
 import streamlit as st
 
 import engine
 from engine import analysis
 from ui import charts, compute, frame, layout
+from ui.prose import rows as row_words
+from ui.prose.numbers import every
 
 view = frame.view()
 layout.header(
@@ -15,7 +18,7 @@ layout.header(
     r"\text{head}_h = \text{softmax}\!\Big(\tfrac{Q_h K_h^\top}{\sqrt{d_{head}}}\Big) V_h,\qquad "
     r"\text{attn} = [\text{head}_0, \dots, \text{head}_{H-1}]\, W_O",
 )
-t = compute.trace(view.config, view.words)
+t = compute.trace(view.config, view.words, view.training)
 cfg, present = view.config, view.present
 H, T, C = cfg.num_heads, t.T, cfg.d_model
 domain = charts.weight_domain(t.weights)
@@ -28,34 +31,34 @@ for start in range(0, H, per_row):
                            signed=False, domain=domain, mask=t.mask,
                            pick=view.cell, key=f"heads_{h}", present=present,
                            width=col.width, area=230)
-st.caption(f"All {H} maps share one colour scale, 0 to {domain[1]:.3f}.")
+st.caption(f"{every(H, 'map').capitalize()} share one colour scale, 0 to {domain[1]:.3f}." if H > 1 else
+           f"The map's colour scale runs from 0 to {domain[1]:.3f}.")
 
-focus = analysis.focus(t.weights)                                     # (H, T)
-st.subheader("How focused is each row?")
-st.markdown("Entropy of each query's row as a share of a uniform row's: **0** = all weight on one key, "
-            "**1** = spread evenly over every key it can see.")
-charts.heatmap(focus.T, t.labels, [f"head {h}" for h in range(H)], title=f"focus: {T} queries × {H} heads",
-               x_title="head", y_title="query", signed=False, domain=(0.0, 1.0), key="heads_focus",
-               present=present, width=view.width, area=min(560, 70 * H), fmt=".2f")
+spread = analysis.spread(t.weights, t.visible)                        # (H, T); NaN where a row sees one key
+st.subheader("How evenly is each row spread?")
+st.markdown("Each query row's **spread**: its entropy ÷ log₂(the keys it can see). **1** = every visible key "
+            "gets the same weight, **0** = all weight on one key. A row that sees one key only (the first "
+            "row under the causal mask) has no choice to make: it is drawn grey.")
+charts.heatmap(np.nan_to_num(spread.T), t.labels, [f"head {h}" for h in range(H)],
+               title=f"spread: {T} queries × {H} heads", x_title="head", y_title="query", signed=False,
+               domain=(0.0, 1.0), mask=~np.isnan(spread.T), mask_word="1 key", why="the row sees one key only",
+               key="heads_spread", present=present, width=view.width, area=min(560, 70 * H), fmt=".2f")
 
 dims = t.dims
-cols = layout.columns(view, 2)
+side_by_side = C <= 32                                                # wider maps get the full width each
+area = 230 if side_by_side else view.width
+cols = layout.two(view, side_by_side)
 with cols[0]:
     charts.heatmap(t.concat, t.labels, dims, title=f"concat: {T} × {C}", x_title="column", y_title="token",
-                   key="heads_concat", present=present, width=cols[0].width, area=230)
+                   key="heads_concat", present=present, width=cols[0].width, area=area)
 with cols[1]:
     if cfg.output_projection:
         charts.heatmap(t.attn, t.labels, dims, title=f"attn = concat · W_O: {T} × {C}", x_title="column",
-                       y_title="token", key="heads_attn", present=present, width=cols[1].width, area=230)
+                       y_title="token", key="heads_attn", present=present, width=cols[1].width, area=area)
     else:
         st.info("This preset has no output projection: the concat is the attention output.")
 
-sharp_h, sharp_row = divmod(int(focus.argmin()), T)
-layout.notice(
-    f"the most focused row is {layout.quote(t.labels[sharp_row])} in head {sharp_h} (focus "
-    f"{focus[sharp_h, sharp_row]:.2f}); the most spread-out head is head {int(focus.mean(axis=1).argmax())} "
-    f"(mean focus {focus.mean(axis=1).max():.2f})."
-)
+layout.notice(row_words.spread_notice(spread, t.labels, quote=layout.quote))
 layout.exports("heads", t, {**{f"weights head {h}": (t.weights[h], t.labels, t.labels) for h in range(H)},
                             "concat": (t.concat, t.labels, dims), "attn": (t.attn, t.labels, dims)},
                code=[engine.merge_heads])

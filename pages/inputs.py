@@ -3,8 +3,8 @@ import pandas as pd
 import streamlit as st
 
 import engine
-from ui import charts, compute, frame, layout
-from ui.prose import stages
+from ui import charts, compute, frame, layout, presets
+from ui.prose import notices, stages
 
 view = frame.view()
 layout.header(
@@ -15,7 +15,7 @@ layout.header(
     "always the same vector). Everything on the next pages is computed from this matrix.",
     r"X \in \mathbb{R}^{T \times d_{model}},\qquad X_{\text{in}} = X + P\ \text{(when positions are on)}",
 )
-t = compute.trace(view.config, view.words)
+t = compute.trace(view.config, view.words, view.training)
 T, C = t.x.shape
 present = view.present
 st.latex(rf"T = {T}\ \text{{tokens}},\quad d_{{model}} = {C}")
@@ -47,11 +47,5 @@ st.subheader("Where these numbers go")
 layout.table(pd.DataFrame(stages.stages(t)))
 
 known = sum(i is not None for i in ids)
-repeats = T - len(set(view.words))
-layout.notice(
-    f"{known} of {T} tokens are in the {engine.get_preset(view.controls.preset).title} vocabulary"
-    + (f", and {repeats} repeat an earlier word: a repeated word has exactly the same row of X"
-       if repeats else "; every word is different, so every row of X is different")
-    + ("." if t.positions is None else ", until the position code P makes each row unique.")
-)
+layout.notice(notices.inputs_notice(t, view.words, known, presets.title(view.controls.preset)))
 layout.exports("inputs", t, {"X": (t.x, t.labels, t.dims)}, code=[engine.embed])

@@ -3,7 +3,7 @@ import pandas as pd
 
 import engine
 from ui import charts, compute, frame, layout
-from ui.prose import stages
+from ui.prose import notices, stages
 
 view = frame.view()
 layout.header(
@@ -12,11 +12,9 @@ layout.header(
     "After attention, each token's vector goes through the same small two-layer network. "
     "With residual connections (Part 4) each sub-layer's input is added back to its output; the "
     "Day 33 model has none. The ReLU sets every negative hidden value to exactly 0.",
-    [r"\text{after\_attn} = X + \text{attn}\ \ (\text{or just attn without residuals})",
-     r"\text{hidden} = \max(0,\ \text{after\_attn}\, W_1 + b_1),\qquad "
-     r"\text{output} = \text{after\_attn} + \text{hidden}\, W_2 + b_2"],
+    stages.output_formulas(view.config),
 )
-t = compute.trace(view.config, view.words)
+t = compute.trace(view.config, view.words, view.training)
 cfg, present = view.config, view.present
 T, C, F = t.T, cfg.d_model, cfg.d_ff
 dims, hidden = t.dims, [str(c) for c in range(F)]
@@ -36,14 +34,7 @@ charts.heatmap(t.ffn_hidden, t.labels, hidden, title=f"FFN hidden after ReLU: {T
                x_title="hidden unit", y_title="token", mask=t.ffn_pre > 0, key="out_hidden",
                present=present, width=view.width, area=600, mask_word="0", why="ReLU: the value before it was ≤ 0")
 
-zeros = float((t.ffn_hidden == 0).mean())
-change = float(abs(t.output - t.after_attn).mean())
-layout.notice(
-    f"the ReLU zeroed {zeros:.0%} of the {T * F} hidden values; the feed-forward layer then moved "
-    f"the vectors by {change:.3f} on average per entry"
-    + (", small next to the inputs carried through the residual path." if cfg.residual else
-       ": without residuals the output is only what the feed-forward layer makes of the attention output.")
-)
+layout.notice(notices.output_notice(t))
 layout.exports("output", t, {"after_attn": (t.after_attn, t.labels, dims),
                              "ffn_hidden": (t.ffn_hidden, t.labels, hidden), "output": (t.output, t.labels, dims)},
                code=[engine.forward])

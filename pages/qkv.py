@@ -4,25 +4,24 @@ import streamlit as st
 import engine
 from engine import analysis
 from ui import charts, compute, frame, layout, projection, session
+from ui.prose import notices
+from ui.prose.numbers import count
 
 view = frame.view()
 layout.header(
     view,
     "Q, K, V projections",
-    "Each token enters as a row of **X**. Three weight matrices turn every row into a *query* "
-    "(what this token looks for), a *key* (what it offers) and a *value* (what it passes on). "
-    "The same matrices serve every token, so the same word always gets the same rows. "
-    "Each head then works with its own slice of columns.",
+    notices.qkv_intro(view.controls.positional),
     r"Q = X W_Q,\qquad K = X W_K,\qquad V = X W_V",
 )
-t = compute.trace(view.config, view.words)
-params = compute.params(view.config)
+t = compute.trace(view.config, view.words, view.training)
+params = compute.params(view.config, view.training)
 cfg, h, present = view.config, view.controls.head, view.present
 T, C = t.x.shape
 dims = t.dims
 first, last = analysis.head_columns(cfg, h)
 st.latex(rf"X:\ {T}\times{C},\quad W_Q, W_K, W_V:\ {C}\times{C},\quad Q, K, V:\ {T}\times{C}"
-         rf"\ \to\ {cfg.num_heads}\ \text{{heads}}\times {T}\times{cfg.d_head}")
+         rf"\ \to\ {cfg.num_heads}\ \text{{head{'s' * (cfg.num_heads > 1)}}}\times {T}\times{cfg.d_head}")
 
 source = t.source
 title = "X (token vectors)" if t.positions is None else "X + positions"
@@ -38,7 +37,7 @@ charts.heatmap(weight, dims, dims, title=f"W_{name}: {C} × {C}", x_title="outpu
 
 st.subheader(f"{name} = X·W_{name}, and head {h}'s slice")
 st.caption(f"Head {h} owns columns {first}…{last} of Q, K and V "
-           f"({cfg.num_heads} heads × {cfg.d_head} columns = {C}). Pick another head in the sidebar.")
+           f"({count(cfg.num_heads, 'head')} × {count(cfg.d_head, 'column')} = {C}). Pick another head in the sidebar.")
 domain = charts.symmetric_domain(full)
 picked = projection.entry(name, first)
 mine = picked if picked and picked[0] == name else None
@@ -51,12 +50,7 @@ charts.heatmap(full[h], t.labels, [str(c) for c in range(first, last + 1)],
                domain=domain, key=session.QKV_SLICE, pick=local, present=present, width=view.width, area=600, selectable=True)
 st.caption("Click a cell of the head's slice to see that number computed from X and the weight matrix.")
 
-i, j, top = analysis.largest(t.scores[h])
-layout.notice(
-    f"in head {h}, query {layout.quote(t.labels[i])} and key {layout.quote(t.labels[j])} have the largest dot "
-    f"product, q·k = {top:.3f}: their rows point the most in the same direction, and that cell "
-    f"will be the brightest on the next page."
-)
+layout.notice(notices.qkv_notice(t, h, quote=layout.quote))
 projection.show(t, params, picked)
 layout.exports("qkv", t, {"X": (source, t.labels, dims), "Q": (engine.merge_heads(t.q), t.labels, dims),
                           "K": (engine.merge_heads(t.k), t.labels, dims),

@@ -2,19 +2,17 @@
 import streamlit as st
 
 import engine
-from engine import analysis
 from ui import charts, compute, frame, inspector, layout, session
+from ui.prose import notices
 
 view = frame.view()
+t = compute.trace(view.config, view.words, view.training)
 layout.header(
     view,
     "Scaled scores",
-    "A score is one query's dot product with one key: large when the two vectors point the same way. "
-    "Before the softmax every score is divided by √d_head, which keeps their spread near 1 however wide "
-    "the heads are. With the causal mask on, keys that come later are hidden.",
+    notices.scores_intro(t),
     r"\text{scaled} = \frac{Q K^\top}{\sqrt{d_{head}}}",
 )
-t = compute.trace(view.config, view.words)
 cfg, h, present = view.config, view.controls.head, view.present
 divisor = cfg.d_head ** 0.5 if cfg.scale_scores else 1.0
 if cfg.scale_scores:
@@ -32,18 +30,14 @@ with raw_col:
                    y_title="query", domain=domain, pick=cell, key=session.SCORES_RAW, present=present,
                    width=raw_col.width, area=230, selectable=True)
 with scaled_col:
-    charts.heatmap(t.scaled[h], t.labels, t.labels, title=f"÷ √{cfg.d_head}" + (" and masked" if mask is not None else ""),
+    charts.heatmap(t.scaled[h], t.labels, t.labels, title=(f"÷ √{cfg.d_head}" if cfg.scale_scores else "not divided (scaling off)")
+                   + (" and masked" if mask is not None else ""),
                    x_title="key", y_title="query", domain=domain, mask=mask, pick=cell, key=session.SCORES_SCALED,
                    present=present, width=scaled_col.width, area=230, selectable=True)
 st.caption("One colour scale for both maps, so the shrinking shows. Hover a cell for its exact value; "
            "click it for the worked calculation below (double-click clears the chart's selection).")
 
-i, j, top = analysis.largest(t.scaled[h])
-layout.notice(
-    f"the largest scaled score in head {h} is {layout.quote(t.labels[i])} → {layout.quote(t.labels[j])}: "
-    f"{t.scores[h, i, j]:.3f} ÷ {divisor:.3f} = {top:.3f}. Dividing every score by the same number "
-    f"keeps the order within each row; it only narrows the spread the softmax will see."
-)
+layout.notice(notices.scores_notice(t, h, quote=layout.quote))
 inspector.show(t, h, cell)
 layout.exports("scores", t, {f"scores head {h}": (t.scores[h], t.labels, t.labels),
                              f"scaled head {h}": (t.scaled[h], t.labels, t.labels)},

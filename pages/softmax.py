@@ -1,10 +1,11 @@
-"""Page 3: the softmax turns each row of scaled scores into weights that sum to 1."""
+"""Page 3: the softmax turns each row of scaled scores into weights that sum to 1; β sharpens or flattens it."""
 import pandas as pd
 import streamlit as st
 
 import engine
 from engine import analysis
-from ui import charts, compute, frame, inspector, layout, session
+from ui import charts, compute, frame, inspector, layout, session, state
+from ui.prose import rows as row_words
 
 view = frame.view()
 layout.header(
@@ -12,34 +13,46 @@ layout.header(
     "Softmax weights",
     "Each row of scaled scores goes through the softmax: every entry becomes e to its power, divided "
     "by the row's total. The result is a row of positive weights that sum to 1: how much each query "
-    "token takes from each key token.",
-    r"w_{ij} = \frac{e^{s_{ij}}}{\sum_{j'} e^{s_{ij'}}},\qquad \sum_j w_{ij} = 1",
+    "token takes from each key token. The slider β (an inverse temperature) multiplies the scores first: "
+    "above 1 the rows get sharper, below 1 flatter, and at 0 every visible key gets the same weight. "
+    "The model itself uses β = 1.",
+    r"w_{ij} = \frac{e^{\beta s_{ij}}}{\sum_{j'} e^{\beta s_{ij'}}},\qquad \sum_j w_{ij} = 1,"
+    r"\qquad \beta = 1 \text{ in the model}",
 )
-t = compute.trace(view.config, view.words)
+t = compute.trace(view.config, view.words, view.training)
 cfg, h, present = view.config, view.controls.head, view.present
-cell = view.cell
-weights = t.weights[h]
-best, best_w = analysis.strongest_keys(weights)
+cell, beta = view.cell, view.controls.beta
+weights = analysis.weights_at(t.scaled[h], beta)                      # (T, T); exactly t.weights[h] at β = 1
+rows = analysis.read_rows(weights, t.visible)
+at = "" if beta == 1 else f" at β = {beta:g}"
 
 left, right = layout.columns(view, [3, 2])
 with left:
-    charts.heatmap(weights, t.labels, t.labels, title=f"weights, head {h}: {t.T} × {t.T}", x_title="key",
+    charts.heatmap(weights, t.labels, t.labels, title=f"weights{at}, head {h}: {t.T} × {t.T}", x_title="key",
                    y_title="query", signed=False, mask=t.mask, pick=cell,
                    key=session.SOFTMAX_MAP, present=present, width=left.width, area=320, fmt=".2f", selectable=True)
 with right:
-    sums = pd.DataFrame({"query": list(t.labels), "row sum": weights.sum(axis=-1),
-                         "attends most to": [t.labels[b] for b in best], "weight": best_w})
-    layout.table(sums, {"row sum": ".6f", "weight": ".4f"})
+    # Drawn beside the map, not above it: in presenter view its tick labels reach 4 px below the widget.
+    st.select_slider("β, inverse temperature (1 = the model)", options=state.BETAS, key=session.FIELD.beta,
+                     format_func=lambda b: f"{b:g}",
+                     help="Multiplies every scaled score before the softmax, on this page only; it travels in the link.")
+    query = st.selectbox("Query row to plot", range(t.T), format_func=lambda i: f"{i}: {t.labels[i]}",
+                         index=cell[0] if cell else 0, key=session.SOFTMAX_QUERY)
+    lone = rows[query].kind == "lean" and len(rows[query].top) == 1
+    charts.bars(weights[query], t.labels, title=f"weights of query {t.labels[query]!r}{at}, head {h}",
+                highlight=rows[query].top[0] if lone else None, present=present)
+sums = pd.DataFrame({"query": list(t.labels), "keys": [r.keys for r in rows], "row sum": weights.sum(axis=-1),
+                     "weight": [r.weight for r in rows], "uniform": [r.uniform for r in rows],
+                     "entropy (bits)": engine.row_entropy(weights), "spread": [r.spread for r in rows],
+                     "attends most to": [row_words.top_cell(r, t.labels) for r in rows]})
+layout.table(sums, {"row sum": ".6f", "weight": ".4f", "uniform": ".4f", "entropy (bits)": ".3f", "spread": ".3f"})
+st.caption(f"Each row{at}. weight: the row's largest weight; uniform: 1 ÷ the keys the row can see; entropy: 0 "
+           "when one key takes everything, log₂(keys) when the row is uniform; spread: entropy ÷ log₂(keys), "
+           "1 when every key gets the same weight.")
 
-query = st.selectbox("Query row to plot", range(t.T), format_func=lambda i: f"{i}: {t.labels[i]}",
-                     index=cell[0] if cell else 0, key=session.SOFTMAX_QUERY)
-charts.bars(weights[query], t.labels, title=f"weights of query {t.labels[query]!r}, head {h}",
-            highlight=int(best[query]), present=present)
-
-sentences = [f"{layout.quote(t.labels[i])} attends most to {layout.quote(t.labels[b])} ({w:.2f})"
-             for i, (b, w) in enumerate(zip(best, best_w))]
-layout.notice("; ".join(sentences[:6]) + ("; …" if t.T > 6 else "") +
-              f". A uniform row would give every key {1 / t.T:.2f}.")
+layout.notice(row_words.softmax_notice(rows, t.labels, quote=layout.quote, beta=beta))
+if cell is not None and beta != 1:
+    st.caption(f"The worked cell below uses the model's β = 1, not the β = {beta:g} of the maps above.")
 inspector.show(t, h, cell)
-layout.exports("softmax", t, {f"weights head {h}": (weights, t.labels, t.labels)},
-               code=[engine.softmax])
+layout.exports("softmax", t, {f"weights{at} head {h}": (weights, t.labels, t.labels)},
+               code=[engine.softmax, analysis.weights_at])

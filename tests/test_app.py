@@ -84,7 +84,8 @@ def test_preset_sets_every_control_and_pages_show_the_articles_numbers():
     table = at.table[0].value
     assert list(table["row sum"]) == [f"{x:.6f}" for x in golden.sum(axis=1)]        # printed with 6 decimals
     np.testing.assert_allclose(table["weight"].to_numpy(), golden.max(axis=1), atol=1e-12)
-    assert list(table["attends most to"]) == [engine.run_preset("day33").labels[j] for j in golden.argmax(axis=1)]
+    # Day 33's rows are within a few percent of uniform: no key is named as the one attended to most.
+    assert set(table["attends most to"]) == {"none\\: spread evenly"}
 
 
 def test_widget_values_persist_across_page_switches():
@@ -122,7 +123,7 @@ def test_hostile_token_text_gives_a_message_or_a_cut_sequence(text, expect):
 
 def test_html_token_text_is_escaped_in_markdown():
     at = open_app(PAGES[3], {"text": "<img src=x onerror=alert(1)> [a](javascript:alert(1)) $x$",
-                             "seq_len": "5"})
+                             "seq_len": "5", "d_model": "128", "heads": "1"})     # rows that lean: labels named
     assert_clean(at)
     notice = next(s.value for s in at.success if "What to notice" in s.value)
     assert "\\<img" in notice and not re.search(r"(?<!\\)[<>\[\]$]", notice.split("**", 2)[2])
@@ -156,7 +157,7 @@ def test_moving_a_slider_writes_the_url():
 
 def test_round_trip_controls_to_params_and_back():
     c = state.Controls(preset="part4", d_model=32, heads=8, d_ff=64, seed=3, seq_len=9, text="x <b>y</b> z",
-                       causal=True, positional=True, scale=False, head=5, cell=(8, 0), present=True)
+                       causal=True, positional=True, scale=False, head=5, cell=(8, 0), present=True, beta=0.25)
     back, problems = state.from_params(state.to_params(c))
     assert back == c and problems == []
     assert state.to_params(state.preset_controls("day33")) == {"preset": "day33"}

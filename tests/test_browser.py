@@ -376,3 +376,98 @@ def test_no_chart_overlaps_anything(tab, path, viewport, present, preset, length
                 tab.shot(f"overlap-{path or 'root'}-{T}-{viewport[0]}{'-present' if present else ''}")
     assert not found, found
     tab.assert_clean()
+
+
+# ------------------------------------------------------------------------------- the Learn page
+def _head_map(tab: Tab, title: str):
+    return tab.page.locator(bs.CHART).filter(has=tab.page.get_by_text(title, exact=True)).first
+
+
+def _weights_by_cell(chart) -> dict[tuple[str, str], float]:
+    """A heatmap's cells as drawn: {(query, key): weight}, read from each cell's accessible name."""
+    labels = chart.locator("svg g.mark-rect.role-mark").first.locator("path[aria-label]").evaluate_all(
+        "paths => paths.map(p => p.getAttribute('aria-label'))")
+    cells = {}
+    for text in labels:
+        parts = dict(part.split(": ", 1) for part in text.split("; "))
+        cells[(parts["query"], parts["key"])] = float(parts["value"])
+    return cells
+
+
+def test_learn_page_trains_and_replays_from_even_to_the_pattern(tab):
+    """Train the previous-token task, scrub to step 0 and to the end: the head's weight on the key just
+    before each query goes from about an even share to at least 0.9."""
+    tab.open("/learn")
+    train = tab.page.get_by_role("button", name="Train")
+    if train.count():
+        tab.settle_after(train.click)
+    thumb = tab.page.locator(".st-key-learn_step input[type='range']")
+    thumb.wait_for()
+    shares = {}
+    for key in ("Home", "End"):
+        tab.settle_after(lambda: (thumb.focus(), thumb.press(key)))
+        chart = _head_map(tab, "head 0")
+        cells = _weights_by_cell(chart)
+        order = chart.locator("svg g.role-axis[aria-label^='Y-axis'] g.role-axis-label text").evaluate_all(
+            "texts => texts.map(t => t.textContent)")
+        shares[key] = [cells[(order[i], order[i - 1])] for i in range(1, len(order))]
+    assert max(shares["Home"]) < 0.7, shares["Home"]                   # random weights: no pattern yet
+    assert min(shares["End"]) >= 0.9, shares["End"]                    # trained: one step back
+    tab.shot("learn-replayed")
+    tab.assert_clean()
+
+
+# ------------------------------------------------------------------------------- β and figures for slides
+def test_beta_slider_sharpens_the_softmax_and_lives_in_the_url(tab):
+    tab.open("/softmax?preset=day33&seq_len=6")
+    entropy = lambda: [float(x) for x in tab.page.evaluate(                          # noqa: E731
+        """() => { const table = document.querySelector("[data-testid='stMain'] [data-testid='stTable'] table");
+                   const heads = [...table.querySelectorAll('thead th')].map(th => th.textContent.trim());
+                   const k = heads.indexOf('entropy (bits)');
+                   return [...table.querySelectorAll('tbody tr')].map(tr => tr.children[k].textContent); }""")]
+    flat = entropy()
+    assert len(flat) == 6 and all(2.5 < f <= 2.585 for f in flat), flat          # near log2(6): even rows
+    thumb = tab.page.locator("[data-testid='stMain'] .st-key-beta input[type='range']")
+    for _ in range(4):                                                  # 1 → 2 → 4 → 8 → 16
+        tab.settle_after(lambda: (thumb.focus(), thumb.press("ArrowRight")))
+    assert tab.query().get("beta") == "16"
+    sharp = entropy()
+    assert all(s < f for s, f in zip(sharp, flat)), (flat, sharp)
+    assert "weights at β = 16, head 0: 6 × 6" in bs.chart_shapes(tab.page)
+    assert tab.page.get_by_text("tied at", exact=False).count() >= 1           # the two 'the' keys
+    tab.reload()                                                        # a new session: the URL restores β
+    assert tab.query().get("beta") == "16" and entropy() == sharp
+    tab.shot("softmax-beta-16")
+    tab.assert_clean()
+
+
+def test_a_figure_downloads_as_svg_and_png(tab, tmp_path):
+    tab.open("/softmax")
+    figures = tab.page.locator("[data-testid='stMain'] .st-key-figures_softmax")
+    figures.wait_for()
+    select = figures.locator("select")
+    select.wait_for()
+    options = select.locator("option").all_inner_texts()
+    assert options[0] == "1 · weights, head 0: 4 × 4" and len(options) == 2, options
+    chart = tab.page.locator(bs.CHART).first.locator("svg.marks")
+    width, height = float(chart.get_attribute("width")), float(chart.get_attribute("height"))
+
+    with tab.page.expect_download() as got:
+        figures.get_by_role("button", name="SVG").click()
+    svg = tmp_path / got.value.suggested_filename
+    got.value.save_as(svg)
+    assert svg.name == "attention-lab-softmax-1-weights-head-0-4-4.svg"
+    text = svg.read_text()
+    assert text.startswith("<?xml") and "<svg" in text and 'xmlns="http://www.w3.org/2000/svg"' in text
+    assert text.count("aria-roledescription=\"rect mark\"") >= 16 and ">neural<" in text
+    assert "url(#gradient" in text and "url(http" not in text          # the legend's gradient travels along
+
+    with tab.page.expect_download() as got:
+        figures.get_by_role("button", name="PNG ×3").click()
+    png = tmp_path / got.value.suggested_filename
+    got.value.save_as(png)
+    from PIL import Image
+    picture = Image.open(png)
+    assert picture.format == "PNG" and picture.size == (round(3 * width), round(3 * height)), picture.size
+    assert len(picture.convert("RGB").getcolors(maxcolors=1 << 16) or ()) > 20, "the PNG is painted"
+    tab.assert_clean()

@@ -61,8 +61,9 @@ def test_day33_attention_weights():
 
 
 def test_day33_six_token_exercise():
+    """The golden six-token run appends id 9 ('.'): a golden test of the engine, not the exercise page's
+    default (the article names no 6th id; the page appends what the sequence-length slider appends)."""
     preset = engine.PRESETS["day33"]
-    assert preset.next_token == 9
     trace = engine.run(preset.config, preset.tokens + (9,))
     gold = golden("day33")
     assert_same(trace.output, gold["six_tokens_output_vectors"], "day33 six-token output")

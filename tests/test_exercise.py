@@ -125,7 +125,7 @@ def test_sentence_explains_a_loser_that_is_not_the_top_scorer():
 
 def test_known_day33_numbers():
     """With the article's sentence and '.', the row of 'sat' gives up most (18.7 %)."""
-    ext = analysis.extend(DAY33.config, words_of(DAY33), DAY33.next_token)
+    ext = analysis.extend(DAY33.config, words_of(DAY33), 9)
     rows = exercise.old_rows(ext, 0)
     assert ext.after.labels == ("the", "cat", "sat", "on", "mat", ".")
     assert rows.labels[rows.biggest] == "sat"
@@ -263,7 +263,7 @@ def test_reveal_shows_the_independent_factors_and_names_the_right_token(params, 
     assert list(table["query"]) == words_of(preset)
     lost = [1 - f for f in expected]
     loser = words_of(preset)[lost.index(max(lost))]
-    new = engine.label(preset.config, preset.next_token)
+    new = engine.display_labels(words_of(preset) + [engine.label(preset.config, preset.next_token)])[-1]
     sentence = next(m.value for m in at.markdown if "took the most attention" in m.value)
     assert f"Appending ‘{md(new)}’ took the most attention from ‘{md(loser)}’" in sentence
     assert at.success[0].value.startswith("**You predicted:** Each old row is multiplied")
@@ -300,22 +300,22 @@ def test_the_verdict_judges_the_prediction_made_before_the_reveal():
 
 def test_a_new_preset_brings_its_default_token():
     at = open_app(PAGE)
-    assert at.radio(key="ex_token_kind").value == "word" and at.text_input(key="ex_token_word").value == "today"
+    assert at.radio(key="ex_token_kind").value == "word" and at.text_input(key="ex_token_word").value == "the"
     at.selectbox(key="preset").set_value("day33").run()
     assert_clean(at)
-    assert at.radio(key="ex_token_kind").value == "id" and at.number_input(key="ex_token_id").value == 9
+    assert at.radio(key="ex_token_kind").value == "id" and at.number_input(key="ex_token_id").value == 2
     assert at.title[0].value == "Exercise: 5 → 6 tokens"
 
 
 def test_typed_word_and_back_to_default():
     at = open_app(PAGE, {"preset": "day33"})
     at.radio(key="ex_token_kind").set_value("word").run()
-    assert at.text_input(key="ex_token_word").value == "."
+    assert at.text_input(key="ex_token_word").value == "the"
     at.text_input(key="ex_token_word").input("banana").run()
     reveal(at, prediction=None)
     assert "‘banana’" in next(m.value for m in at.markdown if "took the most attention" in m.value)
     at.button(key="ex_token_default").click().run()
-    assert at.radio(key="ex_token_kind").value == "id" and at.number_input(key="ex_token_id").value == 9
+    assert at.radio(key="ex_token_kind").value == "id" and at.number_input(key="ex_token_id").value == 2
 
 
 @pytest.mark.parametrize("kind, value, fragment", [

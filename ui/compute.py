@@ -1,38 +1,83 @@
-"""The only place the app calls the engine: cached on small keys (config + token tuple), never arrays."""
+"""The only place the app calls the engine: cached on small keys (config, token tuple, which trained
+weights), never arrays.
+
+Trained weights are trained once per server for each (config, task, steps): the first session that
+needs them trains (its page can draw the run live), every other session waiting for the same model
+waits for that run instead of starting its own, and later sessions find it done.
+"""
 from __future__ import annotations
+
+import threading
 
 import streamlit as st
 from threadpoolctl import threadpool_limits
 
 import engine
 from engine import analysis, experiments
+from ui.presets import BATCH_SEED, Training
 
 # The matrices here are small and a lecture hall runs many sessions at once on few cores: one BLAS
 # thread per call avoids threads fighting over the cores (set once, for the whole server process).
 threadpool_limits(limits=1, user_api="blas")
 
 
+class _Slot:
+    """One trained model's place in the server: a lock while it trains, then the run."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.run: engine.TrainRun | None = None
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _slot(cfg: engine.Config, training: Training) -> _Slot:
+    return _Slot()
+
+
+def trained(cfg: engine.Config, training: Training) -> engine.TrainRun | None:
+    """The finished run, or None while nobody has trained it yet (or somebody is training it)."""
+    return _slot(cfg, training).run
+
+
+def train(cfg: engine.Config, training: Training, on_progress=None) -> engine.TrainRun:
+    """Train (once per server) and return the run; a second caller waits for the first one's run."""
+    slot = _slot(cfg, training)
+    if slot.run is None:
+        with slot.lock:
+            if slot.run is None:
+                slot.run = engine.train(training.task, cfg, training.steps, seed=BATCH_SEED,
+                                        on_progress=on_progress)
+    return slot.run
+
+
+def weights(cfg: engine.Config, training: Training | None) -> engine.Params | None:
+    """The trained weights, or None for cfg's own initial draw."""
+    return None if training is None else train(cfg, training).params
+
+
 @st.cache_resource(max_entries=256, show_spinner=False)
-def trace(cfg: engine.Config, words: tuple[str, ...]) -> engine.Trace:
+def trace(cfg: engine.Config, words: tuple[str, ...], training: Training | None = None) -> engine.Trace:
     """One forward pass per distinct configuration and sentence.
 
     A resource, not data: the Trace is frozen all the way down (read-only arrays), so every session
     can share the one object; cache_data would unpickle a private copy on every call (2 ms at the
     largest sizes, more than the forward pass itself at the defaults).
     """
-    return engine.run(cfg, words)
+    return engine.run(cfg, words, weights(cfg, training))
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def extension(cfg: engine.Config, words: tuple[str, ...], new_token: int | str) -> analysis.Extension:
-    """The 5 → 6 comparison: words, then words plus one token."""
-    return analysis.extend(cfg, words, new_token)
+def extension(cfg: engine.Config, words: tuple[str, ...], new_token: int | str, training: Training | None = None,
+              trained_as: engine.Config | None = None) -> analysis.Extension:
+    """The 5 → 6 comparison: words, then words plus one token (with the weights trained for
+    `trained_as` when the comparison switches something on that the training did not have)."""
+    return analysis.extend(cfg, words, new_token, weights(trained_as or cfg, training))
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
-def params(cfg: engine.Config) -> engine.Params:
+def params(cfg: engine.Config, training: Training | None = None) -> engine.Params:
     """The weights of a configuration (read-only arrays, shared safely between sessions)."""
-    return engine.init_params(cfg)
+    return weights(cfg, training) or engine.init_params(cfg)
 
 
 # --------------------------------------------------------------------------- the Experiments page
@@ -49,20 +94,40 @@ def random_rows(d_head: int, keys: int, rows: int, seed: int) -> experiments.Ran
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def scaling_rows(cfg: engine.Config, words: tuple[str, ...], init_scale: float) -> experiments.ScalingRows:
-    return experiments.scaling_rows(cfg, words, init_scale)
+def scaling_rows(cfg: engine.Config, words: tuple[str, ...], init_scale: float,
+                 training: Training | None = None) -> experiments.ScalingRows:
+    return experiments.scaling_rows(cfg, words, init_scale, weights(cfg, training))
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def init_sweep(cfg: engine.Config, words: tuple[str, ...], scales: tuple[float, ...]) -> experiments.InitSweep:
-    return experiments.init_sweep(cfg, words, scales)
+def init_sweep(cfg: engine.Config, words: tuple[str, ...], scales: tuple[float, ...],
+               training: Training | None = None) -> experiments.InitSweep:
+    return experiments.init_sweep(cfg, words, scales, weights(cfg, training))
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def positions_test(cfg: engine.Config, words: tuple[str, ...], seed: int) -> experiments.PositionTest:
-    return experiments.positions_test(cfg, words, seed)
+def positions_test(cfg: engine.Config, words: tuple[str, ...], seed: int,
+                   training: Training | None = None) -> experiments.PositionTest:
+    return experiments.positions_test(cfg, words, seed, params=weights(cfg, training))
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def causal_test(cfg: engine.Config, words: tuple[str, ...]) -> experiments.CausalTest:
-    return experiments.causal_test(cfg, words)
+def causal_test(cfg: engine.Config, words: tuple[str, ...],
+                training: Training | None = None) -> experiments.CausalTest:
+    return experiments.causal_test(cfg, words, weights(cfg, training))
+
+
+# --------------------------------------------------------------------------- the Learn page
+@st.cache_resource(max_entries=64, show_spinner=False)
+def checkpoint_trace(cfg: engine.Config, training: Training, step: int, words: tuple[str, ...]) -> engine.Trace:
+    """The block at one checkpoint of a finished run, on a sequence."""
+    params = dict(train(cfg, training).checkpoints)[step]
+    return engine.run(cfg, words, params)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def share_history(cfg: engine.Config, training: Training) -> tuple:
+    """Each head's weight on the expected keys at every checkpoint, and fresh-sequence accuracy."""
+    run = train(cfg, training)
+    steps, shares = engine.share_history(run)
+    return steps, shares, engine.evaluate(run.task, cfg, run.params, n=1000)

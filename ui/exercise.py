@@ -9,7 +9,7 @@ import streamlit as st
 
 import engine
 from engine import analysis, exercise
-from ui import charts, compute, layout, session
+from ui import charts, compute, layout, presets, session, state
 from ui.frame import View
 from ui.prose import exercise as words
 from ui.prose.numbers import metric
@@ -38,14 +38,17 @@ def predict(view: View, before: engine.Trace) -> str | None:
 
 def choose_token(view: View) -> engine.tokens.Token | None:
     """2 · The new token, as a vocabulary id or a typed word; None (with the reason shown) if unusable."""
-    cfg, nth = view.config, words.ordinal(len(view.words) + 1)
-    preset = engine.get_preset(view.controls.preset)
-    default = preset.next_token
-    default_word = engine.label(cfg, default)
-    defaults = {session.EX_TOKEN_KIND: "id" if isinstance(default, int) else "word",
-                session.EX_TOKEN_ID: default if isinstance(default, int) else cfg.vocab_size - 1,
+    cfg, T = view.config, len(view.words)
+    nth = words.ordinal(T + 1)
+    name = view.controls.preset
+    default_word = state.next_word(view.controls)
+    as_id = (presets.task_of(name) is None and all(isinstance(t, int) for t in engine.get_preset(name).tokens)
+             and engine.token_id(cfg, default_word) is not None)
+    default = engine.token_id(cfg, default_word) if as_id else default_word
+    defaults = {session.EX_TOKEN_KIND: "id" if as_id else "word",
+                session.EX_TOKEN_ID: default if as_id else cfg.vocab_size - 1,
                 session.EX_TOKEN_WORD: default_word}
-    session.exercise_defaults(preset.name, defaults)            # a new preset brings its own default
+    session.exercise_defaults(repr((name, default)), defaults)   # a new sentence brings its own default
     st.subheader(f"2 · Choose the {nth} token")
     kind_col, value_col, default_col = st.columns([2, 2, 2], vertical_alignment="bottom")
     kind = kind_col.radio("Give it as", words.KINDS, key=session.EX_TOKEN_KIND, horizontal=True,
@@ -59,9 +62,8 @@ def choose_token(view: View) -> engine.tokens.Token | None:
     default_col.button("Back to the default", key=session.EX_TOKEN_DEFAULT, on_click=session.reset_exercise_token,
                        args=(defaults,), icon=":material/restart_alt:")
     vocab = " · ".join(f"{i} {layout.quote(w)}" for i, w in enumerate(cfg.vocab))
-    st.caption(f"Vocabulary (id, word): {vocab}. Default: {layout.quote(default_word)}"
-               + (f" (id {default})" if isinstance(default, int) else "")
-               + f", the documented next token of the {layout.md_escape(preset.title)} preset.")
+    st.caption(f"Vocabulary (id, word): {vocab}. " + words.default_token_note(
+        layout.quote(default_word), default if as_id else None, T))
     try:
         new_token = words.parse_next_token(cfg, kind, raw)
     except ValueError as err:
@@ -110,8 +112,8 @@ def result(view: View, ext: analysis.Extension, revealed: dict) -> None:
     guess = revealed["guess"].strip()
     if guess:
         st.markdown("**Your words:** " + "  \n".join(layout.md_escape(line) for line in guess.splitlines()))
-    st.latex(rf"w'_{{ij}} = \frac{{e^{{s_{{ij}}}}}}{{Z_i + e^{{s_{{i,{T + 1}}}}}}} = w_{{ij}}\cdot"
-             rf"\frac{{Z_i}}{{Z_i + e^{{s_{{i,{T + 1}}}}}}}\qquad (j \le {T})")
+    st.latex(rf"w'_{{ij}} = \frac{{e^{{s_{{ij}}}}}}{{Z_i + e^{{s_{{i,{T}}}}}}} = w_{{ij}}\cdot"
+             rf"\frac{{Z_i}}{{Z_i + e^{{s_{{i,{T}}}}}}}\qquad (j \le {T - 1};\ \text{{the new token is }} {T})")
     domain = charts.weight_domain(b.weights[h], a.weights[h])
     factor_labels = [f"{label}  ×{f:.3f}" for label, f in zip(a.labels[:T], r.factor)] + [a.labels[T]]
     left, right = layout.two(view, T + 1 <= SIDE_BY_SIDE)
@@ -162,7 +164,8 @@ def twists(view: View, ext: analysis.Extension, new_token) -> None:
         with col:
             if not st.toggle(f"Try it with {what}", key=session.EX_TWIST[name]):
                 continue
-            other = compute.extension(exercise.variant(view.config, name), view.words, new_token)
+            other = compute.extension(exercise.variant(view.config, name), view.words, new_token, view.training,
+                                      view.config)
             tw = exercise.twist(ext, other, name)
             first, second = st.columns(2)
             if name == "causal":

@@ -13,7 +13,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import engine
-from ui import inputs, presenter, screen, session, sidebar, site, state
+from ui import inputs, presenter, presets, screen, session, sidebar, site, state, trainer
 from ui.state import Controls
 
 _here = threading.local()      # this script thread's View while a page runs (each session has its own)
@@ -31,6 +31,7 @@ class View:
     notes: tuple[str, ...]          # things the app changed or cut, to be said on the page
     page: site.Page
     width: int                      # px of the main column the page draws in
+    training: presets.Training | None   # the trained weights the pages show, or None: the config's own draw
     stacked: bool = False           # st.columns stack, each at full width (a phone)
 
     @property
@@ -80,9 +81,11 @@ def start():
     _here.view = View(controls=controls, config=state.to_config(controls), tokens=tokens,
                       notes=tuple(notes + ([tokens.note] if tokens.note else [])),
                       page=site.by_path(current.url_path),
-                      width=width, stacked=stacked)
+                      width=width, training=presets.training(controls.preset), stacked=stacked)
     if controls.present:
         presenter.bar(pages, current)
+    if _here.view.page.path != "learn":            # the Learn page draws its own training live
+        trainer.ensure(_here.view)
     return current
 
 

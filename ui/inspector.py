@@ -46,6 +46,6 @@ def show(trace, head: int, cell: tuple[int, int] | None) -> None:
                "fraction) and keeps e^x from overflowing.")
     flow = pd.DataFrame({"d": terms["d"], f"v[{j}][d]": w.v_j, f"weight × v[{j}][d]": w.contribution,
                          f"head output row {i} (all keys)": w.head_out})
-    st.markdown(f"The weight then scales {kj}'s value vector; row {i} of the head's output is the sum of "
+    st.markdown(f"The weight then scales the value vector of {kj}; row {i} of the head's output is the sum of "
                 f"these scaled value vectors over every key.")
     layout.table(flow, {c: ".5f" for c in flow.columns[1:]})

@@ -13,7 +13,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ui import frame, session
+from ui import figures, frame, session
+from ui.prose.numbers import fmt
 
 _PUNCT = set(string.punctuation)
 GAP_PX = 17                     # between two of st.columns (Streamlit's "small" gap: 1rem at a 17 px base font)
@@ -96,9 +97,12 @@ def table(frame: pd.DataFrame, formats: dict[str, str] | None = None, *, labels_
         if _text(values):
             shown[name] = [md_escape(x) for x in values]
         elif spec and not _NATIVE.fullmatch(spec):
-            shown[name] = [format(x, spec) for x in values]
+            shown[name] = [fmt(x, spec) for x in values]
         else:
             shown[name] = values.to_numpy()
+            if shown[name].dtype.kind == "f":              # a value that prints as 0 is 0, never −0
+                digits = int(spec[1]) if spec else 4
+                shown[name] = np.where(np.round(shown[name], digits) == 0, 0.0, shown[name])
     index = [md_escape(x) for x in frame.index] if _text(frame.index) else frame.index
     tall = len(frame) > TABLE_ROWS
     st.table(pd.DataFrame(shown, index=index), hide_index=hide_index,
@@ -145,6 +149,7 @@ def exports(slug: str, trace, matrices: dict[str, tuple[np.ndarray, Sequence[str
     right.download_button("Whole trace (.npz)", _npz(trace), file_name="attention-lab-trace.npz",
                           mime="application/octet-stream", key=session.download_key("npz", slug), icon=":material/download:",
                           on_click="ignore")
+    figures.panel(slug)
     if code:
         with st.expander("Show the NumPy code for this step"):
             for fn in code:

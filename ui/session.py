@@ -36,6 +36,8 @@ EX_TWIST = {"causal": "ex_twist_causal", "positions": "ex_twist_positions"}
 
 XP_SECTION, XP_DHEAD, XP_INIT, XP_SHUFFLE = "xp_section", "xp_dhead", "xp_init", "xp_shuffle"
 
+LEARN_TASK, LEARN_TRAIN, LEARN_STEP = "learn_task", "learn_train", "learn_step"
+
 
 def download_key(kind: str, slug: str) -> str:
     return f"{kind}_{slug}"
@@ -46,7 +48,7 @@ _CONTROLS = "_controls"        # the last complete Controls (restores widgets a 
 _LOADED = "_loaded"            # the URL has been read for this session
 _NOTES = "_notes"              # notes a callback left for the next run to show
 _QKV_ENTRY = "qkv_entry"       # (matrix name, token, column) picked on the Q/K/V page
-_EX_PRESET = "ex_for_preset"   # the preset whose default new token the exercise widgets hold
+_EX_DEFAULT = "ex_default"     # the default new token the exercise widgets were last given
 _EX_REVEALED = "ex_revealed"   # {"setup", "prediction", "guess"} when the exercise was revealed
 _XP_INIT_PRESET = "xp_init_preset"
 _XP_SEED = "xp_seed"           # the shuffle experiment's seed
@@ -130,11 +132,12 @@ def screen() -> tuple[int, bool] | None:
 
 
 # -- the exercise --------------------------------------------------------------------------------
-def exercise_defaults(preset: str, defaults: dict[str, Any]) -> None:
-    """Give the new-token widgets the preset's default (again when the preset changed)."""
+def exercise_defaults(default: str, defaults: dict[str, Any]) -> None:
+    """Give the new-token widgets their default (again when the default token changed: a new preset,
+    sentence or length)."""
     ss = _ss()
-    if ss.get(_EX_PRESET) != preset:
-        ss[_EX_PRESET] = preset
+    if ss.get(_EX_DEFAULT) != default:
+        ss[_EX_DEFAULT] = default
         ss.update(defaults)
     for key, value in defaults.items():          # Streamlit forgets the state of a widget not drawn
         ss.setdefault(key, value)

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-import engine
-from ui import session, state
+from ui import presets, session, state
+from ui.prose.presets import facts as preset_facts
 from ui.session import FIELD
 from ui.state import Controls
 
@@ -13,17 +13,19 @@ def _apply_preset() -> None:
     """Choosing a preset resets every control to the article's values (presenter view stays)."""
     name, present = session.raw(FIELD.preset), session.raw(FIELD.present)
     session.write_controls(state.preset_controls(name, present=present))
-    session.leave_note(f"Loaded the {engine.get_preset(name).title} preset: the article's exact numbers.")
+    session.leave_note(f"Loaded the {presets.title(name)} preset: "
+                       + ("the article's exact numbers." if presets.task_of(name) is None else
+                          "its trained weights, on a sequence of its task."))
 
 
 def draw(c: Controls, link: str) -> None:
     """Every control (their values are already in session state) and the link to this view."""
     sb = st.sidebar
-    sb.selectbox("Preset", list(engine.PRESETS), key=FIELD.preset, on_change=_apply_preset,
-                 format_func=lambda name: engine.PRESETS[name].title,
+    sb.selectbox("Preset", presets.names(), key=FIELD.preset, on_change=_apply_preset,
+                 format_func=presets.title,
                  help="Sets every control to one article's example. At these values the numbers "
                       "match that article's script exactly.")
-    sb.caption(engine.get_preset(c.preset).summary)
+    sb.caption(" ".join(part for part in (presets.summary(c.preset) + ".", preset_facts(c.preset, c.heads)) if part))
     sb.text_input("Tokens (a sentence)", key=FIELD.text, max_chars=state.MAX_TEXT,
                   help="Split on spaces. Cut to the sequence length, or padded from a fixed word list.")
     sb.slider("Sequence length T", *state.SEQ_LEN, key=FIELD.seq_len)

@@ -30,6 +30,7 @@ PAGES: tuple[Page, ...] = (
     Page("output", "Block output", ":material/output:"),
     Page("exercise", "Exercise: 5 → 6 tokens", ":material/add_box:"),
     Page("experiments", "Experiments: why?", ":material/science:"),
+    Page("learn", "Learn: train a head", ":material/school:"),
 )
 CONCEPT_PAGES = PAGES[:6]      # one stage of the block each: Q/K/V to the output
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from urllib.parse import urlencode
 
 import engine
+from ui import presets
 
 # Slider ranges the design asks for.
 D_MODEL = (4, 128)
@@ -16,9 +17,10 @@ D_FF = (4, 512)
 SEED = (0, 10_000)
 SEQ_LEN = (2, 64)
 MAX_TEXT = 400              # characters kept from the token box or a URL
+BETAS = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0)   # the softmax page's β; 1 is the model
 
 KEYS = ("preset", "d_model", "heads", "d_ff", "seed", "seq_len", "text", "causal",
-        "positional", "scale", "head", "cell", "present", "sidebar")
+        "positional", "scale", "head", "cell", "present", "beta", "sidebar")
 
 
 @dataclass(frozen=True)
@@ -38,16 +40,16 @@ class Controls:
     head: int = 0                   # which head single-head charts show
     cell: tuple[int, int] | None = None   # (query, key) picked by a click
     present: bool = False           # presenter view
+    beta: float = 1.0               # softmax page: inverse temperature on the scaled scores (1 = the model)
     sidebar: bool = False           # open the sidebar on load even on a narrow screen (a lecturer's link)
 
 
 def preset_controls(name: str, **view) -> Controls:
-    """The controls that reproduce a preset's article exactly."""
-    preset = engine.get_preset(name)
-    cfg = preset.config
-    text = " ".join(engine.label(cfg, t) for t in preset.tokens)
+    """The controls that reproduce a preset exactly: an article's example, or a task's trained block."""
+    cfg = presets.base_config(name)
+    words = presets.default_words(name)
     return Controls(preset=name, d_model=cfg.d_model, heads=cfg.num_heads, d_ff=cfg.d_ff, seed=cfg.seed,
-                    seq_len=len(preset.tokens), text=text, causal=cfg.causal,
+                    seq_len=len(words), text=" ".join(words), causal=cfg.causal,
                     positional=cfg.positional == "sinusoidal", scale=cfg.scale_scores, **view)
 
 
@@ -62,9 +64,9 @@ def nearest_heads(d_model: int, wanted: int) -> int:
 
 def to_config(c: Controls) -> engine.Config:
     """The engine config for these controls: the preset's architecture with the sidebar's sizes."""
-    base = engine.get_preset(c.preset).config
-    return replace(base, d_model=c.d_model, num_heads=c.heads, d_ff=c.d_ff, seed=c.seed, causal=c.causal,
-                   positional="sinusoidal" if c.positional else "none", scale_scores=c.scale)
+    return presets.with_sizes(c.preset, d_model=c.d_model, num_heads=c.heads, d_ff=c.d_ff, seed=c.seed,
+                              causal=c.causal, positional="sinusoidal" if c.positional else "none",
+                              scale_scores=c.scale)
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,9 @@ class Tokens:
 def to_tokens(c: Controls) -> Tokens:
     """The token box's words cut or padded (from a fixed word list) to the sequence length."""
     typed = engine.tokenize(c.text[:MAX_TEXT])
+    task = presets.task_of(c.preset)
+    if task is not None:
+        return _task_tokens(c, task, typed)
     words, change = engine.fit_length(typed, c.seq_len)
     note = None
     if not typed:
@@ -86,6 +91,25 @@ def to_tokens(c: Controls) -> Tokens:
     elif change > 0:
         note = f"Padded with {change} filler word{'s' * (change > 1)} to reach sequence length {c.seq_len}."
     return Tokens(words=tuple(words), typed=len(typed), note=note)
+
+
+def _task_tokens(c: Controls, task: engine.Task, typed: list[str]) -> Tokens:
+    """A trained preset reads only its task's vocabulary; the rest of the sequence is the task's own."""
+    words, unknown = presets.fit_words(c.preset, typed, c.seq_len)
+    notes = []
+    if unknown:
+        shown = ", ".join(repr(w) for w in unknown[:5]) + (", …" if len(unknown) > 5 else "")
+        notes.append(f"This block was trained on the tokens {' '.join(task.vocab)} only; left out: {shown}.")
+    kept = len(typed) - len(unknown)
+    if kept < c.seq_len:
+        notes.append(f"{c.seq_len - kept} of the {c.seq_len} tokens come from a sequence of the task.")
+    return Tokens(words=tuple(words), typed=len(typed), note=" ".join(notes) or None)
+
+
+def next_word(c: Controls) -> str:
+    """The word the sequence-length slider appends when moved from seq_len to seq_len + 1 (the next typed
+    word, or the filler list's next word): the exercise's default new token."""
+    return to_tokens(replace(c, seq_len=c.seq_len + 1)).words[c.seq_len]
 
 
 # ----------------------------------------------------------------------------- URL round trip
@@ -113,11 +137,18 @@ def _as_cell(raw: str) -> tuple[int, int]:
     return query, key
 
 
+def _as_beta(raw: str) -> float:
+    value = float(raw.strip())
+    if value not in BETAS:
+        raise ValueError(f"must be one of {', '.join(f'{b:g}' for b in BETAS)}")
+    return value
+
+
 def from_params(params: dict[str, str]) -> tuple[Controls, list[str]]:
     """Controls from URL query parameters; anything malformed keeps its default and is reported."""
     problems: list[str] = []
     preset = params.get("preset", "part4")
-    if preset not in engine.PRESETS:
+    if preset not in presets.names():
         problems.append(f"preset={preset!r} is unknown")
         preset = "part4"
     base = preset_controls(preset)
@@ -132,6 +163,7 @@ def from_params(params: dict[str, str]) -> tuple[Controls, list[str]]:
         "causal": _as_bool, "positional": _as_bool, "scale": _as_bool, "present": _as_bool, "sidebar": _as_bool,
         "head": lambda r: _as_int(r, 0, HEADS_MAX - 1),
         "cell": _as_cell,
+        "beta": _as_beta,
     }
     for key, read in readers.items():
         if key not in params:
@@ -178,6 +210,8 @@ def to_params(c: Controls) -> dict[str, str]:
             out[key] = "1" if value else "0"
         elif key == "cell":
             out[key] = f"{value[0]},{value[1]}"
+        elif key == "beta":
+            out[key] = f"{value:g}"
         else:
             out[key] = str(value)
     return out

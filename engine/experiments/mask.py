@@ -9,7 +9,7 @@ import numpy as np
 
 from ..block import Trace, forward
 from ..config import Config
-from ..params import init_params
+from ..params import Params, init_params
 from ..presets import run
 from ..tokens import Token
 
@@ -38,14 +38,14 @@ class CausalTest:
         return self.open.T
 
 
-def growing(cfg: Config, tokens: Sequence[Token]) -> tuple[np.ndarray, np.ndarray]:
+def growing(cfg: Config, tokens: Sequence[Token], params: Params | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Generate the sentence one token at a time: how much row i changes after it was first computed.
 
     Step n runs the first n tokens (same weights, same vectors). Row i is first computed at step i+1;
     returns (T,) the largest change of its weights and (T,) of its output row by the last step.
     """
-    final = run(cfg, tokens)                                          # the whole sentence: step T
-    params = init_params(cfg)                                         # the same weights for every step
+    params = init_params(cfg) if params is None else params           # the same weights for every step
+    final = run(cfg, tokens, params)                                  # the whole sentence: step T
     T = final.T
     drift, output_drift = np.zeros(T), np.zeros(T)
     for n in range(1, T):
@@ -58,19 +58,19 @@ def growing(cfg: Config, tokens: Sequence[Token]) -> tuple[np.ndarray, np.ndarra
     return drift, output_drift
 
 
-def causal_test(cfg: Config, tokens: Sequence[Token]) -> CausalTest:
+def causal_test(cfg: Config, tokens: Sequence[Token], params: Params | None = None) -> CausalTest:
     """Compare the mask's weights with the unmasked ones renormalised over the past, and grow the sentence."""
     tokens = list(tokens)
     open_cfg, mask_cfg = replace(cfg, causal=False), replace(cfg, causal=True)
-    open_run, masked = run(open_cfg, tokens), run(mask_cfg, tokens)
+    open_run, masked = run(open_cfg, tokens, params), run(mask_cfg, tokens, params)
     visible = masked.visible                                          # (T, T) j <= i
     past = np.where(visible, open_run.weights, 0.0)                   # (H, T, T)
     share = past.sum(axis=-1)                                         # (H, T)
     usable = share > 1e-100                                           # (H, T): a past that kept some weight
     with np.errstate(divide="ignore", invalid="ignore"):
         renormalised = np.where(usable[..., None], past / share[..., None], np.nan)   # (H, T, T)
-    drift_masked, output_masked = growing(mask_cfg, tokens)
-    drift_open, output_open = growing(open_cfg, tokens)
+    drift_masked, output_masked = growing(mask_cfg, tokens, params)
+    drift_open, output_open = growing(open_cfg, tokens, params)
     row_error = np.max(np.abs(masked.weights - renormalised), axis=-1)   # (H, T); NaN where not usable
     return CausalTest(
         open=open_run, masked=masked, past_share=share, renormalised=renormalised, renorm_row_error=row_error,

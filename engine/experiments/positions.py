@@ -9,6 +9,7 @@ import numpy as np
 from ..attention import sinusoidal_positions
 from ..block import Trace
 from ..config import Config
+from ..params import Params
 from ..presets import run
 from ..tokens import Token
 
@@ -20,21 +21,25 @@ class Shuffle:
     shuffled: Trace
     weights_error: float       # max |shuffled weights − P·A·Pᵀ| over heads
     output_error: float        # max |shuffled output − P·output|
+    attn_error: float          # max |shuffled attn − P·attn|: attention's own output, before any residual
+    input_error: float         # max |shuffled inputs − P·inputs| (x_in): what a residual carries through
 
 
-def shuffle(cfg: Config, tokens: Sequence[Token], seed: int) -> Shuffle:
+def shuffle(cfg: Config, tokens: Sequence[Token], seed: int, params: Params | None = None) -> Shuffle:
     """Run the tokens, then the same tokens in a seeded random order, and compare after un-permuting."""
     tokens = list(tokens)
     perm = np.random.RandomState(seed).permutation(len(tokens))       # (T,)
     if len(tokens) > 1 and np.array_equal(perm, np.arange(len(tokens))):
         perm = np.roll(perm, 1)                                       # a shuffle that moves nothing shows nothing
-    original = run(cfg, tokens)
-    shuffled = run(cfg, [tokens[p] for p in perm])
+    original = run(cfg, tokens, params)
+    shuffled = run(cfg, [tokens[p] for p in perm], params)
     expected = original.weights[:, perm][:, :, perm]                  # (H, T, T): P·A·Pᵀ
     return Shuffle(
         perm=perm, original=original, shuffled=shuffled,
         weights_error=float(np.max(np.abs(shuffled.weights - expected))),
         output_error=float(np.max(np.abs(shuffled.output - original.output[perm]))),
+        attn_error=float(np.max(np.abs(shuffled.attn - original.attn[perm]))),
+        input_error=float(np.max(np.abs(shuffled.x_in - original.x_in[perm]))),
     )
 
 
@@ -79,14 +84,15 @@ class PositionTest:
         return i, j, float(s.original.weights[head, i, j]), float(self.back(s)[head, i, j])
 
 
-def positions_test(cfg: Config, tokens: Sequence[Token], seed: int, code_rows: int = 32) -> PositionTest:
+def positions_test(cfg: Config, tokens: Sequence[Token], seed: int, code_rows: int = 32,
+                   params: Params | None = None) -> PositionTest:
     """Shuffle the tokens (seeded) with and without sinusoidal positions and measure what changed.
 
     The code is returned for at least `code_rows` positions so its waves show even for a short sentence.
     """
     tokens = list(tokens)
-    plain = shuffle(replace(cfg, positional="none", causal=False), tokens, seed)
-    encoded = shuffle(replace(cfg, positional="sinusoidal", causal=False), tokens, seed)
-    masked = shuffle(replace(cfg, positional="none", causal=True), tokens, seed)
+    plain = shuffle(replace(cfg, positional="none", causal=False), tokens, seed, params)
+    encoded = shuffle(replace(cfg, positional="sinusoidal", causal=False), tokens, seed, params)
+    masked = shuffle(replace(cfg, positional="none", causal=True), tokens, seed, params)
     return PositionTest(perm=plain.perm, plain=plain, encoded=encoded, masked=masked,
                         encoding=sinusoidal_positions(max(len(tokens), code_rows), cfg.d_model))

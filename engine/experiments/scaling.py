@@ -9,6 +9,8 @@ import numpy as np
 from ..attention import row_entropy, softmax
 from ..block import Trace
 from ..config import Config
+from ..params import Params
+from ..params import scaled as scaled_params
 from ..presets import run
 from ..tokens import Token
 
@@ -182,11 +184,14 @@ class ScalingRows:
         return float(np.mean(2.0 ** -self.entropy_uniform))
 
 
-def scaling_rows(cfg: Config, tokens: Sequence[Token], init_scale: float | None = None) -> ScalingRows:
-    """The same tokens with and without the √d_head division, weights drawn at `init_scale`."""
+def scaling_rows(cfg: Config, tokens: Sequence[Token], init_scale: float | None = None,
+                 params: Params | None = None) -> ScalingRows:
+    """The same tokens with and without the √d_head division, weights drawn at `init_scale` (given
+    trained params: those weights times init_scale / cfg.init_scale)."""
     scale = cfg.init_scale if init_scale is None else float(init_scale)
     at = replace(cfg, init_scale=scale)
-    on, off = run(replace(at, scale_scores=True), tokens), run(replace(at, scale_scores=False), tokens)
+    mine = None if params is None else scaled_params(params, scale / cfg.init_scale)
+    on, off = run(replace(at, scale_scores=True), tokens, mine), run(replace(at, scale_scores=False), tokens, mine)
     return ScalingRows(
         init_scale=scale, base_scale=float(cfg.init_scale), scaled=on, unscaled=off,
         entropy_scaled=row_entropy(on.weights), entropy_unscaled=row_entropy(off.weights),
@@ -218,15 +223,16 @@ class InitSweep:
         return out
 
 
-def init_sweep(cfg: Config, tokens: Sequence[Token], scales: Sequence[float] = INIT_SCALES) -> InitSweep:
+def init_sweep(cfg: Config, tokens: Sequence[Token], scales: Sequence[float] = INIT_SCALES,
+               params: Params | None = None) -> InitSweep:
     """Run the tokens at every init scale, scaled and unscaled: a softmax temperature in disguise."""
     stats = []
     for s in scales:
-        r = scaling_rows(cfg, tokens, s)
+        r = scaling_rows(cfg, tokens, s, params)
         several = visible_counts(r.scaled.visible) > 1                   # (T,) rows with a real choice
         stats.append((r.peak_scaled.mean(), r.peak_unscaled.mean(),
                       r.one_hot_scaled[:, several].mean(), r.one_hot_unscaled[:, several].mean()))
-    visible = visible_counts(run(cfg, tokens).visible)
+    visible = visible_counts(run(cfg, tokens, params).visible)
     columns = np.asarray(stats, dtype=float).reshape(len(scales), 4).T
     return InitSweep(init_scale=np.asarray(scales, dtype=float), peak_scaled=columns[0], peak_unscaled=columns[1],
                      one_hot_scaled=columns[2], one_hot_unscaled=columns[3],

@@ -6,7 +6,7 @@ one picture · plots: bars and lines.
 """
 from ui.charts.colours import SIGNED, WEIGHTS, ramp_domain, scheme_colours, symmetric_domain, weight_domain
 from ui.charts.maps import heatmap
-from ui.charts.plots import bars, lines
+from ui.charts.plots import bars, curves, lines
 
-__all__ = ["SIGNED", "WEIGHTS", "bars", "heatmap", "lines", "ramp_domain", "scheme_colours",
+__all__ = ["SIGNED", "WEIGHTS", "bars", "curves", "heatmap", "lines", "ramp_domain", "scheme_colours",
            "symmetric_domain", "weight_domain"]

@@ -19,6 +19,7 @@ MASK_TEXT = "#111827"          # the word printed on a masked cell
 CELL_TEXT_DARK, CELL_TEXT_LIGHT = "#111111", "#ffffff"   # a cell's value, on light and on dark fills
 HAIRLINE = "#ffffff22"         # between cells
 PICK_STROKE = "#e11d48"        # the clicked cell
+EXPECTED_STROKE = "#111827"    # dashed: the cells a task's solution attends to
 HIGHLIGHT_STROKE = "#d946ef"   # a whole row and column, e.g. a newly appended token
 VALUE_TEXT = "#6b7280"         # values printed outside marks: legible on light and dark backgrounds
 BAR_TOP, BAR_REST = "#e66101", "#5e3c99"   # the highlighted bar and the others (colour-blind-safe pair)

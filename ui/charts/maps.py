@@ -26,7 +26,8 @@ WORD_MIN_PX = 44          # a masked cell shows its word (else ×) from this wid
 @lru_cache(maxsize=256)
 def template(n_rows: int, n_cols: int, row_chars: int, col_chars: int, tilted: bool, x_title: str,
              y_title: str, scheme: str, labelled: bool, fmt: str, present: bool, width: int, area: int,
-             selectable: bool, has_mask: bool, mask_word: str, has_highlight: bool) -> sp.Template:
+             selectable: bool, has_mask: bool, mask_word: str, has_highlight: bool,
+             has_expected: bool = False) -> sp.Template:
     """One vector heatmap shape: every cell a rect (and its value as text), reading the 'cells' data."""
     size = sp.fit(n_rows, n_cols, row_chars, col_chars, tilted, True, present, width, area)
     cell = size.cell
@@ -68,6 +69,9 @@ def template(n_rows: int, n_cols: int, row_chars: int, col_chars: int, tilted: b
     if has_highlight:
         layers.append({"mark": {"type": "rect", "fill": None, "stroke": co.HIGHLIGHT_STROKE, "strokeWidth": 2.5},
                        "transform": [{"filter": "datum.hl"}]})
+    if has_expected:
+        layers.append({"mark": {"type": "rect", "fill": None, "stroke": co.EXPECTED_STROKE, "strokeWidth": 2,
+                                "strokeDash": [4, 3]}, "transform": [{"filter": "datum.expected"}]})
     layers.append({"mark": {"type": "rect", "fill": None, "stroke": co.PICK_STROKE, "strokeWidth": 3.5},
                    "transform": [{"filter": "datum.pick"}]})
     # Order the labels by their index columns, not by a list of labels: Vega-Lite turns a list into a
@@ -94,7 +98,8 @@ def template(n_rows: int, n_cols: int, row_chars: int, col_chars: int, tilted: b
 
 
 def cells(matrix: np.ndarray, rows: Sequence[str], cols: Sequence[str], mask: np.ndarray | None = None,
-          pick: tuple[int, int] | None = None, why: str = "", highlight: int | None = None) -> pa.Table:
+          pick: tuple[int, int] | None = None, why: str = "", highlight: int | None = None,
+          expected: np.ndarray | None = None) -> pa.Table:
     """The heatmap's cells, row-major, as a compact Arrow table: labels dictionary-encoded (each sent
     once), indices int8 when they fit, values float32 (null where masked), and the outline flags."""
     R, C = matrix.shape
@@ -119,6 +124,8 @@ def cells(matrix: np.ndarray, rows: Sequence[str], cols: Sequence[str], mask: np
         columns["why"] = pa.DictionaryArray.from_arrays(hidden, pa.array(["", why], pa.string()))
     if highlight is not None:
         columns["hl"] = pa.array((r_idx == highlight) | (c_idx == highlight))   # the whole row and column
+    if expected is not None:
+        columns["expected"] = pa.array(np.asarray(expected, dtype=bool).ravel())
     return pa.table(columns)
 
 
@@ -132,12 +139,14 @@ def heatmap(matrix: np.ndarray, rows: Sequence[str], cols: Sequence[str], *, wid
             domain: tuple[float, float] | None = None, mask: np.ndarray | None = None,
             pick: tuple[int, int] | None = None, key: str | None = None, present: bool = False,
             fmt: str = ".2f", selectable: bool = False, mask_word: str = "masked",
-            why: str = "the key comes after the query", highlight: int | None = None):
+            why: str = "the key comes after the query", highlight: int | None = None,
+            expected: np.ndarray | None = None):
     """Draw one labelled heatmap no wider than `width` px (axes and legend included; the width of the
     column it is in), its cells' area at most `area` px wide; with selectable=True return the clicked
     (row, col) or None.
 
-    highlight=k outlines every cell of row k and of column k (e.g. a newly appended token).
+    highlight=k outlines every cell of row k and of column k (e.g. a newly appended token); expected
+    (R, C) bools dash the cells a task's solution attends to (vector maps only).
     """
     matrix = np.asarray(matrix)
     if matrix.ndim != 2 or matrix.shape != (len(rows), len(cols)):
@@ -165,13 +174,13 @@ def heatmap(matrix: np.ndarray, rows: Sequence[str], cols: Sequence[str], *, wid
         return None
     labelled = n_rows <= MAX_LABELLED and n_cols <= MAX_LABELLED
     spec = template(*shape, x_title, y_title, scheme, labelled, fmt, present, *budget, selectable,
-                    mask is not None, mask_word, highlight is not None)
+                    mask is not None, mask_word, highlight is not None, expected is not None)
     values = {"title": title, "domain": co.ramp_domain(scheme, domain)}
     if labelled:
         values["dark"] = (f"abs(datum.value) > {co.dark_threshold(scheme, domain)!r}" if scheme == co.SIGNED
                           else f"datum.value < {co.dark_threshold(scheme, domain)!r}")
     spec = spec.fill(**values)
-    spec["datasets"] = {"cells": cells(matrix, rows, cols, mask, pick, why, highlight)}
+    spec["datasets"] = {"cells": cells(matrix, rows, cols, mask, pick, why, highlight, expected)}
     if not selectable:
         st.vega_lite_chart(spec=spec, key=key, width="content")
         return None

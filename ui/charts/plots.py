@@ -99,3 +99,43 @@ def lines(table: pd.DataFrame, x: str, y: str, *, series: Sequence[tuple[str, st
     spec = {**template, "datasets": {"points": pa.Table.from_pandas(table, preserve_index=False),
                                                  "rule": pa.table({x: pa.array([float(pick)])})}}
     st.vega_lite_chart(spec=spec, width="stretch")
+
+
+@lru_cache(maxsize=8)
+def curves_template(present: bool) -> dict:
+    """Loss (left axis) and accuracy (right axis) against the training step, a dotted rule at one step."""
+    size = sp.font(present)
+    x = {"field": "step", "type": "quantitative", "title": "training step", "axis": {"labelFontSize": size,
+                                                                                    "titleFontSize": size}}
+    axis = {"labelFontSize": size, "titleFontSize": size}
+    return {
+        "height": 260 if present else 220,
+        "layer": [
+            {"data": {"name": "run"}, "mark": {"type": "line", "color": co.ORANGE, "strokeWidth": 2},
+             "encoding": {"x": x, "y": {"field": "loss", "type": "quantitative", "title": "loss (cross-entropy)",
+                                        "axis": {**axis, "titleColor": co.ORANGE}},
+                          "tooltip": [{"field": "step", "type": "quantitative"},
+                                      {"field": "loss", "type": "quantitative", "format": ".3f"}]}},
+            {"data": {"name": "run"}, "mark": {"type": "line", "color": co.BLUE, "strokeWidth": 2},
+             "encoding": {"x": x, "y": {"field": "accuracy", "type": "quantitative", "title": "accuracy",
+                                        "scale": {"domain": [0, 1]},
+                                        "axis": {**axis, "format": ".0%", "orient": "right", "titleColor": co.BLUE}},
+                          "tooltip": [{"field": "step", "type": "quantitative"},
+                                      {"field": "accuracy", "type": "quantitative", "format": ".1%"}]}},
+            {"data": {"name": "rule"}, "mark": {"type": "rule", "color": co.RULE, "strokeDash": [2, 3],
+                                                "strokeWidth": 2},
+             "encoding": {"x": {"field": "step", "type": "quantitative"}}},
+        ],
+        "resolve": {"scale": {"y": "independent"}},
+    }
+
+
+def curves(losses: Sequence[float], accuracies: Sequence[float], *, at_step: int | None = None,
+           present: bool = False, box=st) -> None:
+    """The training run so far: per-step batch loss and accuracy (steps count from 1)."""
+    n = len(losses)
+    data = pa.table({"step": pa.array(np.arange(1, n + 1, dtype=np.int32)),
+                     "loss": pa.array(np.asarray(losses, dtype=np.float32)),
+                     "accuracy": pa.array(np.asarray(accuracies, dtype=np.float32))})
+    rule = pa.table({"step": pa.array([] if at_step is None else [int(at_step)], pa.int32())})
+    box.vega_lite_chart(spec={**curves_template(present), "datasets": {"run": data, "rule": rule}}, width="stretch")

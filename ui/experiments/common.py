@@ -31,11 +31,6 @@ def two_maps(view: View, *maps: dict) -> None:
             charts.heatmap(**spec, present=view.present, width=col.width, area=230 if side else 560)
 
 
-def small(x: float) -> str:
-    """A rounding-sized number: 'exactly 0' when it is, else two significant digits."""
-    return "exactly 0" if x == 0 else f"{x:.1e}"
-
-
 def prose(view: View, text: str) -> None:
     """A paragraph of explanation (hidden in presenter view, where the lecturer speaks it)."""
     if not view.present:

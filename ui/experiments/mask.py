@@ -6,7 +6,8 @@ import streamlit as st
 
 from engine import experiments as xp
 from ui import charts, compute, layout
-from ui.experiments.common import TITLES, prose, two_maps, small
+from ui.experiments.common import TITLES, prose, two_maps
+from ui.prose import experiments as said
 from ui.frame import View
 
 
@@ -20,7 +21,7 @@ def mask(view: View) -> None:
     st.latex(r"M_{ij} = \begin{cases} 0 & j \le i \\ -\infty & j > i \end{cases},\qquad "
              r"w_{ij} = \frac{e^{s_{ij} + M_{ij}}}{\sum_{j' \le i} e^{s_{ij'}}} "
              r"= \frac{A_{ij}}{\sum_{j' \le i} A_{ij'}}\quad (j \le i)")
-    ct = compute.causal_test(cfg, words)
+    ct = compute.causal_test(cfg, words, view.training)
     labels = ct.open.labels
     domain = charts.weight_domain(ct.open.weights[h], ct.masked.weights[h])
     weights = dict(rows=labels, cols=labels, x_title="key", y_title="query", signed=False, domain=domain)
@@ -48,17 +49,7 @@ def mask(view: View) -> None:
     st.caption("Largest change of row i (over every head) between the step that produced token i and the "
                "whole sentence. The last row is computed at the last step, so it cannot change.")
 
-    k = int(ct.past_share[h, :-1].argmin()) if ct.T > 1 else 0
-    future = 1 - ct.past_share[h, k]
-    said = (f"without the mask {layout.quote(labels[k])} gives {future:.0%} of its weight in head {h} to tokens "
-            f"that come after it. The mask hides them (largest hidden weight: {ct.hidden_weight:g}) and every "
-            f"masked row is the unmasked row's past divided by its share (max difference "
-            f"{small(ct.renorm_error)}), so it sums to 1 over the keys it sees. Grown one token at a time, the "
-            f"masked rows never change beyond rounding (weights: {small(ct.drift_masked.max())}, outputs: "
-            f"{small(ct.output_drift_masked.max())}): a generator can keep every earlier row and compute only "
-            f"the new one. Without the mask, the row of {layout.quote(labels[0])} changes by "
-            f"{ct.drift_open[0]:.3f} by the time all {ct.T} tokens are there.")
-    layout.notice(said)
+    layout.notice(said.mask_notice(ct, h, quote=layout.quote))
     layout.exports("experiment-mask", ct.masked, {
         f"weights no mask head {h}": (ct.open.weights[h], labels, labels),
         f"weights causal head {h}": (ct.masked.weights[h], labels, labels),

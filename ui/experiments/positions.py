@@ -6,7 +6,8 @@ import streamlit as st
 
 from engine import experiments as xp
 from ui import charts, compute, layout, session
-from ui.experiments.common import TITLES, prose, two_maps, small
+from ui.experiments.common import TITLES, prose, two_maps
+from ui.prose import experiments as said
 from ui.frame import View
 
 
@@ -19,9 +20,9 @@ def positions(view: View) -> None:
           "only moved around. Adding a position code to every input breaks that symmetry.")
     st.latex(r"X' = P X \;\Rightarrow\; A' = \text{softmax}\Big(\frac{P Q (P K)^\top}{\sqrt{d_{head}}}\Big)"
              r" = P A P^\top,\qquad \text{out}' = P\,\text{out}")
-    st.latex(r"\text{with positions: } P X + E \neq P (X + E) \;\Rightarrow\; A' \neq P A P^\top")
+    st.latex(said.POSITIONS_LAW)
     seed = session.shuffle_seed()
-    pt = compute.positions_test(cfg, words, seed)
+    pt = compute.positions_test(cfg, words, seed, view.training)
     labels = pt.plain.original.labels
     moved = [labels[p] for p in pt.perm]
     left, right = st.columns([1, 4], vertical_alignment="center")
@@ -36,6 +37,7 @@ def positions(view: View) -> None:
     errors = pd.DataFrame({
         "inputs": ["X (no positions)", "X + sinusoidal positions"],
         "max |A' − P·A·Pᵀ|, all heads": [pt.plain.weights_error, pt.encoded.weights_error],
+        "max |attn' − P·attn|": [pt.plain.attn_error, pt.encoded.attn_error],
         "max |out' − P·out|": [pt.plain.output_error, pt.encoded.output_error],
     })
     layout.table(errors, {c: ".3e" for c in errors.columns[1:]})
@@ -79,18 +81,7 @@ def positions(view: View) -> None:
     st.latex(r"E_{p,\,2i} = \sin\!\big(p / 10000^{2i/d_{model}}\big),\qquad "
              r"E_{p,\,2i+1} = \cos\!\big(p / 10000^{2i/d_{model}}\big)")
 
-    i, j, before, after = pt.biggest_change(pt.encoded, h)
-    said = (f"without positions the shuffled block's attention, put back in order, differs from the original "
-            f"by at most {small(pt.plain.weights_error)} and its outputs by {small(pt.plain.output_error)}: "
-            f"rounding only, the block cannot tell the orders apart. ")
-    if pt.encoded.weights_error > 1e-9:
-        said += (f"With sinusoidal positions the same shuffle changes the weights by up to "
-                 f"{pt.encoded.weights_error:.3f} and the outputs by up to {pt.encoded.output_error:.3f}; in head {h} "
-                 f"the weight of {layout.quote(labels[i])} on {layout.quote(labels[j])} goes from {before:.3f} to {after:.3f}.")
-    else:
-        said += (f"With sinusoidal positions the numbers barely move here either (up to "
-                 f"{pt.encoded.weights_error:.1e}).")
-    layout.notice(said)
+    layout.notice(said.positions_notice(pt, h, labels, cfg.residual, quote=layout.quote))
     layout.exports("experiment-positions", pt.encoded.original, {
         f"A head {h}": (pt.plain.original.weights[h], labels, labels),
         f"A' shuffled head {h}": (pt.plain.shuffled.weights[h], moved, moved),

@@ -1,14 +1,17 @@
 """Sections 1 and 2: why the scores are divided by √d_head, with random vectors, then in the sidebar's block."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import streamlit as st
 
 from engine import experiments as xp
-from ui import charts, compute, layout, session
+from ui import charts, compute, layout, session, state
 from ui.experiments.common import TITLES, lines, prose, two_maps
 from ui.frame import View
+from ui.prose import experiments as said
 
 
 # --------------------------------------------------------------------------- 1 · why ÷ √d_head
@@ -18,7 +21,7 @@ def random_vectors(view: View) -> None:
     prose(view, "Give every query and key entry a spread of 1. A score adds up d_head products, each with "
           "variance 1, so the scores spread out like √d_head: the wider the head, the more extreme the "
           "softmax. Dividing by √d_head brings the variance back to 1 for any width.")
-    st.latex(r"\operatorname{Var}(q\cdot k) = \sum_{d=1}^{d_{head}} \operatorname{Var}(q_d\,k_d) = d_{head},"
+    st.latex(r"\operatorname{Var}(q\cdot k) = \sum_{d=0}^{d_{head}-1} \operatorname{Var}(q_d\,k_d) = d_{head},"
              r"\qquad \operatorname{Var}\Big(\frac{q\cdot k}{\sqrt{d_{head}}}\Big) = 1")
     d = st.select_slider("d_head of the random q and k (powers of 2)", options=list(xp.D_HEADS), value=64,
                          key=session.XP_DHEAD, persist_state="session")
@@ -56,7 +59,7 @@ def random_vectors(view: View) -> None:
             f"(uniform {rnd.uniform:.2f}). Section 2 shows what this does in the sidebar's block.")
     layout.notice(said)
     widths = [str(w) for w in xp.D_HEADS]
-    layout.exports("experiment-variance", compute.trace(cfg, words), {
+    layout.exports("experiment-variance", compute.trace(cfg, words, view.training), {
         "variance of q·k by d_head": (np.column_stack([curve.raw, curve.scaled]), widths, ["raw", "scaled"]),
     }, code=[xp.score_variance, xp.random_rows])
 
@@ -69,16 +72,17 @@ def in_this_block(view: View) -> None:
           "are drawn decides how large the scores are: small weights give nearly uniform rows, large ones "
           "push rows towards one-hot, and the division only removes the part that comes from the width.")
     session.init_scale_for(view.controls.preset, min(xp.INIT_SCALES, key=lambda s: abs(s - cfg.init_scale)))
-    s = st.select_slider("Init scale s: how large the weights are drawn (works like 1 / temperature)",
+    s = st.select_slider(said.INIT_LABEL,
                          options=list(xp.INIT_SCALES), key=session.XP_INIT, format_func=lambda s: f"×{s:g}",
                          persist_state="session",
                          help=f"This preset draws weights with std = {cfg.init_scale:g}"
                               + ("" if cfg.init == "fixed" else " / √fan_in") + ". Every score grows with s².")
     rule = "s^2" if cfg.init == "fixed" else r"s^2/\text{fan\_in}"
     st.latex(rf"W_Q, W_K \sim \mathcal{{N}}(0,\ {rule}) \;\Rightarrow\; Q K^\top \propto s^2:\quad "
-             r"\text{softmax}\Big(s^2\,\frac{Q_1 K_1^\top}{\sqrt{d_{head}}}\Big),\ \ \text{temperature} = 1/s^2")
-    r = compute.scaling_rows(cfg, words, s)
-    sweep = compute.init_sweep(cfg, words, xp.INIT_SCALES)
+             r"\text{softmax}\Big(s^2\,\frac{Q_1 K_1^\top}{\sqrt{d_{head}}}\Big):\ \ \beta = s^2,\ \ \text{temperature} = 1/s^2"
+             r"\quad(Q_1, K_1\text{: drawn at } s = 1)")
+    r = compute.scaling_rows(cfg, words, s, view.training)
+    sweep = compute.init_sweep(cfg, words, xp.INIT_SCALES, view.training)
     t = r.scaled
     mask = t.mask
     domain = charts.weight_domain(r.scaled.weights[h], r.unscaled.weights[h])
@@ -105,27 +109,9 @@ def in_this_block(view: View) -> None:
     st.caption("Every head and row of this block at each init scale; 1 means every row is one-hot, the "
                "dashed line is a uniform row.")
 
-    on, off = r.one_hot_count
-    peak_on, peak_off = r.mean_peak
-    said = ""
-    if off > on:
-        said += (f"In this block at ×{s:g}, {off} of {r.choice_rows} rows are nearly one-hot without the division "
-                 f"({on} with it): such a row copies one token and ignores the rest. ")
-    elif on:
-        said += (f"At ×{s:g} the weights are so large that even the scaled block has {on} of {r.choice_rows} "
-                 f"rows nearly one-hot: the division only fixes the width, not oversized weights. ")
-    else:
-        said += f"In this block at ×{s:g} no row is nearly one-hot, with or without the division. "
-    if peak_on < 1.25 * r.uniform_peak:
-        own = view.controls.preset == "part4" and s == cfg.init_scale
-        said += (f"The rows are almost uniform: the largest weight averages {peak_on:.2f}, a uniform row "
-                 f"{r.uniform_peak:.2f}; small weights make small scores, like a high temperature"
-                 + (". That is the Part 4 preset as published: its ×0.1 weights spread attention almost evenly."
-                    if own else "."))
-    else:
-        said += (f"The largest weight averages {peak_on:.2f} with the division and {peak_off:.2f} without "
-                 f"(uniform {r.uniform_peak:.2f}).")
-    layout.notice(said)
+    own = replace(view.controls, head=0, cell=None, present=False, beta=1.0)
+    published = own == state.preset_controls("part4") and s == cfg.init_scale
+    layout.notice(said.init_notice(r, published))
     layout.exports("experiment-scale", t, {
         f"weights ÷√d head {h}": (r.scaled.weights[h], t.labels, t.labels),
         f"weights no scaling head {h}": (r.unscaled.weights[h], t.labels, t.labels),

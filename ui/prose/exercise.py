@@ -8,11 +8,11 @@ from typing import Callable
 
 import numpy as np
 
-from engine.analysis import Extension, strongest_keys
+from engine.analysis import Extension, read_rows
 from engine.config import Config
 from engine.exercise import SAME, Outputs, Twist, old_rows
 from engine.tokens import MAX_WORD_CHARS, Token, clean_word, token_id
-from ui.prose.numbers import diff
+from ui.prose.numbers import diff, every
 
 Quote = Callable[[str], str]
 KINDS = ("id", "word")                       # how the new token is given: a vocabulary id or a typed word
@@ -68,20 +68,25 @@ def parse_next_token(cfg: Config, kind: str, value) -> Token:
     return cleaned
 
 
+def default_token_note(word: str, vocab_id: int | None, T: int) -> str:
+    """Where the default new token comes from (word already quoted): this app's rule, not an article's."""
+    said = f"Default: {word}" + (f" (id {vocab_id})" if vocab_id is not None else "")
+    return (said + f", the token the sidebar's sequence-length slider appends when moved from {T} to {T + 1}, so "
+            f"both give the same {T + 1}-token run. This is this app's choice: the articles name no "
+            f"{ordinal(T + 1)} token.")
+
+
 def sentences(ext: Extension, head: int, quote: Quote = _plain_quote) -> tuple[str, str]:
     """Two sentences from the live numbers: who lost most to the new token and why, and the invariant."""
     r = old_rows(ext, head)
     new, T = quote(r.new_label), r.T
     i = r.biggest
     if r.lost[i] <= SAME:                                             # the causal mask hides the new key
-        key, weight = strongest_keys(ext.after.weights[head])
-        top = int(key[T])
         return (
             f"No old row lost any attention: the causal mask lets no old query see {new}, which comes "
             f"after all of them, so its score for them is −∞, e^−∞ = 0 and every factor Z/(Z + 0) is exactly 1.",
             f"The first {T} rows are identical to the {T}-token run (largest change {diff(r.max_change)}); "
-            f"attention is only shared out in the new row, where {new} attends most to "
-            f"{quote(ext.after.labels[top])} ({float(weight[T]):.3f}).",
+            f"attention is only shared out in the new row, where {_new_row_reading(ext, head, quote)}.",
         )
     row, s, e, z = quote(r.labels[i]), float(r.score_new[i]), float(r.exp_new[i]), float(r.z[i])
     highest = int(np.argmax(r.score_new))
@@ -151,12 +156,14 @@ def output_sentence(ext: Extension, out: Outputs, quote: Quote = _plain_quote) -
         return (f"No old output row changed (largest ‖Δ‖ = {diff(float(np.max(change)), longest)}): their "
                 "attention rows are identical, and the rest of the block works on each row on its own.")
     hi, lo = int(np.argmax(change)), int(np.argmin(change))
-    count = f"All {T}" if changed == T else f"{changed} of the {T}"
-    return (f"{count} old output rows changed: {quote(ext.before.labels[hi])} moved most "
+    count = every(T, "old output row").capitalize() if changed == T else f"{changed} of the {T} old output rows"
+    if T == 1 and changed == T:
+        count = "The only old output row"
+    return (f"{count} changed: {quote(ext.before.labels[hi])} moved most "
             f"(‖Δ‖ = {float(change[hi]):.4f}, {float(relative[hi]):.1%} of its length) and "
             f"{quote(ext.before.labels[lo])} least ({float(change[lo]):.4f}), because each output row is "
-            f"a weighted sum of the value vectors of every key it can see{mix}, and {new}'s value "
-            "vector now takes a share of that sum.")
+            f"a weighted sum of the value vectors of every key it can see{mix}, and the value vector of "
+            f"{new} now takes a share of that sum.")
 
 
 # --------------------------------------------------------------------------- the twists
@@ -172,23 +179,35 @@ def twist_sentence(tw: Twist, twisted: Extension, quote: Quote = _plain_quote) -
                 f"{diff(max_row)} in every head, and their outputs move by at most "
                 f"{diff(out, tw.output_scale)}: no old query can see {new}, so nothing about them changes.")
     moved = ("the inputs already carry positions" if already else
-             f"positions change the inputs (by up to {shift:.3f} per entry), so the scores and factors "
-             "differ from the run above")
-    return (f"With sinusoidal positions{note}, {moved}; but position i's code depends only on i, so "
-            f"the first {T} inputs and their scores are the same in both runs (largest change "
-            f"{diff(score_change, tw.score_scale)}) and each old row is still multiplied by one factor "
-            f"(here {lo:.4f} to {hi:.4f}; ratio error {diff(tw.ratio_error)}).")
+             f"positions change the inputs (by up to {shift:.3f} per entry), so the scores "
+             + ("" if twisted.before.config.causal else "and factors ") + "differ from the run above")
+    same = (f"but position i's code depends only on i, so the first {T} inputs and their scores are the same "
+            f"in both runs (largest change {diff(score_change, tw.score_scale)})")
+    if twisted.before.config.causal and lo == hi == 1.0:
+        return (f"With sinusoidal positions{note}, {moved}; {same}. The causal mask is on too, so no old query "
+                f"can see {new}: every old row keeps its weights exactly (every factor is 1).")
+    spread = (f"every factor is {lo:.4f}" if hi - lo <= SAME else
+              f"here the factors run from {lo:.4f} to {hi:.4f}")
+    return (f"With sinusoidal positions{note}, {moved}; {same}, and each old row is still multiplied by one "
+            f"factor of its own ({spread}; ratio error {diff(tw.ratio_error)}).")
+
+
+def _new_row_reading(ext: Extension, head: int, quote: Quote) -> str:
+    """The new token's row by the honest rules (ui/prose/rows): even, or its top key(s) against uniform."""
+    from ui.prose.rows import winner                                  # rows imports nothing from here
+    T = ext.before.T
+    r = read_rows(ext.after.weights[head], ext.after.visible)[T]
+    new = quote(ext.after.labels[T])
+    if r.kind == "even":
+        return (f"{new} spreads its weight almost evenly over its {r.keys} keys (largest {r.weight:.3f}, uniform "
+                f"{r.uniform:.3f}), as untrained weights do")
+    return f"{new} attends most to {winner(r, ext.after.labels, quote)}, where a uniform row gives {r.uniform:.3f}"
 
 
 def new_row(ext: Extension, head: int, quote: Quote = _plain_quote) -> str:
     """One sentence on the new token's own row: where it looks, against a uniform row."""
     old_rows(ext, head)                                                   # checks the head
-    T = ext.before.T
-    row = ext.after.weights[head, T]                                  # (T+1,)
-    top = int(np.argmax(row))
-    return (f"the new token {quote(ext.after.labels[T])} has a row of its own: it attends most to "
-            f"{quote(ext.after.labels[top])} ({float(row[top]):.3f}; a uniform row would give "
-            f"{1 / (T + 1):.3f} each)")
+    return "the new token has a row of its own: " + _new_row_reading(ext, head, quote)
 
 
 def notice(ext: Extension, head: int, quote: Quote = _plain_quote) -> str:

@@ -36,3 +36,16 @@ def diff(x: float, scale: float = 1.0) -> str:
 def count(n: int, noun: str, plural: str | None = None) -> str:
     """'1 row', '2 rows'."""
     return f"{n} {noun if n == 1 else (plural or noun + 's')}"
+
+
+def names(items: list[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    items = list(items)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def every(n: int, noun: str, plural: str | None = None) -> str:
+    """'the only row', 'both rows', 'all 3 rows'."""
+    if n == 1:
+        return f"the only {noun}"
+    return f"both {plural or noun + 's'}" if n == 2 else f"all {n} {plural or noun + 's'}"

@@ -1,7 +1,20 @@
 """The data flow of one block as a table: each stage's name, what happens, its formula and shape."""
 from __future__ import annotations
 
-from engine import Trace
+from engine import Config, Trace
+
+
+def output_formulas(cfg: Config) -> list[str]:
+    """The block output page's formulas (LaTeX) for this architecture: with or without residuals."""
+    ffn_in = r"\text{LN}(\text{after\_attn})" if cfg.layer_norm else r"\text{after\_attn}"
+    if cfg.residual:
+        x = "(X + P)" if cfg.positional == "sinusoidal" else "X"
+        first = rf"\text{{after\_attn}} = {x} + \text{{attn}}\quad(\text{{residual}})"
+        last = r"\text{output} = \text{after\_attn} + \text{hidden}\, W_2 + b_2\quad(\text{residual})"
+    else:
+        first = r"\text{after\_attn} = \text{attn}\quad(\text{no residual})"
+        last = r"\text{output} = \text{hidden}\, W_2 + b_2\quad(\text{no residual})"
+    return [first, rf"\text{{hidden}} = \max(0,\ {ffn_in}\, W_1 + b_1),\qquad " + last]
 
 
 def stages(trace: Trace) -> list[dict]:
@@ -25,9 +38,10 @@ def stages(trace: Trace) -> list[dict]:
     if cfg.output_projection:
         stage_rows.append(("attn", "output projection", "concat · W_O", (T, C)))
     stage_rows.append(("after_attn", "residual: add the input back" if cfg.residual else "no residual",
-                 "X + attn" if cfg.residual else "attn", (T, C)))
+                 ("X + P + attn" if trace.positions is not None else "X + attn") if cfg.residual else "attn", (T, C)))
     stage_rows += [
-        ("ffn_hidden", "feed-forward layer 1, ReLU", "max(0, · W₁ + b₁)", (T, F)),
+        ("ffn_hidden", "feed-forward layer 1, ReLU",
+         "max(0, LN(after_attn) · W₁ + b₁)" if cfg.layer_norm else "max(0, after_attn · W₁ + b₁)", (T, F)),
         ("output", "feed-forward layer 2" + (", residual" if cfg.residual else ""),
          "after_attn + hidden · W₂ + b₂" if cfg.residual else "hidden · W₂ + b₂", (T, C)),
     ]

@@ -1,0 +1,140 @@
+"""The concept pages' live words: intros that depend on the settings and each page's 'what to notice',
+from a Trace (pure Python; token labels go through `quote`, pages pass layout.quote)."""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from engine import Trace, analysis
+from ui.prose.numbers import count, fmt
+
+Quote = Callable[[str], str]
+
+
+def _plain(text: str) -> str:
+    return "‘" + text + "’"
+
+
+# --------------------------------------------------------------------------- Inputs X
+def inputs_notice(t: Trace, words: tuple[str, ...], known: int, vocab_title: str) -> str:
+    """How many tokens the vocabulary knows, and which rows of X (and X + P) are equal."""
+    T = len(words)
+    repeats = T - len(set(words))
+    said = f"{known} of {T} tokens are in the {vocab_title} vocabulary"
+    if repeats:
+        said += (f", and {count(repeats, 'token')} {'repeats' if repeats == 1 else 'repeat'} an earlier word: "
+                 "a repeated word has exactly the same row of X")
+        if t.positions is not None:
+            said += ", and the position code P makes every row of X + P different"
+    else:
+        said += "; every word is different, so every row of X is different"
+        if t.positions is not None:
+            said += ", and so is every row of X + P"
+    return said + "."
+
+
+# --------------------------------------------------------------------------- Q, K, V
+def qkv_intro(positional: bool) -> str:
+    """The Q/K/V page's intro: what the same matrices for every token do, with or without positions."""
+    same = ("Without positions the same word therefore always gets the same rows, wherever it stands."
+            if not positional else
+            "With positions on, the same word at two places has two different inputs (its row of X plus "
+            "its own position code), so it gets different rows.")
+    return ("Each token enters as a row of **X**. Three weight matrices turn every row into a *query* "
+            "(what this token looks for), a *key* (what it offers) and a *value* (what it passes on). "
+            f"The same matrices serve every token, so equal input rows get equal Q, K and V rows. {same} "
+            "Each head then works with its own slice of columns.")
+
+
+def qkv_notice(t: Trace, head: int, quote: Quote = _plain) -> str:
+    """The largest q·k among the pairs the mask lets through, what it is made of, and what it is not."""
+    visible = t.visible
+    i, j, top = analysis.largest(t.scores[head], visible)
+    cos = analysis.cosines(t.q, t.k)[head]                               # (T, T)
+    qn, kn = float(np.linalg.norm(t.q[head, i])), float(np.linalg.norm(t.k[head, j]))
+    among = " among the pairs the causal mask lets through (key ≤ query)" if t.config.causal else ""
+    said = (f"in head {head}, the largest dot product{among} is query {quote(t.labels[i])} with key "
+            f"{quote(t.labels[j])}: q·k = {fmt(top, '.3f')} = |q| |k| cos θ = {fmt(qn, '.3f')} × "
+            f"{fmt(kn, '.3f')} × {fmt(float(cos[i, j]), '.3f')}. ")
+    if top < 0:
+        said += "Every q·k here is negative: the largest is the one closest to 0. "
+    ci, cj, best = analysis.largest(cos, visible)
+    if (ci, cj) == (i, j):
+        said += "It is also the pair whose vectors point most the same way. "
+    elif np.isfinite(best):
+        said += (f"A dot product mixes length and direction: the pair pointing most the same way is "
+                 f"{quote(t.labels[ci])} with {quote(t.labels[cj])} (cos θ = {fmt(best, '.3f')}, q·k = "
+                 f"{fmt(float(t.scores[head, ci, cj]), '.3f')}). ")
+    how = ("dividing every score by the same √d_head keeps their order" if t.config.scale_scores else
+           "with scaling off the scores go on unchanged")
+    return said + f"On the next page this pair has head {head}'s largest score too: {how}."
+
+
+# --------------------------------------------------------------------------- Scaled scores
+def _std(values: np.ndarray, visible: np.ndarray) -> float:
+    return float(np.std(values[visible]))
+
+
+def scores_intro(t: Trace) -> str:
+    """What a score is and what ÷√d_head does, with this head's measured spread."""
+    cfg = t.config
+    said = ("A score is one query's dot product with one key, q·k = |q| |k| cos θ: large when both vectors "
+            "are long and point the same way. It adds up d_head products, so it spreads more the wider the "
+            "head: when the entries of q and k have variance 1, q·k has variance d_head. Dividing by "
+            "√d_head stops the spread from growing with the head's width; it brings it near 1 only when "
+            "the entries of q and k have variance 1. ")
+    q_std, k_std = float(np.std(t.q)), float(np.std(t.k))
+    every = np.broadcast_to(t.visible, t.scores.shape)                  # (H, T, T)
+    raw, scaled = _std(t.scores, every), _std(t.scaled, every)
+    if cfg.scale_scores:
+        said += (f"Here the entries of q and k have std {fmt(q_std, '.2f')} and {fmt(k_std, '.2f')}, so this "
+                 f"block's scaled scores spread with std {fmt(scaled, '.2f')} (raw {fmt(raw, '.2f')}, every head). ")
+    else:
+        said += (f"Scaling is off here: the scores go to the softmax as they are (std {fmt(raw, '.2f')}, "
+                 "every head). ")
+    return said + ("With the causal mask on, keys that come later are hidden." if cfg.causal else
+                   "The causal mask is off: every query sees every key.")
+
+
+def scores_notice(t: Trace, head: int, quote: Quote = _plain) -> str:
+    """The largest scaled score worked out, and what the division does at these settings."""
+    cfg = t.config
+    i, j, top = analysis.largest(t.scaled[head])                         # -inf (hidden) is never the largest
+    raw = float(t.scores[head, i, j])
+    pair = f"the largest scaled score in head {head} is {quote(t.labels[i])} → {quote(t.labels[j])}"
+    if not cfg.scale_scores:
+        return (f"{pair}: {fmt(raw, '.3f')}. Scaling is switched off, so nothing is divided: the softmax sees "
+                "the raw scores and their full spread.")
+    d = cfg.d_head
+    divisor = float(np.sqrt(d))
+    said = f"{pair}: {fmt(raw, '.3f')} ÷ √{d} = {fmt(top, '.3f')}. "
+    if d == 1:
+        return said + ("With d_head = 1 the divisor is √1 = 1, so the division changes nothing: scaled and raw "
+                       "scores are the same numbers.")
+    before, after = _std(t.scores[head], t.visible), _std(t.scaled[head], t.visible)
+    return said + (f"Dividing every score by the same √{d} = {fmt(divisor, '.3f')} keeps the order within each "
+                   f"row and shrinks the spread the softmax will see by that factor (std {fmt(before, '.3f')} → "
+                   f"{fmt(after, '.3f')}).")
+
+
+# --------------------------------------------------------------------------- Block output
+SMALL = 0.25              # the FFN's change is called "small next to" what the residual carries below this ratio
+
+
+def output_notice(t: Trace) -> str:
+    """What the ReLU zeroed and how far the feed-forward layer moved the vectors, compared, not asserted."""
+    T, F = t.ffn_hidden.shape
+    zeros = float((t.ffn_hidden == 0).mean())
+    said = f"the ReLU zeroed {zeros:.0%} of the {count(T * F, 'hidden value')}"
+    if not t.config.residual:
+        return said + (f"; without residuals the output is only what the feed-forward layer makes of the "
+                       f"attention output (mean |output| {fmt(float(np.abs(t.output).mean()), '.3f')} per entry).")
+    moved = float(np.abs(t.output - t.after_attn).mean())                # the FFN's own part: hidden·W₂ + b₂
+    carried = float(np.abs(t.after_attn).mean())                          # what the residual path brings
+    ratio = moved / carried if carried > 0 else float("inf")
+    compare = ("small next to" if ratio < SMALL else "larger than" if ratio >= 1 else
+               f"{ratio:.0%} of")
+    return said + (f"; the feed-forward layer then moved the vectors by {fmt(moved, '.3f')} on average per entry, "
+                   f"{compare} the {fmt(carried, '.3f')} the residual path carries through (mean "
+                   f"|{'X + P' if t.positions is not None else 'X'} + attn|).")

@@ -1,0 +1,23 @@
+"""Trained presets on every page: train the sidebar's model first, once per server, with a progress bar."""
+from __future__ import annotations
+
+import streamlit as st
+
+import engine
+from ui import compute
+
+
+def ensure(view) -> None:
+    """Before a page draws a trained preset: train it (progress shown), or wait for whoever is."""
+    if view.training is None or compute.trained(view.config, view.training) is not None:
+        return
+    task = engine.TASKS[view.training.task]
+    box = st.empty()
+    bar = box.progress(0.0, text=f"Training the block on '{task.title}' …")
+
+    def progress(step, steps, losses, accuracies, params) -> None:
+        bar.progress(step / steps, text=f"Training the block on '{task.title}': step {step} of {steps}, "
+                                        f"loss {losses[-1]:.3f}, accuracy {accuracies[-1]:.0%}")
+
+    compute.train(view.config, view.training, on_progress=progress)
+    box.empty()
