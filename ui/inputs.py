@@ -39,7 +39,8 @@ def read() -> tuple[Controls, list[str]]:
 
 def screen(cap: int) -> tuple[int, bool]:
     """The main column's px (at most `cap`, the desktop width laid out for) and whether st.columns stack:
-    as the browser measured them (ui.screen), else, before it has, a phone's for a phone's browser and
-    the desktop's for any other."""
-    width, stacked = session.screen() or (measured.PHONE_GUESS if measured.phone_agent() else (cap, False))
+    as the browser measured them in this session, else ui.screen's first guess (a remembered
+    measurement, a phone's, or the desktop's)."""
+    sent = session.screen()
+    width, stacked = (sent and measured.believable(*sent)) or measured.first_guess(cap)
     return min(width, cap), stacked

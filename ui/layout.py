@@ -66,9 +66,28 @@ def header(view: frame.View, title: str, intro: str, formula: str | Sequence[str
     if not view.present:
         st.markdown(intro)
     for line in [formula] if isinstance(formula, str) else formula:
-        st.latex(line)
+        for part in formula_lines(line) if view.stacked else [line]:
+            st.latex(part)
     for note in view.notes:
         st.info(md_escape(note), icon=":material/info:")
+
+
+def formula_lines(latex: str) -> list[str]:
+    """A formula's parts, one per line on a phone: split at each \\qquad outside any braces (the gap
+    this app puts between the equations of one line)."""
+    parts, depth, start, i = [], 0, 0, 0
+    while i < len(latex):
+        if latex[i] == "\\":
+            if depth == 0 and latex.startswith(r"\qquad", i) and not latex[i + 6:i + 7].isalpha():
+                parts.append(latex[start:i])
+                start = i = i + 6
+                continue
+            i += 2
+            continue
+        depth += {"{": 1, "}": -1}.get(latex[i], 0)
+        i += 1
+    parts.append(latex[start:])
+    return [p.strip() for p in parts if p.strip()]
 
 
 TABLE_ROWS = 12            # a taller table scrolls inside a fixed height, its header kept in view

@@ -126,7 +126,7 @@ def set_qkv_entry(entry: tuple[str, int, int] | None) -> None:
 def screen() -> tuple[int, bool] | None:
     """What the browser measured (main column px, whether columns stack), or None before it has."""
     value = (_ss().get(SCREEN) or {}).get("screen")
-    if isinstance(value, list) and len(value) == 2 and isinstance(value[0], int) and value[0] > 0:
+    if isinstance(value, list) and len(value) == 2 and isinstance(value[0], int):
         return value[0], bool(value[1])
     return None
 
