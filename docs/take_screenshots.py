@@ -1,7 +1,9 @@
-"""Screenshots of every page at 1280×800 for the README: python docs/take_screenshots.py [folder]
+"""Screenshots for the README: every page at 1280×800, and two on a phone (390×844 at 3× pixels, touch).
+
+    python docs/take_screenshots.py [folder] [name ...]
 
 Starts the app on a free local port, opens each page in Debian's headless Chromium, saves
-<folder>/<page>.png (default docs/screenshots), and stops the server.
+<folder>/<name>.png (default docs/screenshots; all names unless some are given), and stops the server.
 """
 from __future__ import annotations
 
@@ -25,6 +27,14 @@ SHOTS = {                                   # file name -> (path and query of th
     "exercise": ("/exercise?preset=day33", 0), "experiments": ("/experiments", 600),
     "presenter": ("/softmax?present=1&cell=0,2", 0), "heads-64": ("/heads?seq_len=64&d_model=128&heads=16", 0),
 }
+IPHONE = ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
+          "Version/17.5 Mobile/15E148 Safari/604.1")
+PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 3, "has_touch": True, "is_mobile": True,
+         "user_agent": IPHONE}
+PHONE_SHOTS = {                             # file name -> (path and query, what to scroll to the top or None)
+    "phone-scores": ("/scores?preset=day33&seq_len=6&cell=5,3", ".st-key-scores_scaled"),
+    "phone-heads": ("/heads?seq_len=8", "[data-testid='stVegaLiteChart']:has-text('head 0')"),
+}
 
 
 def free_port() -> int:
@@ -47,6 +57,7 @@ def main() -> None:
             except OSError:
                 time.sleep(0.2)
         out.mkdir(parents=True, exist_ok=True)
+        wanted = set(sys.argv[2:])
         with sync_playwright() as p:
             ctx = p.chromium.launch_persistent_context(tempfile.mkdtemp(), executable_path="/usr/bin/chromium",
                                                        headless=True, args=FLAGS,
@@ -55,6 +66,8 @@ def main() -> None:
             page.goto(f"http://127.0.0.1:{port}/")                  # the server's first session
             page.wait_for_selector("[data-testid='stVegaLiteChart'] svg", timeout=60000)
             for name, (path, scroll) in SHOTS.items():
+                if wanted and name not in wanted:
+                    continue
                 page = ctx.new_page()
                 page.goto(f"http://127.0.0.1:{port}{path}")
                 page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']")
@@ -75,6 +88,24 @@ def main() -> None:
                 print("saved", out / f"{name}.png")
                 page.close()
             ctx.close()
+            phone = p.chromium.launch_persistent_context(tempfile.mkdtemp(), executable_path="/usr/bin/chromium",
+                                                         headless=True, args=FLAGS, **PHONE)
+            for name, (path, top) in PHONE_SHOTS.items():
+                if wanted and name not in wanted:
+                    continue
+                page = phone.new_page()
+                page.goto(f"http://127.0.0.1:{port}{path}")
+                page.wait_for_selector("[data-testid='stVegaLiteChart'] svg", timeout=60000)
+                page.wait_for_timeout(1500)                  # a first visit is measured: one more run
+                page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']")
+                page.wait_for_timeout(1500)
+                if top:
+                    page.locator(top).first.evaluate("e => e.scrollIntoView({block: 'start'})")
+                    page.wait_for_timeout(800)
+                page.screenshot(path=str(out / f"{name}.png"))
+                print("saved", out / f"{name}.png")
+                page.close()
+            phone.close()
     finally:
         server.terminate()
         server.wait(timeout=10)

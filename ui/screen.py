@@ -98,19 +98,20 @@ def believable(width: int, stacked: bool) -> tuple[int, bool] | None:
 def remembered() -> tuple[int, bool] | None:
     """This browser's last measurement (the cookie the script keeps), or None."""
     try:
-        raw = st.context.cookies.get(COOKIE) or ""
-    except Exception:            # no browser behind this run (AppTest, a bare script)
+        raw = st.context.cookies.get(COOKIE)
+    except Exception:            # no browser behind this run (a bare script)
         return None
-    match = re.fullmatch(r"(\d{2,5})x([01])", raw)
+    match = re.fullmatch(r"(\d{2,5})x([01])", raw) if isinstance(raw, str) else None   # AppTest: not a str
     return believable(int(match.group(1)), match.group(2) == "1") if match else None
 
 
 def phone_agent() -> bool:
     """The browser says it is a phone (its User-Agent names 'Mobi', as phone browsers' do)."""
     try:
-        return "Mobi" in (st.context.headers.get("User-Agent") or "")
-    except Exception:            # no browser behind this run (AppTest, a bare script)
+        agent = st.context.headers.get("User-Agent")
+    except Exception:            # no browser behind this run (a bare script)
         return False
+    return isinstance(agent, str) and "Mobi" in agent
 
 
 def first_guess(cap: int) -> tuple[int, bool]:
