@@ -45,7 +45,8 @@ def open_page(tab: Tab, path: str, first_visit: bool, runs: int) -> None:
     no measured screen) or a later one; exactly `runs` script runs draw it."""
     if first_visit:
         tab.page.context.clear_cookies()
-    tab.page.evaluate("localStorage.clear()")           # Streamlit remembers a sidebar toggle there
+    if tab.page.url.startswith("http"):
+        tab.page.evaluate("localStorage.clear()")       # Streamlit remembers a sidebar toggle there
     before = tab.runs.finished
     tab.page.goto(tab.server.url + path)
     tab.runs.wait_for(tab.page, before + runs, timeout=90)
@@ -167,6 +168,8 @@ def test_the_first_run_fits_the_narrowest_phone_then_a_turn_refits(tab, path):
         assert not no_overlaps(tab, "phone-overlap-360")
         tab.settle_after(lambda: tab.page.set_viewport_size({"width": 740, "height": 360}))
         assert not no_overlaps(tab, "phone-overlap-740")
+        tab.settle_after(lambda: tab.page.set_viewport_size(PHONE["viewport"]))     # upright again: remembered
+        assert not no_overlaps(tab, "phone-overlap-390")
     finally:
         tab.page.set_viewport_size(PHONE["viewport"])
     tab.assert_clean()
