@@ -66,10 +66,15 @@ def header(view: frame.View, title: str, intro: str, formula: str | Sequence[str
     if not view.present:
         st.markdown(intro)
     for line in [formula] if isinstance(formula, str) else formula:
-        for part in formula_lines(line) if view.stacked else [line]:
-            st.latex(part)
+        latex(view, line)
     for note in view.notes:
         st.info(md_escape(note), icon=":material/info:")
+
+
+def latex(view: frame.View, formula: str) -> None:
+    """st.latex, on a phone one equation a line (see formula_lines)."""
+    for part in formula_lines(formula) if view.stacked else [formula]:
+        st.latex(part)
 
 
 def formula_lines(latex: str) -> list[str]:
