@@ -100,7 +100,9 @@ def main() -> None:
                 page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']")
                 page.wait_for_timeout(1500)
                 if top:
-                    page.locator(top).first.evaluate("e => e.scrollIntoView({block: 'start'})")
+                    page.locator(top).first.evaluate(                # below Streamlit's fixed header
+                        "e => { e.scrollIntoView({block: 'start'}); "
+                        "document.querySelector(\"[data-testid='stMain']\").scrollBy(0, -70); }")
                     page.wait_for_timeout(800)
                 page.screenshot(path=str(out / f"{name}.png"))
                 print("saved", out / f"{name}.png")
