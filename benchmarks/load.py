@@ -22,6 +22,7 @@ each replica got, and CPU per script run summed over the replicas.
     python -m benchmarks.load --watcher auto                  # the same with Streamlit's file watcher on
     python -m benchmarks.load --url http://127.0.0.1:8501     # against a server you started (no RSS)
     python -m benchmarks.load --sessions 200 --replicas 2     # 200 students, 2 replicas behind HAProxy
+    python -m benchmarks.load --floor                         # the same hall on a one-chart floor app
 """
 from __future__ import annotations
 
@@ -275,6 +276,12 @@ async def main_async(args) -> dict:
                                    extra=extra).start()
         base = cluster.url
         processes = {r.name: r.pid for r in cluster.replicas}
+    elif args.floor:
+        from benchmarks.latency import write_floor
+        server = bs.Server(app="floor_app.py", cwd=Path(write_floor()), extra=extra,
+                           log_name="load-floor.log").start()
+        base = server.url
+        processes = {"server": server.pid}
     else:
         server = bs.Server(extra=extra, log_name="load-server.log").start()
         base = server.url
@@ -419,6 +426,9 @@ def main() -> None:
                         help="override server.fileWatcherType (default: .streamlit/config.toml)")
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                         help="extra `streamlit run` option, e.g. runner.postScriptGC=true (repeatable)")
+    parser.add_argument("--floor", action="store_true",
+                        help="the same hall against the latency benchmark's floor app (one slider, one Altair "
+                             "heatmap): CPU per run of Streamlit itself, to compare the app with")
     parser.add_argument("--url", default=None, help="an already running server (loopback only; no RSS)")
     parser.add_argument("--replicas", type=int, default=0, metavar="N",
                         help="start N replicas behind HAProxy (deploy/replicas.py) instead of one server")

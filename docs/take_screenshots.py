@@ -26,6 +26,8 @@ SHOTS = {                                   # file name -> (path and query of th
     "softmax": ("/softmax?preset=day33", 0), "heads": ("/heads?seq_len=6", 0), "output": ("/output", 250),
     "exercise": ("/exercise?preset=day33", 0), "experiments": ("/experiments", 600),
     "presenter": ("/softmax?present=1&cell=0,2", 0), "heads-64": ("/heads?seq_len=64&d_model=128&heads=16", 0),
+    "trained-softmax": ("/softmax?preset=trained-previous", 0),       # trains the block once, server-wide
+    "learn": ("/learn", 0),                                            # ... so the Learn page shows its replay
 }
 IPHONE = ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
           "Version/17.5 Mobile/15E148 Safari/604.1")

@@ -20,6 +20,11 @@ from ui.presets import BATCH_SEED, Training
 # thread per call avoids threads fighting over the cores (set once, for the whole server process).
 threadpool_limits(limits=1, user_api="blas")
 
+# A cache key is hashed on every call. Streamlit hashes a dataclass field by field through its
+# reduce protocol (~1 ms a call for a Config); its repr names every field's value exactly and costs
+# ~10 µs, so the keys are hashed by repr.
+_KEYS = {engine.Config: repr, Training: repr}
+
 
 class _Slot:
     """One trained model's place in the server: a lock while it trains, then the run."""
@@ -29,7 +34,7 @@ class _Slot:
         self.run: engine.TrainRun | None = None
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
+@st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=_KEYS)
 def _slot(cfg: engine.Config, training: Training) -> _Slot:
     return _Slot()
 
@@ -55,7 +60,7 @@ def weights(cfg: engine.Config, training: Training | None) -> engine.Params | No
     return None if training is None else train(cfg, training).params
 
 
-@st.cache_resource(max_entries=256, show_spinner=False)
+@st.cache_resource(max_entries=256, show_spinner=False, hash_funcs=_KEYS)
 def trace(cfg: engine.Config, words: tuple[str, ...], training: Training | None = None) -> engine.Trace:
     """One forward pass per distinct configuration and sentence.
 
@@ -66,7 +71,7 @@ def trace(cfg: engine.Config, words: tuple[str, ...], training: Training | None 
     return engine.run(cfg, words, weights(cfg, training))
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@st.cache_data(max_entries=64, show_spinner=False, hash_funcs=_KEYS)
 def extension(cfg: engine.Config, words: tuple[str, ...], new_token: int | str, training: Training | None = None,
               trained_as: engine.Config | None = None) -> analysis.Extension:
     """The 5 → 6 comparison: words, then words plus one token (with the weights trained for
@@ -74,7 +79,7 @@ def extension(cfg: engine.Config, words: tuple[str, ...], new_token: int | str, 
     return analysis.extend(cfg, words, new_token, weights(trained_as or cfg, training))
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_KEYS)
 def params(cfg: engine.Config, training: Training | None = None) -> engine.Params:
     """The weights of a configuration (read-only arrays, shared safely between sessions)."""
     return weights(cfg, training) or engine.init_params(cfg)
@@ -83,49 +88,49 @@ def params(cfg: engine.Config, training: Training | None = None) -> engine.Param
 # --------------------------------------------------------------------------- the Experiments page
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@st.cache_data(max_entries=16, show_spinner=False, hash_funcs=_KEYS)
 def variance_curve(d_heads: tuple[int, ...], samples: int, seed: int) -> experiments.VarianceCurve:
     return experiments.variance_curve(d_heads, samples, seed)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@st.cache_data(max_entries=64, show_spinner=False, hash_funcs=_KEYS)
 def random_rows(d_head: int, keys: int, rows: int, seed: int) -> experiments.RandomRows:
     return experiments.random_rows(d_head, keys, rows, seed)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@st.cache_data(max_entries=64, show_spinner=False, hash_funcs=_KEYS)
 def scaling_rows(cfg: engine.Config, words: tuple[str, ...], init_scale: float,
                  training: Training | None = None) -> experiments.ScalingRows:
     return experiments.scaling_rows(cfg, words, init_scale, weights(cfg, training))
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(max_entries=32, show_spinner=False, hash_funcs=_KEYS)
 def init_sweep(cfg: engine.Config, words: tuple[str, ...], scales: tuple[float, ...],
                training: Training | None = None) -> experiments.InitSweep:
     return experiments.init_sweep(cfg, words, scales, weights(cfg, training))
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(max_entries=32, show_spinner=False, hash_funcs=_KEYS)
 def positions_test(cfg: engine.Config, words: tuple[str, ...], seed: int,
                    training: Training | None = None) -> experiments.PositionTest:
     return experiments.positions_test(cfg, words, seed, params=weights(cfg, training))
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(max_entries=32, show_spinner=False, hash_funcs=_KEYS)
 def causal_test(cfg: engine.Config, words: tuple[str, ...],
                 training: Training | None = None) -> experiments.CausalTest:
     return experiments.causal_test(cfg, words, weights(cfg, training))
 
 
 # --------------------------------------------------------------------------- the Learn page
-@st.cache_resource(max_entries=64, show_spinner=False)
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_KEYS)
 def checkpoint_trace(cfg: engine.Config, training: Training, step: int, words: tuple[str, ...]) -> engine.Trace:
     """The block at one checkpoint of a finished run, on a sequence."""
     params = dict(train(cfg, training).checkpoints)[step]
     return engine.run(cfg, words, params)
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_KEYS)
 def share_history(cfg: engine.Config, training: Training) -> tuple:
     """Each head's weight on the expected keys at every checkpoint, and fresh-sequence accuracy."""
     run = train(cfg, training)
