@@ -1,8 +1,9 @@
-"""Screenshots of every page at 1280×800 for the README: python docs/take_screenshots.py [folder] [name ...]
+"""Screenshots for the README: every page at 1280×800, and two on a phone (390×844 at 3× pixels, touch).
+
+    python docs/take_screenshots.py [folder] [name ...]
 
 Starts the app on a free local port, opens each page in Debian's headless Chromium, saves
-<folder>/<page>.png (default docs/screenshots), and stops the server. Names (keys of SHOTS) take only
-those shots, e.g. `python docs/take_screenshots.py model model-64 learn-induction`.
+<folder>/<name>.png (default docs/screenshots; all names unless some are given), and stops the server.
 """
 from __future__ import annotations
 
@@ -31,6 +32,14 @@ SHOTS = {                                   # file name -> (path and query of th
     "learn-induction": ("/learn?preset=trained-induction", 600),
     "learn-induction-heads": ("/learn?preset=trained-induction", 1250),
 }
+IPHONE = ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
+          "Version/17.5 Mobile/15E148 Safari/604.1")
+PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 3, "has_touch": True, "is_mobile": True,
+         "user_agent": IPHONE}
+PHONE_SHOTS = {                             # file name -> (path and query, what to scroll to the top or None)
+    "phone-scores": ("/scores?preset=day33&seq_len=6&cell=5,3", ".st-key-scores_scaled"),
+    "phone-heads": ("/heads?seq_len=8", "[data-testid='stVegaLiteChart']:has-text('head 0')"),
+}
 
 
 def free_port() -> int:
@@ -41,8 +50,8 @@ def free_port() -> int:
 
 def main() -> None:
     args = sys.argv[1:]
-    names = [a for a in args if a in SHOTS] or list(SHOTS)
-    folders = [a for a in args if a not in SHOTS]
+    wanted = {a for a in args if a in SHOTS or a in PHONE_SHOTS}     # none named: every shot
+    folders = [a for a in args if a not in wanted]
     out = Path(folders[0]) if folders else OUT
     port = free_port()
     server = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.headless",
@@ -63,8 +72,9 @@ def main() -> None:
             page = ctx.new_page()
             page.goto(f"http://127.0.0.1:{port}/")                  # the server's first session
             page.wait_for_selector("[data-testid='stVegaLiteChart'] svg", timeout=60000)
-            for name in names:
-                path, scroll = SHOTS[name]
+            for name, (path, scroll) in SHOTS.items():
+                if wanted and name not in wanted:
+                    continue
                 page = ctx.new_page()
                 page.goto(f"http://127.0.0.1:{port}{path}")
                 page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']")
@@ -91,6 +101,26 @@ def main() -> None:
                 print("saved", out / f"{name}.png")
                 page.close()
             ctx.close()
+            phone = p.chromium.launch_persistent_context(tempfile.mkdtemp(), executable_path="/usr/bin/chromium",
+                                                         headless=True, args=FLAGS, **PHONE)
+            for name, (path, top) in PHONE_SHOTS.items():
+                if wanted and name not in wanted:
+                    continue
+                page = phone.new_page()
+                page.goto(f"http://127.0.0.1:{port}{path}")
+                page.wait_for_selector("[data-testid='stVegaLiteChart'] svg", timeout=60000)
+                page.wait_for_timeout(1500)                  # a first visit is measured: one more run
+                page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']")
+                page.wait_for_timeout(1500)
+                if top:
+                    page.locator(top).first.evaluate(                # below Streamlit's fixed header
+                        "e => { e.scrollIntoView({block: 'start'}); "
+                        "document.querySelector(\"[data-testid='stMain']\").scrollBy(0, -70); }")
+                    page.wait_for_timeout(800)
+                page.screenshot(path=str(out / f"{name}.png"))
+                print("saved", out / f"{name}.png")
+                page.close()
+            phone.close()
     finally:
         server.terminate()
         server.wait(timeout=10)

@@ -50,7 +50,7 @@ local = (mine[1], mine[2] - first) if mine and first <= mine[2] <= last else Non
 charts.heatmap(full[h], t.labels, [str(c) for c in range(first, last + 1)],
                title=f"{name.lower()} for head {h}: {T} × {cfg.d_head}", x_title="column", y_title="token",
                domain=domain, key=session.QKV_SLICE, pick=local, present=present, width=view.width, area=600, selectable=True)
-st.caption("Click a cell of the head's slice to see that number computed from X and the weight matrix.")
+st.caption("Click (or tap) a cell of the head's slice to see that number computed from X and the weight matrix.")
 
 layout.notice(notices.qkv_notice(t, h, quote=layout.quote))
 projection.show(t, params, picked)

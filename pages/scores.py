@@ -35,7 +35,7 @@ with scaled_col:
                    x_title="key", y_title="query", domain=domain, mask=mask, pick=cell, key=session.SCORES_SCALED,
                    present=present, width=scaled_col.width, area=230, selectable=True)
 st.caption("One colour scale for both maps, so the shrinking shows. Hover a cell for its exact value; "
-           "click it for the worked calculation below (double-click clears the chart's selection).")
+           "click (or tap) it for the worked calculation below (double-click clears the chart's selection).")
 
 layout.notice(notices.scores_notice(t, h, quote=layout.quote))
 inspector.show(t, h, cell)

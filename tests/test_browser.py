@@ -283,7 +283,7 @@ def test_hostile_token_text_is_shown_as_text(tab):
 
 def test_clicking_a_heatmap_cell_shows_the_worked_calculation(tab):
     tab.open("/scores")
-    assert tab.page.get_by_text("Click any cell of a heatmap above").count() == 1
+    assert tab.page.get_by_text("Click (or tap) any cell of a heatmap above").count() == 1
     cells = tab.chart("scores_scaled").locator("svg g.mark-rect.role-mark").first.locator(
         "path[aria-roledescription='rect mark']")
     assert cells.count() == 16

@@ -112,8 +112,8 @@ def result(view: View, ext: analysis.Extension, revealed: dict) -> None:
     guess = revealed["guess"].strip()
     if guess:
         st.markdown("**Your words:** " + "  \n".join(layout.md_escape(line) for line in guess.splitlines()))
-    st.latex(rf"w'_{{ij}} = \frac{{e^{{s_{{ij}}}}}}{{Z_i + e^{{s_{{i,{T}}}}}}} = w_{{ij}}\cdot"
-             rf"\frac{{Z_i}}{{Z_i + e^{{s_{{i,{T}}}}}}}\qquad (j \le {T - 1};\ \text{{the new token is }} {T})")
+    layout.latex(view, rf"w'_{{ij}} = \frac{{e^{{s_{{ij}}}}}}{{Z_i + e^{{s_{{i,{T}}}}}}} = w_{{ij}}\cdot"
+                       rf"\frac{{Z_i}}{{Z_i + e^{{s_{{i,{T}}}}}}}\qquad (j \le {T - 1};\ \text{{the new token is }} {T})")
     domain = charts.weight_domain(b.weights[h], a.weights[h])
     factor_labels = [f"{label}  ×{f:.3f}" for label, f in zip(a.labels[:T], r.factor)] + [a.labels[T]]
     left, right = layout.two(view, T + 1 <= SIDE_BY_SIDE)

@@ -15,7 +15,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import engine
-from ui import inputs, presenter, presets, session, sidebar, site, state, trainer
+from ui import inputs, presenter, presets, screen, session, sidebar, site, state, trainer
 from ui.state import Controls
 
 _here = threading.local()      # this script thread's View while a page runs (each session has its own)
@@ -34,6 +34,7 @@ class View:
     page: site.Page
     width: int                      # px of the main column the page draws in
     training: presets.Training | None   # the trained weights the pages show, or None: the config's own draw
+    stacked: bool = False           # st.columns stack, each at full width (a phone)
 
     @property
     def words(self) -> tuple[str, ...]:
@@ -68,11 +69,19 @@ def _navigation_pages() -> list:
     return [copy.copy(page) for page in _built_pages()]
 
 
+def sidebar_state(controls: Controls) -> str:
+    """Collapsed in presenter view; open where the link asks for it (?sidebar=1); else Streamlit's
+    "auto": open on a wide screen, collapsed on a narrow one, where the page comes first."""
+    return "collapsed" if controls.present else "expanded" if controls.sidebar else "auto"
+
+
 def start():
     """Draw the frame and return the page to run (its View is then what view() gives)."""
     controls, notes = inputs.read()
+    cap = MAIN_PX_PRESENT if controls.present else MAIN_PX
+    width, stacked = inputs.screen(cap)
     st.set_page_config(page_title="Attention Lab", page_icon="assets/icon.png",   # a local file: no icon CDN
-                       layout="wide", initial_sidebar_state="collapsed" if controls.present else "expanded")
+                       layout="wide", initial_sidebar_state=sidebar_state(controls))
     pages = _navigation_pages()
     current = st.navigation(pages)
     if session.take_open_head():                   # a click on the model view: open that head's page
@@ -83,13 +92,13 @@ def start():
     if params != st.query_params.to_dict():
         st.query_params.from_dict(params)          # written once, after every input was read
     sidebar.draw(controls, state.share_link(st.context.url or "", params))
+    screen.watch(cap, (width, stacked))
     session.remember_controls(controls)
     tokens = state.to_tokens(controls)
     _here.view = View(controls=controls, config=state.to_config(controls), tokens=tokens,
                       notes=tuple(notes + ([tokens.note] if tokens.note else [])),
                       page=site.by_path(current.url_path),
-                      width=MAIN_PX_PRESENT if controls.present else MAIN_PX,
-                      training=presets.training(controls.preset))
+                      width=width, training=presets.training(controls.preset), stacked=stacked)
     if controls.present:
         presenter.bar(pages, current)
     if _here.view.page.path != "learn":            # the Learn page draws its own training live

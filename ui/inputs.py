@@ -1,5 +1,6 @@
 """Everything a run depends on, read once at the top of the frame: the URL (on a session's first
-run), the sidebar's widgets and the charts' clicks, settled into one consistent Controls."""
+run), the sidebar's widgets and the charts' clicks, settled into one consistent Controls; and the
+screen the browser measured."""
 from __future__ import annotations
 
 import re
@@ -7,7 +8,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from ui import session, state
+from ui import screen as measured, session, state
 from ui.state import Controls
 
 
@@ -42,3 +43,12 @@ def read() -> tuple[Controls, list[str]]:
     controls, fixes = state.settle(controls)
     session.write_controls(controls)                 # the widgets show the settled values
     return controls, notes + fixes
+
+
+def screen(cap: int) -> tuple[int, bool]:
+    """The main column's px (at most `cap`, the desktop width laid out for) and whether st.columns stack:
+    as the browser measured them in this session, else ui.screen's first guess (a remembered
+    measurement, a phone's, or the desktop's)."""
+    sent = session.screen()
+    width, stacked = (sent and measured.believable(*sent)) or measured.first_guess(cap)
+    return min(width, cap), stacked

@@ -12,7 +12,7 @@ from ui import layout
 def show(trace, head: int, cell: tuple[int, int] | None) -> None:
     """The worked calculation for weights[head, i, j]."""
     if cell is None:
-        st.caption("Click any cell of a heatmap above to see its number computed step by step.")
+        st.caption("Click (or tap) any cell of a heatmap above to see its number computed step by step.")
         return
     i, j = cell
     w = analysis.explain_cell(trace, head, i, j)

@@ -36,10 +36,13 @@ class Column:
 
 
 def columns(view: frame.View, spec: Sequence[float] | int, **options) -> list[Column]:
-    """st.columns, each with its width in px (from the main column's width and the shares)."""
+    """st.columns, each with its width in px (from the main column's width and the shares; on a
+    phone, where Streamlit stacks the columns, each is the main column's full width)."""
     shares = [1.0] * spec if isinstance(spec, int) else [float(s) for s in spec]
     room = view.width - GAP_PX * (len(shares) - 1)
     boxes = st.columns(shares, **options)
+    if view.stacked:
+        return [Column(box, view.width) for box in boxes]
     return [Column(box, room * share / sum(shares)) for box, share in zip(boxes, shares)]
 
 
@@ -64,9 +67,33 @@ def header(view: frame.View, title: str, intro: str, formula: str | Sequence[str
     if not view.present:
         st.markdown(intro)
     for line in [formula] if isinstance(formula, str) else formula:
-        st.latex(line)
+        latex(view, line)
     for note in view.notes:
         st.info(md_escape(note), icon=":material/info:")
+
+
+def latex(view: frame.View, formula: str) -> None:
+    """st.latex, on a phone one equation a line (see formula_lines)."""
+    for part in formula_lines(formula) if view.stacked else [formula]:
+        st.latex(part)
+
+
+def formula_lines(latex: str) -> list[str]:
+    """A formula's parts, one per line on a phone: split at each \\qquad outside any braces (the gap
+    this app puts between the equations of one line)."""
+    parts, depth, start, i = [], 0, 0, 0
+    while i < len(latex):
+        if latex[i] == "\\":
+            if depth == 0 and latex.startswith(r"\qquad", i) and not latex[i + 6:i + 7].isalpha():
+                parts.append(latex[start:i])
+                start = i = i + 6
+                continue
+            i += 2
+            continue
+        depth += {"{": 1, "}": -1}.get(latex[i], 0)
+        i += 1
+    parts.append(latex[start:])
+    return [p.strip() for p in parts if p.strip()]
 
 
 TABLE_ROWS = 12            # a taller table scrolls inside a fixed height, its header kept in view

@@ -23,6 +23,7 @@ SCORES_RAW, SCORES_SCALED, SOFTMAX_MAP = "scores_raw", "scores_scaled", "softmax
 CELL_CHARTS = (SCORES_RAW, SCORES_SCALED, SOFTMAX_MAP)
 QKV_SLICE = "qkv_slice"               # the Q/K/V page's head slice: a click picks one entry
 MODEL_MAP = "model_map"               # the model view: a click on a map opens that layer's head
+SCREEN = "screen"                     # the screen-measuring component (ui.screen): its value is [px, stacked]
 
 # --------------------------------------------------------------------------- page widgets
 QKV_WHICH = "qkv_which"
@@ -131,6 +132,14 @@ def qkv_entry() -> tuple[str, int, int] | None:
 
 def set_qkv_entry(entry: tuple[str, int, int] | None) -> None:
     _ss()[_QKV_ENTRY] = entry
+
+
+def screen() -> tuple[int, bool] | None:
+    """What the browser measured (main column px, whether columns stack), or None before it has."""
+    value = (_ss().get(SCREEN) or {}).get("screen")
+    if isinstance(value, list) and len(value) == 2 and isinstance(value[0], int):
+        return value[0], bool(value[1])
+    return None
 
 
 # -- the exercise --------------------------------------------------------------------------------

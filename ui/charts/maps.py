@@ -42,7 +42,7 @@ def template(n_rows: int, n_cols: int, row_chars: int, col_chars: int, tilted: b
     rect = {"mark": {"type": "rect", **({"stroke": co.HAIRLINE, "strokeWidth": 0.5} if cell >= HAIRLINE_MIN_PX else {})},
             "encoding": {"color": {"field": "value", "type": "quantitative",
                                    "scale": sp.colour_scale(co.scheme_colours(scheme)),
-                                   "legend": sp.legend(present, size.height)},
+                                   "legend": sp.legend(present, size.height, size.below)},
                          **({"tooltip": value_tip} if hover else {})},
             "transform": shown}
     if selectable:
@@ -82,9 +82,9 @@ def template(n_rows: int, n_cols: int, row_chars: int, col_chars: int, tilted: b
         "title": sp.title(present, limit=width - 10),
         "encoding": {
             "x": {"field": "col", "type": "nominal", "sort": {"field": "c", "op": "min"}, "title": x_title,
-                  "axis": sp.x_axis(cell, tilted, present)},
+                  "axis": sp.x_axis(cell, tilted, present, sp.label_limit(width))},
             "y": {"field": "row", "type": "nominal", "sort": {"field": "r", "op": "min"}, "title": y_title,
-                  "axis": sp.y_axis(cell, present)},
+                  "axis": sp.y_axis(cell, present, sp.label_limit(width))},
         },
         "layer": layers,
     }
@@ -159,6 +159,9 @@ def heatmap(matrix: np.ndarray, rows: Sequence[str], cols: Sequence[str], *, wid
     shape = (n_rows, n_cols, _longest(rows), _longest(cols), sp.tilt([str(c) for c in cols]))
     budget = (int(width), int(area))
     size = sp.fit(*shape, True, present, *budget)
+    if not shape[-1] and sp.tilt([str(c) for c in cols], size.cell, sp.font(present)):
+        shape = (*shape[:-1], True)                       # upright they would touch: turn them
+        size = sp.fit(*shape, True, present, *budget)
     if size.cell < TOOLTIP_MIN_PX and not selectable:
         # Cells too small to aim at: one picture instead of one mark per cell (seconds → milliseconds
         # in the browser at 16 maps of 64 × 64), the same colours, axes, legend and outlines.

@@ -17,6 +17,8 @@ FONT, FONT_PRESENT = 13, 17          # axis labels and titles; presenter view is
 MAX_CELL, MAX_CELL_PRESENT = 52, 64  # px: a cell never grows beyond this
 MAX_HEIGHT = 520                     # px of cells
 LABEL_LIMIT = 140                    # px: Vega cuts longer axis labels with …
+NARROW = 380                         # px: a chart narrower than this is in a phone's column (a laptop's half
+NARROW_LABEL_LIMIT = 90              # column is 386): shorter labels, and the legend below if that gives room
 X_LABEL_ALL_PX = 22                  # from this cell width every column label is drawn (Vega's overlap
 Y_LABEL_ALL_PX = 16                  # test counts a tilted label's whole box and would drop every other one)
 TILT = np.cos(np.radians(40))        # a tilted column label reaches this share of its length to the right
@@ -26,14 +28,21 @@ def font(present: bool) -> int:
     return FONT_PRESENT if present else FONT
 
 
-def text_px(chars: int, size: int) -> float:
-    """About how wide a label of `chars` characters is drawn (sans serif), cut at LABEL_LIMIT."""
-    return min(LABEL_LIMIT, 0.58 * size * chars)
+def label_limit(width: float) -> int:
+    """px at which Vega cuts an axis label with …, for a chart `width` px wide."""
+    return LABEL_LIMIT if width >= NARROW else NARROW_LABEL_LIMIT
 
 
-def tilt(cols: Sequence[str]) -> bool:
-    """Column labels are drawn at an angle when there are many or any is long."""
-    return len(cols) > 6 or max(map(len, cols)) > 4
+def text_px(chars: int, size: int, limit: int = LABEL_LIMIT) -> float:
+    """About how wide a label of `chars` characters is drawn (sans serif), cut at `limit`."""
+    return min(limit, 0.58 * size * chars)
+
+
+def tilt(cols: Sequence[str], cell: float | None = None, size: int = FONT) -> bool:
+    """Column labels are drawn at an angle when there are many, any is long, or (given the cells'
+    width) the longest is too wide to stand upright over its cell."""
+    crowded = cell is not None and text_px(max(map(len, cols)), size) + 4 > cell
+    return len(cols) > 6 or max(map(len, cols)) > 4 or crowded
 
 
 @dataclass(frozen=True)
@@ -43,40 +52,54 @@ class Size:
     cell: float
     width: float
     height: float
+    below: float = 0.0      # the legend's length when it goes below the cells (0: it stands beside them)
 
 
 def fit(n_rows: int, n_cols: int, row_chars: int, col_chars: int, tilted: bool, legend: bool,
         present: bool, width: float, area: float) -> Size:
     """Square cells as large as fit a chart of `width` px in all (the row labels and the y title on
     the left, the legend or a tilted last label on the right, the cells between), with the cells'
-    area at most `area` px wide (a third more in presenter view, which has no sidebar)."""
+    area at most `area` px wide (a third more in presenter view, which has no sidebar). In a narrow
+    chart the legend goes below the cells when beside them it would make them smaller."""
     size = font(present)
+    limit = label_limit(width)
     # Measured in Chromium: the y axis (labels, ticks, its title, Vega's padding) takes the labels' width
     # plus about 2 fonts and 22 px; the legend sits 18 px right of the cells (gradient 16, its labels,
     # padding). A tilted last column label may reach further right than the legend.
-    left = text_px(row_chars, size) + 2 * size + 22
+    left = text_px(row_chars, size, limit) + 2 * size + 22
     legend_px = 45 + text_px(5, size - 2) if legend else 5
-    reach = TILT * text_px(col_chars, size) if tilted else text_px(col_chars, size) / 2
-    right = max(legend_px, reach + 5)
-    room = max(min(width - left - right, area * (1.35 if present else 1.0)), n_cols)   # ≥ 1 px a cell
-    cell = min(room / max(n_cols, 1), MAX_CELL_PRESENT if present else MAX_CELL, MAX_HEIGHT / max(n_rows, 1))
-    return Size(cell=float(cell), width=float(cell * n_cols), height=float(cell * n_rows))
+    reach = TILT * text_px(col_chars, size, limit) if tilted else text_px(col_chars, size, limit) / 2
+
+    def cells(right: float) -> float:
+        room = max(min(width - left - right, area * (1.35 if present else 1.0)), n_cols)   # ≥ 1 px a cell
+        return min(room / max(n_cols, 1), MAX_CELL_PRESENT if present else MAX_CELL, MAX_HEIGHT / max(n_rows, 1))
+
+    cell = cells(max(legend_px, reach + 5))
+    below = 0.0
+    if legend and width < NARROW and cells(reach + 5) > cell:
+        cell = cells(reach + 5)
+        below = max(60.0, min(240.0, width - left - 30))      # its end labels reach ~15 px past the gradient
+    return Size(cell=float(cell), width=float(cell * n_cols), height=float(cell * n_rows), below=below)
 
 
-def x_axis(cell: float, tilted: bool, present: bool, **extra) -> dict:
+def x_axis(cell: float, tilted: bool, present: bool, limit: int = LABEL_LIMIT, **extra) -> dict:
     size = font(present)
-    return {"labelAngle": -40 if tilted else 0, "labelLimit": LABEL_LIMIT, "labelFontSize": size,
+    return {"labelAngle": -40 if tilted else 0, "labelLimit": limit, "labelFontSize": size,
             "titleFontSize": size, "orient": "top", "labelOverlap": bool(cell < X_LABEL_ALL_PX), **extra}
 
 
-def y_axis(cell: float, present: bool) -> dict:
+def y_axis(cell: float, present: bool, limit: int = LABEL_LIMIT) -> dict:
     size = font(present)
-    return {"labelLimit": LABEL_LIMIT, "labelFontSize": size, "titleFontSize": size,
+    return {"labelLimit": limit, "labelFontSize": size, "titleFontSize": size,
             "labelOverlap": bool(cell < Y_LABEL_ALL_PX)}
 
 
-def legend(present: bool, height: float) -> dict:
-    return {"title": None, "labelFontSize": font(present) - 2, "gradientLength": max(120.0, min(height, 320.0))}
+def legend(present: bool, height: float, below: float = 0.0) -> dict:
+    """The colour legend: a vertical gradient beside the cells, or (below > 0) a horizontal one under them."""
+    out = {"title": None, "labelFontSize": font(present) - 2}
+    if below:
+        return {**out, "orient": "bottom", "direction": "horizontal", "gradientLength": below}
+    return {**out, "gradientLength": max(120.0, min(height, 320.0))}
 
 
 def title(present: bool, offset: int | None = 10, limit: float | None = None) -> dict:

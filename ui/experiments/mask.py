@@ -18,9 +18,9 @@ def mask(view: View) -> None:
     prose(view, "A model that writes text one token at a time cannot look at tokens it has not written yet. "
           "The mask sets every score above the diagonal to −∞ before the softmax: those weights become "
           "exactly 0, and each row shares its weight among the tokens up to itself.")
-    st.latex(r"M_{ij} = \begin{cases} 0 & j \le i \\ -\infty & j > i \end{cases},\qquad "
-             r"w_{ij} = \frac{e^{s_{ij} + M_{ij}}}{\sum_{j' \le i} e^{s_{ij'}}} "
-             r"= \frac{A_{ij}}{\sum_{j' \le i} A_{ij'}}\quad (j \le i)")
+    layout.latex(view, r"M_{ij} = \begin{cases} 0 & j \le i \\ -\infty & j > i \end{cases},\qquad "
+                       r"w_{ij} = \frac{e^{s_{ij} + M_{ij}}}{\sum_{j' \le i} e^{s_{ij'}}} "
+                       r"= \frac{A_{ij}}{\sum_{j' \le i} A_{ij'}}\quad (j \le i)")
     ct = compute.causal_test(cfg, words, view.training)
     labels = ct.open.labels
     domain = charts.weight_domain(ct.open.weights[h], ct.masked.weights[h])

@@ -78,8 +78,8 @@ def positions(view: View) -> None:
                        key="xp_pos_code", present=present, width=view.width, area=560)
     st.caption(f"Every position gets its own pattern: fast waves in the first dimensions, slow ones later. "
                f"This sentence uses positions 0 to {len(words) - 1}.")
-    st.latex(r"E_{p,\,2i} = \sin\!\big(p / 10000^{2i/d_{model}}\big),\qquad "
-             r"E_{p,\,2i+1} = \cos\!\big(p / 10000^{2i/d_{model}}\big)")
+    layout.latex(view, r"E_{p,\,2i} = \sin\!\big(p / 10000^{2i/d_{model}}\big),\qquad "
+                       r"E_{p,\,2i+1} = \cos\!\big(p / 10000^{2i/d_{model}}\big)")
 
     layout.notice(said.positions_notice(pt, h, labels, cfg.residual, quote=layout.quote))
     layout.exports("experiment-positions", pt.encoded.original, {

@@ -1,0 +1,259 @@
+"""The app on a phone: 390 × 844 px at 3× pixels, touch only, a phone's browser (the lecture hall's screen).
+
+One server, one browser context and one tab for the module; every page is opened at 4, 16 and 64
+tokens. A phone's first visit is drawn for the narrowest phone (360 px) and measured: at 390 px that
+costs one more run; the measurement is remembered (a cookie), so the next visit is drawn at the right
+width on its first run. Each test ends with the same cleanliness checks as tests/test_browser.py (no
+exception, no console error, nothing fetched from another host). Screenshots of failures go to
+test-artifacts/browser/.
+"""
+from __future__ import annotations
+
+import io
+import re
+
+import pytest
+from PIL import Image
+
+from benchmarks import browser as bs
+from test_browser import SECTIONS, Tab
+
+pytestmark = pytest.mark.browser
+
+IPHONE = ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
+          "Version/17.5 Mobile/15E148 Safari/604.1")
+PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 3, "has_touch": True,
+         "is_mobile": True, "user_agent": IPHONE}
+LENGTHS = ((4, "part4"), (16, "day33"), (64, "part4"))          # tokens, preset
+TAPPED = {"scores": ("scores_scaled", "Worked cell"), "softmax": ("softmax_map", "Worked cell"),
+          "qkv": ("qkv_slice", "Worked entry")}                 # chart a tap picks a cell on, what then shows
+
+
+@pytest.fixture(scope="module")
+def tab(playwright):
+    """One phone tab on one server (the server's first session is spent on the root URL)."""
+    with bs.chromium(playwright, **PHONE) as context, bs.Server(log_name="phone-tests.log") as server:
+        bs.instrument(context)
+        t = Tab(context, server)
+        t.open("/")
+        yield t
+        t.close()
+
+
+def open_page(tab: Tab, path: str, first_visit: bool, runs: int) -> None:
+    """Open a page in a new session, as a student's first visit (nothing remembered: no sidebar toggle,
+    no measured screen) or a later one; exactly `runs` script runs draw it."""
+    if first_visit:
+        tab.page.context.clear_cookies()
+    if tab.page.url.startswith("http"):
+        tab.page.evaluate("localStorage.clear()")       # Streamlit remembers a sidebar toggle there
+    before = tab.runs.finished
+    tab.page.goto(tab.server.url + path)
+    tab.runs.wait_for(tab.page, before + runs, timeout=90)
+    tab.page.wait_for_timeout(600)                       # a measurement that differs would be sent by now
+    bs.wait_ready(tab.page, timeout=90)
+    assert tab.runs.finished - before == runs, f"{path}: {tab.runs.finished - before} runs, not {runs}"
+
+
+def sidebar_collapsed(tab: Tab) -> bool:
+    bar = tab.page.locator("[data-testid='stSidebar']")
+    box = bar.bounding_box()
+    return bar.get_attribute("data-collapsed") == "true" and (box is None or box["x"] + box["width"] <= 0)
+
+
+def tap(tab: Tab, locator) -> None:
+    """A finger on the element's centre, then the run it starts, drawn."""
+    tab.settle_after(lambda: locator.tap())
+
+
+def map_centre(tab: Tab, chart) -> tuple[float, float]:
+    """The page point at the middle of a heatmap's cells, found in its pixels (a canvas has no marks):
+    the longest run of coloured pixels across the chart's middle, then down that run's middle."""
+    chart.scroll_into_view_if_needed()
+    box = chart.bounding_box()
+    shot = Image.open(io.BytesIO(chart.screenshot())).convert("RGB")
+    scale = shot.width / box["width"]
+
+    def longest(pixels) -> tuple[int, int]:
+        best, start = (0, 0), None
+        for i, p in enumerate([*pixels, (255, 255, 255)]):
+            if min(p) < 245 and start is None:
+                start = i
+            elif min(p) >= 245 and start is not None:
+                best, start = max(best, (start, i), key=lambda r: r[1] - r[0]), None
+        return best
+
+    x0, x1 = longest([shot.getpixel((x, shot.height // 2)) for x in range(shot.width)])
+    y0, y1 = longest([shot.getpixel(((x0 + x1) // 2, y)) for y in range(shot.height)])
+    return box["x"] + (x0 + x1) / 2 / scale, box["y"] + (y0 + y1) / 2 / scale
+
+
+def tap_a_cell(tab: Tab, key: str, T: int, worked: str) -> None:
+    """Tap a cell of the chart `key`: the worked calculation appears, and (on a vector map) it is the
+    tapped cell's, with the value its tooltip would show (no hover needed)."""
+    chart = tab.chart(key)
+    cells = chart.locator("svg g.mark-rect.role-mark").first.locator("path[aria-roledescription='rect mark']")
+    n_cols = T if key != "qkv_slice" else cells.count() // T
+    i, j = T - 1, n_cols // 2
+    if cells.count():
+        cell = cells.nth(i * n_cols + j)
+        cell.scroll_into_view_if_needed()
+        label = cell.get_attribute("aria-label")
+        box = cell.bounding_box()
+        point = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    else:                                           # a canvas (Vega paints 1,024 cells and more there)
+        label, point = None, map_centre(tab, chart)
+    tab.settle_after(lambda: tab.page.touchscreen.tap(*point))
+    heading = tab.page.locator("[data-testid='stMain'] h3").filter(has_text=re.compile("^" + worked))
+    heading.first.wait_for()
+    text = heading.first.inner_text()
+    if label is None:                               # the cell under the finger: one in the middle
+        i, j = map(int, re.search(r"(\d+)\D+(\d+)", text).groups())
+        assert abs(i - T / 2) <= 2 and abs(j - n_cols / 2) <= 2, text
+        return
+    value = float(re.search(r"value: ([−\d.e+-]+)", label).group(1).replace("−", "-"))
+    assert text.startswith(f"{worked}: query {i} → key {j}" if worked == "Worked cell" else f"{worked}: Q[{i}, {j}]"), text
+    latex = " ".join(tab.page.locator("[data-testid='stMain'] .katex").all_inner_texts()).replace("\n", "")
+    shown = [float(x.replace("−", "-")) for x in re.findall(r"[−-]?\d+\.\d{5}", latex)]
+    assert any(abs(x - value) < 2e-5 for x in shown), (value, shown)
+
+
+def predict_and_reveal(tab: Tab) -> None:
+    """The exercise by touch: a prediction, 'Check my prediction', then both twists."""
+    tap(tab, tab.page.get_by_role("radiogroup").locator("label").first)
+    tap(tab, tab.page.get_by_role("button", name="Check my prediction"))
+    assert tab.page.get_by_text("You predicted:").count() == 1
+    for label in ("Try it with the causal mask", "Try it with sinusoidal positions"):
+        tap(tab, tab.page.get_by_text(label))
+
+
+def no_overlaps(tab: Tab, name: str) -> list:
+    hits = bs.overlaps(tab.page)
+    if hits:
+        tab.shot(name)
+    return hits
+
+
+@pytest.mark.parametrize("path", [p for p, *_ in bs.PAGES], ids=[p or "root" for p, *_ in bs.PAGES])
+def test_every_page_comes_first_and_fits_a_phone(tab, path):
+    """The sidebar starts collapsed and no chart leaves the screen or its column or covers anything, at
+    4, 16 and 64 tokens and both presets; a tap on a map picks its cell and shows the worked calculation.
+    The first visit is measured once (one more run); later visits are drawn right on their first run."""
+    found = {}
+    for k, (T, preset) in enumerate(LENGTHS):
+        open_page(tab, f"/{path}?seq_len={T}&preset={preset}", first_visit=k == 0, runs=2 if k == 0 else 1)
+        assert sidebar_collapsed(tab), f"/{path}: the sidebar covers the page on load"
+        if path == "exercise":
+            predict_and_reveal(tab)
+        for section in SECTIONS if path == "experiments" else [None]:
+            if section and section != SECTIONS[0]:
+                tap(tab, tab.page.get_by_role("radio", name=section))
+            hits = no_overlaps(tab, f"phone-overlap-{path or 'root'}-{T}")
+            if hits:
+                found[(T, section)] = hits
+        if path in TAPPED:
+            tap_a_cell(tab, TAPPED[path][0], T, TAPPED[path][1])
+    assert not found, found
+    tab.assert_clean()
+
+
+@pytest.mark.parametrize("path", ["/qkv?seq_len=4", "/heads?seq_len=16&heads=4&d_model=64", "/exercise?seq_len=8"])
+def test_the_first_run_fits_the_narrowest_phone_then_a_turn_refits(tab, path):
+    """At 360 px a phone's first visit fits on its first run (no measuring run: the guess is 360 px);
+    turned sideways, the wider screen is measured and the charts refitted in one run."""
+    tab.page.set_viewport_size({"width": 360, "height": 740})
+    try:
+        open_page(tab, path, first_visit=True, runs=1)
+        assert sidebar_collapsed(tab)
+        assert not no_overlaps(tab, "phone-overlap-360")
+        tab.settle_after(lambda: tab.page.set_viewport_size({"width": 740, "height": 360}))
+        assert not no_overlaps(tab, "phone-overlap-740")
+        tab.settle_after(lambda: tab.page.set_viewport_size(PHONE["viewport"]))     # upright again: remembered
+        assert not no_overlaps(tab, "phone-overlap-390")
+    finally:
+        tab.page.set_viewport_size(PHONE["viewport"])
+    tab.assert_clean()
+
+
+def touch_drag(tab: Tab, locator, dx: float) -> None:
+    """A finger put on the element, moved dx px sideways in small steps, lifted (Chromium's touch events)."""
+    locator.scroll_into_view_if_needed()
+    box = locator.bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    cdp = tab.page.context.new_cdp_session(tab.page)
+    send = lambda kind, px: cdp.send("Input.dispatchTouchEvent", {    # noqa: E731
+        "type": kind, "touchPoints": [] if kind == "touchEnd" else [{"x": px, "y": y}]})
+    send("touchStart", x)
+    for k in range(1, 11):
+        send("touchMove", x + dx * k / 10)
+    send("touchEnd", x + dx)
+    cdp.detach()
+
+
+def slider(tab: Tab, where: str, key: str):
+    """A slider's range input (its value; visually hidden) in the sidebar or the main area."""
+    return tab.page.locator(f"[data-testid='{where}'] .st-key-{key} input[type='range']")
+
+
+def thumb(tab: Tab, where: str, key: str):
+    """The slider's thumb, what a finger drags (the range input's grandparent)."""
+    return slider(tab, where, key).locator("xpath=../..")
+
+
+def test_the_sidebar_works_by_touch(tab):
+    """A lecturer's ?sidebar=1 opens it; a student opens it with a tap, drags a slider, picks a head."""
+    open_page(tab, "/?sidebar=1", first_visit=False, runs=1)
+    assert not sidebar_collapsed(tab), "?sidebar=1 should open the sidebar on a phone"
+
+    open_page(tab, "/softmax", first_visit=False, runs=1)
+    assert sidebar_collapsed(tab)
+    tab.page.locator("[data-testid='stExpandSidebarButton']").tap()
+    tab.page.locator("[data-testid='stSidebar'][data-collapsed='false']").wait_for()
+    tab.settle_after(lambda: touch_drag(tab, thumb(tab, "stSidebar", "seq_len"), 60))
+    T = bs.slider_value(tab.page, "seq_len")
+    assert T > 4 and tab.query().get("seq_len") == str(T)
+
+    tab.page.locator("[data-testid='stSidebar'] .st-key-head [role='combobox']").tap()
+    tab.settle_after(lambda: tab.page.get_by_role("option", name=re.compile(r"^head 1")).tap())
+    assert tab.query().get("head") == "1"
+    title = tab.page.locator(f".st-key-softmax_map {bs.CHART} g.role-title-text text").first.text_content()
+    assert title.startswith(f"weights, head 1: {T} × {T}"), title
+    tab.page.evaluate("localStorage.clear()")
+    tab.assert_clean()
+
+
+def test_the_learn_page_trains_and_replays_by_touch(tab):
+    """Train (a tap) if this server has not yet, then drag the replay slider back to the start with a finger."""
+    open_page(tab, "/learn", first_visit=False, runs=1)
+    train = tab.page.get_by_role("button", name="Train")
+    if train.count():
+        before = tab.runs.finished
+        train.tap()
+        tab.runs.wait_for(tab.page, before + 1, timeout=300)
+        bs.wait_ready(tab.page, timeout=90)
+    replay = slider(tab, "stMain", "learn_step")
+    replay.wait_for(state="attached")
+    last = replay.get_attribute("aria-valuetext")
+    tab.settle_after(lambda: touch_drag(tab, thumb(tab, "stMain", "learn_step"), -400))
+    first = replay.get_attribute("aria-valuetext")
+    assert first == "0" and last != "0", (first, last)
+    assert tab.page.locator(bs.CHART).filter(has=tab.page.get_by_text("head 0", exact=True)).count() >= 1
+    assert not no_overlaps(tab, "phone-overlap-learn-replay")
+    tab.assert_clean()
+
+
+def test_a_deep_link_is_a_phones_first_visit_on_a_fresh_server(playwright):
+    """A shared link opened on a phone is the first session of a server that just woke up: the page
+    comes first, fits, and a tap on a map shows its calculation."""
+    with bs.chromium(playwright, **PHONE) as context, bs.Server(log_name="phone-deeplink.log") as server:
+        bs.instrument(context)
+        tab = Tab(context, server)
+        try:
+            open_page(tab, "/scores?seq_len=6&seed=7", first_visit=True, runs=2)
+            assert tab.runs.page_not_found == 0 and tab.page.get_by_text("Page not found").count() == 0
+            assert sidebar_collapsed(tab)
+            assert not no_overlaps(tab, "phone-overlap-deeplink")
+            tap_a_cell(tab, "scores_scaled", 6, "Worked cell")
+            tab.assert_clean()
+        finally:
+            tab.close()

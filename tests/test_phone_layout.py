@@ -1,0 +1,93 @@
+"""The phone without a browser: which width a run draws for, the sidebar's first state, stacked
+columns, one equation a line, and charts that fit a phone's column (tests/test_phone.py drives the
+real thing in Chromium)."""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from conftest import PAGES, assert_clean, open_app
+from ui import frame, inputs, layout, screen, session, state
+from ui.charts import spec as sp
+
+
+# ----------------------------------------------------------------------------------- the screen
+@pytest.mark.parametrize("sent, cookie, agent, cap, expected", [
+    (None, None, "Mozilla/5.0 (X11; Linux x86_64) Chrome/126", 790, (790, False)),      # a laptop
+    (None, None, "Mozilla/5.0 (iPhone) Mobile/15E148 Safari", 790, (320, True)),       # a phone's first visit
+    (None, "352x1", "Mozilla/5.0 (iPhone) Mobile/15E148 Safari", 790, (352, True)),    # remembered
+    ([352, True], "320x1", "iPhone Mobi", 790, (352, True)),                           # measured now
+    ([1100, False], None, "", 790, (790, False)),                                      # capped
+    ([4, True], None, "", 790, (790, False)),                                          # not a real column
+    (None, "12x1;x", "Mobi", 790, (320, True)),                                        # a bad cookie
+    (None, "1100x0", "", 1100, (1100, False)),                                         # presenter view
+])
+def test_a_run_draws_for_the_measured_remembered_or_guessed_screen(monkeypatch, sent, cookie, agent, cap, expected):
+    context = SimpleNamespace(cookies={screen.COOKIE: cookie} if cookie else {}, headers={"User-Agent": agent})
+    monkeypatch.setattr(screen.st, "context", context)
+    monkeypatch.setattr(session, "screen", lambda: tuple(sent) if sent else None)
+    assert inputs.screen(cap) == expected
+
+
+def test_the_phone_guess_fits_the_narrowest_phone():
+    width, stacked = screen.PHONE_GUESS
+    assert stacked and width <= screen.PHONE_PX - screen.PADDING_PX and width % screen.STEP == 0
+
+
+def test_every_run_mounts_the_screen_measure():
+    at = open_app(PAGES[0])
+    assert_clean(at)
+    assert session.SCREEN in [e.key for e in at.get("bidi_component")]
+
+
+@pytest.mark.parametrize("params, expected", [({}, "auto"), ({"present": "1"}, "collapsed"),
+                                              ({"sidebar": "1"}, "expanded"), ({"sidebar": "0"}, "auto")])
+def test_the_sidebar_starts_collapsed_on_a_narrow_screen_unless_asked(params, expected):
+    controls, problems = state.from_params(params)
+    assert not problems and frame.sidebar_state(controls) == expected
+    assert state.to_params(controls) == {k: v for k, v in params.items() if v == "1"}     # a lecturer's link keeps it
+
+
+# ----------------------------------------------------------------------------------- the layout
+def test_stacked_columns_are_each_the_full_width(monkeypatch):
+    monkeypatch.setattr(layout.st, "columns", lambda shares, **_: [object() for _ in shares])
+    wide = SimpleNamespace(width=790, stacked=False)
+    phone = SimpleNamespace(width=352, stacked=True)
+    assert [c.width for c in layout.columns(wide, [3, 2])] == pytest.approx([(790 - 17) * 0.6, (790 - 17) * 0.4])
+    assert [c.width for c in layout.columns(phone, [3, 2])] == [352, 352]
+
+
+def test_a_formula_is_one_equation_a_line_on_a_phone():
+    assert layout.formula_lines(r"Q = X W_Q,\qquad K = X W_K,\qquad V = X W_V") == ["Q = X W_Q,", "K = X W_K,",
+                                                                                    "V = X W_V"]
+    inside = r"\text{a \qquad b},\qquad c"                   # only a top-level gap splits
+    assert layout.formula_lines(inside) == [r"\text{a \qquad b},", "c"]
+    assert layout.formula_lines(r"a \qquadx b") == [r"a \qquadx b"]
+
+
+# ----------------------------------------------------------------------------------- the charts
+def drawn_width(size: sp.Size, row_chars: int, col_chars: int, tilted: bool, width: float) -> float:
+    """The chart's width as fit() reckons it: the y axis, the cells, and the legend or last label."""
+    font = sp.font(False)
+    limit = sp.label_limit(width)
+    left = sp.text_px(row_chars, font, limit) + 2 * font + 22
+    reach = sp.TILT * sp.text_px(col_chars, font, limit) if tilted else sp.text_px(col_chars, font, limit) / 2
+    right = reach + 5 if size.below else max(45 + sp.text_px(5, font - 2), reach + 5)
+    return max(left + size.width + right, left + size.below + 15)
+
+
+@pytest.mark.parametrize("width", [320, 326, 352, 380])
+@pytest.mark.parametrize("n", [2, 4, 8, 16, 64])
+@pytest.mark.parametrize("chars", [1, 5, 12])
+def test_a_heatmap_fits_a_phones_column(width, n, chars):
+    tilted = sp.tilt(["x" * chars] * n)
+    size = sp.fit(n, n, chars, chars, tilted, True, False, width, 560)
+    assert drawn_width(size, chars, chars, tilted, width) <= width + 1
+    assert not size.below or width < sp.NARROW                # the legend goes below only in a narrow chart
+
+
+@pytest.mark.parametrize("width", [386, 464, 790, 1100])
+def test_a_laptops_columns_keep_the_legend_beside_and_long_labels(width):
+    size = sp.fit(16, 16, 8, 8, True, True, False, width, 560)
+    assert size.below == 0 and sp.label_limit(width) == sp.LABEL_LIMIT
