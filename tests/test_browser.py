@@ -18,7 +18,9 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
+import engine
 from benchmarks import browser as bs
+from ui import presets
 
 pytestmark = pytest.mark.browser
 
@@ -541,3 +543,18 @@ def test_layers_slider_and_layer_picker_on_a_page(tab):
     assert "raw scores Q·K^T, head 0, layer 1: 4 × 4" in bs.chart_shapes(tab.page)
     tab.shot("scores-layer-1-of-2")
     tab.assert_clean()
+
+
+# ------------------------------------------------------------------------------- trained presets
+@pytest.mark.parametrize("task", presets.TRAINED_TASKS)
+def test_every_page_shows_a_trained_preset(tab, task):
+    """With a trained preset every page draws its frame and charts on the task's sequence, no exception:
+    every page for a one-block task and for induction's two layers; the softmax page for the other tasks
+    (the same one-block model; AppTest covers their every page)."""
+    rows = engine.TASKS[task].seq_len
+    every = task in ("previous", "induction")
+    for path, _file, title, charts, keys in [p for p in bs.PAGES if every or p[0] == "softmax"]:
+        tab.open(f"/{path}?preset=trained-{task}")
+        assert_frame(tab, path, title, charts, keys, rows=rows)
+        assert tab.query().get("preset") == f"trained-{task}"
+        tab.assert_clean()
