@@ -118,7 +118,7 @@ def test_beta_weights_are_the_softmax_of_beta_times_the_scaled_scores(params, be
         expected = [_oracle(row.tolist(), beta) for row in t.scaled[h]]
         np.testing.assert_allclose(w, expected, rtol=1e-12, atol=1e-15)
         assert np.all(w[~t.visible] == 0.0)                            # hidden keys stay hidden, β = 0 too
-    assert np.array_equal(analysis.weights_at(t.scaled, 1.0), t.weights)    # β = 1 is the model, bit for bit
+    np.testing.assert_allclose(analysis.weights_at(t.scaled, 1.0), t.weights, rtol=1e-12, atol=1e-15)  # β = 1: the model
     if beta == 0:
         np.testing.assert_allclose(analysis.weights_at(t.scaled[0], 0.0).max(-1), 1 / t.visible.sum(-1))
 
@@ -368,7 +368,7 @@ def test_defect09_day33_default_is_the_and_both_runs_agree():
     # the exercise's 6-token run is the 6-token run of the slider
     six = run({"preset": "day33", "seq_len": "6"})
     ext = analysis.extend(day33.config, ["the", "cat", "sat", "on", "mat"], day33.next_token)
-    np.testing.assert_array_equal(ext.after.weights, six.weights)
+    np.testing.assert_allclose(ext.after.weights, six.weights, rtol=1e-12, atol=1e-15)
 
 
 def test_defect09_a_new_length_brings_its_own_default():
