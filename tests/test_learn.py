@@ -109,3 +109,14 @@ def test_learn_page_trains_then_replays_from_even_to_sharp(task):
     assert (end * expected).sum(axis=-1)[rows].min() >= 0.9, "the trained head misses the pattern"
     notice = next(s.value for s in at.success if "What to notice" in s.value)
     assert f"at step {steps[-1].replace(',', '')}" in notice.replace(",", "") and "locked on" in notice
+
+
+def test_learn_page_does_not_report_the_sidebars_padding():
+    """The Learn page trains on its task's own sequence: a note about padding the sidebar's sentence
+    would be false there; the concept pages keep it."""
+    def said(path: str) -> bool:
+        notes = open_app(site.by_path(path).file, {"seq_len": "16"}).info
+        return any("Padded with 12 filler words to reach sequence length 16." in n.value.replace("\\", "")
+                   for n in notes)
+    assert not said("learn")
+    assert said("softmax")

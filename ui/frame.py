@@ -95,9 +95,10 @@ def start():
     screen.watch(cap, (width, stacked))
     session.remember_controls(controls)
     tokens = state.to_tokens(controls)
+    page = site.by_path(current.url_path)
+    said = [tokens.note] if tokens.note and page.sentence else []      # what was done to the sidebar's tokens
     _here.view = View(controls=controls, config=state.to_config(controls), tokens=tokens,
-                      notes=tuple(notes + ([tokens.note] if tokens.note else [])),
-                      page=site.by_path(current.url_path),
+                      notes=tuple(notes + said), page=page,
                       width=width, training=presets.training(controls.preset), stacked=stacked)
     if controls.present:
         presenter.bar(pages, current)

@@ -15,6 +15,7 @@ class Page:
     path: str                  # URL path, and the file pages/<path>.py
     title: str                 # navigation title (the concept pages' heading too)
     icon: str
+    sentence: bool = True      # draws the sidebar's tokens (the Learn page draws its task's own sequence)
 
     @property
     def file(self) -> str:
@@ -31,7 +32,7 @@ PAGES: tuple[Page, ...] = (
     Page("model", "Model view: every head", ":material/grid_view:"),
     Page("exercise", "Exercise: 5 → 6 tokens", ":material/add_box:"),
     Page("experiments", "Experiments: why?", ":material/science:"),
-    Page("learn", "Learn: train a head", ":material/school:"),
+    Page("learn", "Learn: train a head", ":material/school:", sentence=False),
 )
 CONCEPT_PAGES = PAGES[:6]      # one stage of the block each: Q/K/V to the output
 
