@@ -317,6 +317,21 @@ def cell_counts(page) -> list[int]:
            })""")
 
 
+EXPORTS = "Download these numbers, save figures for slides"     # ui.layout.exports' expander
+
+
+def open_expander(page, runs: Runs, label: str, timeout: float = 60) -> None:
+    """Open an expander drawn lazily (ui.layout.opened): its content comes with the run opening it starts."""
+    details = page.locator("[data-testid='stExpander'] details").filter(
+        has=page.locator("summary", has_text=label)).first
+    details.wait_for(timeout=timeout * 1000)
+    if details.get_attribute("open") is not None:
+        return
+    before = runs.finished
+    details.locator("summary").click()
+    settle(page, runs, before, timeout=timeout)
+
+
 def slider(page, key: str):
     """The keyboard-focusable thumb of the sidebar slider (or select_slider) with this widget key."""
     return page.locator(f"[data-testid='stSidebar'] .st-key-{key} input[type='range']")

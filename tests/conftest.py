@@ -34,6 +34,14 @@ def open_app(page: str | None = None, params: dict[str, str] | None = None, time
     return at
 
 
+def open_exports(at, slug: str):
+    """Open a page's downloads-and-figures expander (drawn only once opened) and rerun."""
+    from ui import session
+
+    at.session_state[session.export_key(slug)] = True
+    return at.run()
+
+
 # Libraries the engine must never import (it is plain NumPy).
 FORBIDDEN = ("streamlit", "altair", "pandas")
 

@@ -1,14 +1,15 @@
 """The dashboard under AppTest: every page runs, shows the engine's numbers, and survives bad input."""
 from __future__ import annotations
 
+import inspect
 import re
 
 import numpy as np
 import pytest
 
 import engine
-from conftest import PAGES, assert_clean, open_app
-from ui import site, state
+from conftest import PAGES, assert_clean, open_app, open_exports
+from ui import session, site, state
 
 CONCEPT_PAGES = [page.file for page in site.CONCEPT_PAGES]
 
@@ -258,9 +259,25 @@ def test_presenter_view_hides_prose_and_steps_through_pages_in_order():
 def test_normal_view_has_prose_exports_and_no_step_buttons():
     at = open_app(PAGES[3])
     assert any("softmax" in m.value for m in at.markdown)
-    keys = {b.key for b in at.get("download_button")}
+    assert "Download these numbers, save figures for slides" in [e.label for e in at.expander]
+    assert not at.get("download_button"), "the exports are drawn only once their expander is opened"
+    keys = {b.key for b in open_exports(at, "softmax").get("download_button")}
     assert {"csv_softmax", "npz_softmax"} <= keys
     assert not [b for b in at.button if b.key in ("step_next", "step_back")]
+
+
+def test_code_and_link_are_drawn_once_their_expanders_open():
+    """What few open (the engine's code, the share link) costs no run and no browser work until opened."""
+    at = open_app(params={"seq_len": "6"})
+    assert not at.code
+    at.session_state[session.code_key("inputs")] = True
+    at.run()
+    assert [c.value for c in at.code] == [inspect.getsource(engine.embed).rstrip()]      # st.code strips the end
+    at.session_state[session.LINK_OPEN] = True
+    at.run()
+    assert [c.value for c in at.sidebar.code] == ["?seq_len=6"]        # AppTest has no page URL
+    assert len(at.code) == 2
+    assert_clean(at)
 
 
 # --------------------------------------------------------------------------- chart data = trace

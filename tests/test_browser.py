@@ -445,6 +445,8 @@ def test_beta_slider_sharpens_the_softmax_and_lives_in_the_url(tab):
 
 def test_a_figure_downloads_as_svg_and_png(tab, tmp_path):
     tab.open("/softmax")
+    assert tab.page.locator("[data-testid='stMain'] .st-key-figures_softmax").count() == 0   # until opened
+    bs.open_expander(tab.page, tab.runs, bs.EXPORTS)
     figures = tab.page.locator("[data-testid='stMain'] .st-key-figures_softmax")
     figures.wait_for()
     select = figures.locator("select")

@@ -154,6 +154,7 @@ def test_two_replicas_sticky_downloads_and_failover(playwright, cluster):
         assert_view(page, 5)
 
         # Downloads: made by the replica that holds the session, fetched by the browser over HTTP.
+        bs.open_expander(page, runs, bs.EXPORTS)
         rows = csv_rows(download(page, "Matrices (CSV)", cluster.url))
         assert len(rows) == 1 + 5 and len(rows[0]) == 1 + 16, rows
         assert [row[0] for row in rows[1:5]] == ["AI", "builds", "neural", "models"]
@@ -186,6 +187,7 @@ def test_two_replicas_sticky_downloads_and_failover(playwright, cluster):
         bs.wait_ready(page, timeout=60)
         assert affinity(context) == other
         assert_view(page, now)
+        bs.open_expander(page, runs, bs.EXPORTS)
         rows = csv_rows(download(page, "Matrices (CSV)", cluster.url))
         assert len(rows) == 1 + now, rows
         assert not page_errors, page_errors

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import engine
-from conftest import assert_clean, open_app
+from conftest import assert_clean, open_app, open_exports
 from engine import analysis
 from ui import session, site, state
 from ui.prose import rows as row_words
@@ -589,7 +589,9 @@ def test_every_page_offers_its_figures_for_slides(page):
     at = open_app(page.file)
     if page.path == "exercise":                                        # its exports come with the reveal
         at = reveal(at)
-    panels = [e for e in at.get("bidi_component") if e.key.startswith("figures_")]
+    slug = next(k for k in at.session_state if k.startswith("export_"))[len("export_"):]   # the page's own
+    assert not [e for e in at.get("bidi_component") if e.key.startswith("figures_")], "drawn once opened"
+    panels = [e for e in open_exports(at, slug).get("bidi_component") if e.key.startswith("figures_")]
     assert len(panels) == 1
     assert any("SVG (vector, for slides that scale) or PNG at 3×" in c.value for c in at.caption)
     assert not [e for e in open_app(page.file, {"present": "1"}).get("bidi_component")

@@ -169,19 +169,32 @@ def _source(fn: Callable) -> str:
     return inspect.getsource(fn)
 
 
+def opened(label: str, key: str, icon: str | None = None):
+    """An expander whose content is drawn only while it is open (None while closed): opening it
+    reruns the script. Keeps what few students open (downloads, figures, code) out of every run: the
+    server builds none of it, and the browser loads none of its code (benchmarks/README.md)."""
+    box = st.expander(label, key=key, icon=icon, on_change="rerun")
+    return box if box.open else None
+
+
 def exports(slug: str, trace, matrices: dict[str, tuple[np.ndarray, Sequence[str], Sequence[str]]],
             code: Sequence[Callable] = ()) -> None:
-    """Download this page's matrices (CSV) and the whole trace (.npz); show the engine's code."""
+    """Download this page's matrices (CSV) and the whole trace (.npz), save its charts as figures,
+    show the engine's code: each behind an expander, drawn once opened."""
     if frame.view().present:
         return
-    left, right, _ = st.columns([1, 1, 2])
-    left.download_button("Matrices (CSV)", _csv(matrices), file_name=f"attention-lab-{slug}.csv",
-                         mime="text/csv", key=session.download_key("csv", slug), icon=":material/table:", on_click="ignore")
-    right.download_button("Whole trace (.npz)", _npz(trace), file_name="attention-lab-trace.npz",
-                          mime="application/octet-stream", key=session.download_key("npz", slug), icon=":material/download:",
-                          on_click="ignore")
-    figures.panel(slug)
-    if code:
-        with st.expander("Show the NumPy code for this step"):
+    if box := opened("Download these numbers, save figures for slides", session.export_key(slug),
+                     icon=":material/download:"):
+        with box:
+            left, right = st.columns(2)
+            left.download_button("Matrices (CSV)", _csv(matrices), file_name=f"attention-lab-{slug}.csv",
+                                 mime="text/csv", key=session.download_key("csv", slug), icon=":material/table:",
+                                 on_click="ignore")
+            right.download_button("Whole trace (.npz)", _npz(trace), file_name="attention-lab-trace.npz",
+                                  mime="application/octet-stream", key=session.download_key("npz", slug),
+                                  icon=":material/download:", on_click="ignore")
+            figures.panel(slug)
+    if code and (box := opened("Show the NumPy code for this step", session.code_key(slug), icon=":material/code:")):
+        with box:
             for fn in code:
                 st.code(_source(fn), language="python")

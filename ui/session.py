@@ -29,6 +29,7 @@ SCREEN = "screen"                     # the screen-measuring component (ui.scree
 QKV_WHICH = "qkv_which"
 SOFTMAX_QUERY = "softmax_query"
 STEP_BACK, STEP_NEXT = "step_back", "step_next"
+LINK_OPEN = "link_open"               # the sidebar's "Link to this view" expander is open
 
 EX_PREDICTION, EX_GUESS = "ex_prediction", "ex_guess"
 EX_TOKEN_KIND, EX_TOKEN_ID, EX_TOKEN_WORD = "ex_token_kind", "ex_token_id", "ex_token_word"
@@ -42,6 +43,16 @@ LEARN_TASK, LEARN_TRAIN, LEARN_STEP = "learn_task", "learn_train", "learn_step"
 
 def download_key(kind: str, slug: str) -> str:
     return f"{kind}_{slug}"
+
+
+def export_key(slug: str) -> str:
+    """A page's downloads-and-figures expander (open or not)."""
+    return f"export_{slug}"
+
+
+def code_key(slug: str) -> str:
+    """A page's "Show the NumPy code" expander (open or not)."""
+    return f"code_{slug}"
 
 
 # --------------------------------------------------------------------------- private state

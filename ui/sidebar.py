@@ -50,7 +50,12 @@ def draw(c: Controls, link: str) -> None:
                                                                f"  (reads layer {layer - 1}'s output)"),
                  help="The block the per-block pages show. More layers: the Layers slider above.")
     sb.toggle("Presenter view", key=FIELD.present, help="Large type, prose hidden, PageUp/PageDown steps pages.")
-    with sb.expander("Link to this view", icon=":material/link:"):
+    # Drawn only once opened: the first code box on a page makes the browser load and start its syntax
+    # highlighter, ~0.9 s of its main thread on a slow laptop (benchmarks/README.md, cold start).
+    box = sb.expander("Link to this view", icon=":material/link:", key=session.LINK_OPEN, on_change="rerun")
+    if not box.open:
+        return
+    with box:
         st.caption("Copy it (button at the right of the box): opening it shows exactly this page, "
                    "these settings, this head and the picked cell.")
         st.code(link, language=None, wrap_lines=True)
