@@ -186,7 +186,7 @@ def exports(slug: str, trace, matrices: dict[str, tuple[np.ndarray, Sequence[str
     if box := opened("Download these numbers, save figures for slides", session.export_key(slug),
                      icon=":material/download:"):
         with box:
-            left, right = st.columns(2)
+            left, right, _ = st.columns([1, 1, 2])
             left.download_button("Matrices (CSV)", _csv(matrices), file_name=f"attention-lab-{slug}.csv",
                                  mime="text/csv", key=session.download_key("csv", slug), icon=":material/table:",
                                  on_click="ignore")
