@@ -321,7 +321,7 @@ EXPORTS = "Download these numbers, save figures for slides"     # ui.layout.expo
 
 
 def open_expander(page, runs: Runs, label: str, timeout: float = 60) -> None:
-    """Open an expander drawn lazily (ui.layout.opened): its content comes with the run opening it starts."""
+    """Open an expander drawn lazily (ui.lazy.opened): its content comes with the run opening it starts."""
     details = page.locator("[data-testid='stExpander'] details").filter(
         has=page.locator("summary", has_text=label)).first
     details.wait_for(timeout=timeout * 1000)

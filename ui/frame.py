@@ -92,6 +92,7 @@ def start():
     if params != st.query_params.to_dict():
         st.query_params.from_dict(params)          # written once, after every input was read
     sidebar.draw(controls, state.share_link(st.context.url or "", params))
+    screen.watch(cap, (width, stacked))
     session.remember_controls(controls)
     tokens = state.to_tokens(controls)
     page = site.by_path(current.url_path)
@@ -106,19 +107,11 @@ def start():
     return current
 
 
-def watch_screen(view: View) -> None:
-    """Mount the screen's measuring script (ui.screen) for this run's layout. Last in a run: sending it
-    makes the server import pandas (~1 s on a fresh server), so the page's header and formulas reach
-    the browser first, which draws them while the server imports."""
-    screen.watch(MAIN_PX_PRESENT if view.present else MAIN_PX, (view.width, view.stacked))
-
-
 def run() -> None:
-    """The entry script's whole job: the frame, then the page, then the screen's watcher."""
+    """The entry script's whole job: the frame, then the page."""
     page = start()
     try:
         page.run()
-        watch_screen(_here.view)
     finally:
         _here.view = None
 
@@ -137,5 +130,4 @@ def view() -> View:
         ctx = get_script_run_ctx()
         with ctx.run_with_active_hash(ctx.pages_manager.main_script_hash):
             start()
-            watch_screen(_here.view)
     return _here.view

@@ -15,6 +15,7 @@ import pyarrow as pa
 import streamlit as st
 
 from ui import figures, frame, session
+from ui.lazy import opened
 from ui.prose.numbers import fmt
 
 _PUNCT = set(string.punctuation)
@@ -167,14 +168,6 @@ def _npz(trace) -> Callable[[], bytes]:
 @lru_cache(maxsize=64)
 def _source(fn: Callable) -> str:
     return inspect.getsource(fn)
-
-
-def opened(label: str, key: str, icon: str | None = None):
-    """An expander whose content is drawn only while it is open (None while closed): opening it
-    reruns the script. Keeps what few students open (downloads, figures, code) out of every run: the
-    server builds none of it, and the browser loads none of its code (benchmarks/README.md)."""
-    box = st.expander(label, key=key, icon=icon, on_change="rerun")
-    return box if box.open else None
 
 
 def exports(slug: str, trace, matrices: dict[str, tuple[np.ndarray, Sequence[str], Sequence[str]]],

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import presets, session, state
+from ui import lazy, presets, session, state
 from ui.prose.presets import facts as preset_facts
 from ui.session import FIELD
 from ui.state import Controls
@@ -50,10 +50,8 @@ def draw(c: Controls, link: str) -> None:
                                                                f"  (reads layer {layer - 1}'s output)"),
                  help="The block the per-block pages show. More layers: the Layers slider above.")
     sb.toggle("Presenter view", key=FIELD.present, help="Large type, prose hidden, PageUp/PageDown steps pages.")
-    # Drawn only once opened: the first code box on a page makes the browser load and start its syntax
-    # highlighter, ~0.9 s of its main thread on a slow laptop (benchmarks/README.md, cold start).
-    box = sb.expander("Link to this view", icon=":material/link:", key=session.LINK_OPEN, on_change="rerun")
-    if not box.open:
+    box = lazy.opened("Link to this view", session.LINK_OPEN, icon=":material/link:", where=sb)
+    if box is None:
         return
     with box:
         st.caption("Copy it (button at the right of the box): opening it shows exactly this page, "
