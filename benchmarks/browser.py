@@ -372,7 +372,7 @@ OVERLAPS = """
       && getComputedStyle(el).visibility !== 'hidden' && !el.closest("[data-testid='stElementToolbar'], details:not([open])"); };
   const charts = [...main.querySelectorAll("[data-testid='stVegaLiteChart'] svg.marks, [data-testid='stVegaLiteChart'] canvas.marks")].filter(visible);
   const others = [...main.querySelectorAll(
-      "[data-testid='stMarkdownContainer'] p, h1, h2, h3, h4, h5, [data-testid='stTable'], button, label, input, textarea, "
+      "[data-testid='stMarkdownContainer'] p, [data-testid='stMarkdownContainer'] table, h1, h2, h3, h4, h5, [data-testid='stTable'], button, label, input, textarea, "
       + "[role='radiogroup'], [data-testid='stMetric'], .katex-display, [data-testid='stAlert']")].filter(visible).concat(charts);
   const found = [];
   const edge = main.querySelector("[data-testid='stMainBlockContainer']");

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -39,6 +40,62 @@ def open_exports(at, slug: str):
     from ui import session
 
     at.session_state[session.export_key(slug)] = True
+    return at.run()
+
+
+def _split_row(line: str) -> list[str]:
+    """The cells of one Markdown table row (a backslash-escaped | is text, not a border)."""
+    cells, cell, i = [], "", 1
+    body = line.strip()
+    while i < len(body) - 1:
+        if body[i] == "\\":
+            cell += body[i:i + 2]
+            i += 2
+            continue
+        if body[i] == "|":
+            cells.append(cell.strip())
+            cell = ""
+        else:
+            cell += body[i]
+        i += 1
+    cells.append(cell.strip())
+    return cells
+
+
+def markdown_frame(text: str):
+    """A Markdown table (ui.layout.table) read back: headers unescaped (as the code names the columns),
+    cells exactly as sent (text, escapes kept); a first column headed by a blank is the index."""
+    import pandas as pd
+
+    lines = text.strip().splitlines()
+    heads = [re.sub(r"\\(.)", r"\1", h) for h in _split_row(lines[0])]
+    rows = [_split_row(line) for line in lines[2:]]
+    frame = pd.DataFrame(rows, columns=heads, dtype=object)
+    return frame.set_index(heads[0]).rename_axis(None) if heads and heads[0] == "" else frame
+
+
+def tables(at) -> list:
+    """Every table of the page's main area, in page order: a Markdown table (up to TABLE_ROWS rows) as
+    markdown_frame reads it, a taller one (st.table) as its DataFrame."""
+    found = []
+
+    def walk(node) -> None:
+        for child in getattr(node, "children", {}).values():
+            if child.type == "markdown" and str(child.value).startswith("| "):
+                found.append(markdown_frame(child.value))
+            elif child.type == "table":
+                found.append(child.value)
+            walk(child)
+
+    walk(at.main)
+    return found
+
+
+def open_switches(at):
+    """Open the sidebar's Switches expander (its toggles are drawn only once opened) and rerun."""
+    from ui import session
+
+    at.session_state[session.SWITCHES_OPEN] = True
     return at.run()
 
 

@@ -423,7 +423,7 @@ def test_learn_page_trains_and_replays_from_even_to_the_pattern(tab):
 def test_beta_slider_sharpens_the_softmax_and_lives_in_the_url(tab):
     tab.open("/softmax?preset=day33&seq_len=6")
     entropy = lambda: [float(x) for x in tab.page.evaluate(                          # noqa: E731
-        """() => { const table = document.querySelector("[data-testid='stMain'] [data-testid='stTable'] table");
+        """() => { const table = document.querySelector("[data-testid='stMain'] [data-testid='stMarkdownContainer'] table");
                    const heads = [...table.querySelectorAll('thead th')].map(th => th.textContent.trim());
                    const k = heads.indexOf('entropy (bits)');
                    return [...table.querySelectorAll('tbody tr')].map(tr => tr.children[k].textContent); }""")]

@@ -9,7 +9,7 @@ import pyarrow as pa
 import pytest
 
 import engine
-from conftest import PAGES, assert_clean, open_app
+from conftest import PAGES, assert_clean, open_app, open_switches
 from ui import presets, site, state
 
 PAGE = {page.path: page.file for page in site.PAGES}
@@ -75,7 +75,7 @@ def test_one_layer_is_exactly_the_single_block_and_layer_0_does_not_depend_on_de
 def test_pre_layernorm_switch_changes_the_numbers_and_shows_in_the_formulas():
     at = open_app(PAGE["qkv"])
     assert not any("LN" in x.value for x in at.latex)
-    at.toggle(key="layer_norm").set_value(True).run()
+    open_switches(at).toggle(key="layer_norm").set_value(True).run()
     assert_clean(at)
     assert dict(at.query_params) == {"layer_norm": "1"}
     latex = " ".join(x.value for x in at.latex)

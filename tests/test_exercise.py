@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import engine
-from conftest import assert_clean, loaded_by, open_app
+from conftest import assert_clean, loaded_by, open_app, tables
 from engine import analysis, exercise
 from ui import site
 from ui.prose import exercise as words
@@ -214,9 +214,9 @@ def shown(column) -> np.ndarray:
 
 
 def factor_table(at):
-    tables = [df.value for df in at.table if FACTOR in df.value.columns]
-    assert len(tables) == 1, [list(df.value.columns) for df in at.table]
-    return tables[0]
+    found = [df for df in tables(at) if FACTOR in df.columns]
+    assert len(found) == 1, [list(df.columns) for df in tables(at)]
+    return found[0]
 
 
 def reveal(at, prediction: str | None = "own_factor"):
@@ -242,7 +242,7 @@ def test_page_before_reveal_shows_nothing_of_the_longer_run(params, T):
     assert at.radio(key="ex_prediction").value is None
     assert at.button(key="ex_reveal").disabled                         # a prediction first
     assert not at.button(key="ex_reveal_now").disabled
-    assert len(at.table) == 0 and len(at.metric) == 0
+    assert len(tables(at)) == 0 and len(at.metric) == 0
     preset = DAY33 if params else PART4
     factors = plain_factors(preset.config, words_of(preset), preset.next_token, 0)
     text = all_text(at)
@@ -281,7 +281,7 @@ def test_reveal_resets_when_the_new_token_changes():
     at = reveal(open_app(PAGE, {"preset": "day33"}))
     at.number_input(key="ex_token_id").set_value(4).run()
     assert_clean(at)
-    assert len(at.table) == 0
+    assert len(tables(at)) == 0
     assert any("setup changed" in i.value for i in at.info)
     reveal(at, prediction=None)
     assert "‘dog’" in next(m.value for m in at.markdown if "took the most attention" in m.value)
@@ -338,7 +338,7 @@ def test_bad_new_token_gives_a_readable_warning(kind, value, fragment):
     assert len(warnings) == 1 and fragment in warnings[0], warnings
     assert "<script>" not in warnings[0] and "<b>" not in warnings[0]        # shown escaped, as text
     assert not any(b.key in ("ex_reveal", "ex_reveal_now") for b in at.button)
-    assert len(at.table) == 0
+    assert len(tables(at)) == 0
 
 
 def test_twists_causal_and_positions():
@@ -349,7 +349,7 @@ def test_twists_causal_and_positions():
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["max change, first 5 rows"] == "0"
     assert float(metrics["ratio error"]) <= 1e-12 and metrics["max change of old scores"] == "0"
-    assert at.toggle(key="causal").value is False                      # the sidebar keeps its values
+    assert at.session_state["causal"] is False                        # the sidebar keeps its values
     assert any("With the causal mask" in m.value for m in at.markdown)
 
 

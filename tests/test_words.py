@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import engine
-from conftest import assert_clean, open_app, open_exports
+from conftest import assert_clean, open_app, open_exports, tables
 from engine import analysis
 from ui import session, site, state
 from ui.prose import rows as row_words
@@ -34,7 +34,7 @@ def notice(at) -> str:
 
 def column(at, name: str, table: int = 0) -> list:
     """A table column as the student reads it (Markdown escapes removed from text cells)."""
-    return [x.replace("\\", "") if isinstance(x, str) else x for x in at.table[table].value[name]]
+    return [x.replace("\\", "") if isinstance(x, str) else x for x in tables(at)[table][name]]
 
 
 def text_of(at) -> str:
@@ -65,9 +65,9 @@ def test_defect05_mask_forced_row_and_per_row_uniform():
     said = notice(at)
     assert "‘AI’ sees only itself under the causal mask, so its weight 1 is forced, not a finding" in said
     assert "every key 0.25" not in said and "‘AI’ attends most to ‘AI’" not in said
-    table = at.table[0].value
-    assert table["keys"].tolist() == [1, 2, 3, 4]
-    assert np.allclose(table["uniform"].astype(float), [1, 1 / 2, 1 / 3, 1 / 4])
+    table = tables(at)[0]
+    assert table["keys"].astype(int).tolist() == [1, 2, 3, 4]
+    assert np.allclose(table["uniform"].astype(float), [1, 1 / 2, 1 / 3, 1 / 4], atol=5e-5)     # 4 decimals
     assert column(at, "attends most to")[0] == "(its only key)"
 
 
@@ -140,12 +140,12 @@ def test_beta_travels_in_the_url_and_is_validated():
 def test_beta_slider_sharpens_the_rows_live_and_keeps_its_value():
     at = open_app(PAGE["softmax"], {"preset": "day33", "seq_len": "6"})
     t = run({"preset": "day33", "seq_len": "6"})
-    flat = [float(x) for x in at.table[0].value["entropy (bits)"]]
+    flat = [float(x) for x in tables(at)[0]["entropy (bits)"]]
     np.testing.assert_allclose(flat, engine.row_entropy(t.weights[0]), atol=5e-4)
     at.select_slider(key="beta").set_value(16.0).run()
     assert_clean(at)
     assert dict(at.query_params) == {"preset": "day33", "seq_len": "6", "beta": "16"}
-    sharp = [float(x) for x in at.table[0].value["entropy (bits)"]]
+    sharp = [float(x) for x in tables(at)[0]["entropy (bits)"]]
     np.testing.assert_allclose(sharp, engine.row_entropy(analysis.weights_at(t.scaled[0], 16.0)), atol=5e-4)
     assert all(s < f for s, f in zip(sharp, flat))
     said = notice(at)
@@ -430,7 +430,7 @@ def test_defect11_attention_output_is_separated_from_the_residual_carry():
     assert f"the outputs by up to {pt.encoded.output_error:.3f};" not in said
     latex = " ".join(x.value for x in at.latex)
     assert latex.count(r"\text{ in general}") == 2
-    assert "max |attn' − P·attn|" in at.table[0].value.columns
+    assert "max |attn' − P·attn|" in tables(at)[0].columns
 
 
 def test_defect11_no_residual_says_so():
@@ -523,7 +523,7 @@ SETTINGS = [
 
 
 def table_text(at) -> str:
-    return "\n".join(" ".join(map(str, t.value.astype(str).to_numpy().ravel())) for t in at.table)
+    return "\n".join(" ".join(map(str, t.astype(str).to_numpy().ravel())) for t in tables(at))
 
 
 def bad_words(text: str) -> list[tuple[str, str]]:

@@ -18,6 +18,8 @@ def read() -> tuple[Controls, list[str]]:
     if session.first_run():
         controls, problems = state.from_params(st.query_params.to_dict())
         session.write_controls(controls)
+        if state.switched(controls):                 # a link that sets a switch shows the switches
+            session.set_raw(session.SWITCHES_OPEN, True)
         if problems:
             notes.append("Some link parameters were not usable and fell back to defaults: "
                          + "; ".join(problems) + ".")

@@ -97,7 +97,7 @@ def formula_lines(latex: str) -> list[str]:
     return [p.strip() for p in parts if p.strip()]
 
 
-TABLE_ROWS = 12            # a taller table scrolls inside a fixed height, its header kept in view
+TABLE_ROWS = 12            # up to this many rows a table is Markdown; a taller one scrolls, its header in view
 _NATIVE = re.compile(r"\.[0-4]f")   # st.table shows every float with 4 decimals by itself
 
 
@@ -105,19 +105,57 @@ def _text(values: np.ndarray) -> bool:
     return values.dtype == object or values.dtype.kind in "US"
 
 
+def _cells(values: np.ndarray, spec: str | None) -> list[str]:
+    """A numeric column as the text a Markdown table shows: `spec` (4 decimals for floats by default),
+    never a negative zero; yes or no for a flag."""
+    if values.dtype.kind == "f":
+        return [fmt(x, spec or ".4f") for x in values]
+    if spec and values.dtype.kind in "iu":
+        return [fmt(x, spec) for x in values]
+    if values.dtype.kind == "b":
+        return ["yes" if x else "no" for x in values]
+    return [str(x) for x in values]
+
+
+def markdown_table(columns: dict[str, tuple[list[str], bool]]) -> str:
+    """A GitHub-flavoured Markdown table: {header: (cells, right-aligned)}, every text already escaped."""
+    heads = list(columns)
+    lines = ["| " + " | ".join(heads) + " |",
+             "| " + " | ".join("---:" if columns[h][1] else "---" for h in heads) + " |"]
+    rows = len(next(iter(columns.values()))[0]) if columns else 0
+    lines += ["| " + " | ".join(columns[h][0][i] for h in heads) + " |" for i in range(rows)]
+    return "\n".join(lines)
+
+
 def table(frame: pd.DataFrame | dict[str, Sequence], formats: dict[str, str] | None = None, *,
           labels_in_header: bool = False, hide_index: bool = True) -> None:
-    """A static table (st.table: no data grid to mount on every rerun) of a page's small numbers.
+    """A static table of a page's small numbers.
 
     `frame` is a DataFrame or a dict of equally long columns. `formats` maps a column to a format spec.
-    Up to 4 decimals ('.3f', '.4f') the column stays numeric (st.table prints 4 decimals, right-aligned);
-    any other spec ('.6f', '.2e', '.1%') is applied here and the column sent as text. The table goes to
-    the browser as an Arrow table built directly (no pandas DataFrame, no Styler: a pandas round trip
-    cost ~1 ms a table and run, a Styler ~7 ms). st.table reads Markdown in text cells, so user text
-    (text cells, a text index and, with `labels_in_header`, the column names) is escaped to show literally.
+    Up to TABLE_ROWS rows the table is one Markdown element: a browser draws it several times faster
+    than st.table, which renders every cell as Markdown of its own (0.1 s of a first page;
+    benchmarks/README.md). Every column is shown in its format (floats with 4 decimals by default),
+    numbers right-aligned. A taller table is an st.table that scrolls inside a fixed height, its header
+    kept in view; there, up to 4 decimals ('.3f', '.4f') a column stays numeric (st.table prints 4
+    decimals) and any other spec is applied here and the column sent as text; it goes to the browser
+    as an Arrow table built directly (no pandas round trip, no Styler). User text (text cells, a text
+    index and, with `labels_in_header`, the column names) is escaped to show literally.
     """
     formats = formats or {}
-    items = frame.items() if isinstance(frame, pd.DataFrame) else frame.items()
+    items = list(frame.items())
+    rows = len(items[0][1]) if items else 0
+    if rows <= TABLE_ROWS:
+        columns: dict[str, tuple[list[str], bool]] = {}
+        if not hide_index and isinstance(frame, pd.DataFrame):
+            index = np.asarray(frame.index)
+            columns[" "] = ([md_escape(x) for x in index] if _text(index) else _cells(index, None), False)
+        for col, raw in items:
+            values = np.asarray(raw)
+            name = md_escape(col)                       # a Markdown table's header is Markdown too
+            text = _text(values)
+            columns[name] = ([md_escape(x) for x in values] if text else _cells(values, formats.get(col)), not text)
+        st.markdown(markdown_table(columns))
+        return
     shown: dict[str, Any] = {}
     for col, raw in items:
         values, spec = np.asarray(raw), formats.get(col)
@@ -131,8 +169,7 @@ def table(frame: pd.DataFrame | dict[str, Sequence], formats: dict[str, str] | N
             if values.dtype.kind == "f":                     # a value that prints as 0 is 0, never −0
                 digits = int(spec[1]) if spec else 4
                 shown[name] = np.where(np.round(values, digits) == 0, 0.0, values)
-    rows = len(next(iter(shown.values()))) if shown else 0
-    height = 38 + 35 * TABLE_ROWS if rows > TABLE_ROWS else "content"
+    height = 38 + 35 * TABLE_ROWS
     if hide_index or not isinstance(frame, pd.DataFrame):
         st.table(pa.table(shown), hide_index=True, height=height)
     else:                                                     # a labelled index: pandas carries it

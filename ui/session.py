@@ -30,6 +30,7 @@ QKV_WHICH = "qkv_which"
 SOFTMAX_QUERY = "softmax_query"
 STEP_BACK, STEP_NEXT = "step_back", "step_next"
 LINK_OPEN = "link_open"               # the sidebar's "Link to this view" expander is open
+SWITCHES_OPEN = "switches_open"       # the sidebar's "Switches" expander is open
 
 EX_PREDICTION, EX_GUESS = "ex_prediction", "ex_guess"
 EX_TOKEN_KIND, EX_TOKEN_ID, EX_TOKEN_WORD = "ex_token_kind", "ex_token_id", "ex_token_word"

@@ -12,14 +12,22 @@ from ui.state import Controls
 def _apply_preset() -> None:
     """Choosing a preset resets every control to the article's values (presenter view stays)."""
     name, present = session.raw(FIELD.preset), session.raw(FIELD.present)
-    session.write_controls(state.preset_controls(name, present=present))
+    controls = state.preset_controls(name, present=present)
+    session.write_controls(controls)
+    if state.switched(controls):
+        session.set_raw(session.SWITCHES_OPEN, True)
     session.leave_note(f"Loaded the {presets.title(name)} preset: "
                        + ("the article's exact numbers." if presets.task_of(name) is None else
                           "its trained weights, on a sequence of its task."))
 
 
 def draw(c: Controls, link: str) -> None:
-    """Every control (their values are already in session state) and the link to this view."""
+    """Every control (their values are already in session state) and the link to this view.
+
+    What a first page does not need is not drawn, so a browser draws the sidebar sooner (each widget
+    costs it tens of ms; benchmarks/README.md): the switches until their expander is opened, the head
+    and layer pickers while there is only one head or one layer. Their values live on in session state
+    (the frame writes every control each run), so nothing is lost while they are not drawn."""
     sb = st.sidebar
     sb.selectbox("Preset", presets.names(), key=FIELD.preset, on_change=_apply_preset,
                  format_func=presets.title,
@@ -35,20 +43,24 @@ def draw(c: Controls, link: str) -> None:
     sb.slider("Layers L (blocks stacked)", *state.LAYERS, key=FIELD.layers,
               help="Each block has its own weights and reads the previous block's output.")
     sb.number_input("Seed (weights)", *state.SEED, step=1, key=FIELD.seed)
-    with sb.expander("Switches", expanded=c.causal or c.positional or not c.scale or c.layer_norm):
-        st.toggle("Causal mask", key=FIELD.causal, help="Token i may only look at tokens 0…i.")
-        st.toggle("Sinusoidal positions", key=FIELD.positional, help="Add a position code to every input.")
-        st.toggle("Divide scores by √d_head", key=FIELD.scale)
-        st.toggle("Pre-LayerNorm", key=FIELD.layer_norm,
-                  help="Normalise each token vector (mean 0, variance 1) before attention and before the FFN.")
+    box = lazy.opened("Switches", session.SWITCHES_OPEN, where=sb)
+    if box is not None:                          # drawn once opened (open already when one is set)
+        with box:
+            st.toggle("Causal mask", key=FIELD.causal, help="Token i may only look at tokens 0…i.")
+            st.toggle("Sinusoidal positions", key=FIELD.positional, help="Add a position code to every input.")
+            st.toggle("Divide scores by √d_head", key=FIELD.scale)
+            st.toggle("Pre-LayerNorm", key=FIELD.layer_norm,
+                      help="Normalise each token vector (mean 0, variance 1) before attention and before the FFN.")
     sb.divider()
     d_head = c.d_model // c.heads
-    sb.selectbox("Head to show", list(range(c.heads)), key=FIELD.head,
-                 format_func=lambda h: f"head {h}  (columns {h * d_head}…{(h + 1) * d_head - 1})")
-    sb.selectbox("Layer to show", list(range(c.layers)), key=FIELD.layer, disabled=c.layers == 1,
-                 format_func=lambda layer: f"layer {layer}" + ("  (reads the tokens)" if layer == 0 else
-                                                               f"  (reads layer {layer - 1}'s output)"),
-                 help="The block the per-block pages show. More layers: the Layers slider above.")
+    if c.heads > 1:                              # a picker only where there is a choice (the value stays 0)
+        sb.selectbox("Head to show", list(range(c.heads)), key=FIELD.head,
+                     format_func=lambda h: f"head {h}  (columns {h * d_head}…{(h + 1) * d_head - 1})")
+    if c.layers > 1:
+        sb.selectbox("Layer to show", list(range(c.layers)), key=FIELD.layer,
+                     format_func=lambda layer: f"layer {layer}" + ("  (reads the tokens)" if layer == 0 else
+                                                                   f"  (reads layer {layer - 1}'s output)"),
+                     help="The block the per-block pages show. More layers: the Layers slider above.")
     sb.toggle("Presenter view", key=FIELD.present, help="Large type, prose hidden, PageUp/PageDown steps pages.")
     box = lazy.opened("Link to this view", session.LINK_OPEN, icon=":material/link:", where=sb)
     if box is None:

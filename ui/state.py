@@ -58,6 +58,11 @@ def preset_controls(name: str, **view) -> Controls:
                     layer_norm=cfg.layer_norm, **view)
 
 
+def switched(c: Controls) -> bool:
+    """A switch is away from its usual position (mask or positions or layer norm on, scaling off)."""
+    return c.causal or c.positional or not c.scale or c.layer_norm
+
+
 def head_choices(d_model: int) -> list[int]:
     return engine.valid_head_counts(d_model, max_heads=HEADS_MAX)
 
