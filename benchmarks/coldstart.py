@@ -12,6 +12,10 @@ change (the quiet wait is not counted). Two browsers:
 
     python -m benchmarks.coldstart             # 3 repeats of each, prints each and the medians
     python -m benchmarks.coldstart --floor --repeats 5    # and the floor app: the ratio (target ≤ 1.15×)
+
+With --floor, the returning browser opens the app and the floor app in turn (app, floor, app, ...),
+each on its own freshly started server: the ratio compares runs made side by side, not one block of
+runs with another made minutes later on a machine whose speed drifts.
 """
 from __future__ import annotations
 
@@ -64,26 +68,31 @@ def main() -> None:
         raise SystemExit(reason)
     from playwright.sync_api import sync_playwright
 
+    folder = None
+    if args.floor:
+        from benchmarks.latency import write_floor
+        folder = write_floor()
     with sync_playwright() as playwright:
         with bs.chromium(playwright) as context:                  # the returning browser
             bs.instrument(context)
-            once(context)                                          # its earlier visit (not counted)
-            returning = report("returning", [once(context) for _ in range(args.repeats)])
+            once(context)                                          # its earlier visits (not counted)
+            apps, floors = [], []
+            if folder:
+                once(context, "floor_app.py", folder)
+            for _ in range(args.repeats):                          # app and floor alternate: a drift of
+                apps.append(once(context))                         # the machine weighs on both alike
+                if folder:
+                    floors.append(once(context, "floor_app.py", folder))
+            returning = report("returning", apps)
+            floor = report("floor app", floors) if folder else None
         first = []
         for _ in range(args.repeats):
             with bs.chromium(playwright) as context:               # a fresh profile each time
                 bs.instrument(context)
                 first.append(once(context))
         first_visit = report("first visit", first)
-        floor = None
-        if args.floor:
-            from benchmarks.latency import write_floor
-            folder = write_floor()
-            with bs.chromium(playwright) as context:
-                bs.instrument(context)
-                once(context, "floor_app.py", folder)
-                floor = report("floor app", [once(context, "floor_app.py", folder) for _ in range(args.repeats)])
-            shutil.rmtree(folder, ignore_errors=True)
+    if folder:
+        shutil.rmtree(folder, ignore_errors=True)
     print(f"cold start (`streamlit run` → first page fully drawn): returning browser {returning:.2f} s, "
           f"first-ever visit {first_visit:.2f} s")
     if floor:

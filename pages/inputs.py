@@ -3,7 +3,8 @@ import pandas as pd
 import streamlit as st
 
 import engine
-from ui import charts, compute, frame, layout, presets
+from ui import charts, compute, frame, layout, presets, session
+from ui.lazy import opened
 from ui.prose import notices, stages
 
 view = frame.view()
@@ -53,8 +54,10 @@ if view.layer > 0:
                    x_title="dimension", y_title="token", key="inputs_layer", present=present, width=view.width,
                    area=420)
 
-st.subheader("Where these numbers go")
-layout.table(pd.DataFrame(stages.stages(t)))
+if box := opened("Where these numbers go: every stage of the block", session.STAGES_OPEN,
+                      icon=":material/route:"):
+    with box:                                    # drawn once opened (the Block output page shows it too)
+        layout.table(pd.DataFrame(stages.stages(t)))
 
 known = sum(i is not None for i in ids)
 layout.notice(notices.inputs_notice(t, view.words, known, presets.title(view.controls.preset)))

@@ -101,6 +101,9 @@ def test_sidebar_draws_the_switches_once_opened_and_a_picker_only_with_a_choice(
     assert_clean(at)
     assert toggles() == ["present"] and at.session_state["causal"] is True      # shut, and still on
     assert dict(at.query_params) == {"causal": "1"}
+    assert len(tables(at)) == 1                                       # the tokens; the stages once opened
+    at.session_state["stages_open"] = True
+    at.run()
     assert any("causal mask" in step for step in tables(at)[-1]["what happens"])        # the block masks
     at.slider(key="layers").set_value(2).run()
     assert pickers() == ["preset", "head", "layer"]

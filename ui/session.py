@@ -31,6 +31,7 @@ SOFTMAX_QUERY = "softmax_query"
 STEP_BACK, STEP_NEXT = "step_back", "step_next"
 LINK_OPEN = "link_open"               # the sidebar's "Link to this view" expander is open
 SWITCHES_OPEN = "switches_open"       # the sidebar's "Switches" expander is open
+STAGES_OPEN = "stages_open"           # the Inputs page's "Where these numbers go" expander is open
 
 EX_PREDICTION, EX_GUESS = "ex_prediction", "ex_guess"
 EX_TOKEN_KIND, EX_TOKEN_ID, EX_TOKEN_WORD = "ex_token_kind", "ex_token_id", "ex_token_word"
