@@ -21,6 +21,10 @@ from ui.state import Controls
 _here = threading.local()      # this script thread's View while a page runs (each session has its own)
 MAIN_PX = 790                  # the main column at 1280 px with the sidebar open (the narrowest laptop laid out for)
 MAIN_PX_PRESENT = 1100         # presenter view: the sidebar starts collapsed
+# A Markdown table (ui.layout.table) wider than its column (a phone) scrolls sideways in its own box, as
+# an st.table does, instead of widening the page. Static CSS: no user text ever reaches st.html.
+TABLE_CSS = ("<style>[data-testid='stMarkdownContainer'] table "
+             "{ display: block; max-width: 100%; overflow-x: auto; }</style>")
 
 
 @dataclass(frozen=True)
@@ -82,6 +86,7 @@ def start():
     width, stacked = inputs.screen(cap)
     st.set_page_config(page_title="Attention Lab", page_icon="assets/icon.png",   # a local file: no icon CDN
                        layout="wide", initial_sidebar_state=sidebar_state(controls))
+    st.html(TABLE_CSS)
     pages = _navigation_pages()
     current = st.navigation(pages)
     if session.take_open_head():                   # a click on the model view: open that head's page
