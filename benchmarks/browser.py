@@ -100,9 +100,9 @@ class Server:
     """`streamlit run` on 127.0.0.1 and a free port; stop() ends it by its PID (and its group)."""
 
     def __init__(self, app: str = "streamlit_app.py", cwd: Path = ROOT, extra: list[str] | None = None,
-                 log_name: str | None = None):
+                 log_name: str | None = None, port: int | None = None):
         self.app, self.cwd, self.extra = app, Path(cwd), list(extra or [])
-        self.port = free_port()
+        self.port = port or free_port()     # a given port: the same origin as before (the browser's cache)
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen | None = None
         self.log_path = ARTIFACTS / "logs" / (log_name or f"server-{self.port}.log")
