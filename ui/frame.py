@@ -22,9 +22,11 @@ _here = threading.local()      # this script thread's View while a page runs (ea
 MAIN_PX = 790                  # the main column at 1280 px with the sidebar open (the narrowest laptop laid out for)
 MAIN_PX_PRESENT = 1100         # presenter view: the sidebar starts collapsed
 # A Markdown table (ui.layout.table) wider than its column (a phone) scrolls sideways in its own box, as
-# an st.table does, instead of widening the page. Static CSS: no user text ever reaches st.html.
+# an st.table does, instead of widening the page; its type and padding are an st.table's, so a table
+# looks the same at 12 rows (Markdown) and at 13 (st.table). Static CSS: no user text reaches st.html.
 TABLE_CSS = ("<style>[data-testid='stMarkdownContainer'] table "
-             "{ display: block; max-width: 100%; overflow-x: auto; }</style>")
+             "{ display: block; max-width: 100%; overflow-x: auto; font-size: 0.875em; }"
+             "[data-testid='stMarkdownContainer'] table :is(th, td) { padding: 0.25rem 0.5rem; }</style>")
 
 
 @dataclass(frozen=True)
