@@ -1,5 +1,4 @@
 """Page 0: the sentence, its tokens and the vectors the block starts from."""
-import pandas as pd
 import streamlit as st
 
 import engine
@@ -23,10 +22,8 @@ present = view.present
 st.latex(rf"T = {T}\ \text{{tokens}},\quad d_{{model}} = {C}")
 
 ids = [engine.token_id(view.config, w) for w in view.words]
-table = pd.DataFrame({
-    "position": range(T), "token": list(t.labels),
-    "vocab id": [str(i) if i is not None else "new word" for i in ids],
-})
+table = {"position": list(range(T)), "token": list(t.labels),             # columns (no pandas on a first page)
+         "vocab id": [str(i) if i is not None else "new word" for i in ids]}
 left, right = layout.columns(view, [3, 7])
 with left:
     layout.table(table)
@@ -57,7 +54,8 @@ if view.layer > 0:
 if box := opened("Where these numbers go: every stage of the block", session.STAGES_OPEN,
                       icon=":material/route:"):
     with box:                                    # drawn once opened (the Block output page shows it too)
-        layout.table(pd.DataFrame(stages.stages(t)))
+        rows = stages.stages(t)
+        layout.table({name: [row[name] for row in rows] for name in rows[0]})
 
 known = sum(i is not None for i in ids)
 layout.notice(notices.inputs_notice(t, view.words, known, presets.title(view.controls.preset)))

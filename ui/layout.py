@@ -5,18 +5,21 @@ import inspect
 import io
 import re
 import string
+import sys
 from functools import lru_cache
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import streamlit as st
 
 from ui import figures, frame, session
 from ui.lazy import opened
 from ui.prose.numbers import fmt
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 _PUNCT = set(string.punctuation)
 GAP_PX = 17                     # between two of st.columns (Streamlit's "small" gap: 1rem at a 17 px base font)
@@ -127,6 +130,13 @@ def markdown_table(columns: dict[str, tuple[list[str], bool]]) -> str:
     return "\n".join(lines)
 
 
+def _is_frame(x: Any) -> bool:
+    """x is a pandas DataFrame. pandas is imported only where a page uses it (a first page does not:
+    0.34 s of a fresh server's first run), and nothing is a DataFrame before it is."""
+    pandas = sys.modules.get("pandas")
+    return pandas is not None and isinstance(x, pandas.DataFrame)
+
+
 def table(frame: pd.DataFrame | dict[str, Sequence], formats: dict[str, str] | None = None, *,
           labels_in_header: bool = False, hide_index: bool = True) -> None:
     """A static table of a page's small numbers.
@@ -146,7 +156,7 @@ def table(frame: pd.DataFrame | dict[str, Sequence], formats: dict[str, str] | N
     rows = len(items[0][1]) if items else 0
     if rows <= TABLE_ROWS:
         columns: dict[str, tuple[list[str], bool]] = {}
-        if not hide_index and isinstance(frame, pd.DataFrame):
+        if not hide_index and _is_frame(frame):
             index = np.asarray(frame.index)
             columns[" "] = ([md_escape(x) for x in index] if _text(index) else _cells(index, None), False)
         for col, raw in items:
@@ -170,9 +180,11 @@ def table(frame: pd.DataFrame | dict[str, Sequence], formats: dict[str, str] | N
                 digits = int(spec[1]) if spec else 4
                 shown[name] = np.where(np.round(values, digits) == 0, 0.0, values)
     height = 38 + 35 * TABLE_ROWS
-    if hide_index or not isinstance(frame, pd.DataFrame):
+    if hide_index or not _is_frame(frame):
         st.table(pa.table(shown), hide_index=True, height=height)
     else:                                                     # a labelled index: pandas carries it
+        import pandas as pd
+
         index = np.asarray(frame.index)
         st.table(pd.DataFrame(shown, index=[md_escape(x) for x in index] if _text(index) else index),
                  hide_index=False, height=height)
@@ -185,6 +197,8 @@ def notice(text: str) -> None:
 
 def _csv(matrices: dict[str, tuple[np.ndarray, Sequence[str], Sequence[str]]]) -> Callable[[], str]:
     def build() -> str:
+        import pandas as pd
+
         out = io.StringIO()
         for name, (matrix, rows, cols) in matrices.items():
             out.write(f"# {name}\n")

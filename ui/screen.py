@@ -39,7 +39,7 @@ _JS = """
 export default function ({ data, setStateValue }) {
   const main = document.querySelector("[data-testid='stMainBlockContainer']");
   if (!main) return;
-  let sent = data.seen.join();
+  let sent = data.seen;
   const measure = () => {
     const style = getComputedStyle(main);
     const px = main.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
@@ -85,8 +85,10 @@ def _ignore() -> None:
 def watch(cap: int, seen: tuple[int, bool]) -> None:
     """Mount the measuring script (in the sidebar: it draws nothing, and takes no room in the page)."""
     with st.sidebar:
-        _measure(key=session.SCREEN, data={"cap": cap, "seen": list(seen), "step": STEP, "stack": STACK_PX,
-                                           "cookie": COOKIE},
+        # Plain values only (`seen` as the text the script compares): a list would make Streamlit ask
+        # whether it is a dataframe, which imports pandas (0.34 s of a fresh server's first page).
+        _measure(key=session.SCREEN, data={"cap": cap, "seen": f"{seen[0]},{str(seen[1]).lower()}", "step": STEP,
+                                           "stack": STACK_PX, "cookie": COOKIE},
                  default={"screen": None}, on_screen_change=_ignore, height=0)
 
 

@@ -13,7 +13,7 @@ import numpy as np
 import pyarrow as pa
 import streamlit as st
 
-from ui.charts import colours as co
+from ui.charts import arrow, colours as co
 from ui.charts import raster, spec as sp
 
 MAX_LABELLED = 12         # print values inside cells up to this many rows and columns
@@ -112,21 +112,22 @@ def cells(matrix: np.ndarray, rows: Sequence[str], cols: Sequence[str], mask: np
     def codes(idx: np.ndarray, n: int) -> np.ndarray:
         return idx.astype(np.int8) if n <= 127 else idx
 
+    n = R * C
     columns = {
-        "row": pa.DictionaryArray.from_arrays(codes(r_idx, R), pa.array([str(x) for x in rows], pa.string())),
-        "col": pa.DictionaryArray.from_arrays(codes(c_idx, C), pa.array([str(x) for x in cols], pa.string())),
-        "r": pa.array(codes(r_idx, R)), "c": pa.array(codes(c_idx, C)),
-        "value": pa.array(values.ravel().astype(np.float32), from_pandas=True),   # NaN → null: masked
-        "pick": pa.array((r_idx == pick[0]) & (c_idx == pick[1]) if pick is not None else np.zeros(R * C, bool)),
+        "row": arrow.labels(codes(r_idx, R), [str(x) for x in rows]),
+        "col": arrow.labels(codes(c_idx, C), [str(x) for x in cols]),
+        "r": arrow.numbers(codes(r_idx, R)), "c": arrow.numbers(codes(c_idx, C)),
+        "value": arrow.numbers(values.ravel().astype(np.float32), valid=~np.isnan(values.ravel())),   # masked: null
+        "pick": arrow.flags((r_idx == pick[0]) & (c_idx == pick[1]) if pick is not None else np.zeros(n, bool)),
     }
     if mask is not None:
         hidden = (~np.asarray(mask, dtype=bool).ravel()).astype(np.int8)   # 0: "", 1: why it is hidden
-        columns["why"] = pa.DictionaryArray.from_arrays(hidden, pa.array(["", why], pa.string()))
+        columns["why"] = arrow.labels(hidden, ["", why])
     if highlight is not None:
-        columns["hl"] = pa.array((r_idx == highlight) | (c_idx == highlight))   # the whole row and column
+        columns["hl"] = arrow.flags((r_idx == highlight) | (c_idx == highlight))   # the whole row and column
     if expected is not None:
-        columns["expected"] = pa.array(np.asarray(expected, dtype=bool).ravel())
-    return pa.table(columns)
+        columns["expected"] = arrow.flags(np.asarray(expected, dtype=bool).ravel())
+    return arrow.table(columns)
 
 
 def _longest(labels: Sequence[str]) -> int:

@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import streamlit as st
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 from ui.charts import colours as co
 from ui.charts import spec as sp
