@@ -118,13 +118,21 @@ def start():
 _warmed = threading.Event()
 
 
+IMPORT_LATER_S = 2.0           # after a fresh server's first page: then import pandas in the background
+
+
 def _import_later() -> None:
-    """Once per server, after its first page: import pandas in the background. A first page needs none
-    (its tables are Markdown, its chart's columns Arrow built from buffers), so a fresh server's first
-    visitor does not wait 0.34 s for it; most other pages use it, and then find it imported."""
+    """Once per server, IMPORT_LATER_S after its first page: import pandas in the background. A first
+    page needs none (its tables are Markdown, its chart's columns Arrow built from buffers), so a fresh
+    server's first visitor does not wait 0.34 s for it; most other pages use it, and then find it
+    imported. Not at once: the import holds the interpreter's lock for 0.34 s, and the server's event
+    loop, which sends the first page's elements after the script has run, would wait for it (the page
+    was drawn ~0.1 s later)."""
     if not _warmed.is_set():
         _warmed.set()
-        threading.Thread(target=importlib.import_module, args=("pandas",), name="import-pandas", daemon=True).start()
+        later = threading.Timer(IMPORT_LATER_S, importlib.import_module, args=("pandas",))
+        later.daemon = True
+        later.start()
 
 
 def run() -> None:
