@@ -115,10 +115,8 @@ def start():
     return current
 
 
-_warmed = threading.Event()
-
-
 IMPORT_LATER_S = 2.0           # after a fresh server's first page: then import pandas in the background
+_warmed = threading.Event()    # set once the import is on its way (once per server)
 
 
 def _import_later() -> None:

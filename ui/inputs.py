@@ -17,9 +17,7 @@ def read() -> tuple[Controls, list[str]]:
     notes = session.take_notes()
     if session.first_run():
         controls, problems = state.from_params(st.query_params.to_dict())
-        session.write_controls(controls)
-        if state.switched(controls):                 # a link that sets a switch shows the switches
-            session.set_raw(session.SWITCHES_OPEN, True)
+        session.load_controls(controls)
         if problems:
             notes.append("Some link parameters were not usable and fell back to defaults: "
                          + "; ".join(problems) + ".")

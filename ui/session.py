@@ -11,7 +11,7 @@ from typing import Any
 
 import streamlit as st
 
-from ui.state import Controls
+from ui.state import Controls, switched
 
 # --------------------------------------------------------------------------- the sidebar's widgets
 # Each sidebar widget's key is its Controls field's name; `cell` is not a widget (chart clicks set it).
@@ -90,6 +90,14 @@ def read_controls() -> Controls:
     if any(k not in ss for k in CONTROL_KEYS) and _CONTROLS in ss:
         write_controls(ss[_CONTROLS])
     return Controls(**{k: ss[k] for k in CONTROL_KEYS})
+
+
+def load_controls(c: Controls) -> None:
+    """A whole new set of controls (a link's, a preset's): written to the widgets, and the Switches
+    expander opened when one of them is set, so the student sees it."""
+    write_controls(c)
+    if switched(c):
+        _ss()[SWITCHES_OPEN] = True
 
 
 def write_controls(c: Controls) -> None:

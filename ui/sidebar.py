@@ -12,10 +12,7 @@ from ui.state import Controls
 def _apply_preset() -> None:
     """Choosing a preset resets every control to the article's values (presenter view stays)."""
     name, present = session.raw(FIELD.preset), session.raw(FIELD.present)
-    controls = state.preset_controls(name, present=present)
-    session.write_controls(controls)
-    if state.switched(controls):
-        session.set_raw(session.SWITCHES_OPEN, True)
+    session.load_controls(state.preset_controls(name, present=present))
     session.leave_note(f"Loaded the {presets.title(name)} preset: "
                        + ("the article's exact numbers." if presets.task_of(name) is None else
                           "its trained weights, on a sequence of its task."))

@@ -13,6 +13,9 @@ import numpy as np
 import pyarrow as pa
 
 
+_TYPES = {np.dtype(np.int8): pa.int8(), np.dtype(np.int16): pa.int16(), np.dtype(np.float32): pa.float32()}
+
+
 def _bits(flags: np.ndarray):
     """A bitmap: bit i (least significant first) is flag i."""
     return pa.py_buffer(np.packbits(np.asarray(flags, dtype=bool), bitorder="little"))
@@ -21,9 +24,8 @@ def _bits(flags: np.ndarray):
 def numbers(values: np.ndarray, valid: np.ndarray | None = None) -> pa.Array:
     """A column of int8, int16 or float32 values; where `valid` is False the value is null."""
     values = np.ascontiguousarray(values)
-    kind = {np.dtype(np.int8): pa.int8(), np.dtype(np.int16): pa.int16(), np.dtype(np.float32): pa.float32()}
     bitmap = None if valid is None or np.all(valid) else _bits(valid)
-    return pa.Array.from_buffers(kind[values.dtype], len(values), [bitmap, pa.py_buffer(values)])
+    return pa.Array.from_buffers(_TYPES[values.dtype], len(values), [bitmap, pa.py_buffer(values)])
 
 
 def flags(values: np.ndarray) -> pa.Array:
