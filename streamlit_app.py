@@ -1,5 +1,5 @@
 """Attention Lab: the frame. Page config, the shared sidebar and navigation (ui/frame.py), then the
 page the URL names; every page lives in pages/."""
-from ui import frame
+from ui.shell import frame
 
 frame.run()

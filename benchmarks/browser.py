@@ -21,7 +21,7 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-from ui import site
+from ui.shell import site
 ARTIFACTS = ROOT / "test-artifacts"           # git-ignored: screenshots and server logs
 
 CHROMIUM_FLAGS = [
@@ -32,7 +32,7 @@ VIEWPORT = {"width": 1400, "height": 1000}
 
 CHART = "[data-testid='stVegaLiteChart']"
 
-# The frame's pages in navigation order (ui.site.PAGES): (url path, page file, navigation title, charts
+# The frame's pages in navigation order (ui.shell.site.PAGES): (url path, page file, navigation title, charts
 # drawn at the default controls, keys of the selectable charts). The default page's link is the root URL.
 # Only selectable charts carry their key into the DOM (class st-key-<key>); the others are counted.
 # The concept pages' headings equal their navigation titles.
@@ -317,11 +317,11 @@ def cell_counts(page) -> list[int]:
            })""")
 
 
-EXPORTS = "Download these numbers, save figures for slides"     # ui.layout.exports' expander
+EXPORTS = "Download these numbers, save figures for slides"     # ui.page.footer.exports' expander
 
 
 def open_expander(page, runs: Runs, label: str, timeout: float = 60) -> None:
-    """Open an expander drawn lazily (ui.lazy.opened): its content comes with the run opening it starts."""
+    """Open an expander drawn lazily (ui.page.lazy.opened): its content comes with the run opening it starts."""
     details = page.locator("[data-testid='stExpander'] details").filter(
         has=page.locator("summary", has_text=label)).first
     details.wait_for(timeout=timeout * 1000)

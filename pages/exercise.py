@@ -2,8 +2,10 @@
 import streamlit as st
 
 from engine import analysis, exercise
-from ui import compute, frame, layout
-from ui import exercise as sections
+from ui import compute
+from ui.page import footer, layout
+from ui.shell import frame
+from ui.sections import exercise as sections
 from ui.prose import exercise as words
 
 view = frame.view()
@@ -36,7 +38,7 @@ if revealed is not None:
     layout.notice(words.notice(ext, view.head, quote=layout.quote))
     sections.hide()
     h, b, a = view.head, ext.before, ext.after
-    layout.exports("exercise", a, {
+    footer.exports("exercise", a, {
         f"weights head {h}, {T} tokens": (b.weights[h], b.labels, b.labels),
         f"weights head {h}, {T + 1} tokens": (a.weights[h], a.labels, a.labels),
         f"change of the old block, head {h}": (ext.diff[h], b.labels, b.labels),

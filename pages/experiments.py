@@ -1,7 +1,8 @@
 """Experiments: three design choices made visible (÷√d_head, positions, the causal mask), live numbers."""
 import streamlit as st
 
-from ui import frame, layout, session
+from ui.page import layout
+from ui.shell import frame, session
 from ui.experiments import mask, positions, scaling
 from ui.experiments.common import TITLES
 from ui.prose import experiments as said

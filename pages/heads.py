@@ -4,7 +4,9 @@ import streamlit as st
 
 import engine
 from engine import analysis
-from ui import charts, compute, frame, layout
+from ui import charts, compute
+from ui.page import footer, layout
+from ui.shell import frame
 from ui.prose import rows as row_words
 from ui.prose import stages
 from ui.prose.numbers import every
@@ -64,6 +66,6 @@ with cols[1]:
         st.info("This preset has no output projection: the concat is the attention output.")
 
 layout.notice(row_words.spread_notice(spread, t.labels, quote=layout.quote))
-layout.exports("heads", t, {**{f"weights head {h}": (t.weights[h], t.labels, t.labels) for h in range(H)},
+footer.exports("heads", t, {**{f"weights head {h}": (t.weights[h], t.labels, t.labels) for h in range(H)},
                             "concat": (t.concat, t.labels, dims), "attn": (t.attn, t.labels, dims)},
                code=[engine.merge_heads])

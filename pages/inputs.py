@@ -2,8 +2,10 @@
 import streamlit as st
 
 import engine
-from ui import charts, compute, frame, layout, presets, session
-from ui.lazy import opened
+from ui import charts, compute
+from ui.page import footer, layout, tables
+from ui.shell import frame, presets, session
+from ui.page.lazy import opened
 from ui.prose import notices, stages
 
 view = frame.view()
@@ -26,7 +28,7 @@ table = {"position": list(range(T)), "token": list(t.labels),             # colu
          "vocab id": [str(i) if i is not None else "new word" for i in ids]}
 left, right = layout.columns(view, [3, 7])
 with left:
-    layout.table(table)
+    tables.table(table)
 with right:
     charts.heatmap(t.x, t.labels, t.dims, title=f"X: {T} × {C}", x_title="dimension",
                    y_title="token", key="inputs_x", present=present, width=right.width, area=420)
@@ -55,8 +57,8 @@ if box := opened("Where these numbers go: every stage of the block", session.STA
                       icon=":material/route:"):
     with box:                                    # drawn once opened (the Block output page shows it too)
         rows = stages.stages(t)
-        layout.table({name: [row[name] for row in rows] for name in rows[0]})
+        tables.table({name: [row[name] for row in rows] for name in rows[0]})
 
 known = sum(i is not None for i in ids)
 layout.notice(notices.inputs_notice(t, view.words, known, presets.title(view.controls.preset)))
-layout.exports("inputs", t, {"X": (t.x, t.labels, t.dims)}, code=[engine.embed])
+footer.exports("inputs", t, {"X": (t.x, t.labels, t.dims)}, code=[engine.embed])

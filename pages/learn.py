@@ -2,7 +2,10 @@
 import numpy as np
 
 import engine
-from ui import compute, frame, layout, learn, presets
+from ui import compute
+from ui.page import layout
+from ui.sections import learn
+from ui.shell import frame, presets
 
 view = frame.view()
 layout.header(

@@ -2,8 +2,10 @@
 import engine
 import streamlit as st
 
-from ui import charts, compute, frame, layout, session
-from ui import model as numbers
+from ui import charts, compute
+from ui.page import footer, layout
+from ui.shell import frame, session
+from ui.sections import model_view as numbers
 from ui.prose import model as words
 
 view = frame.view()
@@ -32,4 +34,4 @@ st.caption(f"Outlined: layer {view.layer}, head {view.head}, the block and head 
            "4 layers × 16 heads of 64 tokens draw at once.")
 layout.notice(words.notice(spread, top, uniform))
 everything = numbers.StackArrays(stack)
-layout.exports("model", everything, everything.weights(), code=[engine.forward_stack])
+footer.exports("model", everything, everything.weights(), code=[engine.forward_stack])

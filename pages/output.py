@@ -2,7 +2,9 @@
 import pandas as pd
 
 import engine
-from ui import charts, compute, frame, layout
+from ui import charts, compute
+from ui.page import footer, layout, tables
+from ui.shell import frame
 from ui.prose import notices, stages
 
 view = frame.view()
@@ -19,7 +21,7 @@ cfg, present = view.config, view.present
 T, C, F = t.T, cfg.d_model, cfg.d_ff
 dims, hidden = t.dims, [str(c) for c in range(F)]
 
-layout.table(pd.DataFrame(stages.stages(t)))
+tables.table(pd.DataFrame(stages.stages(t)))
 domain = charts.symmetric_domain(t.x_in, t.attn, t.after_attn, t.output)
 cols = layout.columns(view, 2)
 with cols[0]:
@@ -35,6 +37,6 @@ charts.heatmap(t.ffn_hidden, t.labels, hidden, title=f"FFN hidden after ReLU: {T
                present=present, width=view.width, area=600, mask_word="0", why="ReLU: the value before it was ≤ 0")
 
 layout.notice(notices.output_notice(t))
-layout.exports("output", t, {"after_attn": (t.after_attn, t.labels, dims),
+footer.exports("output", t, {"after_attn": (t.after_attn, t.labels, dims),
                              "ffn_hidden": (t.ffn_hidden, t.labels, hidden), "output": (t.output, t.labels, dims)},
                code=[engine.forward])

@@ -3,7 +3,10 @@ import streamlit as st
 
 import engine
 from engine import analysis
-from ui import charts, compute, frame, layout, projection, session
+from ui import charts, compute
+from ui.page import footer, layout
+from ui.sections import projection
+from ui.shell import frame, session
 from ui.prose import notices, stages
 from ui.prose.numbers import count
 
@@ -54,7 +57,7 @@ st.caption("Click (or tap) a cell of the head's slice to see that number compute
 
 layout.notice(notices.qkv_notice(t, h, quote=layout.quote))
 projection.show(t, params, picked)
-layout.exports("qkv", t, {"X": (source, t.labels, dims), "Q": (engine.merge_heads(t.q), t.labels, dims),
+footer.exports("qkv", t, {"X": (source, t.labels, dims), "Q": (engine.merge_heads(t.q), t.labels, dims),
                           "K": (engine.merge_heads(t.k), t.labels, dims),
                           "V": (engine.merge_heads(t.v), t.labels, dims)},
                code=[engine.split_heads, engine.forward])

@@ -2,7 +2,10 @@
 import streamlit as st
 
 import engine
-from ui import charts, compute, frame, inspector, layout, session
+from ui import charts, compute
+from ui.page import footer, layout
+from ui.sections import inspector
+from ui.shell import frame, session
 from ui.prose import notices, stages
 
 view = frame.view()
@@ -39,6 +42,6 @@ st.caption("One colour scale for both maps, so the shrinking shows. Hover a cell
 
 layout.notice(notices.scores_notice(t, h, quote=layout.quote))
 inspector.show(t, h, cell)
-layout.exports("scores", t, {f"scores head {h}": (t.scores[h], t.labels, t.labels),
+footer.exports("scores", t, {f"scores head {h}": (t.scores[h], t.labels, t.labels),
                              f"scaled head {h}": (t.scaled[h], t.labels, t.labels)},
                code=[engine.forward])

@@ -4,7 +4,10 @@ import streamlit as st
 
 import engine
 from engine import analysis
-from ui import charts, compute, frame, inspector, layout, session, state
+from ui import charts, compute
+from ui.page import footer, layout, tables
+from ui.sections import inspector
+from ui.shell import frame, session, state
 from ui.prose import rows as row_words
 from ui.prose import stages
 
@@ -47,7 +50,7 @@ sums = pd.DataFrame({"query": list(t.labels), "keys": [r.keys for r in rows], "r
                      "weight": [r.weight for r in rows], "uniform": [r.uniform for r in rows],
                      "entropy (bits)": engine.row_entropy(weights), "spread": [r.spread for r in rows],
                      "attends most to": [row_words.top_cell(r, t.labels) for r in rows]})
-layout.table(sums, {"row sum": ".6f", "weight": ".4f", "uniform": ".4f", "entropy (bits)": ".3f", "spread": ".3f"})
+tables.table(sums, {"row sum": ".6f", "weight": ".4f", "uniform": ".4f", "entropy (bits)": ".3f", "spread": ".3f"})
 st.caption(f"Each row{at}. weight: the row's largest weight; uniform: 1 ÷ the keys the row can see; entropy: 0 "
            "when one key takes everything, log₂(keys) when the row is uniform; spread: entropy ÷ log₂(keys), "
            "1 when every key gets the same weight.")
@@ -56,5 +59,5 @@ layout.notice(row_words.softmax_notice(rows, t.labels, quote=layout.quote, beta=
 if cell is not None and beta != 1:
     st.caption(f"The worked cell below uses the model's β = 1, not the β = {beta:g} of the maps above.")
 inspector.show(t, h, cell)
-layout.exports("softmax", t, {f"weights{at} head {h}": (weights, t.labels, t.labels)},
+footer.exports("softmax", t, {f"weights{at} head {h}": (weights, t.labels, t.labels)},
                code=[engine.softmax, analysis.weights_at])

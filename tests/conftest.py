@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 APP = str(ROOT / "streamlit_app.py")
 
-from ui import site
+from ui.shell import site
 
 # Every page file, in navigation order: the frame's own list.
 PAGES = [page.file for page in site.PAGES]
@@ -37,7 +37,7 @@ def open_app(page: str | None = None, params: dict[str, str] | None = None, time
 
 def open_exports(at, slug: str):
     """Open a page's downloads-and-figures expander (drawn only once opened) and rerun."""
-    from ui import session
+    from ui.shell import session
 
     at.session_state[session.export_key(slug)] = True
     return at.run()
@@ -63,7 +63,7 @@ def _split_row(line: str) -> list[str]:
 
 
 def markdown_frame(text: str):
-    """A Markdown table (ui.layout.table) read back: headers unescaped (as the code names the columns),
+    """A Markdown table (ui.page.tables.table) read back: headers unescaped (as the code names the columns),
     cells exactly as sent (text, escapes kept); a first column headed by a blank is the index."""
     import pandas as pd
 
@@ -93,7 +93,7 @@ def tables(at) -> list:
 
 def open_switches(at):
     """Open the sidebar's Switches expander (its toggles are drawn only once opened) and rerun."""
-    from ui import session
+    from ui.shell import session
 
     at.session_state[session.SWITCHES_OPEN] = True
     return at.run()

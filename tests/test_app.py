@@ -9,7 +9,7 @@ import pytest
 
 import engine
 from conftest import PAGES, assert_clean, open_app, open_exports, open_switches, tables
-from ui import session, site, state
+from ui.shell import session, site, state
 
 CONCEPT_PAGES = [page.file for page in site.CONCEPT_PAGES]
 

@@ -20,7 +20,7 @@ import pytest
 
 import engine
 from benchmarks import browser as bs
-from ui import presets
+from ui.shell import presets
 
 pytestmark = pytest.mark.browser
 

@@ -11,7 +11,8 @@ from PIL import Image
 
 import engine
 from conftest import PAGES, assert_clean, open_app
-from ui import charts, state
+from ui import charts
+from ui.shell import state
 from ui.charts import colours, plots, raster
 from ui.charts import maps as heat
 from ui.charts import spec as spec_module

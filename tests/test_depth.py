@@ -10,7 +10,7 @@ import pytest
 
 import engine
 from conftest import PAGES, assert_clean, open_app, open_switches
-from ui import presets, site, state
+from ui.shell import presets, site, state
 
 PAGE = {page.path: page.file for page in site.PAGES}
 NOTICED = [page.file for page in site.CONCEPT_PAGES] + [PAGE["model"]]
@@ -143,7 +143,7 @@ def test_model_view_draws_every_layer_and_head_in_one_picture():
 
 
 def test_model_view_notice_comes_from_the_numbers():
-    from ui import model
+    from ui.sections import model_view as model
     controls, _ = state.from_params({"layers": "2", "preset": "trained-induction"})
     cfg, words = state.to_config(controls), state.to_tokens(controls).words
     from ui import compute

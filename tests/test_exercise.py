@@ -11,7 +11,7 @@ import pytest
 import engine
 from conftest import assert_clean, loaded_by, open_app, tables
 from engine import analysis, exercise
-from ui import site
+from ui.shell import site
 from ui.prose import exercise as words
 
 PAGE = site.by_path("exercise").file

@@ -12,8 +12,8 @@ from ui.charts import maps
 FIRST_PAGE = """
 import json, sys, time
 from streamlit.testing.v1 import AppTest
-import ui.frame
-ui.frame.IMPORT_LATER_S = {later}
+import ui.shell.frame
+ui.shell.frame.IMPORT_LATER_S = {later}
 at = AppTest.from_file("streamlit_app.py", default_timeout=60).run()
 assert not at.exception, at.exception
 drawn = "pandas" in sys.modules

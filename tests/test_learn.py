@@ -10,7 +10,8 @@ import pytest
 
 import engine
 from conftest import PAGES, assert_clean, open_app
-from ui import compute, presets, site, state
+from ui import compute
+from ui.shell import presets, site, state
 
 TRAINED = [presets.TRAINED_PREFIX + t for t in presets.TRAINED_TASKS]
 ONE_BLOCK = [t for t in presets.TRAINED_TASKS if engine.TASKS[t].config.n_layers == 1]

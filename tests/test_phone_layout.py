@@ -8,7 +8,8 @@ from types import SimpleNamespace
 import pytest
 
 from conftest import PAGES, assert_clean, open_app
-from ui import frame, inputs, layout, screen, session, state
+from ui.page import layout
+from ui.shell import frame, inputs, screen, session, state
 from ui.charts import spec as sp
 
 

@@ -13,7 +13,7 @@ import pytest
 import engine
 from conftest import assert_clean, open_app, open_exports, tables
 from engine import analysis
-from ui import session, site, state
+from ui.shell import session, site, state
 from ui.prose import rows as row_words
 
 PAGE = {p.path: p.file for p in site.PAGES}
@@ -600,7 +600,7 @@ def test_every_page_offers_its_figures_for_slides(page):
 
 def test_the_figure_panel_is_static_code():
     """No user text reaches the component's HTML or JS: they are module constants (titles are read as text)."""
-    from ui import figures
+    from ui.page import figures
     assert "textContent = name" in figures._JS and "innerHTML" not in figures._JS
     assert "{" not in figures._HTML
 

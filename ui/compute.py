@@ -16,7 +16,7 @@ from threadpoolctl import threadpool_limits
 
 import engine
 from engine import analysis, experiments
-from ui.presets import BATCH_SEED, Training
+from ui.shell.presets import BATCH_SEED, Training
 
 # The matrices here are small and a lecture hall runs many sessions at once on few cores: one BLAS
 # thread per call avoids threads fighting over the cores (set once, for the whole server process).

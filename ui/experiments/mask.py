@@ -5,10 +5,11 @@ import pandas as pd
 import streamlit as st
 
 from engine import experiments as xp
-from ui import charts, compute, layout
+from ui import charts, compute
+from ui.page import footer, layout, tables
 from ui.experiments.common import TITLES, prose, two_maps
 from ui.prose import experiments as said
-from ui.frame import View
+from ui.shell.frame import View
 
 
 # --------------------------------------------------------------------------- 4 · causal mask
@@ -33,7 +34,7 @@ def mask(view: View) -> None:
         "weight on its past, no mask": ct.past_share[h], "row sum with mask": ct.row_sums[h],
         "max |masked − past ÷ share|": ct.renorm_row_error[h],
     })
-    layout.table(table, {"weight on its past, no mask": ".4f", "row sum with mask": ".6f",
+    tables.table(table, {"weight on its past, no mask": ".4f", "row sum with mask": ".6f",
                  "max |masked − past ÷ share|": ".1e"})
     st.caption(f"Head {h}. A masked row is the unmasked row cut to its past and divided by the weight the "
                "past had: the last column compares the two.")
@@ -45,12 +46,12 @@ def mask(view: View) -> None:
         "weights change, mask": ct.drift_masked, "weights change, no mask": ct.drift_open,
         "output change, mask": ct.output_drift_masked, "output change, no mask": ct.output_drift_open,
     })
-    layout.table(steps, {c: ".2e" for c in steps.columns[1:]})
+    tables.table(steps, {c: ".2e" for c in steps.columns[1:]})
     st.caption("Largest change of row i (over every head) between the step that produced token i and the "
                "whole sentence. The last row is computed at the last step, so it cannot change.")
 
     layout.notice(said.mask_notice(ct, h, quote=layout.quote))
-    layout.exports("experiment-mask", ct.masked, {
+    footer.exports("experiment-mask", ct.masked, {
         f"weights no mask head {h}": (ct.open.weights[h], labels, labels),
         f"weights causal head {h}": (ct.masked.weights[h], labels, labels),
     }, code=[xp.growing, xp.causal_test])

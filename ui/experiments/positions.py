@@ -5,10 +5,12 @@ import pandas as pd
 import streamlit as st
 
 from engine import experiments as xp
-from ui import charts, compute, layout, session
+from ui import charts, compute
+from ui.page import footer, layout, tables
+from ui.shell import session
 from ui.experiments.common import TITLES, prose, two_maps
 from ui.prose import experiments as said
-from ui.frame import View
+from ui.shell.frame import View
 
 
 # --------------------------------------------------------------------------- 3 · positions
@@ -40,7 +42,7 @@ def positions(view: View) -> None:
         "max |attn' − P·attn|": [pt.plain.attn_error, pt.encoded.attn_error],
         "max |out' − P·out|": [pt.plain.output_error, pt.encoded.output_error],
     })
-    layout.table(errors, {c: ".3e" for c in errors.columns[1:]})
+    tables.table(errors, {c: ".3e" for c in errors.columns[1:]})
 
     domain = charts.weight_domain(pt.plain.original.weights[h], pt.plain.shuffled.weights[h])
     axes = dict(x_title="key", y_title="query")
@@ -63,7 +65,7 @@ def positions(view: View) -> None:
         "max |out' − out|, no positions": pt.row_output_error(pt.plain),
         "max |out' − out|, with positions": pt.row_output_error(pt.encoded),
     })
-    layout.table(outputs, {c: ".3e" for c in outputs.columns[3:]})
+    tables.table(outputs, {c: ".3e" for c in outputs.columns[3:]})
 
     C, N = cfg.d_model, pt.encoding.shape[0]
     positions = [str(p) for p in range(N)]
@@ -82,7 +84,7 @@ def positions(view: View) -> None:
                        r"E_{p,\,2i+1} = \cos\!\big(p / 10000^{2i/d_{model}}\big)")
 
     layout.notice(said.positions_notice(pt, h, labels, cfg.residual, quote=layout.quote))
-    layout.exports("experiment-positions", pt.encoded.original, {
+    footer.exports("experiment-positions", pt.encoded.original, {
         f"A head {h}": (pt.plain.original.weights[h], labels, labels),
         f"A' shuffled head {h}": (pt.plain.shuffled.weights[h], moved, moved),
         f"difference with positions head {h}": (diff_encoded, labels, labels),

@@ -8,9 +8,11 @@ import pandas as pd
 import streamlit as st
 
 from engine import experiments as xp
-from ui import charts, compute, layout, session, state
+from ui import charts, compute
+from ui.page import footer, layout, tables
+from ui.shell import session, state
 from ui.experiments.common import TITLES, lines, prose, two_maps
-from ui.frame import View
+from ui.shell.frame import View
 from ui.prose import experiments as said
 
 
@@ -59,7 +61,7 @@ def random_vectors(view: View) -> None:
             f"(uniform {rnd.uniform:.2f}). Section 2 shows what this does in the sidebar's block.")
     layout.notice(said)
     widths = [str(w) for w in xp.D_HEADS]
-    layout.exports("experiment-variance", compute.trace(cfg, words, view.training), {
+    footer.exports("experiment-variance", compute.trace(cfg, words, view.training), {
         "variance of q·k by d_head": (np.column_stack([curve.raw, curve.scaled]), widths, ["raw", "scaled"]),
     }, code=[xp.score_variance, xp.random_rows])
 
@@ -99,7 +101,7 @@ def in_this_block(view: View) -> None:
         "max weight ÷√d": r.peak_scaled[h], "max weight, raw": r.peak_unscaled[h],
         "one-hot ÷√d": r.one_hot_scaled[h], "one-hot, raw": r.one_hot_unscaled[h],
     })
-    layout.table(table, {c: ".3f" for c in table.columns[1:6]})
+    tables.table(table, {c: ".3f" for c in table.columns[1:6]})
     st.caption(f"Head {h}; raw = without ÷√d. Entropy in bits: 0 when one key takes everything, log₂(keys) "
                f"when the row is uniform. One-hot: one key takes at least {xp.ONE_HOT:.0%} of the row.")
     lines(view, pd.DataFrame(sweep.long_table()), "init_scale", "peak", x_title="init scale s (log scale)",
@@ -112,7 +114,7 @@ def in_this_block(view: View) -> None:
     own = replace(view.controls, head=0, cell=None, present=False, beta=1.0)
     published = own == state.preset_controls("part4") and s == cfg.init_scale
     layout.notice(said.init_notice(r, published))
-    layout.exports("experiment-scale", t, {
+    footer.exports("experiment-scale", t, {
         f"weights ÷√d head {h}": (r.scaled.weights[h], t.labels, t.labels),
         f"weights no scaling head {h}": (r.unscaled.weights[h], t.labels, t.labels),
     }, code=[xp.scaling_rows])

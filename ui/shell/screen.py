@@ -2,7 +2,7 @@
 
 The server cannot see the screen, so a tiny inline component (st.components.v2: script only, no
 HTML, no user text, nothing fetched) measures the main column in the browser and sends the result
-back as a widget value, read by ui.inputs on the next run. It sends only when the measurement differs
+back as a widget value, read by ui.shell.inputs on the next run. It sends only when the measurement differs
 from what the server drew with, and in buckets (widths in steps of STEP px, capped at the desktop
 width), so a laptop or projector never causes an extra run and a resize only causes one when the
 charts would change. It also keeps the measurement in a first-party cookie (COOKIE: two numbers,
@@ -25,7 +25,7 @@ import re
 
 import streamlit as st
 
-from ui import session
+from ui.shell import session
 
 STEP = 16              # px: a width is sent rounded down to this step
 MIN_PX = 160           # px: no main column is laid out narrower (a value below is not believed)
@@ -79,7 +79,7 @@ _measure = st.components.v2.component("attention_lab_screen", js=_JS)
 
 
 def _ignore() -> None:
-    """The value is read at the top of the next run (ui.inputs); nothing to do when it arrives."""
+    """The value is read at the top of the next run (ui.shell.inputs); nothing to do when it arrives."""
 
 
 def watch(cap: int, seen: tuple[int, bool]) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import streamlit as st
 
-from ui.state import Controls, switched
+from ui.shell.state import Controls, switched
 
 # --------------------------------------------------------------------------- the sidebar's widgets
 # Each sidebar widget's key is its Controls field's name; `cell` is not a widget (chart clicks set it).
@@ -23,7 +23,7 @@ SCORES_RAW, SCORES_SCALED, SOFTMAX_MAP = "scores_raw", "scores_scaled", "softmax
 CELL_CHARTS = (SCORES_RAW, SCORES_SCALED, SOFTMAX_MAP)
 QKV_SLICE = "qkv_slice"               # the Q/K/V page's head slice: a click picks one entry
 MODEL_MAP = "model_map"               # the model view: a click on a map opens that layer's head
-SCREEN = "screen"                     # the screen-measuring component (ui.screen): its value is [px, stacked]
+SCREEN = "screen"                     # the screen-measuring component (ui.shell.screen): its value is [px, stacked]
 
 # --------------------------------------------------------------------------- page widgets
 QKV_WHICH = "qkv_which"

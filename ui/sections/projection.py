@@ -6,7 +6,8 @@ import pandas as pd
 import streamlit as st
 
 from engine import analysis
-from ui import layout, session
+from ui.page import layout, tables
+from ui.shell import session
 
 
 def entry(name: str, first_column: int) -> tuple[str, int, int] | None:
@@ -34,4 +35,4 @@ def show(trace, params, picked: tuple[str, int, int] | None) -> None:
     table = pd.DataFrame({"d": np.arange(len(work.products)), f"X[{token}][d]": work.x_row,
                           f"W_{name}[d][{column}]": work.w_col, "product": work.products,
                           "running sum": work.running})
-    layout.table(table, {c: ".5f" for c in table.columns[1:]})
+    tables.table(table, {c: ".5f" for c in table.columns[1:]})

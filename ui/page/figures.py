@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import session
+from ui.shell import session
 
 SCALE = 3                 # PNG pixels per CSS pixel: a full-width chart becomes ~2400 px wide
 

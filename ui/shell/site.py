@@ -3,7 +3,7 @@
 Each page's file is named after its URL path (pages/<path>.py). A freshly started server runs its
 very first session through Streamlit's legacy pages/ handling, which finds a page by its file name;
 with the names equal, a deep link finds its page on that run too (the page then draws the frame
-itself: ui.frame.view).
+itself: ui.shell.frame.view).
 """
 from __future__ import annotations
 

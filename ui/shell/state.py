@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from urllib.parse import urlencode
 
 import engine
-from ui import presets
+from ui.shell import presets
 
 # Slider ranges the design asks for.
 D_MODEL = (4, 128)

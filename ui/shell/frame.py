@@ -16,13 +16,14 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import engine
-from ui import inputs, presenter, presets, screen, session, sidebar, site, state, trainer
-from ui.state import Controls
+from ui import trainer
+from ui.shell import inputs, presenter, presets, screen, session, sidebar, site, state
+from ui.shell.state import Controls
 
 _here = threading.local()      # this script thread's View while a page runs (each session has its own)
 MAIN_PX = 790                  # the main column at 1280 px with the sidebar open (the narrowest laptop laid out for)
 MAIN_PX_PRESENT = 1100         # presenter view: the sidebar starts collapsed
-# A Markdown table (ui.layout.table) wider than its column (a phone) scrolls sideways in its own box, as
+# A Markdown table (ui.page.tables.table) wider than its column (a phone) scrolls sideways in its own box, as
 # an st.table does, instead of widening the page; its type and padding are an st.table's, so a table
 # looks the same at 12 rows (Markdown) and at 13 (st.table). Static CSS: no user text reaches st.html.
 TABLE_CSS = ("<style>[data-testid='stMarkdownContainer'] table "

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import session
+from ui.shell import session
 
 # Static CSS only: no user text ever reaches st.html.
 _LARGE = """

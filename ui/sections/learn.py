@@ -7,10 +7,12 @@ import numpy as np
 import streamlit as st
 
 import engine
-from ui import charts, compute, layout, presets, session
-from ui.model import StackArrays
-from ui.frame import View
-from ui.presets import Training
+from ui import charts, compute
+from ui.page import footer, layout
+from ui.shell import presets, session
+from ui.sections.model_view import StackArrays
+from ui.shell.frame import View
+from ui.shell.presets import Training
 from ui.prose import learn as words
 
 LIVE_EVERY_S = 0.15          # redraw the live maps at most this often while training
@@ -153,4 +155,4 @@ def _exports(trace) -> None:
     """The weights on screen as CSV and figures, the whole trace as .npz."""
     matrices = trace.weights() if isinstance(trace, StackArrays) else {
         f"weights head {h}": (trace.weights[h], trace.labels, trace.labels) for h in range(trace.num_heads)}
-    layout.exports("learn", trace, matrices, code=[engine.loss_and_grads, engine.adam_step])
+    footer.exports("learn", trace, matrices, code=[engine.loss_and_grads, engine.adam_step])

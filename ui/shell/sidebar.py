@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import lazy, presets, session, state
+from ui.page import lazy
+from ui.shell import presets, session, state
 from ui.prose.presets import facts as preset_facts
-from ui.session import FIELD
-from ui.state import Controls
+from ui.shell.session import FIELD
+from ui.shell.state import Controls
 
 
 def _apply_preset() -> None:

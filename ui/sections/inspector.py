@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from engine import analysis
-from ui import layout
+from ui.page import layout, tables
 
 
 def show(trace, head: int, cell: tuple[int, int] | None) -> None:
@@ -26,7 +26,7 @@ def show(trace, head: int, cell: tuple[int, int] | None) -> None:
     })
     left, right = st.columns([3, 2])
     with left:
-        layout.table(terms, {c: ".5f" for c in terms.columns[1:]})
+        tables.table(terms, {c: ".5f" for c in terms.columns[1:]})
     steps = [
         rf"s = q_{{{i}}}\cdot k_{{{j}}} = {w.score:.5f}",
         (rf"\text{{scaled}} = \frac{{{w.score:.5f}}}{{\sqrt{{{cfg.d_head}}}}} = \frac{{{w.score:.5f}}}{{{w.divisor:.4f}}}"
@@ -48,4 +48,4 @@ def show(trace, head: int, cell: tuple[int, int] | None) -> None:
                          f"head output row {i} (all keys)": w.head_out})
     st.markdown(f"The weight then scales the value vector of {kj}; row {i} of the head's output is the sum of "
                 f"these scaled value vectors over every key.")
-    layout.table(flow, {c: ".5f" for c in flow.columns[1:]})
+    tables.table(flow, {c: ".5f" for c in flow.columns[1:]})

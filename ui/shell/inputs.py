@@ -8,8 +8,8 @@ from dataclasses import replace
 
 import streamlit as st
 
-from ui import screen as measured, session, state
-from ui.state import Controls
+from ui.shell import screen as measured, session, state
+from ui.shell.state import Controls
 
 
 def read() -> tuple[Controls, list[str]]:
@@ -47,7 +47,7 @@ def read() -> tuple[Controls, list[str]]:
 
 def screen(cap: int) -> tuple[int, bool]:
     """The main column's px (at most `cap`, the desktop width laid out for) and whether st.columns stack:
-    as the browser measured them in this session, else ui.screen's first guess (a remembered
+    as the browser measured them in this session, else ui.shell.screen's first guess (a remembered
     measurement, a phone's, or the desktop's)."""
     sent = session.screen()
     width, stacked = (sent and measured.believable(*sent)) or measured.first_guess(cap)

@@ -9,8 +9,10 @@ import streamlit as st
 
 import engine
 from engine import analysis, exercise
-from ui import charts, compute, layout, presets, session, state
-from ui.frame import View
+from ui import charts, compute
+from ui.page import layout, tables
+from ui.shell import presets, session, state
+from ui.shell.frame import View
 from ui.prose import exercise as words
 from ui.prose.numbers import metric
 
@@ -128,7 +130,7 @@ def result(view: View, ext: analysis.Extension, revealed: dict) -> None:
                        key="ex_map_after", present=view.present, width=right.width, area=area, highlight=T)
     st.caption(f"Head {h}; one colour scale for both maps (0 to {domain[1]:.3f}). Next to each old row of the "
                f"{T + 1}-token map: the factor its weights were multiplied by.")
-    layout.table(pd.DataFrame(r.table()),
+    tables.table(pd.DataFrame(r.table()),
                  {"s (new key)": ".4f", "e^s": ".4f", "Z (old row)": ".4f", "factor Z/(Z+e^s)": ".6f",
                   "new ÷ old, min": ".6f", "new ÷ old, max": ".6f", "lost to new": ".4f"})
     st.caption(f"s is each old query's score against {new}, Z the total of its old row. In every row new ÷ old "
@@ -138,7 +140,7 @@ def result(view: View, ext: analysis.Extension, revealed: dict) -> None:
         with st.expander(f"Factors in all {b.num_heads} heads"):
             factors = pd.DataFrame(ext.factors, index=[f"head {k}" for k in range(b.num_heads)],
                                    columns=[f"{j}: {label}" for j, label in enumerate(b.labels)])
-            layout.table(factors, {c: ".4f" for c in factors.columns}, labels_in_header=True, hide_index=False)
+            tables.table(factors, {c: ".4f" for c in factors.columns}, labels_in_header=True, hide_index=False)
 
 
 def explain(view: View, ext: analysis.Extension) -> None:
@@ -185,7 +187,7 @@ def outputs(view: View, ext: analysis.Extension) -> None:
     """5 · How far each old row of the block's output moved."""
     st.subheader("5 · The block output")
     out = exercise.outputs(ext)
-    layout.table(pd.DataFrame({"token": list(ext.before.labels), "‖Δ output‖": out.change,
+    tables.table(pd.DataFrame({"token": list(ext.before.labels), "‖Δ output‖": out.change,
                                "share of its length": out.relative}),
                  {"‖Δ output‖": ".4f", "share of its length": ".1%"})
     st.markdown(words.output_sentence(ext, out, quote=layout.quote))

@@ -1,0 +1,96 @@
+"""Where a page draws: columns that know their width, the header with its formula (one equation a line
+on a phone), and the 'what to notice' line."""
+from __future__ import annotations
+
+import string
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import streamlit as st
+
+from ui.shell import frame
+
+_PUNCT = set(string.punctuation)
+GAP_PX = 17                     # between two of st.columns (Streamlit's "small" gap: 1rem at a 17 px base font)
+
+
+@dataclass(frozen=True)
+class Column:
+    """A place to draw (`with column:`) and how many px wide it is, for charts that must fit it."""
+
+    box: Any
+    width: float
+
+    def __enter__(self):
+        return self.box.__enter__()
+
+    def __exit__(self, *exc):
+        return self.box.__exit__(*exc)
+
+
+def columns(view: frame.View, spec: Sequence[float] | int, **options) -> list[Column]:
+    """st.columns, each with its width in px (from the main column's width and the shares; on a
+    phone, where Streamlit stacks the columns, each is the main column's full width)."""
+    shares = [1.0] * spec if isinstance(spec, int) else [float(s) for s in spec]
+    room = view.width - GAP_PX * (len(shares) - 1)
+    boxes = st.columns(shares, **options)
+    if view.stacked:
+        return [Column(box, view.width) for box in boxes]
+    return [Column(box, room * share / sum(shares)) for box, share in zip(boxes, shares)]
+
+
+def two(view: frame.View, side_by_side: bool) -> list[Column]:
+    """Two places for the two maps of a comparison: side by side, or one under the other (full width)."""
+    return columns(view, 2) if side_by_side else [Column(st.container(), view.width) for _ in range(2)]
+
+
+def md_escape(text: str) -> str:
+    """Show user text literally inside Markdown: every ASCII punctuation mark is backslash-escaped."""
+    return "".join("\\" + ch if ch in _PUNCT else ch for ch in str(text))
+
+
+def quote(label: str) -> str:
+    """A token label quoted for a Markdown sentence."""
+    return "‘" + md_escape(label) + "’"
+
+
+def header(view: frame.View, title: str, intro: str, formula: str | Sequence[str]) -> None:
+    """Title, a few sentences (hidden in presenter view), the formula(s), and any notes of this run."""
+    st.title(title)
+    if not view.present:
+        st.markdown(intro)
+    for line in [formula] if isinstance(formula, str) else formula:
+        latex(view, line)
+    for note in view.notes:
+        st.info(md_escape(note), icon=":material/info:")
+
+
+def latex(view: frame.View, formula: str) -> None:
+    """st.latex, on a phone one equation a line (see formula_lines)."""
+    for part in formula_lines(formula) if view.stacked else [formula]:
+        st.latex(part)
+
+
+def formula_lines(latex: str) -> list[str]:
+    """A formula's parts, one per line on a phone: split at each \\qquad outside any braces (the gap
+    this app puts between the equations of one line)."""
+    parts, depth, start, i = [], 0, 0, 0
+    while i < len(latex):
+        if latex[i] == "\\":
+            if depth == 0 and latex.startswith(r"\qquad", i) and not latex[i + 6:i + 7].isalpha():
+                parts.append(latex[start:i])
+                start = i = i + 6
+                continue
+            i += 2
+            continue
+        depth += {"{": 1, "}": -1}.get(latex[i], 0)
+        i += 1
+    parts.append(latex[start:])
+    return [p.strip() for p in parts if p.strip()]
+
+
+def notice(text: str) -> None:
+    """The page's 'what to notice' line, computed by the page from the live numbers."""
+    st.success("**What to notice:** " + text, icon=":material/visibility:")
+
+
