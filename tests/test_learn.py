@@ -35,7 +35,7 @@ def test_trained_preset_shows_the_trained_pattern_on_the_softmax_page(preset):
     task, training = presets.task_of(preset), presets.training(preset)
     cfg, words = state.to_config(controls), state.to_tokens(controls).words
     run = compute.train(cfg, training)
-    trace = engine.run(cfg, words, run.params)
+    trace = engine.run(cfg, words, run.params).layers[0]
     chart = at.get("vega_lite_chart")[0]
     cells = pa.ipc.open_stream(next(d for d in chart.proto.datasets if d.name == "cells").data.data).read_all()
     shown = cells.column("value").to_numpy(zero_copy_only=False).reshape(trace.T, trace.T)

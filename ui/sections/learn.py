@@ -155,4 +155,6 @@ def _exports(trace) -> None:
     """The weights on screen as CSV and figures, the whole trace as .npz."""
     matrices = trace.weights() if isinstance(trace, StackArrays) else {
         f"weights head {h}": (trace.weights[h], trace.labels, trace.labels) for h in range(trace.num_heads)}
-    footer.exports("learn", trace, matrices, code=[engine.loss_and_grads, engine.adam_step])
+    footer.exports("learn", trace, matrices, code=[          # the loss, its gradients, one Adam step
+        engine.model.backprop, engine.forward, engine.block_forward, engine.cross_entropy,
+        engine.backward, engine.block_backward, engine.adam_step])
