@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .attention import log_softmax
 from .config import Config
 from .measure import expected_share
 from .model import check_batch, forward
@@ -70,8 +71,7 @@ def position_metrics(task: str | Task, cfg: Config, params: Params, n: int = 100
     means = task_means(task, cfg, params, ablate_mode, tokens.shape[1]) if ablate else None
     stack = forward(cfg, params, params.embeddings[tokens], ablate=ablate, means=means)
     logits = stack.logits                                             # (n, T, V)
-    log_probs = logits - logits.max(axis=-1, keepdims=True)           # same softmax, no overflow
-    log_probs = log_probs - np.log(np.exp(log_probs).sum(axis=-1, keepdims=True))   # (n, T, V)
+    log_probs = log_softmax(logits, axis=-1)                          # (n, T, V)
     has_target = targets >= 0                                         # (n, T)
     picked = np.take_along_axis(log_probs, np.maximum(targets, 0)[..., None], axis=-1)[..., 0]   # (n, T)
     right = logits.argmax(axis=-1) == targets                         # (n, T)
