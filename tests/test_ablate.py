@@ -181,3 +181,12 @@ def test_induction_loss_falls_in_the_repeated_half_and_heads_have_roles(inductio
     scores = engine.head_scores(cfg, params, tokens, "induction")
     assert max(scores.previous[0]) >= 0.5 and scores.role(0, int(np.argmax(scores.previous[0])))[0] == "previous token"
     assert max(scores.induction[1]) >= 0.7
+
+
+def test_the_pages_traces_take_knockouts_too():
+    task = engine.TASKS["previous"]
+    cfg, params = task.config, engine.init_params(task.config)
+    stack = engine.task_stack(task, cfg, params, [0, 1, 2, 1], ablate={(0, 0)})
+    assert stack.layers[0].knocked == (0,) and not stack.layers[0].concat.any()   # one head: nothing left
+    words = engine.run(cfg, ["A", "B", "C", "B"], params, ablate={(0, 0)})
+    np.testing.assert_array_equal(words.logits, stack.logits)
