@@ -12,8 +12,14 @@ from .config import Config
 from .params import BLOCK_ARRAYS, Block, Params, init_params, param_arrays, stack_params
 from .tasks import Task, get_task
 
+VERSION = 2              # of training's numbers: bump it when a change alters them (stored runs are then
+                         # trained again; rerun python -m engine.ship for the shipped ones)
 PROGRESS_CALLS = 50      # on_progress is called about this many times per run (and at the end)
 CHECKPOINTS = 40         # about this many snapshots of the weights, denser early
+BETAS = (0.9, 0.999)    # Adam's decay rates of its running means of the gradient and its square
+WARMUP = 0.05
+DECAY_FROM = 0.7
+LR_FLOOR = 0.1           # the learning rate falls from lr to LR_FLOOR * lr over a run (half a cosine)
 
 
 def flatten(params: Params) -> np.ndarray:
@@ -54,6 +60,20 @@ def adam_step(theta: np.ndarray, grad: np.ndarray, m: np.ndarray, v: np.ndarray,
     v_hat = v / (1 - beta2 ** t)
     theta = theta - lr * m_hat / (np.sqrt(v_hat) + eps)               # each number moves about lr, whatever its scale
     return theta, m, v
+
+
+def learning_rate(lr: float, step: int, steps: int) -> float:
+    """The rate of update step+1 (step counts from 0): rising in a straight line over the first WARMUP
+    of the run, lr until DECAY_FROM of it, then falling along half a cosine to LR_FLOOR * lr at the last
+    update. A full rate at the random start overshoots (the loss jumps up before it falls); full steps
+    then cross the plateau as fast as they can; smaller ones at the end settle the weights."""
+    warm, start = max(1, int(WARMUP * steps)), int(DECAY_FROM * steps)
+    if step < warm:
+        return lr * (step + 1) / warm
+    if step < start:
+        return lr
+    done = (step - start) / max(steps - 1 - start, 1)                 # 0 where the fall starts, 1 at the last update
+    return lr * (LR_FLOOR + (1 - LR_FLOOR) * 0.5 * (1 + np.cos(np.pi * done)))
 
 
 def checkpoint_steps(steps: int, count: int = CHECKPOINTS) -> np.ndarray:
@@ -128,7 +148,7 @@ def train(task: str | Task, cfg: Config | None = None, steps: int | None = None,
         scored = targets >= 0
         losses[step] = loss
         accuracies[step] = np.mean(logits.argmax(axis=-1)[scored] == targets[scored])
-        new_theta, m, v = adam_step(theta, flatten(grads), m, v, step + 1, lr)
+        new_theta, m, v = adam_step(theta, flatten(grads), m, v, step + 1, learning_rate(lr, step, steps), *BETAS)
         theta[:] = new_theta                                          # in place, so params' views see it
         if step + 1 in keep:
             checkpoints.append((step + 1, frozen_copy(params)))
