@@ -167,17 +167,14 @@ def load_shipped(task: str, cfg: Config, steps: int, seed: int):
     return load_params(shipped_path(task), task, cfg, steps, seed)
 
 
-def load_or_train(folder: Path | None, task: str, cfg: Config, steps: int, seed: int,
-                  on_progress=None) -> TrainRun:
-    """The stored run if a sound one is there; else train it and store it (a disk that refuses the
-    file costs only the keeping: the run is returned all the same)."""
-    run = load_run(folder, task, cfg, steps, seed)
-    if run is not None:
-        return run
-    run = training.train(task, cfg, steps, seed=seed, on_progress=on_progress)
-    if folder is not None:
-        try:
-            save(run, folder)
-        except OSError as error:
-            print(f"attention-lab: could not keep the trained weights in {folder}: {error}", flush=True)
-    return run
+
+def keep(run: TrainRun, folder: Path | None) -> Path | None:
+    """save() the run for a restart or another replica, if there is a folder; a disk that refuses the
+    file (read-only, full) costs only the keeping, never the run: the error is printed, None returned."""
+    if folder is None:
+        return None
+    try:
+        return save(run, folder)
+    except OSError as error:
+        print(f"attention-lab: could not keep the trained weights in {folder}: {error}", flush=True)
+        return None

@@ -74,6 +74,36 @@ def _stale(path, monkeypatch):
     monkeypatch.setattr(store.training, "VERSION", store.training.VERSION + 1)   # the training code changed
 
 
+def _app_train(monkeypatch, folder):
+    """ui.compute.train as a fresh server runs it (nothing in memory), on `folder`; and a list that
+    counts its engine.train calls."""
+    from ui import compute, presets
+
+    monkeypatch.setattr(presets, "BATCH_SEED", SEED)
+    monkeypatch.setattr(compute, "BATCH_SEED", SEED)
+    monkeypatch.setenv(store.CACHE_ENV, str(folder))
+    calls, real = [], engine.train
+
+    def counting(*args, **kwargs):
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(engine, "train", counting)
+
+    def fresh_server():
+        compute._slot.clear()                                           # a restart: memory is empty
+        return compute.train(engine.TASKS[TASK].config, presets.Training(task=TASK, steps=STEPS))
+    return fresh_server, calls
+
+
+def test_a_restart_reads_the_stored_run(run, tmp_path, monkeypatch):
+    fresh_server, calls = _app_train(monkeypatch, tmp_path)
+    first = fresh_server()
+    assert len(calls) == 1 and any(tmp_path.glob("*.npz"))
+    _same(fresh_server(), first)
+    assert len(calls) == 1, "the second server read the first one's run"
+
+
 @pytest.mark.parametrize("damage", [_corrupt, _cut_short, _altered_numbers, _stale, "empty", "missing"])
 def test_a_bad_file_is_trained_again_not_loaded(run, tmp_path, monkeypatch, damage):
     path = store.save(run, tmp_path)
@@ -86,27 +116,21 @@ def test_a_bad_file_is_trained_again_not_loaded(run, tmp_path, monkeypatch, dama
     else:
         damage(path)
     assert _load(tmp_path) is None, "a damaged or stale file must not load"
-    calls = []
-    real = store.training.train
-
-    def counting(*args, **kwargs):
-        calls.append(args)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(store.training, "train", counting)
-    again = store.load_or_train(tmp_path, TASK, engine.TASKS[TASK].config, STEPS, SEED)
+    fresh_server, calls = _app_train(monkeypatch, tmp_path)
+    again = fresh_server()
     assert len(calls) == 1, "trained again"
     assert np.allclose(flatten(again.params), flatten(run.params), rtol=0, atol=1e-12)
     _same(_load(tmp_path), again)                                      # and the sound run replaced the bad file
-    store.load_or_train(tmp_path, TASK, engine.TASKS[TASK].config, STEPS, SEED)
-    assert len(calls) == 1, "the next caller reads it"
+    fresh_server()
+    assert len(calls) == 1, "the next server reads it"
 
 
 def test_a_folder_that_refuses_files_only_costs_the_keeping(run, tmp_path, monkeypatch):
     blocked = tmp_path / "file"
     blocked.write_text("not a folder")
-    again = store.load_or_train(blocked, TASK, engine.TASKS[TASK].config, STEPS, SEED)
-    assert np.allclose(flatten(again.params), flatten(run.params), rtol=0, atol=1e-12)
+    fresh_server, calls = _app_train(monkeypatch, blocked)
+    again = fresh_server()
+    assert len(calls) == 1 and np.allclose(flatten(again.params), flatten(run.params), rtol=0, atol=1e-12)
 
 
 def test_the_cache_folder_is_configurable(monkeypatch, tmp_path):

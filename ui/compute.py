@@ -70,8 +70,11 @@ def train(cfg: engine.Config, training: Training, on_progress=None) -> engine.Tr
     if slot.run is None:
         with slot.lock:
             if slot.run is None:
-                slot.run = store.load_or_train(store.cache_folder(), training.task, cfg, training.steps,
-                                               BATCH_SEED, on_progress=on_progress)
+                run = _stored(cfg, training)
+                if run is None:
+                    run = engine.train(training.task, cfg, training.steps, seed=BATCH_SEED, on_progress=on_progress)
+                    store.keep(run, store.cache_folder())
+                slot.run = run
     return slot.run
 
 
