@@ -46,7 +46,7 @@ def run_key(task: str, cfg: Config, steps: int, seed: int, batch: int | None = N
     t = get_task(task)
     return {"format": FORMAT, "code": training.VERSION, "task": t.name, "config": repr(cfg), "steps": int(steps),
             "batch": int(t.batch if batch is None else batch), "lr": float(t.lr if lr is None else lr),
-            "seed": int(seed), "schedule": [training.WARMUP, training.DECAY_FROM, training.LR_FLOOR, *training.BETAS]}
+            "seed": int(seed), "schedule": [training.WARMUP, training.DECAY_FROM, training.LR_FLOOR]}
 
 
 def key_of(run: TrainRun) -> dict:

@@ -15,11 +15,11 @@ from .tasks import Task, get_task
 VERSION = 2              # of training's numbers: bump it when a change alters them (stored runs are then
                          # trained again; rerun python -m engine.ship for the shipped ones)
 PROGRESS_CALLS = 50      # on_progress is called about this many times per run (and at the end)
+DRAW_AHEAD = 64          # batches drawn in one call (one vectorised draw instead of 64 small ones)
 CHECKPOINTS = 40         # about this many snapshots of the weights, denser early
-BETAS = (0.9, 0.999)    # Adam's decay rates of its running means of the gradient and its square
-WARMUP = 0.05
-DECAY_FROM = 0.7
-LR_FLOOR = 0.1           # the learning rate falls from lr to LR_FLOOR * lr over a run (half a cosine)
+WARMUP = 0.05            # the learning rate rises to lr over this share of a run (learning_rate), ...
+DECAY_FROM = 0.5         # ... stays at lr until this share, then falls ...
+LR_FLOOR = 0.1           # ... to LR_FLOOR * lr at the last step
 
 
 def flatten(params: Params) -> np.ndarray:
@@ -63,17 +63,17 @@ def adam_step(theta: np.ndarray, grad: np.ndarray, m: np.ndarray, v: np.ndarray,
 
 
 def learning_rate(lr: float, step: int, steps: int) -> float:
-    """The rate of update step+1 (step counts from 0): rising in a straight line over the first WARMUP
-    of the run, lr until DECAY_FROM of it, then falling along half a cosine to LR_FLOOR * lr at the last
-    update. A full rate at the random start overshoots (the loss jumps up before it falls); full steps
-    then cross the plateau as fast as they can; smaller ones at the end settle the weights."""
+    """The rate of update step+1 (step counts from 0): rising in a straight line to lr over the first
+    WARMUP of the run, lr until DECAY_FROM of it, then falling along half a cosine to LR_FLOOR * lr at
+    the last update. Full steps at the random start overshoot (the loss first jumps up); full steps
+    then find the pattern quickly; smaller ones at the end settle the weights on it."""
     warm, start = max(1, int(WARMUP * steps)), int(DECAY_FROM * steps)
     if step < warm:
         return lr * (step + 1) / warm
     if step < start:
         return lr
     done = (step - start) / max(steps - 1 - start, 1)                 # 0 where the fall starts, 1 at the last update
-    return lr * (LR_FLOOR + (1 - LR_FLOOR) * 0.5 * (1 + np.cos(np.pi * done)))
+    return lr * (LR_FLOOR + (1 - LR_FLOOR) * 0.5 * (1 + float(np.cos(np.pi * done))))
 
 
 def checkpoint_steps(steps: int, count: int = CHECKPOINTS) -> np.ndarray:
@@ -143,12 +143,16 @@ def train(task: str | Task, cfg: Config | None = None, steps: int | None = None,
     every = max(1, steps // PROGRESS_CALLS)
     start, waited = time.perf_counter(), 0.0
     for step in range(steps):
-        tokens, targets = task.sample(rng, batch)                     # (B, T) each
+        if step % DRAW_AHEAD == 0:
+            ahead = min(DRAW_AHEAD, steps - step)
+            drawn_tokens, drawn_targets = task.sample(rng, ahead * batch)   # (ahead * B, T) each
+        at = (step % DRAW_AHEAD) * batch
+        tokens, targets = drawn_tokens[at: at + batch], drawn_targets[at: at + batch]   # (B, T) each
         loss, grads, logits = backprop(cfg, params, tokens, targets)
         scored = targets >= 0
         losses[step] = loss
         accuracies[step] = np.mean(logits.argmax(axis=-1)[scored] == targets[scored])
-        new_theta, m, v = adam_step(theta, flatten(grads), m, v, step + 1, learning_rate(lr, step, steps), *BETAS)
+        new_theta, m, v = adam_step(theta, flatten(grads), m, v, step + 1, learning_rate(lr, step, steps))
         theta[:] = new_theta                                          # in place, so params' views see it
         if step + 1 in keep:
             checkpoints.append((step + 1, frozen_copy(params)))
