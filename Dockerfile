@@ -14,7 +14,11 @@ COPY engine engine
 COPY pages pages
 COPY ui ui
 
-RUN useradd --system --create-home --uid 10001 lab
+RUN useradd --system --create-home --uid 10001 lab \
+ && mkdir -p /var/cache/attention-lab && chown lab /var/cache/attention-lab
+# Finished training runs (engine.store); compose mounts one volume here for every replica, Kubernetes
+# an emptyDir per pod. The trained presets' defaults ship in assets/weights/ and need none of it.
+ENV ATTENTION_LAB_CACHE=/var/cache/attention-lab
 USER lab
 EXPOSE 8501
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s \

@@ -1,9 +1,13 @@
 """The only place the app calls the engine: cached on small keys (config, token tuple, which trained
 weights), never arrays.
 
-Trained weights are trained once per server for each (config, task, steps): the first session that
-needs them trains (its page can draw the run live), every other session waiting for the same model
-waits for that run instead of starting its own, and later sessions find it done.
+Trained weights are trained once for each (config, task, steps), and kept: a finished run is stored
+on disk (engine.store; $ATTENTION_LAB_CACHE, else .cache/weights/), so a restart or another replica
+on the same machine reads it instead of training again. The trained presets' default weights ship in
+the repository (assets/weights/, `python -m engine.ship`), so every page shows them on a fresh server.
+Otherwise the first session that needs a model trains it (its page can draw the run live), every
+other session waiting for the same model waits for that run instead of starting its own, and later
+sessions find it done.
 """
 from __future__ import annotations
 
@@ -15,7 +19,7 @@ import streamlit as st
 from threadpoolctl import threadpool_limits
 
 import engine
-from engine import analysis, experiments
+from engine import analysis, experiments, store
 from ui.shell.presets import BATCH_SEED, Training
 
 # The matrices here are small and a lecture hall runs many sessions at once on few cores: one BLAS
@@ -42,25 +46,59 @@ def _slot(cfg: engine.Config, training: Training) -> _Slot:
     return _Slot()
 
 
+def _stored(cfg: engine.Config, training: Training) -> engine.TrainRun | None:
+    return store.load_run(store.cache_folder(), training.task, cfg, training.steps, BATCH_SEED)
+
+
 def trained(cfg: engine.Config, training: Training) -> engine.TrainRun | None:
-    """The finished run, or None while nobody has trained it yet (or somebody is training it)."""
-    return _slot(cfg, training).run
+    """The finished run (from memory, or from the disk cache), or None while nobody has trained it
+    yet (or somebody is training it)."""
+    slot = _slot(cfg, training)
+    if slot.run is None and slot.lock.acquire(blocking=False):        # nobody is training it right now
+        try:
+            if slot.run is None:
+                slot.run = _stored(cfg, training)
+        finally:
+            slot.lock.release()
+    return slot.run
 
 
 def train(cfg: engine.Config, training: Training, on_progress=None) -> engine.TrainRun:
-    """Train (once per server) and return the run; a second caller waits for the first one's run."""
+    """Train (once per server, unless a stored run is found) and return the run; a second caller waits
+    for the first one's run."""
     slot = _slot(cfg, training)
     if slot.run is None:
         with slot.lock:
             if slot.run is None:
-                slot.run = engine.train(training.task, cfg, training.steps, seed=BATCH_SEED,
-                                        on_progress=on_progress)
+                run = _stored(cfg, training)
+                if run is None:
+                    run = engine.train(training.task, cfg, training.steps, seed=BATCH_SEED, on_progress=on_progress)
+                    store.keep(run, store.cache_folder())
+                slot.run = run
     return slot.run
 
 
+@st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_KEYS)
+def shipped(cfg: engine.Config, training: Training) -> engine.Params | None:
+    """The weights shipped in assets/weights/ when cfg and training are a trained preset's defaults."""
+    return store.load_shipped(training.task, cfg, training.steps, BATCH_SEED)
+
+
+def ready(cfg: engine.Config, training: Training) -> bool:
+    """Whether the trained weights can be shown without a training run."""
+    return shipped(cfg, training) is not None or trained(cfg, training) is not None
+
+
 def weights(cfg: engine.Config, training: Training | None) -> engine.Params | None:
-    """The trained weights, or None for cfg's own initial draw."""
-    return None if training is None else train(cfg, training).params
+    """The trained weights (a finished run's, else the shipped ones, else trained now), or None for
+    cfg's own initial draw."""
+    if training is None:
+        return None
+    run = trained(cfg, training)
+    if run is not None:
+        return run.params
+    params = shipped(cfg, training)
+    return params if params is not None else train(cfg, training).params
 
 
 @st.cache_resource(max_entries=256, show_spinner=False, hash_funcs=_KEYS)
