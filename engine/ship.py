@@ -14,7 +14,7 @@ from . import store
 from .tasks import TASKS
 from .train import train
 
-SEED = 0   # the batches' seed of a trained preset (ui.presets.BATCH_SEED)
+SEED = 0   # the batches' seed of a trained preset (ui.shell.presets.BATCH_SEED)
 
 
 def ship(tasks=tuple(TASKS), folder=store.SHIPPED) -> list:

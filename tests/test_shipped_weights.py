@@ -9,8 +9,9 @@ import pytest
 import engine
 from conftest import PAGES, assert_clean, open_app
 from engine import ship, store
-from engine.train import flatten, predict
-from ui import presets, site, state
+from engine.evidence import predict
+from engine.params import flatten
+from ui.shell import presets, site, state
 
 TRAINED = [presets.TRAINED_PREFIX + t for t in presets.TRAINED_TASKS]
 FRESH = 777                                  # the 1,000 sequences the predictions are compared on

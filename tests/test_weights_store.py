@@ -77,7 +77,8 @@ def _stale(path, monkeypatch):
 def _app_train(monkeypatch, folder):
     """ui.compute.train as a fresh server runs it (nothing in memory), on `folder`; and a list that
     counts its engine.train calls."""
-    from ui import compute, presets
+    from ui import compute
+    from ui.shell import presets
 
     monkeypatch.setattr(presets, "BATCH_SEED", SEED)
     monkeypatch.setattr(compute, "BATCH_SEED", SEED)
