@@ -14,7 +14,9 @@ COPY engine engine
 COPY pages pages
 COPY ui ui
 
-RUN useradd --system --create-home --uid 10001 lab
+RUN useradd --system --create-home --uid 10001 lab && mkdir /app/.poll && chown lab /app/.poll
+# The class poll's SQLite file lives in /app/.poll (compose.yaml mounts one volume there for every replica;
+# DATABASE_URL=postgresql://... uses PostgreSQL instead).
 USER lab
 EXPOSE 8501
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s \

@@ -260,3 +260,12 @@ def test_concurrent_answers_are_all_counted(make):
     counts = first.counts(room.code)["q1"]
     assert sum(counts.values()) == 40
     assert counts == {"a": 14, "b": 13, "c": 13}
+
+
+def test_an_unusable_database_is_a_message_not_a_traceback(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with pytest.raises(ps.PollError, match="not available|did not answer"):
+        ps.Store(blocker / "poll.sqlite3")
+    with pytest.raises(ps.PollError, match="not available|did not answer"):
+        ps.Store("postgresql:///nothing?host=/nonexistent&port=1")

@@ -52,6 +52,10 @@ class NotPresenter(PollError):
     pass
 
 
+class StoreDown(PollError):
+    """The database did not answer (locked too long, unreachable): say so, try again later."""
+
+
 def parse_code(raw: str) -> str:
     """A room code as typed or linked (case and spaces forgiven), or PollError saying what is wrong."""
     code = str(raw).strip().upper()
@@ -123,7 +127,10 @@ class Store:
         self._idle: list = []                 # open connections waiting for the next call
         self._lock = threading.Lock()
         if not self.postgres:
-            Path(self.target).parent.mkdir(parents=True, exist_ok=True)
+            try:
+                Path(self.target).parent.mkdir(parents=True, exist_ok=True)
+            except OSError as err:
+                raise StoreDown(f"The poll's database is not available ({err.strerror}); try again.") from err
         self.migrate()
 
     # -- connections and transactions
@@ -143,7 +150,10 @@ class Store:
         """One transaction on a pooled connection; a cursor whose execute takes '?' placeholders."""
         with self._lock:
             conn = self._idle.pop() if self._idle else None
-        conn = conn or self._open()
+        try:
+            conn = conn or self._open()
+        except Exception as err:                       # sqlite3 or psycopg: cannot open the database
+            raise StoreDown(f"The poll's database is not available ({type(err).__name__}); try again.") from err
         ok = False
         try:
             if self.postgres:
@@ -158,6 +168,15 @@ class Store:
                     conn.execute("ROLLBACK")
                     raise
             ok = True
+        except PollError:
+            ok = True                                  # a refused request: rolled back, the connection is fine
+            raise
+        except (sqlite3.OperationalError, sqlite3.DatabaseError) as err:
+            raise StoreDown(f"The poll's database did not answer ({err}); try again.") from err
+        except Exception as err:
+            if type(err).__module__.startswith("psycopg"):
+                raise StoreDown(f"The poll's database did not answer ({type(err).__name__}); try again.") from err
+            raise
         finally:
             with self._lock:
                 if ok and len(self._idle) < 8:

@@ -95,8 +95,11 @@ def _presenter(view, link: Link, join_url: str) -> None:
     except NoRoom as err:
         _leave(str(err))
         st.rerun()
+    except PollError as err:                           # the database did not answer: say so, keep the room
+        st.warning(layout.md_escape(str(err)), icon=":material/how_to_vote:")
+        return
     asked = asked_for(view)
-    with st.container(border=True, key="poll_panel"):
+    with st.container(border=True, key=session.POLL_PANEL):
         qr, live = st.columns([1, 2])
         with qr:
             st.image(qr_png(join_url), width=220)
@@ -182,7 +185,7 @@ def _bars(q: Question, counts: dict[str, int], present: bool) -> None:
 
 # ------------------------------------------------------------------------------------ a student
 def _student(link: Link) -> None:
-    with st.container(border=True, key="poll_box"):
+    with st.container(border=True, key=session.POLL_BOX):
         _student_live(link.room, link.seat)
 
 
@@ -206,7 +209,7 @@ def _student_live(code: str, seat: str) -> None:
         asked = store().questions(code)
         mine = store().my_answers(code, seat)
         counts = store().counts(code) if any(q.revealed for q in asked) else {}
-    except NoRoom as err:
+    except PollError as err:                           # no such room, closed, or the database did not answer
         st.warning(layout.md_escape(str(err)), icon=":material/how_to_vote:")
         return
     st.markdown(f"**You are in room {code}.** " + ("Waiting for the presenter's first question…" if not asked else

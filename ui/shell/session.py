@@ -45,6 +45,7 @@ LEARN_TASK, LEARN_TRAIN, LEARN_STEP = "learn_task", "learn_train", "learn_step"
 # The class poll (ui.poll.view): the presenter's buttons, and a student's answer per question.
 POLL_START, POLL_ASK, POLL_CLOSE, POLL_CSV = "poll_start", "poll_ask", "poll_close", "poll_csv"
 POLL_REVEAL, POLL_RESET = "poll_reveal", "poll_reset"
+POLL_PANEL, POLL_BOX = "poll_panel", "poll_box"   # the presenter's panel and a student's box (containers)
 
 
 def poll_answer_key(qid: str) -> str:
