@@ -9,7 +9,7 @@ import pytest
 import engine
 from engine import analysis
 from tests.conftest import open_app
-from ui.poll import questions, view as poll_view
+from ui.poll import link as poll_link, questions, view as poll_view
 from ui.shell import session
 
 
@@ -122,7 +122,23 @@ def test_reset_and_close():
     student.radio[0].set_value("0").run()
     at.button(key=session.POLL_RESET).click().run()
     assert poll_view.store().counts(code) == {}
+    student.run()
+    assert student.radio[0].value is None                        # the student's page shows no stale choice
     at.button(key=session.POLL_CLOSE).click().run()
     assert not at.exception and "room" not in at.query_params
     student.run()
     assert any("closed" in w.value for w in student.warning)
+
+
+def test_links_carry_the_key_only_in_the_presenters_own_url():
+    presenter, problems = poll_link.from_params({"room": "k7qf", "key": "A" * 22, "seat": "B" * 12})
+    assert presenter.presenter and presenter.seat is None and not problems
+    assert presenter.url_params() == {"room": "K7QF", "key": "A" * 22}
+    assert presenter.share_params() == {"room": "K7QF"}
+    student, _ = poll_link.from_params({"room": "K7QF"})
+    assert student.student and len(student.seat) >= 12          # a seat is given on joining
+    assert student.url_params() == {"room": "K7QF", "seat": student.seat}
+    assert student.share_params() == {"room": "K7QF"}
+    again, _ = poll_link.from_params(student.url_params())       # a reload: the same seat
+    assert again == student
+    assert poll_link.from_params({"seq_len": "5"}) == (poll_link.Link(), [])

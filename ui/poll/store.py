@@ -301,7 +301,9 @@ class Store:
         with self._tx() as cur:
             self._owned(cur, code, key, qid)
             cur.execute("DELETE FROM poll_answers WHERE code = ? AND qid = ?", (code, qid))
-            cur.execute("UPDATE poll_questions SET revealed = 0 WHERE code = ? AND qid = ?", (code, qid))
+            # asked afresh: the time moves on, so students' pages draw a new, empty choice
+            cur.execute("UPDATE poll_questions SET revealed = 0, asked_at = ? WHERE code = ? AND qid = ?",
+                        (self.clock(), code, qid))
 
     def questions(self, code: str) -> list[Question]:
         """The open room's questions, the latest asked first (NoRoom if wrong, expired or closed)."""
