@@ -258,11 +258,19 @@ async def hall(args) -> dict:
             cluster.kill("r1")
             return time.perf_counter()
 
+        pids = {r.name: r.pid for r in cluster.replicas} if cluster else {"server": server.pid}
+        cpu_before = {name: load.RssSampler(pid).cpu_seconds() for name, pid in pids.items()}
         started = time.perf_counter()
         killer = asyncio.create_task(crash()) if args.kill and cluster else None
         await asyncio.wait_for(asyncio.gather(*(arrive(s, p, o) for s, p, o in zip(students, plans, offsets))),
                                args.deadline)
         wall = time.perf_counter() - started
+        cpu = {}
+        for name, pid in pids.items():
+            try:
+                cpu[name] = round(load.RssSampler(pid).cpu_seconds() - cpu_before[name], 1)
+            except OSError:
+                cpu[name] = None                                   # the killed replica
         killed_at = round(await killer - started, 1) if killer else None
         if presenting:
             await asyncio.sleep(PRESENTER_REFRESH_S * 2 + 0.5)            # one refresh after the last answer
@@ -279,6 +287,10 @@ async def hall(args) -> dict:
                              ("refresh_s", refreshes)):
             report[name] = {"p50": round(load.pct(values, 50), 3), "p95": round(load.pct(values, 95), 3),
                             "max": round(max(values, default=0), 3), "count": len(values)}
+        report["server_cpu_s"] = cpu                                   # while the students were on
+        runs = len(firsts) + len(moves) + len(answers) + len(refreshes) + len(presenter.refreshes)
+        if None not in cpu.values():
+            report["server_cpu_ms_per_run"] = round(1000 * sum(cpu.values()) / max(runs, 1), 1)
         errors = [e for s in students for e in s.result.errors] + (presenter.result.errors if presenting else [])
         report["errors"] = len(errors)
         report["error_samples"] = sorted(set(errors))[:5]

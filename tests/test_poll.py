@@ -72,6 +72,15 @@ def test_schema_is_created_once_and_migrations_are_recorded(make):
     assert first.schema_version() == second.schema_version() == len(ps.MIGRATIONS)
 
 
+def test_a_new_migration_is_applied_once(make, monkeypatch):
+    old = make()
+    room = old.create_room()
+    monkeypatch.setattr(ps, "MIGRATIONS", ps.MIGRATIONS + (("CREATE TABLE poll_later (x INTEGER)",),))
+    new, newer = make(), make()                        # the second would fail if it created the table again
+    assert new.schema_version() == newer.schema_version() == len(ps.MIGRATIONS)
+    new.check(room.code, room.key)                     # the data from before the migration is still there
+
+
 def test_sqlite_file_is_in_wal_mode(tmp_path):
     s = ps.Store(tmp_path / "p.sqlite3")
     assert sqlite3.connect(tmp_path / "p.sqlite3").execute("PRAGMA journal_mode").fetchone()[0] == "wal"

@@ -68,6 +68,23 @@ def test_students_answer_and_see_the_result_after_the_reveal():
         assert "Right answer:" in said and "Yours:" in said and s.radio[0].disabled
 
 
+@pytest.mark.parametrize("page,qid,word", [("pages/scores.py", "scores", "spread"),
+                                           ("pages/exercise.py", "exercise", "appended")])
+def test_each_page_asks_its_own_question(page, qid, word):
+    at = presenter(page)
+    code, _ = room_of(at)
+    assert [q.qid for q in poll_view.store().questions(code)] == [qid]
+    student = open_app(page, {"room": code})
+    assert not student.exception and any(word in r.label for r in student.radio)
+
+
+def test_pages_without_a_question_say_where_they_are():
+    at = open_app(None, {"present": "1"})
+    at.button(key=session.POLL_START).click().run()
+    assert not at.exception and not any(b.key == session.POLL_ASK for b in at.button)
+    assert any("Questions are on" in c.value for c in at.caption)
+
+
 def test_the_softmax_answer_is_the_row_argmax_of_the_engine():
     cfg = engine.Config()
     words = ("AI", "builds", "neural", "models")
