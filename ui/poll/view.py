@@ -103,7 +103,8 @@ def _presenter(view, link: Link, join_url: str) -> None:
         qr, live = st.columns([1, 2])
         with qr:
             st.image(qr_png(join_url), width=220)
-            st.markdown(f"**Room {link.room}** · join at")
+            st.markdown(f"### Room {link.room}")          # a code of ALPHABET only: nothing to escape
+            st.caption("Join at (the QR code holds the same link):")
             st.code(join_url, language=None, wrap_lines=True)
         with live:
             if asked is not None:
