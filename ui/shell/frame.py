@@ -17,6 +17,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import engine
 from ui import trainer
+from ui.poll import view as poll_view
 from ui.shell import inputs, presenter, presets, screen, session, sidebar, site, state
 from ui.shell.state import Controls
 
@@ -98,9 +99,11 @@ def start():
         session.remember_controls(controls)
         st.switch_page(next(p for p in pages if p.url_path == "heads"))
     params = state.to_params(controls)
-    if params != st.query_params.to_dict():
-        st.query_params.from_dict(params)          # written once, after every input was read
-    sidebar.draw(controls, state.share_link(st.context.url or "", params))
+    poll = session.poll_link()                     # a class poll's room, and this browser's key or seat
+    if params | poll.url_params() != st.query_params.to_dict():
+        st.query_params.from_dict(params | poll.url_params())     # written once, after every input was read
+    shared = state.share_link(st.context.url or "", params | poll.share_params())   # never a key or a seat
+    sidebar.draw(controls, shared)
     screen.watch(cap, (width, stacked))
     session.remember_controls(controls)
     tokens = state.to_tokens(controls)
@@ -111,6 +114,8 @@ def start():
                       width=width, training=presets.training(controls.preset), stacked=stacked)
     if controls.present:
         presenter.bar(pages, current)
+    join = {k: v for k, v in params.items() if k != "present"} | poll.share_params()   # students: this view, no presenter view
+    poll_view.draw(_here.view, state.share_link(st.context.url or "", join))
     if not _here.view.page.trains:               # a page that trains draws its own training live
         trainer.ensure(_here.view)
     return current
