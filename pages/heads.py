@@ -9,7 +9,7 @@ from ui.page import footer, layout
 from ui.shell import frame
 from ui.prose import rows as row_words
 from ui.prose import stages
-from ui.prose.numbers import every
+from ui.prose.numbers import count, every
 
 view = frame.view()
 layout.header(
@@ -47,7 +47,7 @@ st.markdown("Each query row's **spread**: its entropy ÷ log₂(the keys it can 
             "gets the same weight, **0** = all weight on one key. A row that sees one key only (the first "
             "row under the causal mask) has no choice to make: it is drawn grey.")
 charts.heatmap(np.nan_to_num(spread.T), t.labels, [f"head {h}" for h in range(H)],
-               title=f"spread: {T} queries × {H} heads", x_title="head", y_title="query", signed=False,
+               title=f"spread: {count(T, 'query', 'queries')} × {count(H, 'head')}", x_title="head", y_title="query", signed=False,
                domain=(0.0, 1.0), mask=~np.isnan(spread.T), mask_word="1 key", why="the row sees one key only",
                key="heads_spread", present=present, width=view.width, area=min(560, 70 * H), fmt=".2f")
 
@@ -65,7 +65,7 @@ with cols[1]:
     else:
         st.info("This preset has no output projection: the concat is the attention output.")
 
-layout.notice(row_words.spread_notice(spread, t.labels, quote=layout.quote))
+layout.notice(row_words.spread_notice(spread, t.labels, quote=layout.quote, trained=view.training is not None))
 footer.exports("heads", t, {**{f"weights head {h}": (t.weights[h], t.labels, t.labels) for h in range(H)},
                             "concat": (t.concat, t.labels, dims), "attn": (t.attn, t.labels, dims)},
                code=[engine.merge_heads])

@@ -14,7 +14,8 @@ layout.header(
     view,
     "Scaled scores",
     notices.scores_intro(t),
-    [r"\text{scaled} = \frac{Q K^\top}{\sqrt{d_{head}}}", *stages.depth_formulas(view.config, view.layer)],
+    [(r"\text{scaled} = \frac{Q K^\top}{\sqrt{d_{head}}}" if view.config.scale_scores else r"\text{scaled} = Q K^\top")
+     + stages.masked(view.config), *stages.mask_line(view.config), *stages.depth_formulas(view.config, view.layer)],
 )
 cfg, h, present = view.config, view.controls.head, view.present
 divisor = cfg.d_head ** 0.5 if cfg.scale_scores else 1.0

@@ -7,7 +7,7 @@ from typing import Callable
 import numpy as np
 
 from engine import Trace, analysis
-from ui.prose.numbers import count, fmt
+from ui.prose.numbers import count, fmt, verb
 
 Quote = Callable[[str], str]
 
@@ -23,7 +23,7 @@ def inputs_notice(t: Trace, words: tuple[str, ...], known: int, vocab_title: str
     repeats = T - len(set(words))
     said = f"{known} of {T} tokens are in the {vocab_title} vocabulary"
     if repeats:
-        said += (f", and {count(repeats, 'token')} {'repeats' if repeats == 1 else 'repeat'} an earlier word: "
+        said += (f", and {count(repeats, 'token')} {verb(repeats, 'repeats', 'repeat')} an earlier word: "
                  "a repeated word has exactly the same row of X")
         if t.positions is not None:
             said += ", and the position code P makes every row of X + P different"

@@ -14,7 +14,7 @@ from ui.page import layout, tables
 from ui.shell import presets, session, state
 from ui.shell.frame import View
 from ui.prose import exercise as words
-from ui.prose.numbers import metric
+from ui.prose.numbers import every, fmt, metric, score
 
 SIDE_BY_SIDE = 16          # longest extended sentence whose two maps sit side by side
 
@@ -137,7 +137,7 @@ def result(view: View, ext: analysis.Extension, revealed: dict) -> None:
                f"is the same for every key (min = max = factor): the ratios between the old weights are "
                f"unchanged, up to {metric(ext.ratio_error)}. What a row lost is the weight it gives {new}.")
     if b.num_heads > 1:
-        with st.expander(f"Factors in all {b.num_heads} heads"):
+        with st.expander(f"Factors in {every(b.num_heads, 'head')}"):
             factors = pd.DataFrame(ext.factors, index=[f"head {k}" for k in range(b.num_heads)],
                                    columns=[f"{j}: {label}" for j, label in enumerate(b.labels)])
             tables.table(factors, {c: ".4f" for c in factors.columns}, labels_in_header=True, hide_index=False)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from urllib.parse import urlencode
 
 import engine
+from ui.prose.numbers import count
 from ui.shell import presets
 
 # Slider ranges the design asks for.
@@ -99,7 +100,7 @@ def to_tokens(c: Controls) -> Tokens:
     elif change < 0:
         note = f"Cut to the first {c.seq_len} of {len(typed)} words (sequence length {c.seq_len})."
     elif change > 0:
-        note = f"Padded with {change} filler word{'s' * (change > 1)} to reach sequence length {c.seq_len}."
+        note = f"Padded with {count(change, 'filler word')} to reach sequence length {c.seq_len}."
     return Tokens(words=tuple(words), typed=len(typed), note=note)
 
 
@@ -200,10 +201,10 @@ def settle(c: Controls) -> tuple[Controls, list[str]]:
         notes.append(f"{c.heads} heads do not divide d_model={c.d_model}; using {heads} heads instead.")
         c = replace(c, heads=heads)
     if c.head >= c.heads:
-        notes.append(f"There is no head {c.head} with {c.heads} head{'s' * (c.heads > 1)}; showing head 0.")
+        notes.append(f"There is no head {c.head} with {count(c.heads, 'head')}; showing head 0.")
         c = replace(c, head=0)
     if c.layer >= c.layers:
-        notes.append(f"There is no layer {c.layer} with {c.layers} layer{'s' * (c.layers > 1)}; showing layer 0.")
+        notes.append(f"There is no layer {c.layer} with {count(c.layers, 'layer')}; showing layer 0.")
         c = replace(c, layer=0)
     if c.cell is not None and max(c.cell) >= c.seq_len:
         notes.append(f"The picked cell {c.cell} is gone: the sequence now has {c.seq_len} tokens.")
