@@ -117,7 +117,7 @@ def result(view: View, ext: analysis.Extension, revealed: dict) -> None:
     layout.latex(view, rf"w'_{{ij}} = \frac{{e^{{s_{{ij}}}}}}{{Z_i + e^{{s_{{i,{T}}}}}}} = w_{{ij}}\cdot"
                        rf"\frac{{Z_i}}{{Z_i + e^{{s_{{i,{T}}}}}}}\qquad (j \le {T - 1};\ \text{{the new token is }} {T})")
     domain = charts.weight_domain(b.weights[h], a.weights[h])
-    factor_labels = [f"{label}  ×{f:.3f}" for label, f in zip(a.labels[:T], r.factor)] + [a.labels[T]]
+    factor_labels = [f"{label}  ×{fmt(f, '.3f')}" for label, f in zip(a.labels[:T], r.factor)] + [a.labels[T]]
     left, right = layout.two(view, T + 1 <= SIDE_BY_SIDE)
     area = min(260, 44 * (T + 1)) if T + 1 <= SIDE_BY_SIDE else 560    # cell area; axes and legend come on top
     with left:
@@ -128,10 +128,13 @@ def result(view: View, ext: analysis.Extension, revealed: dict) -> None:
         charts.heatmap(a.weights[h], factor_labels, a.labels, title=f"{T + 1} tokens: new row and column outlined",
                        x_title="key", y_title="query  ×  factor", signed=False, domain=domain, mask=a.mask,
                        key="ex_map_after", present=view.present, width=right.width, area=area, highlight=T)
-    st.caption(f"Head {h}; one colour scale for both maps (0 to {domain[1]:.3f}). Next to each old row of the "
+    st.caption(f"Head {h}; one colour scale for both maps (0 to {fmt(domain[1], '.3f')}). Next to each old row of the "
                f"{T + 1}-token map: the factor its weights were multiplied by.")
-    tables.table(pd.DataFrame(r.table()),
-                 {"s (new key)": ".4f", "e^s": ".4f", "Z (old row)": ".4f", "factor Z/(Z+e^s)": ".6f",
+    rows = r.table()
+    rows["s (new key)"] = [score(s) for s in rows["s (new key)"]]        # a masked score reads −∞ (masked)
+    rows["lost to new"] = words.shares(ext, h)                          # e^s/(Z+e^s) exactly: 1 − factor rounds 10⁻³⁶ to 0
+    tables.table(pd.DataFrame(rows),
+                 { "e^s": ".4f", "Z (old row)": ".4f", "factor Z/(Z+e^s)": ".6f",
                   "new ÷ old, min": ".6f", "new ÷ old, max": ".6f", "lost to new": ".4f"})
     st.caption(f"s is each old query's score against {new}, Z the total of its old row. In every row new ÷ old "
                f"is the same for every key (min = max = factor): the ratios between the old weights are "
