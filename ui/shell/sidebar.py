@@ -29,9 +29,11 @@ def draw(c: Controls, link: str) -> None:
     sb = st.sidebar
     sb.selectbox("Preset", presets.names(), key=FIELD.preset, on_change=_apply_preset,
                  format_func=presets.title,
-                 help="Sets every control to one article's example. At these values the numbers "
-                      "match that article's script exactly.")
-    sb.caption(" ".join(part for part in (presets.summary(c.preset) + ".", preset_facts(c.preset, c.heads)) if part))
+                 help="Sets every control to the preset's values: an article's example (at these values the "
+                      "numbers match that article's script exactly), or a block trained on a task (its "
+                      "training settings, on a sequence of the task).")
+    in_use = presets.summary(c.preset, state.to_config(c), c.seq_len)
+    sb.caption(" ".join(part for part in (in_use + ".", preset_facts(c.preset, c.heads)) if part))
     sb.text_input("Tokens (a sentence)", key=FIELD.text, max_chars=state.MAX_TEXT,
                   help="Split on spaces. Cut to the sequence length, or padded from a fixed word list.")
     sb.slider("Sequence length T", *state.SEQ_LEN, key=FIELD.seq_len)
