@@ -37,7 +37,7 @@ POSITIONS_LAW = (r"\text{with positions: } P X + E \neq P (X + E) \text{ in gene
 INIT_LABEL = "Init scale s: how large the weights are drawn (every score grows with s², an inverse temperature)"
 
 
-def init_notice(r: xp.ScalingRows, published: bool) -> str:
+def init_notice(r: xp.ScalingRows, published: bool, trained: bool = False) -> str:
     """Section 2's notice. `published`: the sidebar is exactly the Part 4 preset at its own scale."""
     s = r.init_scale
     on, off = r.one_hot_count
@@ -46,6 +46,9 @@ def init_notice(r: xp.ScalingRows, published: bool) -> str:
     if off > on:
         said = (f"In this block at ×{s:g}, {off} of the {rows} are nearly one-hot without the division "
                 f"({on} with it): such a row copies one token and ignores the rest. ")
+    elif on and trained and s == r.base_scale:
+        said = (f"The trained block has {on} of its {rows} nearly one-hot even with the division: training made "
+                "them so, because the task asks each row for one key. ")
     elif on:
         said = (f"At ×{s:g} the weights are so large that even the scaled block has {on} of its {rows} nearly "
                 "one-hot: the division only fixes the width, not oversized weights. ")
