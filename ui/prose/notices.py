@@ -68,7 +68,8 @@ def qkv_notice(t: Trace, head: int, quote: Quote = _plain) -> str:
                  f"{fmt(float(t.scores[head, ci, cj]), '.3f')}). ")
     how = ("dividing every score by the same √d_head keeps their order" if t.config.scale_scores else
            "with scaling off the scores go on unchanged")
-    return said + f"On the next page this pair has head {head}'s largest score too: {how}."
+    return said + (f"On the next page the largest-dot-product pair, {quote(t.labels[i])} → {quote(t.labels[j])}, has "
+                   f"head {head}'s largest scaled score too: {how}.")
 
 
 # --------------------------------------------------------------------------- Scaled scores
