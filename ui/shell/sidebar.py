@@ -13,7 +13,7 @@ from ui.shell.state import Controls
 def _apply_preset() -> None:
     """Choosing a preset resets every control to the article's values (presenter view stays)."""
     name, present = session.raw(FIELD.preset), session.raw(FIELD.present)
-    session.load_controls(state.preset_controls(name, present=present))
+    session.load_controls(state.preset_controls(name, present=present, stretch=bool(session.raw(FIELD.stretch))))
     session.leave_note(f"Loaded the {presets.title(name)} preset: "
                        + ("the article's exact numbers." if presets.task_of(name) is None else
                           "its trained weights, on a sequence of its task."))
@@ -61,6 +61,10 @@ def draw(c: Controls, link: str) -> None:
                      format_func=lambda layer: f"layer {layer}" + ("  (reads the tokens)" if layer == 0 else
                                                                    f"  (reads layer {layer - 1}'s output)"),
                      help="The block the per-block pages show. More layers: the Layers slider above.")
+    sb.toggle("Stretch weight colours", key=FIELD.stretch,
+              help="Weight maps use a fixed 0–1 colour scale, so a colour means the same weight on every map. "
+                   "Stretched, the scale runs from 0 to the largest weight shown, for fine structure; "
+                   "each legend then says 'stretched'.")
     sb.toggle("Presenter view", key=FIELD.present, help="Large type, prose hidden, PageUp/PageDown steps pages.")
     box = lazy.opened("Link to this view", session.LINK_OPEN, icon=":material/link:", where=sb)
     if box is None:

@@ -22,7 +22,7 @@ MAX_TEXT = 400              # characters kept from the token box or a URL
 BETAS = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0)   # the softmax page's β; 1 is the model
 
 KEYS = ("preset", "d_model", "heads", "d_ff", "seed", "seq_len", "text", "causal",
-        "positional", "scale", "head", "cell", "present", "beta", "layers", "layer_norm", "layer", "sidebar")
+        "positional", "scale", "head", "cell", "present", "beta", "layers", "layer_norm", "layer", "sidebar", "stretch")
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,7 @@ class Controls:
     layer_norm: bool = False        # pre-LayerNorm before attention and before the FFN
     layer: int = 0                  # which block the one-block pages show (0 .. L-1)
     sidebar: bool = False           # open the sidebar on load even on a narrow screen (a lecturer's link)
+    stretch: bool = False           # weight maps stretch their colours to 0–largest weight (default: fixed 0–1)
 
 
 def preset_controls(name: str, **view) -> Controls:
@@ -172,6 +173,7 @@ def from_params(params: dict[str, str]) -> tuple[Controls, list[str]]:
         "seq_len": lambda r: _as_int(r, *SEQ_LEN),
         "text": lambda r: r[:MAX_TEXT],
         "causal": _as_bool, "positional": _as_bool, "scale": _as_bool, "present": _as_bool, "sidebar": _as_bool,
+        "stretch": _as_bool,
         "layers": lambda r: _as_int(r, *LAYERS), "layer_norm": _as_bool,
         "layer": lambda r: _as_int(r, 0, LAYERS[1] - 1),
         "head": lambda r: _as_int(r, 0, HEADS_MAX - 1),
