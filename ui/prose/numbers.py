@@ -24,9 +24,9 @@ def is_rounding(x: float, scale: float = 1.0) -> bool:
     return abs(float(x)) <= ROUNDING * max(1.0, abs(float(scale)))
 
 
-def _sci(x: float, tex: bool) -> str:
-    """x in scientific notation with SIG significant digits: '2.5·10⁻⁹', or LaTeX '2.5 \\cdot 10^{-9}'."""
-    mantissa, exponent = f"{x:.{SIG - 1}e}".split("e")
+def _sci(x: float, tex: bool, decimals: int = SIG - 1) -> str:
+    """x in scientific notation (SIG significant digits unless told): '2.5·10⁻⁹', or LaTeX '2.5 \\cdot 10^{-9}'."""
+    mantissa, exponent = f"{x:.{decimals}e}".split("e")
     power = int(exponent)
     if tex:
         return rf"{mantissa} \cdot 10^{{{power}}}"
@@ -49,12 +49,35 @@ def fmt(x: float, spec: str, tex: bool = False) -> str:
         if shown < 0.5 * 10 ** -digits or shown >= HUGE:
             return _sci(x * (100 if percent else 1), tex) + (r"\%" if tex and percent else "%" if percent else "")
     text = format(x, spec)
-    if "e" in text and x != 0:                      # a 'g' or 'e' spec chose an exponent: write it out
-        return _sci(x, tex)
+    if "e" in text.lower():                         # a 'g' or 'e' spec chose an exponent: write it out
+        if x == 0:
+            return "0"
+        if spec.endswith(("e", "E")):
+            digits = re.search(r"\.(\d+)", spec)
+            return _sci(x, tex, int(digits.group(1)) if digits else 6)
+        digits = re.search(r"\.(\d+)", spec)
+        return _sci(x, tex, max(0, (int(digits.group(1)) if digits else 6) - 1))
     mantissa = text.split("e")[0]
     if text.startswith("-") and not any(ch in "123456789" for ch in mantissa):
         text = text[1:]
     return text.replace("%", r"\%") if tex else text
+
+
+def parse(text: str) -> float:
+    """A number as fmt wrote it, read back (for tests and exports): '2.5·10⁻⁹', '−∞', '—', '12.5%'."""
+    text = str(text).strip().replace("\\", "").replace("−", "-")
+    if text in ("—", "") or text.startswith("—"):
+        return float("nan")
+    if text.endswith(("∞", "∞ (masked)")) or "∞" in text:
+        return float("-inf") if text.startswith("-") else float("inf")
+    percent = text.endswith("%")
+    text = text.rstrip("%").strip()
+    if "·10" in text:
+        mantissa, power = text.split("·10")
+        value = float(mantissa) * 10.0 ** int(power.translate(str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")))
+    else:
+        value = float(text)
+    return value / 100 if percent else value
 
 
 def tex(x: float, spec: str) -> str:
