@@ -268,8 +268,14 @@ BAD_NUMBER = {
 TRAINED_WORDS = re.compile(r"untrained|random weights|mathcal\{N\}|∼ N\(|\\sim", re.IGNORECASE)
 
 
+def shown_tables(at) -> str:
+    """Every table cell as the student sees it: a float column of a tall st.table is shown with 4 decimals."""
+    return "\n".join(" ".join(f"{x:.4f}" if isinstance(x, float) else str(x) for x in t.to_numpy().ravel())
+                     for t in tables(at)).replace("\\", "")
+
+
 def scan(at, trained: bool) -> list[str]:
-    text = text_of(at) + "\n" + table_text(at).replace("\\", "") + "\n" + caption(at)
+    text = text_of(at) + "\n" + shown_tables(at) + "\n" + caption(at)
     found = [f"{name}: …{text[max(0, m.start() - 50): m.end() + 20]}…"
              for name, rx in BAD_NUMBER.items() for m in rx.finditer(text)]
     found += [f"{name}: {hit}" for name, hit in bad_words(text)]
