@@ -18,8 +18,11 @@ layout.header(
     "Each head has its own slice of Q, K and V, so each head can attend differently. Their outputs "
     "(weights · V) are placed side by side (the concat) and, in the Part 4 block, mixed by the output "
     "projection W_O.",
-    [r"\text{head}_h = \text{softmax}\!\Big(\tfrac{Q_h K_h^\top}{\sqrt{d_{head}}}\Big) V_h,\qquad "
-    r"\text{attn} = [\text{head}_0, \dots, \text{head}_{H-1}]\, W_O",
+    [r"\text{head}_h = \text{softmax}\!\Big(" + (r"\tfrac{Q_h K_h^\top}{\sqrt{d_{head}}}" if view.config.scale_scores
+                                                 else r"Q_h K_h^\top") + stages.masked(view.config)
+     + r"\Big) V_h,\qquad " + (r"\text{attn} = [\text{head}_0, \dots, \text{head}_{H-1}]\, W_O"
+                               if view.config.output_projection else r"\text{attn} = [\text{head}_0, \dots, \text{head}_{H-1}]"),
+     *stages.mask_line(view.config),
     *stages.depth_formulas(view.config, view.layer)],
 )
 t = compute.trace(view.config, view.words, view.training, view.layer)
@@ -39,7 +42,8 @@ for start in range(0, H, per_row):
                            pick=view.cell, key=f"heads_{h}", present=present,
                            width=col.width, area=230)
 st.caption(f"{every(H, 'map').capitalize()} share one colour scale, 0 to {domain[1]:.3f}." if H > 1 else
-           f"The map's colour scale runs from 0 to {domain[1]:.3f}.")
+           f"The map's colour scale runs from 0 to {domain[1]:.3f}"
+           + (" (stretched to the largest weight)." if charts.colours.stretched() else " (fixed: 0–1 on every map)."))
 
 spread = analysis.spread(t.weights, t.visible)                        # (H, T); NaN where a row sees one key
 st.subheader("How evenly is each row spread?")
