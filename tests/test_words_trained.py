@@ -291,7 +291,7 @@ GRID = ([{"preset": p} for p in TRAINED] + [{"preset": p, "seq_len": "64"} for p
            for n in (2, 3, 4)]
         + [{"preset": "trained-previous", "beta": b} for b in ("0", "8")] + [{"beta": "0", "causal": "1"}])
 PAGES_WITH_CELL = ("scores", "softmax")
-ALL_PAGES = ("inputs", "qkv", "scores", "softmax", "heads", "output", "model", "exercise")
+ALL_PAGES = ("inputs", "qkv", "scores", "softmax", "heads", "output", "model", "exercise", "experiments")
 
 
 def ident(p: dict) -> str:
@@ -322,6 +322,11 @@ def test_rules_hold_on_every_page(params):
                 assert (r"\text{LN}(" in formulas) == cfg.layer_norm
         if trained and (T != presets.task_of(c.preset).seq_len):
             assert any("trained on" in w.value for w in at.warning), page
+        if page == "experiments":
+            for section in ("init", "positions", "mask"):
+                at.segmented_control(key=session.XP_SECTION).set_value(section).run()
+                assert_clean(at)
+                found += [f"experiments {section}: {hit}" for hit in scan(at, trained)]
         if page == "exercise":
             at.button(key=session.EX_REVEAL_NOW).click().run()
             assert_clean(at)

@@ -127,7 +127,7 @@ def output_notice(t: Trace) -> str:
     """What the ReLU zeroed and how far the feed-forward layer moved the vectors, compared, not asserted."""
     T, F = t.ffn_hidden.shape
     zeros = float((t.ffn_hidden == 0).mean())
-    said = f"the ReLU zeroed {zeros:.0%} of the {count(T * F, 'hidden value')}"
+    said = f"the ReLU zeroed {fmt(zeros, '.0%')} of the {count(T * F, 'hidden value')}"
     if not t.config.residual:
         return said + (f"; without residuals the output is only what the feed-forward layer makes of the "
                        f"attention output (mean |output| {fmt(float(np.abs(t.output).mean()), '.3f')} per entry).")
@@ -135,7 +135,7 @@ def output_notice(t: Trace) -> str:
     carried = float(np.abs(t.after_attn).mean())                          # what the residual path brings
     ratio = moved / carried if carried > 0 else float("inf")
     compare = ("small next to" if ratio < SMALL else "larger than" if ratio >= 1 else
-               f"{ratio:.0%} of")
+               f"{fmt(ratio, '.0%')} of")
     return said + (f"; the feed-forward layer then moved the vectors by {fmt(moved, '.3f')} on average per entry, "
                    f"{compare} the {fmt(carried, '.3f')} the residual path carries through (mean "
                    f"|{'X + P' if t.positions is not None else 'X'} + attn|).")
