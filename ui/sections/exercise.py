@@ -74,7 +74,9 @@ def choose_token(view: View) -> engine.tokens.Token | None:
     known = engine.token_id(cfg, new_token)
     st.caption(f"The {nth} token is {layout.quote(engine.label(cfg, new_token))}: "
                + (f"vocabulary id {known}, its row of the embedding table." if known is not None else
-                  "not in the vocabulary, so its vector comes from its own seeded stream (the same every time)."))
+                  "not in the vocabulary, so its vector comes from its own seeded stream (the same every time)"
+                  + ("; this block was trained on its task's tokens only and never saw such a vector."
+                     if view.training is not None else ".")))
     return new_token
 
 
