@@ -183,6 +183,10 @@ def test_defect17_no_untrained_claim_and_unknown_words_are_left_out():
     assert "untrained" not in text_of(at)
     intro = open_app(PAGE["inputs"], {"preset": "trained-reverse"}).markdown[0].value
     assert "is left out" in intro and "gets a vector of its own" not in intro
+    at = open_app(PAGE["exercise"], {"preset": "trained-reverse"}, timeout=120)
+    at.radio(key=session.EX_TOKEN_KIND).set_value("word").run()
+    at.text_input(key=session.EX_TOKEN_WORD).input("zebra").run()
+    assert any("never saw such a vector" in c.value for c in at.caption)
 
 
 # =========================================================================== 18, 20 · formats and grammar
