@@ -10,7 +10,7 @@ import re
 import numpy as np
 import pytest
 
-from conftest import assert_clean, open_app, open_exports, tables
+from conftest import assert_clean, open_app, open_exports, open_switches, tables
 from test_words import PAGE, bad_words, column, notice, table_text, text_of
 from ui.prose import numbers, rows as row_words
 from ui.prose.numbers import fmt, parse
@@ -236,6 +236,10 @@ def test_defect21_weights_on_a_fixed_scale_unless_stretched():
     assert title.startswith("stretched") and domain[-1] < 1.0
     assert dict(at.query_params) == {"stretch": "1"}
     assert state.from_params({"stretch": "1"})[0].stretch and state.to_params(state.Controls()) == {}
+    clicked = open_switches(open_app(PAGE["model"]))
+    clicked.toggle(key="stretch").set_value(True).run()
+    assert ramp(clicked)[0].startswith("stretched") and dict(clicked.query_params) == {"stretch": "1"}
+    assert open_app(PAGE["model"], {"stretch": "1"}).session_state[session.SWITCHES_OPEN]   # a link shows it on
 
 
 # =========================================================================== the rules

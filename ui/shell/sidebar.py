@@ -51,6 +51,10 @@ def draw(c: Controls, link: str) -> None:
             st.toggle("Divide scores by √d_head", key=FIELD.scale)
             st.toggle("Pre-LayerNorm", key=FIELD.layer_norm,
                       help="Normalise each token vector (mean 0, variance 1) before attention and before the FFN.")
+            st.toggle("Stretch weight colours", key=FIELD.stretch,
+                      help="Weight maps use a fixed 0–1 colour scale, so a colour means the same weight on every "
+                           "map. Stretched, the scale runs from 0 to the largest weight shown, for fine structure; "
+                           "each legend then says 'stretched'. The model is not changed.")
     sb.divider()
     d_head = c.d_model // c.heads
     if c.heads > 1:                              # a picker only where there is a choice (the value stays 0)
@@ -61,10 +65,6 @@ def draw(c: Controls, link: str) -> None:
                      format_func=lambda layer: f"layer {layer}" + ("  (reads the tokens)" if layer == 0 else
                                                                    f"  (reads layer {layer - 1}'s output)"),
                      help="The block the per-block pages show. More layers: the Layers slider above.")
-    sb.toggle("Stretch weight colours", key=FIELD.stretch,
-              help="Weight maps use a fixed 0–1 colour scale, so a colour means the same weight on every map. "
-                   "Stretched, the scale runs from 0 to the largest weight shown, for fine structure; "
-                   "each legend then says 'stretched'.")
     sb.toggle("Presenter view", key=FIELD.present, help="Large type, prose hidden, PageUp/PageDown steps pages.")
     box = lazy.opened("Link to this view", session.LINK_OPEN, icon=":material/link:", where=sb)
     if box is None:
