@@ -487,7 +487,7 @@ def test_the_model_view_is_listed_as_an_svg_with_its_cells_as_png(tab):
     select.wait_for()
     options = select.locator("option").all_inner_texts()
     assert options and options[0].endswith("(cells as PNG)"), options
-    assert "cells under 5 px" in figures.inner_text()
+    assert "cells under 5 px" in figures.locator(".note").inner_text()
     tab.assert_clean()
 
 
