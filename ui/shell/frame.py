@@ -17,6 +17,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import engine
 from ui import trainer
+from ui.charts import colours as charts_colours
 from ui.poll import view as poll_view
 from ui.shell import inputs, presenter, presets, screen, session, sidebar, site, state
 from ui.shell.state import Controls
@@ -107,6 +108,7 @@ def start():
     screen.watch(cap, (width, stacked))
     session.remember_controls(controls)
     tokens = state.to_tokens(controls)
+    charts_colours.stretch_weights(controls.stretch)
     page = site.by_path(current.url_path)
     said = [tokens.note] if tokens.note and page.sentence else []      # what was done to the sidebar's tokens
     _here.view = View(controls=controls, config=state.to_config(controls), tokens=tokens,

@@ -108,7 +108,7 @@ def load_controls(c: Controls) -> None:
     """A whole new set of controls (a link's, a preset's): written to the widgets, and the Switches
     expander opened when one of them is set, so the student sees it."""
     write_controls(c)
-    if switched(c):
+    if switched(c) or c.stretch:
         _ss()[SWITCHES_OPEN] = True
 
 
