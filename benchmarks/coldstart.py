@@ -42,6 +42,7 @@ def once(context, app: str = "streamlit_app.py", cwd: Path = bs.ROOT, port: int 
     browser context, opened at /path (e.g. "model?preset=trained-induction")."""
     cache = tempfile.mkdtemp(prefix="coldstart-cache-")
     os.environ["ATTENTION_LAB_CACHE"] = cache                 # the server inherits it
+    page = context.new_page()
     runs = bs.Runs(page)
     page.goto("about:blank")
     server = bs.Server(app=app, cwd=cwd, log_name="coldstart.log", port=port)
