@@ -7,6 +7,7 @@ import numpy as np
 import streamlit as st
 
 import engine
+from engine.train import DECAY_FROM, LR_FLOOR, WARMUP
 from ui import charts, compute
 from ui.page import footer, layout
 from ui.shell import presets, session
@@ -113,7 +114,7 @@ def replay(view: View, cfg: engine.Config, training: Training, run: engine.Train
     history, shares, accuracy = compute.share_history(cfg, training)
     at = steps.index(at_step)
     st.caption(f"Trained in {run.seconds:.1f} s on one core ({run.steps} Adam steps of {run.batch} sequences, "
-               f"learning rate {run.lr:g}); every student's page shows these same weights.")
+               f"learning rate {run.lr:g}, {_schedule(run)}); every student's page shows these same weights.")
     layout.notice(words.notice(history, shares, at, accuracy))
     st.markdown(f"See it on every page: [open the Q, K, V page with these weights]"
                 f"(qkv?preset={presets.TRAINED_PREFIX}{training.task}).")
@@ -143,12 +144,18 @@ def replay_stack(view: View, cfg: engine.Config, training: Training, run: engine
     charts.history(history, series, at_step=at_step, y_title="mean weight on those keys", present=view.present)
     at = steps.index(at_step)
     st.caption(f"Trained in {run.seconds:.1f} s on one core ({run.steps} Adam steps of {run.batch} sequences, "
-               f"learning rate {run.lr:g}); every student's page shows these same weights. Weights measured on "
+               f"learning rate {run.lr:g}, {_schedule(run)}); every student's page shows these same weights. Weights measured on "
                f"{compute.SHARE_SEQUENCES} fresh sequences at every saved step.")
     layout.notice(words.depth_notice(run.losses, drop, history, shares, previous, at, accuracy, circuit))
     st.markdown(f"See it on every page: [open the model view with these weights]"
                 f"(model?preset={presets.TRAINED_PREFIX}{training.task}).")
     _exports(StackArrays(stack))
+
+
+def _schedule(run: engine.TrainRun) -> str:
+    """How the run's learning rate moved (engine.train.learning_rate), in a few words."""
+    return (f"reached over the first {WARMUP:.0%} of the steps, held to {DECAY_FROM:.0%}, then lowered to "
+            f"{run.lr * LR_FLOOR:g}")
 
 
 def _exports(trace) -> None:
