@@ -1,0 +1,93 @@
+"""Accessibility in the real app: axe-core's WCAG 2.0/2.1 A and AA rules on every page, and the app's
+central feature (a cell's worked calculation, a head of the model view) reached with the keyboard only.
+
+The audit: every page of ui.shell.site.PAGES under the part4 and day33 articles and the trained
+induction block at layer 1, on a 1280 × 800 desktop and a 390 × 844 phone; one server and one browser
+per viewport, one tab per preset. It fails on any critical or serious violation, except the ones listed
+in STREAMLIT_OWN (inside Streamlit's own widgets, out of the app's reach; each with its reason). A
+summary by rule goes to test-artifacts/a11y/<viewport>.json.
+
+Run: python -m pytest tests/test_a11y.py -q
+"""
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+
+from benchmarks import browser as bs
+from test_browser import Tab
+from test_phone import PHONE
+from ui.shell import site
+
+pytestmark = pytest.mark.browser
+
+OUT = bs.ARTIFACTS / "a11y"
+DESKTOP = {"viewport": {"width": 1280, "height": 800}}
+VIEWPORTS = {"desktop": DESKTOP, "phone": PHONE}
+PRESETS = ("?preset=part4", "?preset=day33", "?preset=trained-induction&layer=1")
+PATHS = [path for path, *_ in bs.PAGES]         # the default page at the root URL
+TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+FAILING = ("critical", "serious")
+
+# Violations inside Streamlit's own markup that the app cannot change: (rule, CSS selector axe reports).
+# Listed one by one with the reason, so a new violation of the same rule still fails.
+STREAMLIT_OWN: dict[tuple[str, str], str] = {}
+
+_axe = Axe()
+
+
+def audit(page) -> list[dict]:
+    """axe-core's WCAG A/AA violations on the page as drawn: one dict per (rule, element)."""
+    result = _axe.run(page, options={"runOnly": {"type": "tag", "values": TAGS}, "resultTypes": ["violations"]})
+    return [{"rule": v["id"], "impact": v["impact"], "target": " ".join(map(str, node["target"])),
+             "html": node["html"][:160], "summary": node.get("failureSummary", "")[:200]}
+            for v in result.response["violations"] for node in v["nodes"]]
+
+
+def tolerated(found: dict) -> bool:
+    return any(found["rule"] == rule and selector in found["target"] for rule, selector in STREAMLIT_OWN)
+
+
+@pytest.fixture(scope="module", params=list(VIEWPORTS))
+def site_tab(request, playwright):
+    """(viewport name, context, server): one browser and one server per viewport for the module."""
+    with bs.chromium(playwright, **VIEWPORTS[request.param]) as context, \
+            bs.Server(log_name=f"a11y-{request.param}.log") as server:
+        bs.instrument(context)
+        warm = Tab(context, server)
+        warm.open("/")                                 # the server's first session, spent here
+        warm.close()
+        yield request.param, context, server
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("query", PRESETS)
+def test_every_page_passes_axe(site_tab, query):
+    """0 critical and 0 serious WCAG 2.0/2.1 A/AA violations on every page of a preset."""
+    viewport, context, server = site_tab
+    started = time.monotonic()
+    found: list[dict] = []
+    tab = Tab(context, server)
+    try:
+        for path in PATHS:
+            tab.open(f"/{path}{query}")
+            for item in audit(tab.page):
+                found.append({"page": path or site.PAGES[0].path, **item})
+        tab.assert_clean()
+    finally:
+        tab.close()
+    seconds = time.monotonic() - started
+    counts = Counter(f"{f['rule']} ({f['impact']})" for f in found)
+    failing = [f for f in found if f["impact"] in FAILING and not tolerated(f)]
+    OUT.mkdir(parents=True, exist_ok=True)
+    name = f"{viewport}-{query.split('=')[1].split('&')[0]}"
+    (OUT / f"{name}.json").write_text(json.dumps(
+        {"seconds": round(seconds, 1), "counts": dict(counts), "violations": found}, indent=1))
+    print(f"\naxe {name}: {len(PATHS)} pages in {seconds:.0f} s; {dict(counts)}")
+    assert not failing, f"{len(failing)} serious/critical axe violations: {dict(counts)}\n" + "\n".join(
+        f"{f['page']}{query}: {f['rule']} ({f['impact']}) at {f['target']}: {f['html']}"
+        for f in failing[:40])
