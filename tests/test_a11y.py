@@ -91,3 +91,58 @@ def test_every_page_passes_axe(site_tab, query):
     assert not failing, f"{len(failing)} serious/critical axe violations: {dict(counts)}\n" + "\n".join(
         f"{f['page']}{query}: {f['rule']} ({f['impact']}) at {f['target']}: {f['html']}"
         for f in failing[:40])
+
+
+# --------------------------------------------------------------------------- the keyboard only
+def tab_to(tab: Tab, selector: str, limit: int = 150) -> None:
+    """Press Tab until the focused element is inside `selector` (a keyboard user's only way there)."""
+    for _ in range(limit):
+        if tab.page.evaluate("(s) => !!(document.activeElement && document.activeElement.closest(s))", selector):
+            return
+        tab.page.keyboard.press("Tab")
+    raise AssertionError(f"{limit} Tabs never reached {selector}")
+
+
+def choose_with_keys(tab: Tab, selector: str, downs: int) -> None:
+    """Tab to a select box, open it with the arrow keys, move `downs` options down, Enter."""
+    tab_to(tab, selector)
+    keys = tab.page.keyboard
+
+    def pick() -> None:
+        for _ in range(downs):
+            keys.press("ArrowDown")
+        keys.press("Enter")
+    tab.settle_after(pick)
+
+
+def test_a_cell_and_a_head_are_reached_with_the_keyboard_only(playwright):
+    """No mouse: Tab to the worked calculation's query and key selectors, choose with the arrows and
+    Enter, and the worked calculation appears (cell= in the URL); on the model view, choose a layer and
+    head, Tab to Open, Enter, and that head's page opens."""
+    with bs.chromium(playwright, **DESKTOP) as context, bs.Server(log_name="a11y-keys.log") as server:
+        bs.instrument(context)
+        tab = Tab(context, server)
+        try:
+            tab.open("/scores?preset=part4")
+            assert tab.page.get_by_text("Worked cell:", exact=False).count() == 2      # the two selectors' labels
+            choose_with_keys(tab, ".st-key-pick_query", 3)
+            choose_with_keys(tab, ".st-key-pick_key", 2)
+            query = tab.query().get("cell")
+            assert query is not None, f"no cell= in the URL: {tab.page.url}"
+            i, j = map(int, query.split(","))
+            assert tab.page.locator("h3").filter(has_text=f"Worked cell: query {i} → key {j}").count() == 1
+            tab.shot("keyboard-worked-cell")
+
+            tab.open("/model?preset=trained-induction")
+            choose_with_keys(tab, ".st-key-open_head_pick", 3)
+            layer, head = tab.query().get("layer", "0"), tab.query().get("head", "0")
+            assert (layer, head) != ("0", "0"), "the selector did not move to another head"
+            tab_to(tab, ".st-key-open_head_go")
+            tab.settle_after(lambda: tab.page.keyboard.press("Enter"))
+            tab.page.wait_for_url("**/heads**", timeout=30_000)
+            bs.wait_ready(tab.page, timeout=60)
+            assert tab.heading() == "Per-head maps"
+            assert (tab.query().get("layer", "0"), tab.query().get("head", "0")) == (layer, head)
+            tab.assert_clean()
+        finally:
+            tab.close()
