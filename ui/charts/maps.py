@@ -51,7 +51,8 @@ def template(n_rows: int, n_cols: int, row_chars: int, col_chars: int, tilted: b
     layers = [rect]
     slots: dict[str, tuple] = {"title": (("title", "text"),), "domain": (("layer", 0, "encoding", "color", "scale", "domain"),)}
     if has_mask:
-        layers.append({"mark": {"type": "rect", "color": co.MASK_FILL},
+        # aria: false, else an empty layer (no hidden cell) is an unnamed graphic; the description counts them.
+        layers.append({"mark": {"type": "rect", "color": co.MASK_FILL, "aria": False},
                        "encoding": {"tooltip": tooltip + [{"field": "why", "type": "nominal", "title": mask_word}]}
                        if hover else {}, "transform": hidden})
     if labelled:

@@ -32,8 +32,8 @@ TABLE_CSS = ("<style>[data-testid='stMarkdownContainer'] table "
 
 # Accessibility, static CSS as well. A focus ring on every control, in light and dark themes and in presenter
 # view: a dark outline around a white one, so one of them stands out on any background (Streamlit's own
-# rings are faint or missing on some widgets). Formulas wrap at their = and + (KaTeX's break points)
-# instead of scrolling sideways, a box a keyboard could not reach. With reduced motion asked for, no
+# rings are faint or missing on some widgets). Formulas wrap at their = and + and between equations
+# (KaTeX's break points; ui.page.layout.latex) instead of scrolling sideways in a box a keyboard cannot reach. With reduced motion asked for, no
 # transitions or spinners, and the Learn page's live maps and curves stay hidden while training runs.
 FOCUS = (":is(button, a, summary, input, textarea, [role='slider'], [role='tab'], [role='radio'], [role='checkbox'], "
          "[role='switch'], [role='option'], [tabindex]:not([tabindex='-1'])):focus-visible, "
@@ -41,6 +41,7 @@ FOCUS = (":is(button, a, summary, input, textarea, [role='slider'], [role='tab']
          ":has(input:focus-visible, textarea:focus-visible)")
 A11Y_CSS = ("<style>" + FOCUS + " { outline: 3px solid #111827 !important; outline-offset: 2px !important;"
             " box-shadow: 0 0 0 2px #ffffff !important; }"
+            ".katex-display { overflow: visible !important; }"
             ".katex-display > .katex, .katex-display > .katex > .katex-html { white-space: normal; }"
             ".st-key-learn_still { display: none; }"
             "@media (prefers-reduced-motion: reduce) {"
