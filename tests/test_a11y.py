@@ -115,14 +115,42 @@ def choose_with_keys(tab: Tab, selector: str, downs: int) -> None:
     tab.settle_after(pick)
 
 
+RING = """() => {
+  const a = document.activeElement;
+  if (!a || a === document.body) return null;
+  // The focused control or the box drawn around it (a select's group, a slider's thumb, a toggle's label)
+  // has a solid outline at least 2 px wide, and that box is big enough to be seen.
+  for (let e = a, k = 0; e && k < 4; e = e.parentElement, k++) {
+    const cs = getComputedStyle(e), r = e.getBoundingClientRect();
+    if (cs.outlineStyle === 'solid' && parseFloat(cs.outlineWidth) >= 2 && r.width >= 8 && r.height >= 8) return 'ring';
+  }
+  return a.tagName + ' ' + (a.getAttribute('aria-label') || a.textContent || '').trim().slice(0, 40);
+}"""
+
+
+def assert_focus_rings(tab: Tab, stops: int) -> None:
+    """Tab through the first `stops` controls of the page: each shows a visible focus ring."""
+    missing = []
+    for _ in range(stops):
+        tab.page.keyboard.press("Tab")
+        seen = tab.page.evaluate(RING)
+        if seen not in (None, "ring"):
+            missing.append(seen)
+    assert not missing, f"no visible focus ring on: {missing}"
+
+
 def test_a_cell_and_a_head_are_reached_with_the_keyboard_only(playwright):
-    """No mouse: Tab to the worked calculation's query and key selectors, choose with the arrows and
+    """Every control shows a focus ring (also in presenter view). No mouse: Tab to the worked calculation's query and key selectors, choose with the arrows and
     Enter, and the worked calculation appears (cell= in the URL); on the model view, choose a layer and
     head, Tab to Open, Enter, and that head's page opens."""
     with bs.chromium(playwright, **DESKTOP) as context, bs.Server(log_name="a11y-keys.log") as server:
         bs.instrument(context)
         tab = Tab(context, server)
         try:
+            tab.open("/softmax?preset=part4&present=1")       # presenter view: the same rings
+            assert_focus_rings(tab, 40)
+            tab.open("/scores?preset=part4")
+            assert_focus_rings(tab, 60)
             tab.open("/scores?preset=part4")
             assert tab.page.get_by_text("Worked cell:", exact=False).count() == 2      # the two selectors' labels
             choose_with_keys(tab, ".st-key-pick_query", 3)

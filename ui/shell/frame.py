@@ -38,7 +38,9 @@ TABLE_CSS = ("<style>[data-testid='stMarkdownContainer'] table "
 FOCUS = (":is(button, a, summary, input, textarea, [role='slider'], [role='tab'], [role='radio'], [role='checkbox'], "
          "[role='switch'], [role='option'], [tabindex]:not([tabindex='-1'])):focus-visible, "
          ":is([data-baseweb='select'], [data-baseweb='input'], [data-baseweb='textarea'], [data-baseweb='checkbox'])"
-         ":has(input:focus-visible, textarea:focus-visible)")
+         ":has(input:focus-visible, textarea:focus-visible), "
+         "div:has(> div > input[type='range']:focus-visible), "       # a slider's thumb (its input is a 1 px box)
+         "[role='group']:has(> input:focus-visible), label:has(input[type='checkbox']:focus-visible)")   # select, toggle
 A11Y_CSS = ("<style>" + FOCUS + " { outline: 3px solid #111827 !important; outline-offset: 2px !important;"
             " box-shadow: 0 0 0 2px #ffffff !important; }"
             ".katex-display { overflow: visible !important; }"
