@@ -174,3 +174,26 @@ def test_a_cell_and_a_head_are_reached_with_the_keyboard_only(playwright):
             tab.assert_clean()
         finally:
             tab.close()
+
+
+REDRAWN = """() => {          // the Learn page's live area and its note, as the frame's CSS shows them
+  const box = (key) => { const e = document.createElement('div'); e.className = 'st-key-' + key;
+                         document.body.appendChild(e); const shown = getComputedStyle(e).display; e.remove(); return shown; };
+  return [box('learn_live'), box('learn_still')];
+}"""
+
+
+def test_reduced_motion_hides_the_live_redraws(playwright):
+    """Where the system asks for reduced motion, the Learn page's live maps and curves (redrawn several
+    times a second while training) are hidden and a note says so; otherwise they show."""
+    with bs.chromium(playwright, **DESKTOP) as context, bs.Server(log_name="a11y-motion.log") as server:
+        bs.instrument(context)
+        tab = Tab(context, server)
+        try:
+            tab.open("/learn")
+            assert tab.page.evaluate(REDRAWN) == ["block", "none"]
+            tab.page.emulate_media(reduced_motion="reduce")
+            assert tab.page.evaluate(REDRAWN) == ["none", "flex"]
+            tab.assert_clean()
+        finally:
+            tab.close()
