@@ -35,6 +35,10 @@ charts.model_view(numbers.weights(stack), width=view.width, mask=stack.layers[0]
                   info=[[words.head_line(spread[layer, head], top[layer, head]) for head in range(H)]
                         for layer in range(L)],
                   pick=(view.layer, view.head), key=session.MODEL_MAP, present=view.present, selectable=True)
+choose, go = st.columns([3, 1], vertical_alignment="bottom")       # the keyboard's way to a click on a map
+choose.selectbox("Layer and head to open", range(L * H), format_func=lambda i: f"layer {i // H}, head {i % H}",
+                 key=session.OPEN_HEAD)
+go.button("Open this head", key=session.OPEN_HEAD_GO, on_click=session.ask_open_head)
 st.caption(f"Outlined: layer {view.layer}, head {view.head}, the block and head the other pages show. Hover a "
            "map for its numbers" + ("; grey cells are hidden by the causal mask" if cfg.causal else "") + ". All the maps are one picture, so even "
            "4 layers × 16 heads of 64 tokens draw at once.")

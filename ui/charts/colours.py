@@ -18,7 +18,9 @@ WEIGHTS = "viridis"
 
 MASK_FILL = "#9ca3af"          # a masked cell (a hidden key, a ReLU zero)
 MASK_TEXT = "#111827"          # the word printed on a masked cell
-CELL_TEXT_DARK, CELL_TEXT_LIGHT = "#111111", "#ffffff"   # a cell's value, on light and on dark fills
+# A cell's value, on light and on dark fills. Pure black and white: one of the two has at least 4.58:1
+# contrast with any colour (WCAG AA asks 4.5:1); a softer black (#111) falls to 4.3:1 on mid-grey fills.
+CELL_TEXT_DARK, CELL_TEXT_LIGHT = "#000000", "#ffffff"
 HAIRLINE = "#ffffff22"         # between cells
 PICK_STROKE = "#e11d48"        # the clicked cell
 EXPECTED_STROKE = "#111827"    # dashed: the cells a task's solution attends to
@@ -60,10 +62,67 @@ def ramp_domain(scheme: str, domain: tuple[float, float]) -> list[float]:
     return np.linspace(low, high, n).tolist()
 
 
-def dark_threshold(scheme: str, domain: tuple[float, float]) -> float:
-    """Cells beyond this are dark enough for white text: both ends of blue–orange, viridis's low end."""
-    low, high = float(domain[0]), float(domain[1])
-    return 0.55 * max(abs(low), abs(high)) if scheme == SIGNED else low + 0.62 * (high - low)
+def luminance(colour: str) -> float:
+    """WCAG's relative luminance of '#rrggbb' (0 black, 1 white)."""
+    c = np.array(rgb(colour)) / 255.0
+    linear = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)     # undo the sRGB curve
+    return float(linear @ [0.2126, 0.7152, 0.0722])
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG's contrast ratio of two colours, 1 to 21."""
+    la, lb = sorted((luminance(a), luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def text_colour(fill: str) -> str:
+    """Black or white, whichever stands out more on `fill`."""
+    return CELL_TEXT_LIGHT if contrast(fill, CELL_TEXT_LIGHT) > contrast(fill, CELL_TEXT_DARK) else CELL_TEXT_DARK
+
+
+def colour_at(scheme: str, position: float) -> str:
+    """The scheme's colour `position` of the way along its stops (0 first, 1 last), linear in RGB as Vega
+    interpolates it."""
+    stops = np.array([rgb(c) for c in scheme_colours(scheme)], dtype=np.float64)      # (n, 3)
+    x = np.clip(position, 0.0, 1.0) * (len(stops) - 1)
+    i = min(int(x), len(stops) - 2)
+    r, g, b = np.round(stops[i] + (x - i) * (stops[i + 1] - stops[i])).astype(int)
+    return f"#{r:02x}{g:02x}{b:02x}"
+
+
+LIGHT_TEXT_SAMPLES = 1024      # points along a scheme where the text colour is chosen
+
+
+@lru_cache(maxsize=None)
+def light_text_spans(scheme: str) -> tuple[tuple[float, float], ...]:
+    """Where along the scheme (0..1) white text reads better than black: (start, end) spans."""
+    at = np.linspace(0.0, 1.0, LIGHT_TEXT_SAMPLES)
+    light = [text_colour(colour_at(scheme, p)) == CELL_TEXT_LIGHT for p in at]
+    spans, start = [], None
+    for p, on in zip([*at, 2.0], [*light, False]):
+        if on and start is None:
+            start = p
+        elif not on and start is not None:
+            spans.append((start, p if p <= 1.0 else 1.0))
+            start = None
+    return tuple(spans)
+
+
+def light_text_test(scheme: str, domain: tuple[float, float]) -> str:
+    """A Vega test, true for the values whose cells get white text: the scheme's light-text spans
+    placed on this map's colour scale (its ramp_domain; beyond the ends the end colours, clamped)."""
+    stops = ramp_domain(scheme, domain)
+    where = np.linspace(0.0, 1.0, len(stops))
+
+    def value(p: float) -> float:
+        return float(np.interp(p, where, stops))
+
+    tests = []
+    for start, end in light_text_spans(scheme):
+        low = "" if start <= 0.0 else f"datum.value >= {value(start)!r}"
+        high = "" if end >= 1.0 else f"datum.value < {value(end)!r}"
+        tests.append(" && ".join(t for t in (low, high) if t) or "true")
+    return " || ".join(f"({t})" for t in tests) or "false"
 
 
 def symmetric_domain(*matrices: np.ndarray) -> tuple[float, float]:

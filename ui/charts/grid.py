@@ -18,6 +18,7 @@ import streamlit as st
 from PIL import Image
 
 from ui.charts import colours as co
+from ui.charts import describe
 from ui.charts import raster
 from ui.charts import spec as sp
 
@@ -117,14 +118,15 @@ def model_view(weights: np.ndarray, *, width: float, title: str, mask: np.ndarra
                                                       "clear": "dblclick"}}]
     image = {"data": {"name": "picture"},
              "mark": {"type": "image", "width": chart_w, "height": chart_h, "aspect": False, "align": "left",
-                      "baseline": "top", "smooth": side < T},
+                      "baseline": "top", "smooth": side < T, "aria": False},
              "encoding": {"url": {"field": "url", "type": "nominal"}, "x": {"value": 0}, "y": {"value": 0}}}
-    ramp = {"data": {"name": "ramp"}, "mark": {"type": "point", "opacity": 0, "size": 0},
+    ramp = {"data": {"name": "ramp"}, "mark": {"type": "point", "opacity": 0, "size": 0, "aria": False},
             "encoding": {"color": {"field": "value", "type": "quantitative",
                                    "scale": {**sp.colour_scale(co.scheme_colours(co.WEIGHTS)),
                                              "domain": co.ramp_domain(co.WEIGHTS, domain)},
                                    "legend": {**sp.legend(present, chart_h), "title": co.weight_legend(domain)}}}}
     spec = {"width": chart_w, "height": chart_h, "autosize": {"type": "pad"},
+            "description": describe.grid(np.where(mask, weights, np.nan) if mask is not None else weights, title),
             "title": {**sp.title(present, limit=width - 10), "text": title},
             "layer": [image, ramp, rect],
             "datasets": {"picture": pa.table({"url": pa.array([_png(picture(weights, mask, domain), domain)], pa.string())}),

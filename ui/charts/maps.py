@@ -14,7 +14,7 @@ import pyarrow as pa
 import streamlit as st
 
 from ui.charts import arrow, colours as co
-from ui.charts import raster, spec as sp
+from ui.charts import describe, raster, spec as sp
 
 MAX_LABELLED = 12         # print values inside cells up to this many rows and columns
 CANVAS_CELLS = 1024       # from this many cells a heatmap is painted on a canvas, without per-cell ARIA
@@ -51,7 +51,8 @@ def template(n_rows: int, n_cols: int, row_chars: int, col_chars: int, tilted: b
     layers = [rect]
     slots: dict[str, tuple] = {"title": (("title", "text"),), "domain": (("layer", 0, "encoding", "color", "scale", "domain"),)}
     if has_mask:
-        layers.append({"mark": {"type": "rect", "color": co.MASK_FILL},
+        # aria: false, else an empty layer (no hidden cell) is an unnamed graphic; the description counts them.
+        layers.append({"mark": {"type": "rect", "color": co.MASK_FILL, "aria": False},
                        "encoding": {"tooltip": tooltip + [{"field": "why", "type": "nominal", "title": mask_word}]}
                        if hover else {}, "transform": hidden})
     if labelled:
@@ -63,16 +64,17 @@ def template(n_rows: int, n_cols: int, row_chars: int, col_chars: int, tilted: b
                                     "tooltip": value_tip},
                        "transform": shown})
         if has_mask:
-            layers.append({"mark": {"type": "text", "fontSize": text_size, "color": co.MASK_TEXT},
+            layers.append({"mark": {"type": "text", "fontSize": text_size, "color": co.MASK_TEXT, "aria": False},
                            "encoding": {"text": {"value": mask_word if cell >= WORD_MIN_PX else "×"}},
                            "transform": hidden})
     if has_highlight:
-        layers.append({"mark": {"type": "rect", "fill": None, "stroke": co.HIGHLIGHT_STROKE, "strokeWidth": 2.5},
+        layers.append({"mark": {"type": "rect", "fill": None, "stroke": co.HIGHLIGHT_STROKE, "strokeWidth": 2.5, "aria": False},
                        "transform": [{"filter": "datum.hl"}]})
     if has_expected:
         layers.append({"mark": {"type": "rect", "fill": None, "stroke": co.EXPECTED_STROKE, "strokeWidth": 2,
-                                "strokeDash": [4, 3]}, "transform": [{"filter": "datum.expected"}]})
-    layers.append({"mark": {"type": "rect", "fill": None, "stroke": co.PICK_STROKE, "strokeWidth": 3.5},
+                                "strokeDash": [4, 3], "aria": False}, "transform": [{"filter": "datum.expected"}]})
+    # Outlines are decoration (the picked cell is named in the worked calculation): hidden from screen readers.
+    layers.append({"mark": {"type": "rect", "fill": None, "stroke": co.PICK_STROKE, "strokeWidth": 3.5, "aria": False},
                    "transform": [{"filter": "datum.pick"}]})
     # Order the labels by their index columns, not by a list of labels: Vega-Lite turns a list into a
     # chain of label comparisons evaluated for every cell of every layer, an index sort into one
@@ -157,6 +159,7 @@ def heatmap(matrix: np.ndarray, rows: Sequence[str], cols: Sequence[str], *, wid
         domain = co.symmetric_domain(matrix) if signed else co.weight_domain(matrix)
     domain = (float(domain[0]), float(domain[1]))
     n_rows, n_cols = matrix.shape
+    about = describe.matrix(matrix, rows, cols, title, y_title, x_title, mask)    # the chart's text alternative
     shape = (n_rows, n_cols, _longest(rows), _longest(cols), sp.tilt([str(c) for c in cols]))
     budget = (int(width), int(area))
     size = sp.fit(*shape, True, present, *budget)
@@ -173,6 +176,7 @@ def heatmap(matrix: np.ndarray, rows: Sequence[str], cols: Sequence[str], *, wid
         spec["datasets"] = raster.datasets(shown, rows, cols, scheme, domain, pick, highlight)
         if scheme == co.WEIGHTS:
             spec = sp.assoc(spec, ("layer", 1, "encoding", "color", "legend", "title"), co.weight_legend(domain))
+        spec["description"] = about
         st.vega_lite_chart(spec=spec, key=key, width="content")
         return None
     labelled = n_rows <= MAX_LABELLED and n_cols <= MAX_LABELLED
@@ -180,12 +184,12 @@ def heatmap(matrix: np.ndarray, rows: Sequence[str], cols: Sequence[str], *, wid
                     mask is not None, mask_word, highlight is not None, expected is not None)
     values = {"title": title, "domain": co.ramp_domain(scheme, domain)}
     if labelled:
-        values["dark"] = (f"abs(datum.value) > {co.dark_threshold(scheme, domain)!r}" if scheme == co.SIGNED
-                          else f"datum.value < {co.dark_threshold(scheme, domain)!r}")
+        values["dark"] = co.light_text_test(scheme, domain)         # black or white text, per cell colour
     spec = spec.fill(**values)
     if scheme == co.WEIGHTS:
         spec = sp.assoc(spec, ("layer", 0, "encoding", "color", "legend", "title"), co.weight_legend(domain))
     spec["datasets"] = {"cells": cells(matrix, rows, cols, mask, pick, why, highlight, expected)}
+    spec["description"] = about
     if not selectable:
         st.vega_lite_chart(spec=spec, key=key, width="content")
         return None

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 from ui.charts import colours as co
+from ui.charts import describe
 from ui.charts import spec as sp
 
 BAR_VALUES_MAX = 24       # bar charts print each value up to this many bars (thinner bars: the tooltip has it)
@@ -51,6 +52,7 @@ def bars(values: Sequence[float], labels: Sequence[str], *, title: str, highligh
                      "top": pa.array([i == highlight for i in range(len(labels))], pa.bool_())})
     spec = bars_template(len(labels), present, fmt).fill(title=title, labels=labels)
     spec["datasets"] = {"bars": data}
+    spec["description"] = describe.bars(values, labels, title)
     st.vega_lite_chart(spec=spec, width="stretch")
 
 
@@ -84,7 +86,7 @@ def lines_template(x: str, y: str, series: tuple[tuple[str, str], ...], referenc
             {"data": {"name": "points"}, "encoding": encoding, "transform": [{"filter": reference}],
              "mark": {"type": "line", "strokeDash": [6, 4], "strokeWidth": 2}},
             {"data": {"name": "rule"}, "encoding": {"x": {"field": x, "type": "quantitative"}},
-             "mark": {"type": "rule", "color": co.RULE, "strokeDash": [2, 3], "strokeWidth": 2}},
+             "mark": {"type": "rule", "color": co.RULE, "strokeDash": [2, 3], "strokeWidth": 2, "aria": False}},
         ],
     }
     return spec
@@ -101,6 +103,8 @@ def lines(table: pd.DataFrame, x: str, y: str, *, series: Sequence[tuple[str, st
                               y_log, fmt, present)
     spec = {**template, "datasets": {"points": pa.Table.from_pandas(table, preserve_index=False),
                                                  "rule": pa.table({x: pa.array([float(pick)])})}}
+    lines_of = [(name, rows[x].to_numpy(), rows[y].to_numpy()) for name, rows in table.groupby("series", sort=False)]
+    spec["description"] = describe.series(lines_of, x_title, f"{y_title} against {x_title}; dotted line at {pick:g}")
     st.vega_lite_chart(spec=spec, width="stretch")
 
 
@@ -126,10 +130,10 @@ def curves_template(present: bool) -> dict:
                           "tooltip": [{"field": "step", "type": "quantitative"},
                                       {"field": "accuracy", "type": "quantitative", "format": ".1%"}]}},
             {"data": {"name": "rule"}, "mark": {"type": "rule", "color": co.RULE, "strokeDash": [2, 3],
-                                                "strokeWidth": 2},
+                                                "strokeWidth": 2, "aria": False},
              "encoding": {"x": {"field": "step", "type": "quantitative"}}},
             {"data": {"name": "drop"}, "mark": {"type": "rule", "color": co.DROP_RULE, "strokeDash": [6, 3],
-                                                "strokeWidth": 2},
+                                                "strokeWidth": 2, "aria": False},
              "encoding": {"x": {"field": "step", "type": "quantitative"}}},
             # Below the plateau, left of the rule: the one corner the loss and accuracy lines stay out of.
             {"data": {"name": "drop"}, "mark": {"type": "text", "color": co.DROP_RULE, "align": "right", "dx": -5,
@@ -152,8 +156,12 @@ def curves(losses: Sequence[float], accuracies: Sequence[float], *, at_step: int
     rule = pa.table({"step": pa.array([] if at_step is None else [int(at_step)], pa.int32())})
     marks = pa.table({"step": pa.array([] if drop is None else [int(drop)], pa.int32()),
                       "label": pa.array([] if drop is None else [f"loss drop, step {drop}"], pa.string())})
-    box.vega_lite_chart(spec={**curves_template(present), "datasets": {"run": data, "rule": rule, "drop": marks}},
-                        width="stretch")
+    steps = np.arange(1, n + 1)
+    about = describe.series([("loss", steps, losses), ("accuracy", steps, accuracies)], "training step",
+                            "Training loss and accuracy" + (f"; dotted line at step {at_step}" if at_step else "")
+                            + (f"; dashed line where the loss dropped fastest, step {drop}" if drop else ""))
+    box.vega_lite_chart(spec={**curves_template(present), "description": about,
+                              "datasets": {"run": data, "rule": rule, "drop": marks}}, width="stretch")
 
 
 def history(steps: Sequence[int], series: Sequence[tuple[str, Sequence[float], bool]], *, at_step: int | None,
@@ -182,9 +190,12 @@ def history(steps: Sequence[int], series: Sequence[tuple[str, Sequence[float], b
                           "strokeDash": {"condition": {"test": "datum.dashed", "value": [6, 3]}, "value": [1, 0]},
                           "tooltip": [{"field": "series", "type": "nominal"}, {"field": "step", "type": "quantitative"},
                                       {"field": "value", "type": "quantitative", "format": ".1%"}]}},
-            {"data": {"name": "rule"}, "mark": {"type": "rule", "color": co.RULE, "strokeDash": [2, 3], "strokeWidth": 2},
+            {"data": {"name": "rule"}, "mark": {"type": "rule", "color": co.RULE, "strokeDash": [2, 3], "strokeWidth": 2,
+                                                "aria": False},
              "encoding": {"x": {"field": "step", "type": "quantitative"}}},
         ],
+        "description": describe.series([(name, steps, values) for name, values, _ in series], "training step",
+                                       y_title + (f"; dotted line at step {at_step}" if at_step is not None else "")),
         "datasets": {"lines": table,
                      "rule": pa.table({"step": pa.array([] if at_step is None else [int(at_step)], pa.int32())})},
     }

@@ -33,14 +33,14 @@ def template(n_rows: int, n_cols: int, row_chars: int, col_chars: int, tilted: b
     size = sp.fit(n_rows, n_cols, row_chars, col_chars, tilted, True, present, width, area)
     picture = {"data": {"name": "picture"},
                "mark": {"type": "image", "width": size.width, "height": size.height, "aspect": False,
-                        "align": "left", "baseline": "top", "smooth": False},
+                        "align": "left", "baseline": "top", "smooth": False, "aria": False},
                "encoding": {"url": {"field": "url", "type": "nominal"}, "x": {"value": 0}, "y": {"value": 0}}}
-    ramp = {"data": {"name": "ramp"}, "mark": {"type": "point", "opacity": 0, "size": 0},
+    ramp = {"data": {"name": "ramp"}, "mark": {"type": "point", "opacity": 0, "size": 0, "aria": False},
             "encoding": {"color": {"field": "value", "type": "quantitative",
                                    "scale": sp.colour_scale(co.scheme_colours(scheme)),
                                    "legend": sp.legend(present, size.height, size.below)}}}
     outline = {"data": {"name": "outline"},
-               "mark": {"type": "rect", "fill": None},
+               "mark": {"type": "rect", "fill": None, "aria": False},     # outlines: decoration
                "encoding": {
                    "x": {"field": "col", "type": "nominal", "scale": {"domain": []}, "title": x_title,
                          "axis": sp.x_axis(size.cell, tilted, present, sp.label_limit(width))},

@@ -92,8 +92,9 @@ def outside_training(view: frame.View) -> str:
 
 
 def latex(view: frame.View, formula: str) -> None:
-    """st.latex, on a phone one equation a line (see formula_lines)."""
-    for part in formula_lines(formula) if view.stacked else [formula]:
+    """st.latex, on a phone one equation a line (see formula_lines); elsewhere the line may wrap between
+    its equations when the column is too narrow (the frame's CSS lets KaTeX wrap at its break points)."""
+    for part in formula_lines(formula) if view.stacked else [r"\qquad\allowbreak ".join(formula_lines(formula))]:
         st.latex(part)
 
 

@@ -10,6 +10,7 @@ import pyarrow as pa
 import streamlit as st
 
 from ui.page.layout import md_escape
+from ui.shell import frame
 from ui.prose.numbers import HUGE, fmt
 
 if TYPE_CHECKING:
@@ -53,6 +54,11 @@ def markdown_table(columns: dict[str, tuple[list[str], bool]]) -> str:
     return "\n".join(lines)
 
 
+def drawn_px(columns: dict[str, tuple[list[str], bool]]) -> float:
+    """About how wide a Markdown table is drawn: its type is 0.875 × 16 px, a cell has 0.5 rem of padding."""
+    return sum(0.6 * 14 * max(len(head), *(len(c) for c in cells)) + 16 for head, (cells, _) in columns.items())
+
+
 def _is_frame(x: Any) -> bool:
     """x is a pandas DataFrame. pandas is imported only where a page uses it (a first page does not:
     0.34 s of a fresh server's first run), and nothing is a DataFrame before it is."""
@@ -87,8 +93,12 @@ def table(data: pd.DataFrame | dict[str, Sequence], formats: dict[str, str] | No
             name = md_escape(col)                       # a Markdown table's header is Markdown too
             text = _text(values)
             columns[name] = ([md_escape(x) for x in values] if text else _cells(values, formats.get(col)), not text)
-        st.markdown(markdown_table(columns))
-        return
+        view = frame.view()
+        if not (view.stacked and drawn_px(columns) > view.width):
+            st.markdown(markdown_table(columns))
+            return
+        # Wider than a phone's column: an st.table of the column's width, which scrolls sideways in a box
+        # Streamlit makes keyboard-focusable (a Markdown table's box cannot be reached without a mouse).
     shown: dict[str, Any] = {}
     for col, raw in items:
         values, spec = np.asarray(raw), formats.get(col)
@@ -102,14 +112,15 @@ def table(data: pd.DataFrame | dict[str, Sequence], formats: dict[str, str] | No
             if values.dtype.kind == "f":                     # a value that prints as 0 is 0, never −0
                 digits = int(spec[1]) if spec else 4
                 shown[name] = np.where(np.round(values, digits) == 0, 0.0, values)
-    height = 38 + 35 * TABLE_ROWS
+    height = 38 + 35 * TABLE_ROWS if rows > TABLE_ROWS else "content"
+    width = int(frame.view().width) if rows <= TABLE_ROWS else "stretch"
     if hide_index or not _is_frame(data):
-        st.table(pa.table(shown), hide_index=True, height=height)
+        st.table(pa.table(shown), hide_index=True, height=height, width=width)
     else:                                                     # a labelled index: pandas carries it
         import pandas as pd
 
         index = np.asarray(data.index)
         st.table(pd.DataFrame(shown, index=[md_escape(x) for x in index] if _text(index) else index),
-                 hide_index=False, height=height)
+                 hide_index=False, height=height, width=width)
 
 

@@ -8,12 +8,25 @@ import streamlit as st
 from engine import analysis
 from ui.page import layout, tables
 from ui.prose.numbers import tex
+from ui.shell import session
+
+
+def pick(trace) -> None:
+    """The query and key selectors: the same choice as a click on a map, with a keyboard or a screen reader."""
+    name = lambda i: f"{i}: {trace.labels[i]}"                     # noqa: E731
+    query_col, key_col = st.columns(2)
+    query_col.selectbox("Worked cell: query (row)", range(trace.T), format_func=name, key=session.PICK_QUERY,
+                        placeholder="choose a query token")
+    key_col.selectbox("Worked cell: key (column)", range(trace.T), format_func=name, key=session.PICK_KEY,
+                      placeholder="choose a key token")
 
 
 def show(trace, head: int, cell: tuple[int, int] | None) -> None:
-    """The worked calculation for weights[head, i, j]."""
+    """The worked calculation for weights[head, i, j], under the selectors that pick its cell."""
+    pick(trace)
     if cell is None:
-        st.caption("Click (or tap) any cell of a heatmap above to see its number computed step by step.")
+        st.caption("Click (or tap) any cell of a heatmap above, or choose a query and a key here, to see its "
+                   "number computed step by step.")
         return
     i, j = cell
     w = analysis.explain_cell(trace, head, i, j)

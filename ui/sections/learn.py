@@ -56,9 +56,15 @@ def train_live(view: View, cfg: engine.Config, training: Training, sample: tuple
     button.empty()
     task, last = engine.TASKS[training.task], [0.0]
     bar = st.progress(0.0, text=f"Training on '{task.title}' …")
-    curve = st.empty()
+    # Redrawn several times a second: hidden (CSS, ui.shell.frame) where the system asks for reduced motion.
+    still = st.empty()
+    still.container(key="learn_still").caption("Your system asks for reduced motion, so the live curves and maps are hidden while the block "
+                  "trains; the progress bar counts the steps, and the finished run is shown below.")
+    moving = st.container(key="learn_live")
+    curve = moving.empty()
     deep = cfg.n_layers > 1
-    boxes = [layout.Column(st.container(), view.width)] if deep else layout.columns(view, min(cfg.num_heads, 2))
+    with moving:
+        boxes = [layout.Column(st.container(), view.width)] if deep else layout.columns(view, min(cfg.num_heads, 2))
     live = [box.box.empty() for box in boxes]
     ids = [task.vocab.index(w) for w in sample]
 
@@ -83,6 +89,7 @@ def train_live(view: View, cfg: engine.Config, training: Training, sample: tuple
     run = compute.train(cfg, training, on_progress=progress)
     for slot in [bar, curve, *live]:
         slot.empty()
+    still.empty()
     return run
 
 

@@ -32,6 +32,27 @@ TABLE_CSS = ("<style>[data-testid='stMarkdownContainer'] table "
              "{ display: block; max-width: 100%; overflow-x: auto; font-size: 0.875em; }"
              "[data-testid='stMarkdownContainer'] table :is(th, td) { padding: 0.25rem 0.5rem; }</style>")
 
+# Accessibility, static CSS as well. A focus ring on every control, in light and dark themes and in presenter
+# view: a dark outline around a white one, so one of them stands out on any background (Streamlit's own
+# rings are faint or missing on some widgets). Formulas wrap at their = and + and between equations
+# (KaTeX's break points; ui.page.layout.latex) instead of scrolling sideways in a box a keyboard cannot reach. With reduced motion asked for, no
+# transitions or spinners, and the Learn page's live maps and curves stay hidden while training runs.
+FOCUS = (":is(button, a, summary, input, textarea, [role='slider'], [role='tab'], [role='radio'], [role='checkbox'], "
+         "[role='switch'], [role='option'], [tabindex]:not([tabindex='-1'])):focus-visible, "
+         ":is([data-baseweb='select'], [data-baseweb='input'], [data-baseweb='textarea'], [data-baseweb='checkbox'])"
+         ":has(input:focus-visible, textarea:focus-visible), "
+         "div:has(> div > input[type='range']:focus-visible), "       # a slider's thumb (its input is a 1 px box)
+         "[role='group']:has(> input:focus-visible), label:has(input[type='checkbox']:focus-visible)")   # select, toggle
+A11Y_CSS = ("<style>" + FOCUS + " { outline: 3px solid #111827 !important; outline-offset: 2px !important;"
+            " box-shadow: 0 0 0 2px #ffffff !important; }"
+            ".katex-display { overflow: visible !important; }"
+            ".katex-display > .katex, .katex-display > .katex > .katex-html { white-space: normal; }"
+            ".st-key-learn_still { display: none; }"
+            "@media (prefers-reduced-motion: reduce) {"
+            " *, *::before, *::after { animation-duration: 0s !important; animation-iteration-count: 1 !important;"
+            " transition-duration: 0s !important; scroll-behavior: auto !important; }"
+            " .st-key-learn_live { display: none !important; } .st-key-learn_still { display: flex; } }</style>")
+
 
 @dataclass(frozen=True)
 class View:
@@ -92,7 +113,7 @@ def start():
     width, stacked = inputs.screen(cap)
     st.set_page_config(page_title="Attention Lab", page_icon="assets/icon.png",   # a local file: no icon CDN
                        layout="wide", initial_sidebar_state=sidebar_state(controls))
-    st.html(TABLE_CSS)
+    st.html(TABLE_CSS + A11Y_CSS)
     pages = _navigation_pages()
     current = st.navigation(pages)
     if session.take_open_head():                   # a click on the model view: open that head's page

@@ -38,6 +38,12 @@ def read() -> tuple[Controls, list[str]]:
         match = re.match(r"layer (\d+)", str(layer))
         session.set_raw(session.FIELD.layer, int(match.group(1)) if match else 0)
     controls = session.read_controls()
+    typed = session.typed_cell()                    # the selectors beside the worked calculation (read first:
+    if typed is not None:                           # a click in the same run is the newer choice)
+        controls = replace(controls, cell=typed)
+    typed = session.typed_head(controls.heads)      # the model view's layer × head selector
+    if typed is not None:
+        controls = replace(controls, layer=typed[0], head=typed[1])
     for chart in session.CELL_CHARTS:                 # a click on any heatmap picks the cell for all
         picked = session.new_click(chart)
         if picked is not None:

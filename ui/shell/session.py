@@ -23,6 +23,13 @@ SCORES_RAW, SCORES_SCALED, SOFTMAX_MAP = "scores_raw", "scores_scaled", "softmax
 CELL_CHARTS = (SCORES_RAW, SCORES_SCALED, SOFTMAX_MAP)
 QKV_SLICE = "qkv_slice"               # the Q/K/V page's head slice: a click picks one entry
 MODEL_MAP = "model_map"               # the model view: a click on a map opens that layer's head
+# Widgets beside those charts that pick what a click picks: a keyboard's and a screen reader's path to it.
+# Each mirrors a control (the frame writes it from the settled Controls every run); a value the student
+# changed since then is read back into the controls (ui.shell.inputs.read), so the click, the widget and
+# the URL's cell= always agree.
+PICK_QUERY, PICK_KEY = "pick_query", "pick_key"   # the worked calculation's query row and key column
+OPEN_HEAD, OPEN_HEAD_GO = "open_head_pick", "open_head_go"   # the model view: layer * heads + head; its button
+MIRRORS = (PICK_QUERY, PICK_KEY, OPEN_HEAD)
 SCREEN = "screen"                     # the screen-measuring component (ui.shell.screen): its value is [px, stacked]
 
 # --------------------------------------------------------------------------- page widgets
@@ -79,6 +86,7 @@ _XP_SEED = "xp_seed"           # the shuffle experiment's seed
 _OPEN_HEAD = "open_head"       # set when a model-view click asked for the per-head page
 _POLL = "_poll"                # this browser's place in a class poll (ui.poll.link.Link), read from the URL once
 _POLL_SAID = "_poll_said"      # a poll message for the next run (a room that is gone, a key that is wrong)
+_MIRRORED = "_mirrored"        # {mirror widget key: the value the frame last wrote to it}
 
 
 def _ss():
@@ -113,8 +121,38 @@ def load_controls(c: Controls) -> None:
 
 
 def write_controls(c: Controls) -> None:
+    ss = _ss()
     for key in CONTROL_KEYS:
-        _ss()[key] = getattr(c, key)
+        ss[key] = getattr(c, key)
+    if c.cell is not None:
+        ss[PICK_QUERY], ss[PICK_KEY] = c.cell
+    else:                                   # keep a half-chosen cell (a query, no key yet) while it exists
+        for key in (PICK_QUERY, PICK_KEY):
+            if not (isinstance(ss.get(key), int) and ss[key] < c.seq_len):
+                ss[key] = None
+    ss[OPEN_HEAD] = c.layer * c.heads + c.head
+    ss[_MIRRORED] = {key: ss.get(key) for key in MIRRORS}
+
+
+def _typed(key: str) -> bool:
+    """A mirror widget's value was changed by the student since the frame last wrote it."""
+    ss = _ss()
+    return ss.get(key) is not None and ss.get(key) != ss.get(_MIRRORED, {}).get(key, ss.get(key))
+
+
+def typed_cell() -> tuple[int, int] | None:
+    """The (query, key) chosen in the selectors beside the worked calculation, if one was just chosen
+    and the other is set."""
+    ss = _ss()
+    query, key = ss.get(PICK_QUERY), ss.get(PICK_KEY)
+    if (_typed(PICK_QUERY) or _typed(PICK_KEY)) and isinstance(query, int) and isinstance(key, int):
+        return query, key
+    return None
+
+
+def typed_head(heads: int) -> tuple[int, int] | None:
+    """The (layer, head) just chosen in the model view's selector, or None."""
+    return divmod(int(_ss()[OPEN_HEAD]), heads) if _typed(OPEN_HEAD) else None
 
 
 def remember_controls(c: Controls) -> None:
