@@ -160,8 +160,16 @@ def test_defect14_past_its_training_length_it_says_so_and_where_it_stops():
 
 # =========================================================================== 15 · the Q/K/V notice names the right pair
 def test_defect15_next_page_pair_is_the_largest_dot_product():
-    said = notice(open_app(PAGE["qkv"], {"preset": "trained-first"}, timeout=120))
-    assert "the largest-dot-product pair, ‘F’ → ‘E’, has head 0's largest scaled score" in said
+    """The pair the notice sends to the next page is the engine's largest visible score of head 0 (with
+    the trained weights in use), not the pair of most aligned vectors."""
+    from ui import compute
+
+    params = {"preset": "trained-first"}
+    said = notice(open_app(PAGE["qkv"], params, timeout=120))
+    controls, _ = state.from_params(params)
+    t = compute.trace(state.to_config(controls), state.to_tokens(controls).words, presets.training(controls.preset))
+    q, k = np.unravel_index(np.argmax(np.where(t.visible, t.scores[0], -np.inf)), t.visible.shape)
+    assert f"pair, ‘{t.labels[q]}’ → ‘{t.labels[k]}’, has head 0's largest scaled score" in said
 
 
 # =========================================================================== 16 · experiments with trained weights
