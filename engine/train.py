@@ -14,6 +14,8 @@ from .tasks import Task, get_task
 
 PROGRESS_CALLS = 50      # on_progress is called about this many times per run (and at the end)
 CHECKPOINTS = 40         # about this many snapshots of the weights, denser early
+DENSE_SAVES = 150        # at most this many more while training (every step/150, at least every 10 steps
+DENSE_EVERY = 10         # up to 1,500 steps), of which only those across the loss's drop are kept
 
 
 def flatten(params: Params) -> np.ndarray:
@@ -62,6 +64,38 @@ def checkpoint_steps(steps: int, count: int = CHECKPOINTS) -> np.ndarray:
     even = np.linspace(0, steps, count // 2)
     early = np.geomspace(1, max(steps, 1), count - count // 2)
     return np.unique(np.round(np.concatenate([[0, steps], even, early])).astype(int))
+
+
+def dense_every(steps: int) -> int:
+    """Steps between the snapshots kept while training, to be thinned after the run (1 to DENSE_EVERY)."""
+    return int(min(DENSE_EVERY, max(1, -(-steps // DENSE_SAVES))))
+
+
+def drop_window(losses) -> tuple[int, int]:
+    """(first, last) step of the loss's sharpest sustained fall: around loss_drop_step, the steps where
+    the mean over a window is still between 10 % and 90 % of the way from its level before to after."""
+    from .measure import loss_drop_step                              # measure reads TrainRun from here
+    losses = np.asarray(losses, dtype=float)
+    window = max(10, len(losses) // 20)
+    if len(losses) < 2 * window:
+        return 0, len(losses)
+    drop = loss_drop_step(losses, window)
+    means = np.convolve(losses, np.ones(window) / window, mode="valid")   # means[s]: steps s .. s+window-1
+    before, after = means[drop - window], means[min(drop, len(means) - 1)]
+    fall = before - after
+    first, last = drop - window, min(drop, len(means) - 1)
+    while first > 0 and means[first - 1] < before + 0.1 * abs(fall) and means[first - 1] > after:
+        first -= 1                                                    # still on its way down: widen
+    while last < len(means) - 1 and means[last + 1] > after - 0.1 * abs(fall) and means[last + 1] < before:
+        last += 1
+    return int(first), int(min(last + window, len(losses)))
+
+
+def thin(checkpoints: list, losses, steps: int) -> list:
+    """Keep the usual schedule (checkpoint_steps) plus every saved step inside drop_window."""
+    first, last = drop_window(losses)
+    keep = set(checkpoint_steps(steps).tolist())
+    return [(step, params) for step, params in checkpoints if step in keep or first <= step <= last]
 
 
 def _frozen_array(values) -> np.ndarray:
@@ -118,7 +152,7 @@ def train(task: str | Task, cfg: Config | None = None, steps: int | None = None,
     params = unflatten(initial, theta)                                # views: they follow theta's updates
     m, v = np.zeros_like(theta), np.zeros_like(theta)                 # Adam's running means start at 0
     losses, accuracies = np.zeros(steps), np.zeros(steps)
-    keep = set(checkpoint_steps(steps).tolist())
+    keep, dense = set(checkpoint_steps(steps).tolist()), dense_every(steps)
     checkpoints = [(0, frozen_copy(params))]
     every = max(1, steps // PROGRESS_CALLS)
     start, waited = time.perf_counter(), 0.0
@@ -130,7 +164,7 @@ def train(task: str | Task, cfg: Config | None = None, steps: int | None = None,
         accuracies[step] = np.mean(logits.argmax(axis=-1)[scored] == targets[scored])
         new_theta, m, v = adam_step(theta, flatten(grads), m, v, step + 1, lr)
         theta[:] = new_theta                                          # in place, so params' views see it
-        if step + 1 in keep:
+        if step + 1 in keep or (step + 1) % dense == 0:              # dense now; thinned after the run
             checkpoints.append((step + 1, frozen_copy(params)))
         if on_progress is not None and ((step + 1) % every == 0 or step + 1 == steps):
             called = time.perf_counter()
@@ -138,6 +172,7 @@ def train(task: str | Task, cfg: Config | None = None, steps: int | None = None,
                         _frozen_array(accuracies[: step + 1]), frozen_copy(params))
             waited += time.perf_counter() - called                    # the UI's drawing is not training time
     seconds = time.perf_counter() - start - waited
+    checkpoints = thin(checkpoints, losses, steps)
     return TrainRun(task=task.name, config=cfg, seed=int(seed), steps=int(steps), batch=int(batch), lr=float(lr),
                     params=checkpoints[-1][1], losses=_frozen_array(losses), accuracies=_frozen_array(accuracies),
                     checkpoints=tuple(checkpoints), seconds=seconds)

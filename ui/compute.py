@@ -16,7 +16,7 @@ from threadpoolctl import threadpool_limits
 
 import engine
 from engine import analysis, experiments
-from ui.shell.presets import BATCH_SEED, Training
+from ui.shell.presets import Training
 
 # The matrices here are small and a lecture hall runs many sessions at once on few cores: one BLAS
 # thread per call avoids threads fighting over the cores (set once, for the whole server process).
@@ -53,8 +53,8 @@ def train(cfg: engine.Config, training: Training, on_progress=None) -> engine.Tr
     if slot.run is None:
         with slot.lock:
             if slot.run is None:
-                slot.run = engine.train(training.task, cfg, training.steps, seed=BATCH_SEED,
-                                        on_progress=on_progress)
+                slot.run = engine.train(training.task, cfg, training.steps, seed=training.seed,
+                                        on_progress=on_progress, lr=training.lr)
     return slot.run
 
 
@@ -182,12 +182,27 @@ def checkpoint_stack(cfg: engine.Config, training: Training, step: int, words: t
 
 @st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_KEYS)
 def circuit(cfg: engine.Config, training: Training) -> tuple:
-    """What a run of a stack shows: every head's weight on the previous token at every checkpoint
-    (K, L, H), on share_history's sequences, and the step where the loss fell fastest."""
+    """What a run of a stack shows beside the task's keys: every head's weight on the previous token
+    at every checkpoint (K, L, H), on share_history's sequences, and the step where the loss fell fastest."""
     run = train(cfg, training)
     tokens, _ = engine.TASKS[run.task].sample(np.random.RandomState(SHARE_SEED), SHARE_SEQUENCES)
-    keys = engine.TASKS["previous"].expected_keys(tokens)            # (n, T, T): the key just before each query
+    T = tokens.shape[1]
+    before = np.repeat(np.eye(T, k=-1, dtype=bool)[None], len(tokens), axis=0)   # (n, T, T): key i-1 for query i
     every = np.ones(tokens.shape, dtype=bool)
-    previous = np.stack([engine.share_per_query(cfg, params, tokens, keys, every).mean(axis=-1)
+    previous = np.stack([engine.share_per_query(cfg, params, tokens, before, every).mean(axis=-1)
                          for _, params in run.checkpoints])         # (K, L, H)
     return previous, engine.loss_drop_step(run.losses)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_KEYS)
+def task_stack(cfg: engine.Config, training: Training, step: int | None, ids: tuple[int, ...]) -> engine.Stack:
+    """Every block of a run (after `step`, or the end) on a sequence of token ids: maps and predictions."""
+    run = train(cfg, training)
+    params = run.params if step is None else dict(run.checkpoints)[step]
+    return engine.task_stack(run.task, cfg, params, list(ids))
+
+
+@st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_KEYS)
+def accuracy(cfg: engine.Config, training: Training) -> float:
+    """The run's accuracy on 1,000 fresh sequences (the one-layer comparison's, too)."""
+    return engine.evaluate(training.task, cfg, train(cfg, training).params, n=1000)

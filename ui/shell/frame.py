@@ -100,18 +100,18 @@ def start():
     params = state.to_params(controls)
     if params != st.query_params.to_dict():
         st.query_params.from_dict(params)          # written once, after every input was read
-    sidebar.draw(controls, state.share_link(st.context.url or "", params))
+    page = site.by_path(current.url_path)
+    sidebar.draw(controls, state.share_link(st.context.url or "", params), trains=page.trains)
     screen.watch(cap, (width, stacked))
     session.remember_controls(controls)
     tokens = state.to_tokens(controls)
-    page = site.by_path(current.url_path)
     said = [tokens.note] if tokens.note and page.sentence else []      # what was done to the sidebar's tokens
     _here.view = View(controls=controls, config=state.to_config(controls), tokens=tokens,
                       notes=tuple(notes + said), page=page,
                       width=width, training=presets.training(controls.preset), stacked=stacked)
     if controls.present:
         presenter.bar(pages, current)
-    if _here.view.page.path != "learn":            # the Learn page draws its own training live
+    if not page.trains:                            # the Learn page draws its own training live
         trainer.ensure(_here.view)
     return current
 

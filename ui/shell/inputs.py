@@ -32,6 +32,7 @@ def read() -> tuple[Controls, list[str]]:
         match = re.match(r"layer (\d+)", str(layer))
         session.set_raw(session.FIELD.layer, int(match.group(1)) if match else 0)
     controls = session.read_controls()
+    controls = replace(controls, ablate=tuple(sorted({tuple(pair) for pair in controls.ablate})))   # a multiselect's list
     for chart in session.CELL_CHARTS:                 # a click on any heatmap picks the cell for all
         picked = session.new_click(chart)
         if picked is not None:

@@ -12,18 +12,20 @@ import numpy as np
 import engine
 
 TRAINED_PREFIX = "trained-"
-TRAINED_TASKS = ("previous", "first", "reverse", "max", "induction")   # one block each; induction needs two
+TRAINED_TASKS = tuple(engine.TASKS)   # one trained preset per task of engine/tasks.py, in its order
 SAMPLE_SEED = 0             # the sequence a trained preset starts on: RandomState(0), the same for everyone
 BATCH_SEED = 0              # the training batches' stream (the sidebar's seed draws the initial weights)
 
 
 @dataclass(frozen=True)
 class Training:
-    """Which trained weights a view shows: the task and the number of Adam steps (the rest is the
-    config, which is part of every cache key beside this)."""
+    """Which trained weights a view shows: the task, the number of Adam steps, the batches' seed and
+    the learning rate (the rest is the config, which is part of every cache key beside this)."""
 
     task: str
     steps: int
+    seed: int = BATCH_SEED
+    lr: float | None = None         # None: the task's own
 
 
 def names() -> list[str]:

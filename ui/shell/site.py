@@ -16,6 +16,7 @@ class Page:
     title: str                 # navigation title (the concept pages' heading too)
     icon: str
     sentence: bool = True      # draws the sidebar's tokens (the Learn page draws its task's own sequence)
+    trains: bool = False       # trains its own model (its sidebar shows the training controls, not the sizes)
 
     @property
     def file(self) -> str:
@@ -32,7 +33,7 @@ PAGES: tuple[Page, ...] = (
     Page("model", "Model view: every head", ":material/grid_view:"),
     Page("exercise", "Exercise: 5 → 6 tokens", ":material/add_box:"),
     Page("experiments", "Experiments: why?", ":material/science:"),
-    Page("learn", "Learn: train a head", ":material/school:", sentence=False),
+    Page("learn", "Learn: train a head", ":material/school:", sentence=False, trains=True),
 )
 CONCEPT_PAGES = PAGES[:6]      # one stage of the block each: Q/K/V to the output
 
