@@ -14,8 +14,8 @@ from .tasks import Task, get_task
 
 PROGRESS_CALLS = 50      # on_progress is called about this many times per run (and at the end)
 CHECKPOINTS = 40         # about this many snapshots of the weights, denser early
-DENSE_SAVES = 150        # at most this many more while training (every step/150, at least every 10 steps
-DENSE_EVERY = 10         # up to 1,500 steps), of which only those across the loss's drop are kept
+DENSE_SAVES = 120        # at most this many more while training (every step/120, at least every 10 steps
+DENSE_EVERY = 10         # up to 1,200 steps), of which only those across the loss's drop are kept
 
 
 def flatten(params: Params) -> np.ndarray:
@@ -71,9 +71,10 @@ def dense_every(steps: int) -> int:
     return int(min(DENSE_EVERY, max(1, -(-steps // DENSE_SAVES))))
 
 
-def drop_window(losses) -> tuple[int, int]:
-    """(first, last) step of the loss's sharpest sustained fall: around loss_drop_step, the steps where
-    the mean over a window is still between 10 % and 90 % of the way from its level before to after."""
+def drop_window(losses, share: float = 0.05) -> tuple[int, int]:
+    """(first, last) step of the loss's sharpest sustained fall (loss_drop_step): from the last window,
+    before it, whose mean is still within `share` of the whole fall of the level two windows before the
+    drop, to the first window after it whose mean is within `share` of the last window's."""
     from .measure import loss_drop_step                              # measure reads TrainRun from here
     losses = np.asarray(losses, dtype=float)
     window = max(10, len(losses) // 20)
@@ -81,12 +82,12 @@ def drop_window(losses) -> tuple[int, int]:
         return 0, len(losses)
     drop = loss_drop_step(losses, window)
     means = np.convolve(losses, np.ones(window) / window, mode="valid")   # means[s]: steps s .. s+window-1
-    before, after = means[drop - window], means[min(drop, len(means) - 1)]
+    before, after = means[max(0, drop - 2 * window)], means[-1]
     fall = before - after
     first, last = drop - window, min(drop, len(means) - 1)
-    while first > 0 and means[first - 1] < before + 0.1 * abs(fall) and means[first - 1] > after:
-        first -= 1                                                    # still on its way down: widen
-    while last < len(means) - 1 and means[last + 1] > after - 0.1 * abs(fall) and means[last + 1] < before:
+    while first > 0 and means[first] < before - share * fall:
+        first -= 1                                                    # back to where it still sat at its level
+    while last < len(means) - 1 and means[last] > after + share * fall:
         last += 1
     return int(first), int(min(last + window, len(losses)))
 

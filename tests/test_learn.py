@@ -2,6 +2,8 @@
 and one training per server however many sessions ask for it at once."""
 from __future__ import annotations
 
+import importlib
+import re
 import threading
 
 import numpy as np
@@ -9,7 +11,7 @@ import pyarrow as pa
 import pytest
 
 import engine
-from conftest import PAGES, assert_clean, open_app
+from conftest import PAGES, assert_clean, open_app, tables
 from ui import compute
 from ui.shell import presets, site, state
 
@@ -90,7 +92,7 @@ def _map_values(at) -> np.ndarray:
 @pytest.mark.parametrize("task", ONE_BLOCK)
 def test_learn_page_trains_then_replays_from_even_to_sharp(task):
     at = open_app(LEARN, timeout=60)
-    at.segmented_control(key="learn_task").set_value(task).run(timeout=60)
+    at.segmented_control(key="task").set_value(task).run(timeout=60)
     assert_clean(at)
     if any(b.key == "learn_train" for b in at.button):
         at.button(key="learn_train").click().run(timeout=60)
@@ -121,3 +123,186 @@ def test_learn_page_does_not_report_the_sidebars_padding():
                    for n in notes)
     assert not said("learn")
     assert said("softmax")
+
+
+# --------------------------------------------------------------------------- issue 24 §2, issue 23 (4–7), issue 22 §2
+from ui.prose import learn as words                                   # noqa: E402
+from ui.sections import learn as sections                             # noqa: E402
+
+
+def _learn(params: dict, timeout: float = 120):
+    at = open_app(LEARN, params, timeout=timeout)
+    assert_clean(at)
+    return at
+
+
+def _train(at, timeout: float = 300):
+    if any(b.key == "learn_train" for b in at.button):
+        at.button(key="learn_train").click().run(timeout=timeout)
+    assert_clean(at)
+    return at
+
+
+def _predictions(at):
+    return next(t for t in tables(at) if "predicted" in t.columns)
+
+
+def test_predictions_table_shows_every_position_with_the_models_probabilities():
+    """Every position: scored or not, the target, the top token and its probability, right or wrong, as
+    the model's own forward pass gives them (recomputed here from the trained weights)."""
+    at = _train(_learn({"task": "previous", "steps": "60"}))
+    task = engine.TASKS["previous"]
+    frame = _predictions(at)
+    run = compute.train(task.config, presets.Training(task="previous", steps=60, lr=task.lr))
+    words_ = presets.sample_words(task, task.seq_len)
+    ids = [task.vocab.index(w) for w in words_]
+    probs = engine.task_stack(task, task.config, run.params, ids).probs
+    assert list(frame["token"]) == list(words_) and len(frame) == task.seq_len
+    assert list(frame["scored"]) == ["no"] + ["yes"] * (task.seq_len - 1)          # position 0 has no previous
+    assert list(frame["predicted"]) == [task.vocab[i] for i in probs.argmax(-1)]
+    assert [float(p.replace("\\", "")) for p in frame["probability"]] == pytest.approx(probs.max(-1), abs=5e-4)
+    assert frame["right?"][0] == "—"
+    for i in range(1, task.seq_len):
+        assert frame["right?"][i] == ("right" if probs[i].argmax() == ids[i - 1] else "wrong")
+
+
+def test_a_typed_sequence_is_shown_and_scored_by_the_tasks_rule():
+    at = _train(_learn({"task": "previous", "steps": "60", "sequence": "ABCDA"}))
+    frame = _predictions(at)
+    assert list(frame["token"]) == list("ABCDA")
+    assert list(frame["target"]) == ["—", "A", "B", "C", "D"]
+    assert "sequence=ABCDA" in "&".join(f"{k}={v}" for k, v in at.query_params.items()) or \
+        at.query_params["sequence"] in (["ABCDA"], "ABCDA")
+
+
+def test_tokens_outside_the_vocabulary_get_a_message_naming_it():
+    at = _learn({"task": "max", "sequence": "1 2 X 3"})
+    said = " ".join(w.value.replace("\\", "") for w in at.warning)
+    assert "'X' is not in the vocabulary" in said and "0 1 2 3 4 5 6 7 8 9" in said
+    assert sections.read_sequence("ABCABC", engine.TASKS["induction"])[0] == tuple("ABCABC")
+    assert sections.read_sequence("A B", engine.TASKS["induction"])[1].startswith("'induction' needs from 6")
+
+
+def test_training_controls_round_trip_through_the_url_with_bounds():
+    c, problems = state.from_params({"task": "induction", "train_seed": "7", "steps": "300", "lr": "0.02"})
+    assert (c.task, c.train_seed, c.steps, c.lr) == ("induction", 7, 300, 0.02) and not problems
+    assert state.to_params(c) == {"task": "induction", "train_seed": "7", "steps": "300", "lr": "0.02"}
+    c, problems = state.from_params({"task": "induction", "steps": "5000", "lr": "3", "train_seed": "-1"})
+    assert (c.steps, c.lr, c.train_seed) == (700, 0.01, 0)           # the task's own, each reported
+    assert "steps='5000' is not valid (must be between 10 and 1200)" in problems
+    assert "lr='3' is not valid (must be between 0.0005 and 0.2)" in problems
+    assert state.from_params({"task": "nope"})[1] == ["task='nope' is not valid (must be one of "
+                                                      + ", ".join(engine.TASKS) + ")"]
+
+
+def test_learn_sidebar_shows_only_what_the_page_reads():
+    at = _learn({"task": "induction"})
+    labels = [w.label for w in at.sidebar.number_input]
+    assert labels == ["Batch seed", "Adam steps", "Learning rate"]
+    assert not at.sidebar.slider and not at.sidebar.selectbox          # no article sizes, no preset
+    said = " ".join(c.value for c in at.sidebar.caption)
+    assert "d_model 32, 2 heads, 2 layers" in said and "do not apply here" in said
+    softmax = open_app(site.by_path("softmax").file)
+    assert any(s.label.startswith("d_model") for s in softmax.sidebar.slider)
+
+
+def test_other_settings_train_their_own_run():
+    at = _train(_learn({"task": "first", "steps": "40", "train_seed": "3", "lr": "0.05"}))
+    cap = " ".join(c.value for c in at.caption)
+    assert "40 Adam steps" in cap and "learning rate 0.05" in cap and "batch seed 3" in cap
+
+
+def test_untrained_notice_counts_the_even_rows():
+    """Issue 23 defect 4: at step 0 the notice says how many rows are spread almost evenly, counted
+    from the initial weights (a loop here), not 'every row' whatever the numbers."""
+    for name in ("max", "previous"):
+        at = _learn({"task": name})
+        task = engine.TASKS[name]
+        ids = [task.vocab.index(w) for w in presets.sample_words(task, task.seq_len)]
+        stack = engine.task_stack(task, task.config, engine.init_params(task.config), ids)
+        even = total = 0
+        for layer in stack.layers:
+            for h in range(layer.num_heads):
+                for i in range(layer.T):
+                    seen = [layer.weights[h, i, j] for j in range(layer.T) if layer.visible[i, j]]
+                    if len(seen) > 1:
+                        total += 1
+                        entropy = -sum(w * np.log2(w) for w in seen if w > 0)
+                        even += entropy / np.log2(len(seen)) >= 0.98
+        notice = next(s.value for s in at.success if "What to notice" in s.value)
+        assert f"{even} of the {total} rows" in notice
+        assert "every row spreads its weight almost evenly" not in notice
+    assert even < total
+
+
+@pytest.mark.parametrize("name, sees", [("previous", r"t_0, \dots, t_i"), ("reverse", r"t_0, \dots, t_{T-1}")])
+def test_loss_formula_counts_from_zero_and_defines_p_and_theta(name, sees):
+    """Issue 23 defect 5: positions from 0, a causal task conditions on tokens ≤ i, p is the softmax of
+    the last block's output times W_U, θ holds the embeddings and W_U."""
+    at = _learn({"task": name})
+    formula = " ".join(l.value for l in at.latex)
+    assert sees in formula and r"\le T" not in formula
+    assert r"\text{softmax}\big(h^{(0)}_i\, W_U\big)" in formula and r"\theta = (E," in formula and "W_U)" in formula
+
+
+def test_plateau_is_described_as_measured():
+    """Issue 23 defect 6: the plateau's ends and level come from the curve, not from the drop step."""
+    rng = np.random.RandomState(0)
+    losses = np.r_[np.linspace(3.0, 2.7, 40), 2.7 + 0.02 * rng.randn(360), np.linspace(2.7, 0.3, 60),
+                   0.3 + 0.02 * rng.randn(240)]
+    drop = engine.loss_drop_step(losses)
+    said = words.plateau(losses, drop)
+    start, stop = (int(x) for x in re.search(r"from step (\d+) to step (\d+)", said).groups())
+    assert start <= 45 and 380 <= stop <= 420                          # flat from 40 to 400 (not drop // 3)
+    window = max(10, len(losses) // 20)
+    means = np.convolve(losses, np.ones(window) / window, mode="valid")[start - 1: stop - window + 1]
+    assert f"between {means.min():.2f} and {means.max():.2f}" in said
+    assert f"to {losses[-window:].mean():.2f} over the last {window} steps" in said
+    assert "plateau" not in words.plateau(np.linspace(3, 0.1, 400), 200)   # no flat stretch: no plateau
+
+
+def test_circuit_names_every_head_from_the_measurements():
+    """Issue 23 defect 7: every head past half on its keys is named with its weight; no 'two heads'."""
+    steps = np.array([0, 100])
+    shares = np.array([[[0.1, 0.1], [0.1, 0.1]], [[0.05, 0.03], [0.92, 0.96]]])      # (K, L, H) task's keys
+    previous = np.array([[[0.1, 0.1], [0.1, 0.1]], [[0.77, 0.68], [0.02, 0.01]]])    # on the previous token
+    said = words.depth_notice(np.linspace(3, 1, 200), 100, steps, shares, previous, 1, 0.97, "induction")
+    assert "layer 0 head 0 (77%) and layer 0 head 1 (68%) put more than half" in said
+    assert "layer 1 head 0 (92%) and layer 1 head 1 (96%) put more than half on the keys of 'induction'" in said
+    assert "Two heads" not in said
+
+
+def test_replay_saves_weights_at_most_ten_steps_apart_across_the_drop():
+    run = engine.train("previous", steps=300)
+    first, last = importlib.import_module("engine.train").drop_window(run.losses)
+    inside = [step for step, _ in run.checkpoints if first <= step <= last]
+    assert inside and np.diff([first, *inside, last]).max() <= 10
+    assert len(run.checkpoints) < 40 + (last - first) // 2              # the flat parts are thinned
+    # The largest run a lecturer can ask for: induction's model, 1,500 steps, saved while training.
+    from engine.train import DENSE_SAVES, CHECKPOINTS, dense_every
+    numbers = sum(a.size for a in engine.params.param_arrays(engine.init_params(engine.TASKS["induction"].config)))
+    assert dense_every(state.STEPS[1]) <= 10
+    assert (DENSE_SAVES + CHECKPOINTS + 1) * numbers * 8 < 20e6
+
+
+def test_tasks_are_read_from_the_engine():
+    """Issue 22 §2: a task added to engine.TASKS is a trained preset, has words on the Learn page, and
+    a stack's measures need no other task."""
+    assert presets.TRAINED_TASKS == tuple(engine.TASKS)
+    for name, task in engine.TASKS.items():
+        assert words.task(name).startswith(task.target) and task.pattern in words.task(name)
+        tokens, targets = task.sample(np.random.RandomState(0), 100)
+        scored = targets >= 0
+        assert (task.targets(tokens)[scored] == targets[scored]).all()
+
+
+def test_a_deep_task_needs_no_other_task(monkeypatch):
+    base = engine.TASKS["previous"]
+    from dataclasses import replace as swap
+    deep = swap(base, name="deep", title="deep previous", config=swap(base.config, n_layers=2))
+    monkeypatch.setattr(engine.tasks, "TASKS", {"deep": deep})
+    monkeypatch.setattr(engine, "TASKS", {"deep": deep})
+    training = presets.Training(task="deep", steps=20, lr=deep.lr)
+    previous, drop = compute.circuit(deep.config, training)
+    assert previous.shape[1:] == (2, deep.config.num_heads)
+    assert "A head that solves it" in words.task("deep")

@@ -5,11 +5,12 @@ import numpy as np
 
 import engine
 from engine.analysis import NEAR_UNIFORM, spread
+from engine.train import drop_window
 from ui.prose.numbers import count, fmt, names
 
 LOCKED = 0.9          # a head has locked on once this share of its weight lands on the expected keys
 HALF = 0.5            # a head "looks at" its keys once more than half of its weight lands on them
-PLATEAU_TOL = 0.1     # a plateau: the windowed loss stays within this share of the whole fall of its level
+PLATEAU_TOL = 0.05    # a plateau: the windowed loss stays within this share of the whole fall of its level
 
 
 def task(name: str) -> str:
@@ -96,28 +97,25 @@ def notice(steps: np.ndarray, shares: np.ndarray, at: int, accuracy: float) -> s
 
 
 def plateau(losses, drop: int) -> str:
-    """The loss curve as measured: where its windowed mean stays level before the drop (if anywhere),
-    between which values, and where it falls fastest and to what."""
+    """The loss curve as measured: the stretch before the drop where its windowed mean stays level (if
+    any), between which values; where it falls fastest and to what."""
     losses = np.asarray(losses, dtype=float)
     window = max(10, len(losses) // 20)
     means = np.convolve(losses, np.ones(window) / window, mode="valid")   # means[s]: losses[s : s + window]
-    end = drop - window                                               # the last window wholly before the drop
     final = float(losses[-window:].mean())
     said = ""
-    if end > 0:
-        level = means[end]
-        tol = PLATEAU_TOL * max(abs(level - final), 1e-12)
+    if len(losses) >= 2 * window:
+        end, _ = drop_window(losses, PLATEAU_TOL)                     # the last window before the fall
+        tol = PLATEAU_TOL * max(float(means[max(0, drop - 2 * window)]) - final, 0.0)
         start = end
-        while start > 0 and abs(means[start - 1] - level) <= tol:
+        while start > 0 and abs(means[start - 1] - means[end]) <= tol:
             start -= 1
-        if end - start >= window:                                     # level for at least one more window
-            stretch = means[start: end + 1]
-            batches = losses[start: drop]
-            said += (f"from step {start + 1} to step {drop} the loss, averaged over {window} steps, stays "
-                     f"between {fmt(stretch.min(), '.2f')} and {fmt(stretch.max(), '.2f')}: a plateau (single "
-                     f"batches from {fmt(batches.min(), '.2f')} to {fmt(batches.max(), '.2f')}); the first "
-                     f"{window} steps averaged {fmt(losses[:window].mean(), '.2f')}. Then ")
-    said += (f"{'the loss' if not said else 'it'} falls fastest at step {drop} (the dashed line), to "
+        if end - start >= window:                                     # level for more than one window
+            stretch, batches = means[start: end + 1], losses[start: end + window]
+            said += (f"from step {start + 1} to step {end + window} the loss, averaged over {window} steps, stays "
+                     f"between {fmt(stretch.min(), '.2f')} and {fmt(stretch.max(), '.2f')} (single batches from "
+                     f"{fmt(batches.min(), '.2f')} to {fmt(batches.max(), '.2f')}): a plateau. Then ")
+    said += (f"{'it' if said else 'the loss'} falls fastest at step {drop} (the dashed line), to "
              f"{fmt(final, '.2f')} over the last {window} steps. ")
     return said
 

@@ -25,7 +25,7 @@ class Training:
     task: str
     steps: int
     seed: int = BATCH_SEED
-    lr: float | None = None         # None: the task's own
+    lr: float | None = None         # None: the task's own (the Learn page and the presets give it)
 
 
 def names() -> list[str]:
@@ -84,7 +84,7 @@ def default_words(name: str) -> tuple[str, ...]:
 
 def training(name: str) -> Training | None:
     task = task_of(check(name))
-    return None if task is None else Training(task=task.name, steps=task.steps)
+    return None if task is None else Training(task=task.name, steps=task.steps, lr=task.lr)
 
 
 def fit_words(name: str, typed: list[str], T: int) -> tuple[list[str], list[str]]:

@@ -19,7 +19,7 @@ SEQ_LEN = (2, 64)
 LAYERS = (1, 4)             # blocks stacked (the engine accepts more; four already show depth)
 MAX_TEXT = 400              # characters kept from the token box or a URL
 TRAIN_SEED = (0, 10_000)    # the Learn page's batch seed
-STEPS = (10, 1500)          # Adam steps a lecturer may ask for (1,500 keeps a run's saved weights under 20 MB)
+STEPS = (10, 1200)          # Adam steps a lecturer may ask for (1,200 keeps a run's saved weights under 20 MB)
 LR = (0.0005, 0.2)          # Adam's learning rate: below, nothing moves in 1,500 steps; above, runs blow up
 MAX_SEQUENCE = 64           # tokens of a sequence typed on the Learn page
 BETAS = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0)   # the softmax page's β; 1 is the model
@@ -277,7 +277,9 @@ def settle(c: Controls) -> tuple[Controls, list[str]]:
 
 def to_params(c: Controls) -> dict[str, str]:
     """The URL query parameters for these controls: only what differs from the preset's defaults."""
-    base = replace(preset_controls(c.preset), **learn_defaults(c.task))
+    learn = learn_defaults(c.task)                   # steps and lr are written when not the task's own
+    learn.pop("task")
+    base = replace(preset_controls(c.preset), **learn)
     out: dict[str, str] = {}
     if c.preset != "part4":
         out["preset"] = c.preset
