@@ -25,7 +25,7 @@ import shutil
 import statistics
 from pathlib import Path
 
-from benchmarks import browser as bs
+from harness import browser as bs
 
 TARGET_RATIO = 1.15      # issue 11: the first page drawn within 1.15x the floor app's cold start (same run)
 

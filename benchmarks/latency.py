@@ -29,7 +29,7 @@ import textwrap
 from pathlib import Path
 
 
-from benchmarks import browser as bs
+from harness import browser as bs
 
 TARGET_RATIO = 1.5            # default configuration: page ≤ 1.5 × floor
 TARGET_MAX_S = 1.5            # every page at every slider's maximum, fully drawn

@@ -47,7 +47,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-from benchmarks import browser as bs
+from harness import browser as bs
 from deploy import replicas
 
 MAX_SESSIONS = 200

@@ -30,7 +30,7 @@ def open_app(page: str | None = None, params: dict[str, str] | None = None, time
     for key, value in (params or {}).items():
         at.query_params[key] = value
     at.run()
-    if page is not None and page != PAGES[0]:
+    if page is not None and page != site.by_path("").file:   # the default page runs first
         at.switch_page(page).run()
     return at
 
@@ -137,7 +137,7 @@ def require(reason: str | None) -> None:
 @pytest.fixture(scope="module")
 def playwright():
     """Playwright driving Debian's Chromium (the browser tests' and the replica test's)."""
-    from benchmarks import browser as bs
+    from harness import browser as bs
 
     require(bs.missing_browser_reason())
     from playwright.sync_api import sync_playwright

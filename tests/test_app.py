@@ -43,7 +43,7 @@ def _controls(at) -> dict:
 
 
 def test_sidebar_sliders_move_to_their_extremes_without_exceptions():
-    at = open_app(PAGES[2])
+    at = open_app(site.file("scores"))
     for key, low, high in (("seq_len", *state.SEQ_LEN), ("d_model", *state.D_MODEL), ("d_ff", *state.D_FF)):
         for value in (high, low):
             at.slider(key=key).set_value(value).run()
@@ -57,7 +57,7 @@ def test_sidebar_sliders_move_to_their_extremes_without_exceptions():
 
 
 def test_changing_d_model_picks_the_nearest_valid_head_count_and_says_so():
-    at = open_app(PAGES[2])
+    at = open_app(site.file("scores"))
     at.slider(key="d_model").set_value(96).run()
     at.select_slider(key="heads").set_value(12).run()
     assert at.session_state["heads"] == 12
@@ -74,7 +74,7 @@ def test_heads_widget_offers_only_divisors():
 
 
 def test_preset_sets_every_control_and_pages_show_the_articles_numbers():
-    at = open_app(PAGES[3])
+    at = open_app(site.file("softmax"))
     at.slider(key="d_model").set_value(40).run()
     at.selectbox(key="preset").set_value("day33").run()
     assert_clean(at)
@@ -120,14 +120,14 @@ def test_sidebar_draws_the_switches_once_opened_and_a_picker_only_with_a_choice(
 
 
 def test_widget_values_persist_across_page_switches():
-    at = open_app(PAGES[1])
+    at = open_app(site.file("qkv"))
     at.slider(key="seq_len").set_value(7).run()
     at.slider(key="d_model").set_value(24).run()
     at.select_slider(key="heads").set_value(3).run()
     open_switches(at).toggle(key="causal").set_value(True).run()
     at.text_input(key="text").set_value("one two three").run()
     before = _controls(at)
-    for page in PAGES[2:6] + [PAGES[0]]:
+    for page in [site.file(p) for p in ("scores", "softmax", "heads", "output", "inputs")]:
         at.switch_page(page).run()
         assert_clean(at)
         assert _controls(at) == before, page
@@ -142,7 +142,7 @@ def test_widget_values_persist_across_page_switches():
     (" ".join(f"w{i}" for i in range(300)), "Cut to the first"),
 ])
 def test_hostile_token_text_gives_a_message_or_a_cut_sequence(text, expect):
-    at = open_app(PAGES[3])
+    at = open_app(site.file("softmax"))
     at.text_input(key="text").set_value(text[:state.MAX_TEXT]).run()
     assert_clean(at)
     if expect:
@@ -153,7 +153,7 @@ def test_hostile_token_text_gives_a_message_or_a_cut_sequence(text, expect):
 
 
 def test_html_token_text_is_escaped_in_markdown():
-    at = open_app(PAGES[3], {"text": "<img src=x onerror=alert(1)> [a](javascript:alert(1)) $x$",
+    at = open_app(site.file("softmax"), {"text": "<img src=x onerror=alert(1)> [a](javascript:alert(1)) $x$",
                              "seq_len": "5", "d_model": "128", "heads": "1"})     # rows that lean: labels named
     assert_clean(at)
     notice = next(s.value for s in at.success if "What to notice" in s.value)
@@ -169,7 +169,7 @@ def test_url_params_set_every_control():
     params = {"preset": "day33", "d_model": "12", "heads": "3", "d_ff": "40", "seed": "7", "seq_len": "6",
               "text": "a b c", "causal": "1", "positional": "1", "scale": "0", "head": "2", "cell": "4,1",
               "present": "1"}
-    at = open_app(PAGES[2], params)
+    at = open_app(site.file("scores"), params)
     assert_clean(at)
     assert _controls(at) == {"preset": "day33", "d_model": 12, "heads": 3, "d_ff": 40, "seed": 7, "seq_len": 6,
                              "text": "a b c", "causal": True, "positional": True, "scale": False, "head": 2}
@@ -217,7 +217,7 @@ def test_malformed_url_params_fall_back_with_a_notice(params, fragment):
 
 
 # --------------------------------------------------------------------------- cell inspector (issue 5)
-@pytest.mark.parametrize("page", [PAGES[2], PAGES[3]])
+@pytest.mark.parametrize("page", [site.file("scores"), site.file("softmax")])
 @pytest.mark.parametrize("preset, head, cell", [("part4", 1, (2, 3)), ("day33", 0, (4, 0)), ("part4", 0, (0, 0))])
 def test_cell_inspector_shows_the_traces_numbers(page, preset, head, cell):
     at = open_app(page, {"preset": preset})
@@ -242,13 +242,13 @@ def test_cell_inspector_shows_the_traces_numbers(page, preset, head, cell):
 
 
 def test_cell_inspector_under_the_mask_says_the_weight_is_zero():
-    at = open_app(PAGES[2], {"causal": "1", "cell": "0,3"})
+    at = open_app(site.file("scores"), {"causal": "1", "cell": "0,3"})
     assert_clean(at)
     assert any("hides key 3 from query 0" in w.value for w in at.warning)
 
 
 def test_picked_cell_survives_slider_changes_and_is_cleared_when_gone():
-    at = open_app(PAGES[2], {"cell": "3,2", "seq_len": "5"})
+    at = open_app(site.file("scores"), {"cell": "3,2", "seq_len": "5"})
     at.slider(key="d_model").set_value(32).run()
     assert at.session_state["cell"] == (3, 2)
     at.slider(key="seq_len").set_value(3).run()
@@ -258,7 +258,7 @@ def test_picked_cell_survives_slider_changes_and_is_cleared_when_gone():
 
 
 def test_projection_inspector_matches_the_trace():
-    at = open_app(PAGES[1])
+    at = open_app(site.file("qkv"))
     at.session_state["qkv_entry"] = ("V", 3, 12)
     at.run()
     assert_clean(at)
@@ -287,7 +287,7 @@ def test_presenter_view_hides_prose_and_steps_through_pages_in_order():
 
 
 def test_normal_view_has_prose_exports_and_no_step_buttons():
-    at = open_app(PAGES[3])
+    at = open_app(site.file("softmax"))
     assert any("softmax" in m.value for m in at.markdown)
     assert "Download these numbers, save figures for slides" in [e.label for e in at.expander]
     assert not at.get("download_button"), "the exports are drawn only once their expander is opened"
@@ -323,7 +323,7 @@ def _chart_tables(at):
 
 @pytest.mark.parametrize("params", [{}, {"preset": "day33", "causal": "1"}, {"seq_len": "9", "heads": "4", "head": "3"}])
 def test_heatmaps_carry_the_traces_numbers(params):
-    at = open_app(PAGES[2], params)
+    at = open_app(site.file("scores"), params)
     controls, _ = state.from_params(params)
     t = engine.run(state.to_config(controls), state.to_tokens(controls).words)
     h = controls.head

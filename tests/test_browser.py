@@ -19,7 +19,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 import engine
-from benchmarks import browser as bs
+from harness import browser as bs
 from ui.shell import presets
 
 pytestmark = pytest.mark.browser

@@ -10,9 +10,9 @@ import pytest
 from PIL import Image
 
 import engine
-from conftest import PAGES, assert_clean, open_app
+from conftest import assert_clean, open_app
 from ui import charts
-from ui.shell import state
+from ui.shell import site, state
 from ui.charts import colours, plots, raster
 from ui.charts import maps as heat
 from ui.charts import spec as spec_module
@@ -97,7 +97,7 @@ def _pictures(at) -> dict[str, np.ndarray]:
 
 def test_every_head_map_at_the_maximum_is_a_picture_of_the_traces_weights():
     params = {"seq_len": "64", "d_model": "128", "heads": "16", "d_ff": "512"}
-    at = open_app(PAGES[4], params)
+    at = open_app(site.file("heads"), params)
     assert_clean(at)
     controls, _ = state.from_params(params)
     t = engine.run(state.to_config(controls), state.to_tokens(controls).words)
@@ -118,7 +118,7 @@ def test_every_head_map_at_the_maximum_is_a_picture_of_the_traces_weights():
 
 
 def test_small_maps_stay_vector_with_every_cell_and_a_tooltip():
-    at = open_app(PAGES[4])
+    at = open_app(site.file("heads"))
     assert_clean(at)
     for chart in at.get("vega_lite_chart"):
         names = {d.name for d in chart.proto.datasets}

@@ -29,7 +29,7 @@ from urllib.parse import parse_qs, urlparse
 import numpy as np
 import pytest
 
-from benchmarks import browser as bs
+from harness import browser as bs
 from conftest import require
 from deploy import replicas
 

@@ -15,7 +15,7 @@ import re
 import pytest
 from PIL import Image
 
-from benchmarks import browser as bs
+from harness import browser as bs
 from test_browser import SECTIONS, Tab
 
 pytestmark = pytest.mark.browser

@@ -7,9 +7,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from conftest import PAGES, assert_clean, open_app
+from conftest import assert_clean, open_app
 from ui.page import layout
-from ui.shell import frame, inputs, screen, session, state
+from ui.shell import frame, inputs, screen, session, site, state
 from ui.charts import spec as sp
 
 
@@ -37,7 +37,7 @@ def test_the_phone_guess_fits_the_narrowest_phone():
 
 
 def test_every_run_mounts_the_screen_measure():
-    at = open_app(PAGES[0])
+    at = open_app(site.file("inputs"))
     assert_clean(at)
     assert session.SCREEN in [e.key for e in at.get("bidi_component")]
 

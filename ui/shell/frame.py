@@ -111,7 +111,7 @@ def start():
                       width=width, training=presets.training(controls.preset), stacked=stacked)
     if controls.present:
         presenter.bar(pages, current)
-    if not page.trains:                            # the Learn page draws its own training live
+    if not _here.view.page.trains:               # a page that trains draws its own training live
         trainer.ensure(_here.view)
     return current
 

@@ -15,8 +15,12 @@ class Page:
     path: str                  # URL path, and the file pages/<path>.py
     title: str                 # navigation title (the concept pages' heading too)
     icon: str
+    concept: bool = False      # one stage of the block (Q/K/V to the output): its heading is its title
     sentence: bool = True      # draws the sidebar's tokens (the Learn page draws its task's own sequence)
-    trains: bool = False       # trains its own model (its sidebar shows the training controls, not the sizes)
+    trains: bool = False       # draws its own training live (the frame trains nothing before it; its sidebar
+                               # shows the training controls, not the article sizes)
+    charts: int = 1            # charts drawn at the default controls (the browser tests wait for them)
+    picks: tuple[str, ...] = ()   # keys of its charts where a click picks a cell
 
     @property
     def file(self) -> str:
@@ -24,20 +28,26 @@ class Page:
 
 
 PAGES: tuple[Page, ...] = (
-    Page("inputs", "Inputs X", ":material/input:"),
-    Page("qkv", "Q, K, V projections", ":material/call_split:"),
-    Page("scores", "Scaled scores", ":material/calculate:"),
-    Page("softmax", "Softmax weights", ":material/percent:"),
-    Page("heads", "Per-head maps", ":material/view_column:"),
-    Page("output", "Block output", ":material/output:"),
+    Page("inputs", "Inputs X", ":material/input:", concept=True),
+    Page("qkv", "Q, K, V projections", ":material/call_split:", concept=True, charts=4),
+    Page("scores", "Scaled scores", ":material/calculate:", concept=True, charts=2,
+         picks=("scores_raw", "scores_scaled")),
+    Page("softmax", "Softmax weights", ":material/percent:", concept=True, charts=2, picks=("softmax_map",)),
+    Page("heads", "Per-head maps", ":material/view_column:", concept=True, charts=4),
+    Page("output", "Block output", ":material/output:", concept=True, charts=3),
     Page("model", "Model view: every head", ":material/grid_view:"),
     Page("exercise", "Exercise: 5 → 6 tokens", ":material/add_box:"),
     Page("experiments", "Experiments: why?", ":material/science:"),
     Page("learn", "Learn: train a head", ":material/school:", sentence=False, trains=True),
 )
-CONCEPT_PAGES = PAGES[:6]      # one stage of the block each: Q/K/V to the output
+CONCEPT_PAGES = tuple(p for p in PAGES if p.concept)
 
 
 def by_path(path: str) -> Page:
     """The page at a URL path ("" is the default page, the first)."""
     return next((p for p in PAGES if p.path == path), PAGES[0])
+
+
+def file(path: str) -> str:
+    """The file of the page at a URL path (a path no page has is an error, not the default page)."""
+    return next(p.file for p in PAGES if p.path == path)

@@ -1,7 +1,8 @@
 """Drive the real app in headless Chromium: a Streamlit server on a free loopback port, Debian's
 Chromium through Playwright, and helpers that wait for "the script finished and every chart is drawn".
 
-Shared by the browser tests (tests/test_browser.py, tests/test_deploy.py) and the benchmarks.
+Shared by the browser tests (tests/test_browser.py, tests/test_phone.py, tests/test_deploy.py) and the
+benchmarks, which both import it from here.
 Playwright's own browser download does not work here, so the system Chromium is launched with
 launch_persistent_context(executable_path=...).
 """
@@ -32,15 +33,12 @@ VIEWPORT = {"width": 1400, "height": 1000}
 
 CHART = "[data-testid='stVegaLiteChart']"
 
-# The frame's pages in navigation order (ui.shell.site.PAGES): (url path, page file, navigation title, charts
-# drawn at the default controls, keys of the selectable charts). The default page's link is the root URL.
-# Only selectable charts carry their key into the DOM (class st-key-<key>); the others are counted.
-# The concept pages' headings equal their navigation titles.
-_DRAWN = {"inputs": (1, []), "qkv": (4, []), "scores": (2, ["scores_raw", "scores_scaled"]),
-          "softmax": (2, ["softmax_map"]), "heads": (4, []), "output": (3, []), "model": (1, []), "exercise": (1, []),
-          "experiments": (1, []), "learn": (1, [])}
-PAGES = [("" if i == 0 else page.path, page.file, page.title, *_DRAWN[page.path])
-         for i, page in enumerate(site.PAGES)]
+# The frame's pages in navigation order (ui.shell.site.PAGES), each as (url path, page file, navigation
+# title, charts drawn at the default controls, keys of the selectable charts), read from its Page entry.
+# The default page's link is the root URL. Only selectable charts carry their key into the DOM (class
+# st-key-<key>); the others are counted. The concept pages' headings equal their navigation titles.
+PAGES = [("" if page is site.PAGES[0] else page.path, page.file, page.title, page.charts, list(page.picks))
+         for page in site.PAGES]
 CONCEPT_PAGES = {"" if page is site.PAGES[0] else page.path for page in site.CONCEPT_PAGES}  # first chart: T rows
 
 
