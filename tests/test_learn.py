@@ -306,3 +306,16 @@ def test_a_deep_task_needs_no_other_task(monkeypatch):
     previous, drop = compute.circuit(deep.config, training)
     assert previous.shape[1:] == (2, deep.config.num_heads)
     assert "A head that solves it" in words.task("deep")
+
+
+def test_a_stack_is_shown_beside_one_layer_trained_with_the_same_budget():
+    """Issue 24: for a task with more than one layer, a one-layer model trained with the same steps,
+    batches and learning rate, its accuracy metric and model view beside the stack's."""
+    at = _train(_learn({"task": "induction", "steps": "20"}, timeout=300), timeout=600)
+    task = engine.TASKS["induction"]
+    training = presets.Training(task="induction", steps=20, lr=task.lr)
+    one = engine.Config(**{**task.config.__dict__, "n_layers": 1})
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["accuracy, 2 layers"] == f"{compute.accuracy(task.config, training):.1%}"
+    assert metrics["accuracy, 1 layer"] == f"{compute.accuracy(one, training):.1%}"
+    assert compute.trained(one, training).steps == 20
