@@ -396,6 +396,24 @@ def _weights_by_cell(chart) -> dict[tuple[str, str], float]:
     return cells
 
 
+def test_learn_page_shows_the_models_predictions(tab):
+    """Issue 24: after training, a table of what the model predicts at every position of the sequence;
+    the training settings stay in the URL."""
+    tab.open("/learn?task=first&steps=60&sequence=ABCDEFGH")
+    train = tab.page.get_by_role("button", name="Train")
+    if train.count():
+        tab.settle_after(train.click)
+    table = tab.page.locator("table", has_text="predicted")
+    table.wait_for(timeout=120_000)
+    rows = table.locator("tbody tr")
+    assert rows.count() == 8
+    assert rows.nth(0).locator("td").nth(2).inner_text() == "no"          # position 0 is not scored
+    assert rows.nth(3).locator("td").nth(3).inner_text() == "A"           # the target: the first token
+    assert {"task": "first", "steps": "60", "sequence": "ABCDEFGH"}.items() <= tab.query().items()
+    tab.shot("learn-predictions")
+    tab.assert_clean()
+
+
 def test_learn_page_trains_and_replays_from_even_to_the_pattern(tab):
     """Train the previous-token task, scrub to step 0 and to the end: the head's weight on the key just
     before each query goes from about an even share to at least 0.9."""
