@@ -40,7 +40,7 @@ EX_TWIST = {"causal": "ex_twist_causal", "positions": "ex_twist_positions"}
 
 XP_SECTION, XP_DHEAD, XP_INIT, XP_SHUFFLE = "xp_section", "xp_dhead", "xp_init", "xp_shuffle"
 
-LEARN_TASK, LEARN_TRAIN, LEARN_STEP = "learn_task", "learn_train", "learn_step"
+LEARN_TRAIN, LEARN_STEP = "learn_train", "learn_step"     # the task is a control: FIELD.task
 
 
 def download_key(kind: str, slug: str) -> str:
