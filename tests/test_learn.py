@@ -319,3 +319,13 @@ def test_a_stack_is_shown_beside_one_layer_trained_with_the_same_budget():
     assert metrics["accuracy, 2 layers"] == f"{compute.accuracy(task.config, training):.1%}"
     assert metrics["accuracy, 1 layer"] == f"{compute.accuracy(one, training):.1%}"
     assert compute.trained(one, training).steps == 20
+
+
+def test_knockout_sentence_names_every_head_that_costs_accuracy():
+    """Issue 24 / 23 defect 7: the circuit from knock-outs: every costly head by its cost, the rest as
+    cheap, and each layer removed whole (the issue's measured numbers)."""
+    single = {(0, 0): 0.855, (0, 1): 0.926, (1, 0): 0.925, (1, 1): 0.965}
+    said = words.knockouts(0.969, single, {0: 0.153, 1: 0.069}, 1000)
+    assert ("layer 0 head 0 costs 11.4 points, layer 1 head 0 costs 4.4 points and layer 0 head 1 costs 4.3 "
+            "points; layer 1 head 1 costs less than 1 point") in said
+    assert "layer 0 15.3% and layer 1 6.9%" in said and "1,000 fresh sequences, 96.9% right" in said

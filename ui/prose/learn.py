@@ -152,3 +152,26 @@ def depth_notice(losses, drop: int, steps: np.ndarray, shares: np.ndarray, previ
     said += (f"At step {int(steps[at])} of the replay, the head now most on the task's keys (layer {best[0]} head "
              f"{best[1]}) puts {fmt(float(shares[at][best]), '.0%')} there.")
     return said + f" After the last step the model predicts {_right(accuracy)} 1,000 fresh sequences' scored targets right."
+
+
+COSTS = 0.01          # a knock-out "costs accuracy" when it loses at least this much (one point)
+
+
+def knockouts(base: float, single: dict, layers: dict, n: int) -> str:
+    """The circuit as measured by knock-outs: base accuracy, single[(layer, head)] the accuracy with that
+    head knocked out, layers[layer] with every head of that layer knocked out (n fresh sequences)."""
+    costly = sorted(((pair, base - acc) for pair, acc in single.items() if base - acc >= COSTS),
+                    key=lambda item: -item[1])
+    said = f"Knocking out heads (their output set to zero; {n:,} fresh sequences, {fmt(base, '.1%')} right with none): "
+    if costly:
+        said += names([f"layer {layer} head {head} costs {fmt(cost * 100, '.1f')} points"
+                       for (layer, head), cost in costly])
+        free = [pair for pair in single if pair not in dict(costly)]
+        if free:
+            said += "; " + names([f"layer {layer} head {head}" for layer, head in free]) + \
+                    f" {'costs' if len(free) == 1 else 'cost'} less than {COSTS * 100:g} point{'s' * (COSTS * 100 != 1)}"
+    else:
+        said += f"no single head costs {COSTS * 100:g} point or more"
+    said += ". With every head of a layer removed: " + names(
+        [f"layer {layer} {fmt(acc, '.1%')}" for layer, acc in sorted(layers.items())]) + ". "
+    return said
