@@ -232,6 +232,10 @@ def test_untrained_notice_counts_the_even_rows():
         notice = next(s.value for s in at.success if "What to notice" in s.value)
         assert f"{even} of the {total} rows" in notice
         assert "every row spreads its weight almost evenly" not in notice
+        keys = task.expected_keys(np.array([ids]))[0]
+        rows = [i for i in range(len(ids)) if keys[i].any() and stack.layers[0].visible[i].sum() > 1]
+        on_keys = np.mean([stack.layers[0].weights[0, i][keys[i]].sum() for i in rows])
+        assert f"The dashed keys get {on_keys:.0%} of their rows' weight" in notice
     assert even < total
 
 

@@ -40,8 +40,9 @@ def formula_words(cfg: engine.Config) -> str:
             "θ is every trained number: the embedding table E, every block's weights and W_U.")
 
 
-def untrained(weights: np.ndarray, visible: np.ndarray, seconds: str) -> str:
-    """Before training: how evenly the initial weights' rows spread, counted (L, H, T, T) weights."""
+def untrained(weights: np.ndarray, visible: np.ndarray, expected: np.ndarray | None, seconds: str) -> str:
+    """Before training: how evenly the initial weights' rows spread, counted on (L, H, T, T) weights;
+    with the task's keys (T, T) drawn dashed (one layer), the mean weight they get against an even share."""
     rows = np.count_nonzero(visible, axis=-1) > 1                     # (T,) rows with a choice
     s = spread(weights, visible)[..., rows]                           # (L, H, R)
     even = int(np.count_nonzero(s >= NEAR_UNIFORM))
@@ -52,10 +53,14 @@ def untrained(weights: np.ndarray, visible: np.ndarray, seconds: str) -> str:
             f"choose between keys spread their weight almost evenly (spread ≥ {NEAR_UNIFORM}); the most "
             f"lopsided row gives one key {fmt(top[where], '.2f')} where an even spread gives "
             f"{fmt(uniform[where[-1]], '.2f')}. ")
-    if even == s.size:
-        said += "None of them prefers the dashed keys yet. "
-    else:
-        said += "Random weights already prefer some keys, but not the task's. "
+    if expected is None:
+        return said + (f"Press Train and watch the maps change ({seconds} on one core; the first student to press "
+                       "it trains for the whole room).")
+    keyed = expected.any(axis=-1) & rows                              # (T,) rows with a dashed key and a choice
+    on_keys = (weights * expected).sum(axis=-1)[..., keyed]           # (L, H, R')
+    fair = (np.count_nonzero(expected & visible, axis=-1) / np.count_nonzero(visible, axis=-1))[keyed]
+    said += (f"The dashed keys get {fmt(on_keys.mean(), '.0%')} of their rows' weight on average, where an even "
+             f"spread gives {fmt(fair.mean(), '.0%')}. ")
     return said + (f"Press Train and watch the dashed cells take the weight ({seconds} on one core; the first "
                    "student to press it trains for the whole room).")
 
