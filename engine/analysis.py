@@ -9,8 +9,8 @@ import numpy as np
 from .attention import row_entropy, softmax
 from .block import Trace
 from .config import Config
+from .model import run
 from .params import Params
-from .presets import run
 from .tokens import Token
 
 
@@ -161,8 +161,8 @@ def logsumexp(x: np.ndarray, axis: int = -1) -> np.ndarray:
 def extend(cfg: Config, tokens: Sequence[Token], new_token: Token, params: Params | None = None) -> Extension:
     """Run tokens and tokens + [new_token] (with params, or cfg's own weights); the first len(tokens)
     inputs are identical in both."""
-    before = run(cfg, tokens, params)
-    after = run(cfg, list(tokens) + [new_token], params)
+    before = run(cfg, tokens, params).layers[0]
+    after = run(cfg, list(tokens) + [new_token], params).layers[0]
     T = before.T
     old_scaled = after.scaled[:, :T, :T]                              # (H, T, T): same as before.scaled
     new_scores = after.scaled[:, :T, T]                               # (H, T); -inf where the mask hides it

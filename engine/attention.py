@@ -14,15 +14,15 @@ def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
 
 
 def split_heads(m: np.ndarray, num_heads: int) -> np.ndarray:
-    """(T, C) -> (H, T, d_head): head h takes columns h*d_head ... (h+1)*d_head - 1."""
-    T, C = m.shape
-    return m.reshape(T, num_heads, C // num_heads).swapaxes(0, 1)   # (T, H, d_head) -> (H, T, d_head)
+    """(..., T, C) -> (..., H, T, d_head): head h takes columns h*d_head ... (h+1)*d_head - 1."""
+    *batch, T, C = m.shape
+    return m.reshape(*batch, T, num_heads, C // num_heads).swapaxes(-3, -2)   # (..., T, H, d_head) -> (..., H, T, d_head)
 
 
 def merge_heads(heads: np.ndarray) -> np.ndarray:
-    """(H, T, d_head) -> (T, H*d_head): the heads' outputs side by side, head 0 first."""
-    H, T, d_head = heads.shape
-    return heads.swapaxes(0, 1).reshape(T, H * d_head)               # (T, H, d_head) -> (T, C)
+    """(..., H, T, d_head) -> (..., T, H*d_head): the heads' outputs side by side, head 0 first."""
+    *batch, H, T, d_head = heads.shape
+    return heads.swapaxes(-3, -2).reshape(*batch, T, H * d_head)      # (..., T, H, d_head) -> (..., T, C)
 
 
 def causal_visible(T: int) -> np.ndarray:
@@ -41,15 +41,29 @@ def sinusoidal_positions(T: int, d_model: int) -> np.ndarray:
     return enc
 
 
-def layer_norm(x: np.ndarray, eps: float = 1e-5) -> np.ndarray:
-    """Each row to mean 0 and variance 1 (no learned gain or bias)."""
-    mean = x.mean(axis=-1, keepdims=True)                             # (T, 1)
-    var = x.var(axis=-1, keepdims=True)                               # (T, 1)
-    return (x - mean) / np.sqrt(var + eps)
+EPS = 1e-5   # layer norm's epsilon: keeps a constant row finite
+
+
+def layer_norm(x: np.ndarray) -> np.ndarray:
+    """Each row (last axis) to mean 0 and variance 1 (no learned gain or bias)."""
+    mean = x.mean(axis=-1, keepdims=True)                             # (..., T, 1)
+    var = x.var(axis=-1, keepdims=True)                               # (..., T, 1)
+    return (x - mean) / np.sqrt(var + EPS)                            # (..., T, C)
+
+
+def layer_norm_backward(x: np.ndarray, y: np.ndarray, d_y: np.ndarray) -> np.ndarray:
+    """d_x from d_y for y = layer_norm(x): remove d_y's mean and its part along y, then / std."""
+    std = np.sqrt(x.var(axis=-1, keepdims=True) + EPS)                # (..., T, 1): recomputed, cheaper than stored
+    return (d_y - d_y.mean(axis=-1, keepdims=True) - y * (d_y * y).mean(axis=-1, keepdims=True)) / std
 
 
 def relu(x: np.ndarray) -> np.ndarray:
     return np.maximum(0, x)
+
+
+def rows(m: np.ndarray) -> np.ndarray:
+    """(..., N) -> (rows, N): every token of every sequence as one row, for weight gradients."""
+    return m.reshape(-1, m.shape[-1])
 
 
 def row_entropy(weights: np.ndarray) -> np.ndarray:

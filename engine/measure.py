@@ -5,7 +5,7 @@ import numpy as np
 
 from .block import Trace
 from .config import Config
-from .model import Stack, forward_stack
+from .model import Stack, forward
 from .params import Params
 from .tasks import Task, get_task
 from .tokens import display_labels
@@ -26,7 +26,7 @@ def task_stack(task: str | Task, cfg: Config, params: Params, ids) -> Stack:
     task = get_task(task)
     ids = _checked_ids(task, ids)
     labels = display_labels([task.vocab[i] for i in ids])
-    return forward_stack(cfg, params, params.embeddings[ids], labels)   # (T, C) rows of the table
+    return forward(cfg, params, params.embeddings[ids], labels)       # (T, C) rows of the table
 
 
 def task_trace(task: str | Task, cfg: Config, params: Params, ids) -> Trace:
@@ -48,13 +48,10 @@ def share_per_query(cfg: Config, params: Params, tokens, keys: np.ndarray,
     measured = scored & keys.any(axis=-1)                             # (n, T)
     if not measured.any():
         raise ValueError("no scored query has an expected key: nothing to measure")
-    shares = []
-    for row, seq in enumerate(tokens):
-        stack = forward_stack(cfg, params, params.embeddings[seq])    # the UI's forward, one sequence
-        weights = np.stack([trace.weights for trace in stack.layers])   # (L, H, T, T)
-        on_keys = (weights * keys[row]).sum(axis=-1)                  # (L, H, T): weight on the expected keys
-        shares.append(on_keys[:, :, measured[row]])                   # (L, H, q) for this sequence
-    return np.concatenate(shares, axis=-1)                            # (L, H, Q)
+    stack = forward(cfg, params, params.embeddings[tokens])           # the one forward, every sequence at once
+    weights = np.stack([trace.weights for trace in stack.layers])     # (L, n, H, T, T)
+    on_keys = (weights * keys[:, None]).sum(axis=-1)                  # (L, n, H, T): weight on the expected keys
+    return on_keys.transpose(0, 2, 1, 3)[:, :, measured]              # (L, H, n, T) -> (L, H, Q)
 
 
 def expected_share(task: str | Task, cfg: Config, params: Params, tokens, targets=None) -> np.ndarray:

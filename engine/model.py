@@ -1,39 +1,36 @@
-"""A stack of blocks, one Trace per block, then (with W_u) next-token logits and probabilities."""
+"""The model: embed → positions → every block → next-token logits, its loss, and its backward pass
+beside it. Pages, training, evaluation and the measurements all run this one forward.
+
+Shape letters: B sequences (any batch axes, or none for one sequence), T tokens, C = d_model,
+H heads of D = d_head columns, V = vocabulary size, L blocks.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Iterable, Sequence
 
 import numpy as np
 
-from .attention import sinusoidal_positions, softmax
-from .block import Trace, block_stages, checked_input
-from .config import Config
-from .params import Params, init_params
+from .attention import rows, sinusoidal_positions, softmax
+from .block import Trace, block_backward, block_forward
+from .config import MAX_TOKENS, Config
+from .params import Params, init_params, param_arrays, stack_params
 from .tokens import Token, display_labels, embed, label
 
 
 @dataclass(frozen=True)
-class LayerTrace(Trace):
-    """The Trace of block `layer` in a stack. Block 0 sees the tokens (+ positions); block l > 0
-    sees block l-1's output as its x, with positions None (they are added once, before block 0)."""
-
-    layer: int = 0
-
-
-@dataclass(frozen=True)
 class Stack:
-    """Every block's Trace, in order, and what the last block's output predicts. V = vocabulary size."""
+    """Every block's Trace, in order, and what the last block's output predicts."""
 
     config: Config
     labels: tuple[str, ...]
-    layers: tuple[LayerTrace, ...]   # one Trace per block; layers[l].x is layers[l-1].output
-    logits: np.ndarray | None        # (T, V) last output · W_u, or None without an unembedding
-    probs: np.ndarray | None         # (T, V) softmax of the logits: each row sums to 1
+    layers: tuple[Trace, ...]        # one Trace per block; layers[l].x is layers[l-1].output
+    logits: np.ndarray | None        # (..., T, V) last output · W_u, or None without an unembedding
+    probs: np.ndarray | None         # (..., T, V) softmax of the logits: each row sums to 1
 
     @property
     def output(self) -> np.ndarray:
-        """(T, C) the last block's output."""
+        """(..., T, C) the last block's output."""
         return self.layers[-1].output
 
     @property
@@ -51,34 +48,144 @@ def check_params(cfg: Config, params: Params) -> None:
         raise ValueError(f"w_u must have shape ({cfg.d_model}, {cfg.vocab_size}), got {params.w_u.shape}")
 
 
-def forward_stack(cfg: Config, params: Params, x: np.ndarray, labels: tuple[str, ...] | None = None) -> Stack:
-    """Run every block over x (T, C) in turn, keeping every intermediate of each."""
+def checked_input(cfg: Config, x: np.ndarray, labels: Sequence[str] | None) -> tuple[np.ndarray, tuple[str, ...]]:
+    """x (..., T, C) as floats, checked, and one label per token."""
+    x = np.array(x, dtype=float)                                      # a private copy the trace may freeze
+    if x.ndim < 2 or x.shape[-1] != cfg.d_model:
+        raise ValueError(f"x must have shape (T, {cfg.d_model}) or (B, T, {cfg.d_model}), got {x.shape}")
+    T = x.shape[-2]
+    if not 1 <= T <= MAX_TOKENS:
+        raise ValueError(f"{T} tokens is outside 1..{MAX_TOKENS}")
+    if not np.isfinite(x).all():
+        raise ValueError("x contains NaN or infinity")
+    labels = tuple(str(i) for i in range(T)) if labels is None else tuple(labels)
+    if len(labels) != T:
+        raise ValueError(f"{len(labels)} labels for {T} tokens")
+    return x, labels
+
+
+def knocked_heads(cfg: Config, ablate: Iterable[tuple[int, int]]) -> tuple[tuple[int, ...], ...]:
+    """(layer, head) pairs -> for each layer, its knocked-out heads; a pair out of range is refused."""
+    L, H = cfg.n_layers, cfg.num_heads
+    knocked = [set() for _ in range(L)]
+    for pair in ablate:
+        if (not isinstance(pair, tuple) or len(pair) != 2
+                or not all(isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in pair)
+                or not (0 <= pair[0] < L and 0 <= pair[1] < H)):
+            raise ValueError(f"ablate takes (layer, head) pairs with layer in 0..{L - 1} and head in "
+                             f"0..{H - 1}, got {pair!r}")
+        knocked[pair[0]].add(int(pair[1]))
+    return tuple(tuple(sorted(heads)) for heads in knocked)
+
+
+def forward(cfg: Config, params: Params, x: np.ndarray, labels: Sequence[str] | None = None,
+            ablate: Iterable[tuple[int, int]] = (), means: np.ndarray | None = None) -> Stack:
+    """Positions, then every block over x (..., T, C) in turn, then (with W_u) the logits.
+
+    ablate: (layer, head) pairs whose output is replaced before the concatenation: by zeros, or by
+    means[layer, head] (L, H, T, D) when means are given (see head_means: mean-ablation).
+    """
     check_params(cfg, params)
     x, labels = checked_input(cfg, x, labels)
-    T, C = x.shape                                                    # tokens, model width
-    positions = sinusoidal_positions(T, C) if cfg.positional == "sinusoidal" else None
-    x_in = x if positions is None else x + positions                  # (T, C); positions only here
-
+    knocked = knocked_heads(cfg, ablate)
+    T, C = x.shape[-2:]                                               # tokens, model width
+    if means is not None and np.shape(means) != (cfg.n_layers, cfg.num_heads, T, cfg.d_head):
+        raise ValueError(f"means must have shape (L, H, T, D) = {(cfg.n_layers, cfg.num_heads, T, cfg.d_head)}, "
+                         f"got {np.shape(means)}")
+    positions = sinusoidal_positions(T, C) if cfg.positional == "sinusoidal" else None   # (T, C)
     layers = []
     for layer, block in enumerate(params.blocks):
-        stages = block_stages(cfg, block, x, positions, x_in)
-        layers.append(LayerTrace(config=cfg, labels=labels, layer=layer, **stages))
-        x = x_in = stages["output"]                                   # (T, C): what the next block reads
-        positions = None
-
+        trace = block_forward(cfg, block, x, positions, labels, layer, knocked[layer],
+                              None if means is None else means[layer])
+        layers.append(trace)
+        x, positions = trace.output, None                             # (..., T, C); positions are added once
     logits = probs = None
     if params.w_u is not None:
-        logits = x @ params.w_u                                       # (T, C) @ (C, V) -> (T, V)
-        probs = softmax(logits, axis=-1)                              # (T, V)
+        logits = x @ params.w_u                                       # (..., T, C) @ (C, V) -> (..., T, V)
+        probs = softmax(logits, axis=-1)                              # (..., T, V)
         logits.setflags(write=False)
         probs.setflags(write=False)
     return Stack(config=cfg, labels=labels, layers=tuple(layers), logits=logits, probs=probs)
 
 
-def run_stack(cfg: Config, tokens: Sequence[Token], params: Params | None = None) -> Stack:
-    """Weights for cfg (unless given), vectors for tokens, the whole stack, with readable labels."""
+def cross_entropy(logits: np.ndarray, targets: np.ndarray) -> tuple[float, np.ndarray]:
+    """Mean of -log p(target) over scored positions (targets >= 0), and d_logits (B, T, V)."""
+    scored = targets >= 0                                             # (B, T)
+    picked = targets[scored]                                          # (N,): the right answers
+    shifted = logits - logits.max(axis=-1, keepdims=True)             # (B, T, V); same softmax, no overflow
+    log_probs = shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))   # (B, T, V)
+    loss = -log_probs[scored, picked].mean()                          # scalar
+    d_logits = np.exp(log_probs)                                      # (B, T, V): softmax - one_hot, for scored rows
+    d_logits[scored, picked] -= 1.0
+    d_logits *= scored[..., None] / len(picked)                       # unscored rows get 0; the mean divides by N
+    return float(loss), d_logits
+
+
+def backward(cfg: Config, params: Params, stack: Stack, tokens: np.ndarray, d_logits: np.ndarray) -> Params:
+    """From d_logits (B, T, V) back through every block to the gradient of every array in params."""
+    d_w_u = rows(stack.output).T @ rows(d_logits)                     # (C, B*T) @ (B*T, V) -> (C, V)
+    d_h = d_logits @ params.w_u.T                                     # (B, T, V) @ (V, C) -> (B, T, C)
+    d_blocks = []
+    for block, trace in zip(reversed(params.blocks), reversed(stack.layers)):
+        d_h, d_block = block_backward(cfg, block, trace, d_h)         # (B, T, C) -> (B, T, C)
+        d_blocks.insert(0, d_block)
+    d_x = d_h                                                         # (B, T, C)
+    one_hot = np.eye(len(params.embeddings))[tokens.ravel()]          # (B*T, V): the lookup x = one_hot · table
+    d_embeddings = one_hot.T @ rows(d_x)                              # (V, B*T) @ (B*T, C) -> (V, C): sums each token's uses
+    return stack_params(tuple(d_blocks), d_embeddings, d_w_u)
+
+
+def check_batch(cfg: Config, params: Params, tokens, targets=None) -> tuple[np.ndarray, np.ndarray | None]:
+    """Tokens and targets as (B, T) int arrays, checked against the vocabulary and the params."""
+    check_params(cfg, params)
+    if params.w_u is None or params.embeddings is None:
+        raise ValueError("training needs an embedding table and W_u: use a config with unembedding=True")
+    tokens = np.asarray(tokens)
+    V = cfg.vocab_size
+    checks = [("tokens", tokens, 0)] + ([] if targets is None else [("targets", np.asarray(targets), -1)])
+    for name, ids, low in checks:
+        if ids.ndim != 2 or ids.size == 0 or not np.issubdtype(ids.dtype, np.integer):
+            raise ValueError(f"{name} must be a non-empty (B, T) array of whole numbers, got {ids.dtype} {ids.shape}")
+        if ids.min() < low or ids.max() >= V:
+            raise ValueError(f"{name} must lie in {low}..{V - 1} (the vocabulary has {V} words)")
+    if tokens.shape[1] > MAX_TOKENS:
+        raise ValueError(f"{tokens.shape[1]} tokens per sequence is too many; the engine takes at most {MAX_TOKENS}")
+    if targets is None:
+        return tokens, None
+    targets = np.asarray(targets)
+    if targets.shape != tokens.shape:
+        raise ValueError(f"targets {targets.shape} and tokens {tokens.shape} must have the same shape")
+    if not np.any(targets >= 0):
+        raise ValueError("no position is scored: every target is -1")
+    return tokens, targets
+
+
+def backprop(cfg: Config, params: Params, tokens, targets) -> tuple[float, Params, Stack]:
+    """loss_and_grads, plus the forward's Stack (its logits are what the loss was computed from)."""
+    tokens, targets = check_batch(cfg, params, tokens, targets)
+    stack = forward(cfg, params, params.embeddings[tokens])           # (V, C)[(B, T)] -> (B, T, C) -> logits (B, T, V)
+    loss, d_logits = cross_entropy(stack.logits, targets)
+    return loss, backward(cfg, params, stack, tokens, d_logits), stack
+
+
+def loss_and_grads(cfg: Config, params: Params, tokens, targets) -> tuple[float, Params]:
+    """Mean cross-entropy of next-token logits over scored positions, and its exact gradient.
+
+    tokens, targets: (B, T) ints; a target of -1 is not scored. grads has params' structure
+    (None where params has None).
+    """
+    loss, grads, _ = backprop(cfg, params, tokens, targets)
+    for array in param_arrays(grads):
+        array.setflags(write=False)
+    return loss, grads
+
+
+def run(cfg: Config, tokens: Sequence[Token], params: Params | None = None,
+        ablate: Iterable[tuple[int, int]] = (), means: np.ndarray | None = None) -> Stack:
+    """Weights for cfg (or these trained ones), vectors for one sequence of words or ids, the
+    forward pass, readable labels: what the pages draw."""
     params = init_params(cfg) if params is None else params
     check_params(cfg, params)
     x = embed(cfg, params, tokens)                                    # (T, C)
     labels = display_labels([label(cfg, t) for t in tokens])
-    return forward_stack(cfg, params, x, labels)
+    return forward(cfg, params, x, labels, ablate, means)

@@ -84,6 +84,34 @@ def param_arrays(params: Params) -> list[np.ndarray]:
     return [a for a in arrays if a is not None]
 
 
+def flatten(params: Params) -> np.ndarray:
+    """All of the model's numbers in one vector (a copy), in param_arrays' order."""
+    return np.concatenate([a.ravel() for a in param_arrays(params)])
+
+
+def unflatten(like: Params, theta: np.ndarray) -> Params:
+    """A Params shaped like `like` whose arrays are views into theta (they change when theta does)."""
+    offset, taken = 0, []
+    for array in param_arrays(like):
+        taken.append(theta[offset: offset + array.size].reshape(array.shape))
+        offset += array.size
+    taken.reverse()                                                   # pop() now hands them out in order
+
+    def take(array):
+        return None if array is None else taken.pop()
+
+    blocks = tuple(Block(**{name: take(getattr(block, name)) for name in BLOCK_ARRAYS}) for block in like.blocks)
+    embeddings = take(like.embeddings)
+    return stack_params(blocks, embeddings, take(like.w_u))
+
+
+def frozen_copy(params: Params) -> Params:
+    """A read-only copy that later training steps cannot change."""
+    theta = flatten(params)
+    theta.setflags(write=False)
+    return unflatten(params, theta)
+
+
 def _frozen(array: np.ndarray) -> np.ndarray:
     array.setflags(write=False)
     return array

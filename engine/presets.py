@@ -1,13 +1,11 @@
-"""The two articles' examples as named presets, and one call that runs tokens through a config."""
+"""The two articles' examples as named presets."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Sequence
 
-from .block import Trace, forward
 from .config import Config
-from .params import Params, init_params
-from .tokens import Token, display_labels, embed, label
+from .model import Stack, run
+from .tokens import Token
 
 # Day 33 names its ten ids only by number; these words make the axes readable.
 # The script's sentence [2, 5, 3, 7, 1] reads "the cat sat on mat".
@@ -55,15 +53,7 @@ def get_preset(name: str) -> Preset:
     return PRESETS[name]
 
 
-def run(cfg: Config, tokens: Sequence[Token], params: Params | None = None) -> Trace:
-    """Weights for cfg (or these trained ones), vectors for tokens, one forward pass, readable labels."""
-    params = init_params(cfg) if params is None else params
-    x = embed(cfg, params, tokens)                                    # (T, C)
-    labels = display_labels([label(cfg, t) for t in tokens])
-    return forward(cfg, params, x, labels)
-
-
-def run_preset(name: str, **overrides) -> Trace:
+def run_preset(name: str, **overrides) -> Stack:
     """An article's example, exactly as its script computes it (overrides change the config)."""
     preset = get_preset(name)
     return run(replace(preset.config, **overrides), preset.tokens)

@@ -7,43 +7,15 @@ from typing import Callable
 
 import numpy as np
 
-from .backward import backprop, check_batch, model_forward
 from .config import Config
-from .params import BLOCK_ARRAYS, Block, Params, init_params, param_arrays, stack_params
+from .model import backprop, check_batch, forward
+from .params import Params, flatten, frozen_copy, init_params, unflatten
 from .tasks import Task, get_task
 
 PROGRESS_CALLS = 50      # on_progress is called about this many times per run (and at the end)
 CHECKPOINTS = 40         # about this many snapshots of the weights, denser early
 DENSE_SAVES = 120        # at most this many more while training (every step/120, at least every 10 steps
 DENSE_EVERY = 10         # up to 1,200 steps), of which only those across the loss's drop are kept
-
-
-def flatten(params: Params) -> np.ndarray:
-    """All of the model's numbers in one vector (a copy), in param_arrays' order."""
-    return np.concatenate([a.ravel() for a in param_arrays(params)])
-
-
-def unflatten(like: Params, theta: np.ndarray) -> Params:
-    """A Params shaped like `like` whose arrays are views into theta (they change when theta does)."""
-    offset, taken = 0, []
-    for array in param_arrays(like):
-        taken.append(theta[offset: offset + array.size].reshape(array.shape))
-        offset += array.size
-    taken.reverse()                                                   # pop() now hands them out in order
-
-    def take(array):
-        return None if array is None else taken.pop()
-
-    blocks = tuple(Block(**{name: take(getattr(block, name)) for name in BLOCK_ARRAYS}) for block in like.blocks)
-    embeddings = take(like.embeddings)
-    return stack_params(blocks, embeddings, take(like.w_u))
-
-
-def frozen_copy(params: Params) -> Params:
-    """A read-only copy that later training steps cannot change."""
-    theta = flatten(params)
-    theta.setflags(write=False)
-    return unflatten(params, theta)
 
 
 def adam_step(theta: np.ndarray, grad: np.ndarray, m: np.ndarray, v: np.ndarray, t: int, lr: float,
@@ -159,10 +131,10 @@ def train(task: str | Task, cfg: Config | None = None, steps: int | None = None,
     start, waited = time.perf_counter(), 0.0
     for step in range(steps):
         tokens, targets = task.sample(rng, batch)                     # (B, T) each
-        loss, grads, logits = backprop(cfg, params, tokens, targets)
+        loss, grads, stack = backprop(cfg, params, tokens, targets)
         scored = targets >= 0
         losses[step] = loss
-        accuracies[step] = np.mean(logits.argmax(axis=-1)[scored] == targets[scored])
+        accuracies[step] = np.mean(stack.logits.argmax(axis=-1)[scored] == targets[scored])
         new_theta, m, v = adam_step(theta, flatten(grads), m, v, step + 1, lr)
         theta[:] = new_theta                                          # in place, so params' views see it
         if step + 1 in keep or (step + 1) % dense == 0:              # dense now; thinned after the run
@@ -179,16 +151,13 @@ def train(task: str | Task, cfg: Config | None = None, steps: int | None = None,
                     checkpoints=tuple(checkpoints), seconds=seconds)
 
 
-def predict(cfg: Config, params: Params, tokens: np.ndarray) -> np.ndarray:
-    """The most likely next token (B, T) at every position of every sequence."""
-    logits, _ = model_forward(cfg, params, tokens)                    # (B, T, V)
-    return logits.argmax(axis=-1)                                     # (B, T)
-
-
-def evaluate(task: str | Task, cfg: Config, params: Params, n: int = 1000, seed: int = 1) -> float:
-    """Share of scored positions predicted right on n fresh sequences drawn from RandomState(seed)."""
+def evaluate(task: str | Task, cfg: Config, params: Params, n: int = 1000, seed: int = 1,
+             ablate=(), means: np.ndarray | None = None) -> float:
+    """Share of scored positions predicted right on n fresh sequences drawn from RandomState(seed),
+    with the (layer, head) pairs in ablate knocked out (see engine.forward)."""
     task = get_task(task)
     tokens, targets = task.sample(np.random.RandomState(seed), n)     # (n, T) each
     tokens, targets = check_batch(cfg, params, tokens, targets)
+    stack = forward(cfg, params, params.embeddings[tokens], ablate=ablate, means=means)   # logits (n, T, V)
     scored = targets >= 0
-    return float(np.mean(predict(cfg, params, tokens)[scored] == targets[scored]))
+    return float(np.mean(stack.logits.argmax(axis=-1)[scored] == targets[scored]))

@@ -34,4 +34,4 @@ st.caption(f"Outlined: layer {view.layer}, head {view.head}, the block and head 
            "4 layers × 16 heads of 64 tokens draw at once.")
 layout.notice(words.notice(spread, top, uniform))
 everything = numbers.StackArrays(stack)
-footer.exports("model", everything, everything.weights(), code=[engine.forward_stack])
+footer.exports("model", everything, everything.weights(), code=[engine.forward])

@@ -39,4 +39,4 @@ charts.heatmap(t.ffn_hidden, t.labels, hidden, title=f"FFN hidden after ReLU: {T
 layout.notice(notices.output_notice(t))
 footer.exports("output", t, {"after_attn": (t.after_attn, t.labels, dims),
                              "ffn_hidden": (t.ffn_hidden, t.labels, hidden), "output": (t.output, t.labels, dims)},
-               code=[engine.forward])
+               code=[engine.block_forward])

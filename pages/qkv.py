@@ -60,4 +60,4 @@ projection.show(t, params, picked)
 footer.exports("qkv", t, {"X": (source, t.labels, dims), "Q": (engine.merge_heads(t.q), t.labels, dims),
                           "K": (engine.merge_heads(t.k), t.labels, dims),
                           "V": (engine.merge_heads(t.v), t.labels, dims)},
-               code=[engine.split_heads, engine.forward])
+               code=[engine.split_heads, engine.block_forward])

@@ -44,4 +44,4 @@ layout.notice(notices.scores_notice(t, h, quote=layout.quote))
 inspector.show(t, h, cell)
 footer.exports("scores", t, {f"scores head {h}": (t.scores[h], t.labels, t.labels),
                              f"scaled head {h}": (t.scaled[h], t.labels, t.labels)},
-               code=[engine.forward])
+               code=[engine.block_forward])

@@ -81,7 +81,7 @@ def test_preset_sets_every_control_and_pages_show_the_articles_numbers():
     c = state.preset_controls("day33")
     assert _controls(at) == {k: getattr(c, k) for k in _controls(at)}
     # The softmax page's table holds each row's strongest weight: compare with the article's matrix.
-    golden = engine.run_preset("day33").weights[0]
+    golden = engine.run_preset("day33").layers[0].weights[0]
     table = tables(at)[0]
     assert list(table["row sum"]) == [f"{x:.6f}" for x in golden.sum(axis=1)]        # printed with 6 decimals
     np.testing.assert_allclose(table["weight"].astype(float), golden.max(axis=1), atol=5e-5)   # 4 decimals
@@ -225,7 +225,7 @@ def test_cell_inspector_shows_the_traces_numbers(page, preset, head, cell):
     at.session_state["cell"] = cell
     at.run()
     assert_clean(at)
-    t = engine.run_preset(preset)
+    t = engine.run_preset(preset).layers[0]
     i, j = cell
     assert any(f"Worked cell: query {i} → key {j}, head {head}" in s.value for s in at.subheader)
     terms = next(d for d in tables(at) if "running sum" in d.columns)
@@ -262,7 +262,7 @@ def test_projection_inspector_matches_the_trace():
     at.session_state["qkv_entry"] = ("V", 3, 12)
     at.run()
     assert_clean(at)
-    t = engine.run_preset("part4")
+    t = engine.run_preset("part4").layers[0]
     table = tables(at)[-1]
     assert table["running sum"].iloc[-1] == f"{t.v[1, 3, 4]:.5f}"
 
@@ -325,7 +325,7 @@ def _chart_tables(at):
 def test_heatmaps_carry_the_traces_numbers(params):
     at = open_app(site.file("scores"), params)
     controls, _ = state.from_params(params)
-    t = engine.run(state.to_config(controls), state.to_tokens(controls).words)
+    t = engine.run(state.to_config(controls), state.to_tokens(controls).words).layers[0]
     h = controls.head
     raw, scaled = _chart_tables(at)[:2]
     T = t.T

@@ -100,7 +100,7 @@ def test_every_head_map_at_the_maximum_is_a_picture_of_the_traces_weights():
     at = open_app(site.file("heads"), params)
     assert_clean(at)
     controls, _ = state.from_params(params)
-    t = engine.run(state.to_config(controls), state.to_tokens(controls).words)
+    t = engine.run(state.to_config(controls), state.to_tokens(controls).words).layers[0]
     pictures = _pictures(at)
     assert {f"head {h}" for h in range(16)} <= set(pictures), sorted(pictures)
     top = float(t.weights.max())                     # one colour scale for all 16 maps

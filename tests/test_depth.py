@@ -46,7 +46,7 @@ def test_the_scores_page_shows_the_picked_layer_of_the_stack(layer):
     at = open_app(PAGE["scores"], params)
     assert_clean(at)
     controls, _ = state.from_params(params)
-    stack = engine.run_stack(state.to_config(controls), state.to_tokens(controls).words)
+    stack = engine.run(state.to_config(controls), state.to_tokens(controls).words)
     t = stack.layers[layer]
     raw = _tables(at)[0].column("value").to_numpy(zero_copy_only=False).reshape(t.T, t.T)
     np.testing.assert_allclose(raw, t.scores[3], rtol=1e-6, atol=1e-7)
@@ -58,15 +58,15 @@ def test_one_layer_is_exactly_the_single_block_and_layer_0_does_not_depend_on_de
     first, so at any depth layer 0 is that very block (to the engine's 1e-12: BLAS may differ in the last bits)."""
     at = open_app(PAGE["softmax"], {"preset": "day33", "layers": "1"})
     assert_clean(at)
-    golden = engine.run_preset("day33")
+    golden = engine.run_preset("day33").layers[0]
     shown = _tables(at)[0].column("value").to_numpy(zero_copy_only=False).reshape(golden.T, golden.T)
     np.testing.assert_allclose(shown, golden.weights[0], rtol=1e-6, atol=1e-8)        # sent as float32
     assert dict(at.query_params) == {"preset": "day33"}, "L = 1 is the default: nothing new in the URL"
     for name in ("part4", "day33"):
         base = engine.get_preset(name)
-        one = engine.run(base.config, base.tokens)
+        one = engine.run(base.config, base.tokens).layers[0]
         for layers in (2, 4):
-            deep = engine.run_stack(replace(base.config, n_layers=layers), base.tokens).layers[0]
+            deep = engine.run(replace(base.config, n_layers=layers), base.tokens).layers[0]
             for field, value in one.arrays().items():
                 np.testing.assert_allclose(getattr(deep, field), value, rtol=1e-12, atol=1e-15,
                                            err_msg=f"{name} {field} at L={layers}")
@@ -81,7 +81,7 @@ def test_pre_layernorm_switch_changes_the_numbers_and_shows_in_the_formulas():
     latex = " ".join(x.value for x in at.latex)
     assert r"Q = \text{LN}(X) W_Q" in latex and "pre-LayerNorm" in latex
     controls = replace(state.preset_controls("part4"), layer_norm=True)
-    t = engine.run(state.to_config(controls), state.to_tokens(controls).words)
+    t = engine.run(state.to_config(controls), state.to_tokens(controls).words).layers[0]
     source = _tables(at)[0].column("value").to_numpy(zero_copy_only=False).reshape(t.T, -1)
     np.testing.assert_allclose(source, t.x_norm, rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(t.x_norm.mean(axis=-1), 0, atol=1e-12)
@@ -147,7 +147,7 @@ def test_model_view_notice_comes_from_the_numbers():
     controls, _ = state.from_params({"layers": "2", "preset": "trained-induction"})
     cfg, words = state.to_config(controls), state.to_tokens(controls).words
     from ui import compute
-    stack = engine.run_stack(cfg, words, compute.train(cfg, presets.training("trained-induction")).params)
+    stack = engine.run(cfg, words, compute.train(cfg, presets.training("trained-induction")).params)
     spread, top, uniform = model.summary(stack)
     assert spread.shape == top.shape == (2, 2)
     w = model.weights(stack)
@@ -221,7 +221,7 @@ def test_model_view_picture_paints_each_map_on_the_shared_colour_scale():
     from ui.charts import colours as co
     from ui.charts import grid, raster
     cfg = engine.Config(d_model=16, num_heads=4, n_layers=3, causal=True)
-    stack = engine.run_stack(cfg, "a b c d e f g".split())
+    stack = engine.run(cfg, "a b c d e f g".split())
     weights = np.stack([t.weights for t in stack.layers])              # (3, 4, 7, 7)
     domain = co.weight_domain(weights)
     url = grid._png(grid.picture(weights, stack.layers[0].mask, domain), domain)

@@ -88,7 +88,7 @@ def test_seed_out_of_range(field, bad):
 
 def test_seed_edges_are_accepted():
     for seed in (0, MAX_SEED):
-        engine.run(engine.Config(seed=seed, input_seed=seed), ["AI"])
+        engine.run(engine.Config(seed=seed, input_seed=seed), ["AI"]).layers[0]
 
 
 # --------------------------------------------------------------------------- choices and flags
@@ -168,7 +168,7 @@ def test_token_ids_outside_the_vocabulary(bad):
 
 def test_token_ids_at_the_vocabulary_edges_are_accepted():
     cfg = engine.PRESETS["day33"].config
-    assert engine.run(cfg, [0, 9, np.int64(5)]).labels == ("a", ".", "cat")
+    assert engine.run(cfg, [0, 9, np.int64(5)]).layers[0].labels == ("a", ".", "cat")
 
 
 def test_too_many_tokens():
@@ -178,7 +178,7 @@ def test_too_many_tokens():
 
 def test_max_tokens_is_accepted():
     cfg = engine.Config(d_model=2, num_heads=1, d_ff=1)
-    assert engine.run(cfg, ["AI"] * engine.MAX_TOKENS).T == engine.MAX_TOKENS
+    assert engine.run(cfg, ["AI"] * engine.MAX_TOKENS).layers[0].T == engine.MAX_TOKENS
 
 
 @pytest.mark.parametrize("bad", [None, 3, b"AI builds", ["AI", "builds"]])
@@ -217,7 +217,7 @@ def part4():
     return cfg, engine.init_params(cfg)
 
 
-@pytest.mark.parametrize("shape", [(16,), (4, 8), (4, 17), (2, 4, 16), (1, 1)])
+@pytest.mark.parametrize("shape", [(16,), (4, 8), (4, 17), (2, 4, 17), (1, 1)])   # (B, T, C) is a batch
 def test_forward_wrong_x_shape(part4, shape):
     cfg, params = part4
     refuses(["x must have shape", "(T, 16)", str(shape)], engine.forward, cfg, params, np.zeros(shape))
@@ -246,7 +246,7 @@ def test_forward_label_count(part4):
 # --------------------------------------------------------------------------- analysis helpers
 @pytest.fixture(scope="module")
 def trace():
-    return engine.run_preset("part4")                                  # 2 heads, 4 tokens
+    return engine.run_preset("part4").layers[0]                                  # 2 heads, 4 tokens
 
 
 @pytest.mark.parametrize("head, query, key, fragment", [
@@ -276,9 +276,9 @@ def test_extend_with_a_bad_token():
 
 def test_errors_leave_no_partial_state():
     """A refused call does not disturb the next good one."""
-    good = engine.run_preset("day33")
+    good = engine.run_preset("day33").layers[0]
     with pytest.raises(ValueError):
-        engine.run(engine.PRESETS["day33"].config, [2, 10])
+        engine.run(engine.PRESETS["day33"].config, [2, 10]).layers[0]
     with pytest.raises(ValueError):
-        engine.run(replace(engine.PRESETS["day33"].config, seed=-5), [2])
-    assert np.array_equal(engine.run_preset("day33").output, good.output)
+        engine.run(replace(engine.PRESETS["day33"].config, seed=-5), [2]).layers[0]
+    assert np.array_equal(engine.run_preset("day33").layers[0].output, good.output)

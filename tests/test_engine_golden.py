@@ -35,15 +35,15 @@ def assert_same(actual: np.ndarray, expected: np.ndarray, what: str) -> None:
 
 # --------------------------------------------------------------------------- Part 4
 def test_part4_input_vectors_are_the_scripts_sample_vectors():
-    assert_same(engine.run_preset("part4").x, golden("part4")["sample_vectors"], "part4 input x")
+    assert_same(engine.run_preset("part4").layers[0].x, golden("part4")["sample_vectors"], "part4 input x")
 
 
 def test_part4_output_matrix():
-    assert_same(engine.run_preset("part4").output, golden("part4")["output_matrix"], "part4 output")
+    assert_same(engine.run_preset("part4").layers[0].output, golden("part4")["output_matrix"], "part4 output")
 
 
 def test_part4_attention_map_per_head():
-    trace = engine.run_preset("part4")
+    trace = engine.run_preset("part4").layers[0]
     expected = golden("part4")["attention_map"]
     assert expected.shape == (2, 4, 4)
     assert_same(trace.weights, expected, "part4 attention weights (H, T, T)")
@@ -51,11 +51,11 @@ def test_part4_attention_map_per_head():
 
 # --------------------------------------------------------------------------- Day 33
 def test_day33_output_vectors():
-    assert_same(engine.run_preset("day33").output, golden("day33")["output_vectors"], "day33 output")
+    assert_same(engine.run_preset("day33").layers[0].output, golden("day33")["output_vectors"], "day33 output")
 
 
 def test_day33_attention_weights():
-    trace = engine.run_preset("day33")
+    trace = engine.run_preset("day33").layers[0]
     assert trace.weights.shape == (1, 5, 5)
     assert_same(trace.weights[0], golden("day33")["attn_weights"], "day33 attention weights")
 
@@ -64,7 +64,7 @@ def test_day33_six_token_exercise():
     """The golden six-token run appends id 9 ('.'): a golden test of the engine, not the exercise page's
     default (the article names no 6th id; the page appends what the sequence-length slider appends)."""
     preset = engine.PRESETS["day33"]
-    trace = engine.run(preset.config, preset.tokens + (9,))
+    trace = engine.run(preset.config, preset.tokens + (9,)).layers[0]
     gold = golden("day33")
     assert_same(trace.output, gold["six_tokens_output_vectors"], "day33 six-token output")
     assert_same(trace.weights[0], gold["six_tokens_attn_weights"], "day33 six-token attention weights")
@@ -84,7 +84,7 @@ def test_golden_files_are_not_degenerate():
 def test_the_tolerance_still_catches_a_real_slip():
     """Dividing Part 4's scores by √d_model (4) instead of √d_head (√8) must fail the comparison, and so
     must a change in the last of the six digits a page shows; rounding-sized noise must not."""
-    trace = engine.run_preset("part4")
+    trace = engine.run_preset("part4").layers[0]
     gold = golden("part4")["attention_map"]
     slipped = engine.softmax(trace.scores / np.sqrt(trace.config.d_model))      # (H, T, T)
     with pytest.raises(AssertionError, match="differs from the golden numbers"):
@@ -100,7 +100,7 @@ def _outputs(order: list[str]) -> dict[str, engine.Trace]:
     traces = {}
     for name in order:
         np.random.seed(123)                          # a caller reseeding the global stream must not matter
-        traces[name] = engine.run_preset(name)
+        traces[name] = engine.run_preset(name).layers[0]
         np.random.rand(7)                            # ... nor a caller consuming it
     return traces
 
@@ -113,10 +113,10 @@ def test_results_do_not_depend_on_call_order_or_global_seed(order):
 
 
 def test_a_modified_config_in_between_changes_nothing():
-    first = engine.run_preset("part4")
-    engine.run_preset("part4", seed=7, d_model=12, num_heads=3)
-    engine.run_preset("day33", causal=True, positional="sinusoidal")
-    again = engine.run_preset("part4")
+    first = engine.run_preset("part4").layers[0]
+    engine.run_preset("part4", seed=7, d_model=12, num_heads=3).layers[0]
+    engine.run_preset("day33", causal=True, positional="sinusoidal").layers[0]
+    again = engine.run_preset("part4").layers[0]
     assert_same(again.output, first.output, "part4 output after other runs")
     assert_same(again.weights, first.weights, "part4 weights after other runs")
 
@@ -132,9 +132,9 @@ def test_global_random_state_is_not_consumed(name):
     cfg = engine.PRESETS[name].config
     params = engine.init_params(cfg)
     x = engine.embed(cfg, params, list(engine.PRESETS[name].tokens) + ["unseen-word"])
-    engine.forward(cfg, params, x)
-    engine.run(cfg, engine.PRESETS[name].tokens)
-    engine.run_preset(name, positional="sinusoidal", layer_norm=True)
+    engine.forward(cfg, params, x).layers[0]
+    engine.run(cfg, engine.PRESETS[name].tokens).layers[0]
+    engine.run_preset(name, positional="sinusoidal", layer_norm=True).layers[0]
     after = np.random.get_state()
     assert _same_state(before, after), "the engine drew from (or reseeded) numpy's global random stream"
 
@@ -149,9 +149,9 @@ def test_global_state_check_can_fail():
 
 def test_seed_override_changes_the_weights():
     """The seed in the config is what drives the numbers (so the checks above are not vacuous)."""
-    base = engine.run_preset("part4")
-    other = engine.run_preset("part4", seed=43)
+    base = engine.run_preset("part4").layers[0]
+    other = engine.run_preset("part4", seed=43).layers[0]
     assert np.array_equal(base.x, other.x)                 # inputs come from input_seed
     assert not np.allclose(base.output, other.output)
-    again = engine.run(replace(engine.PRESETS["part4"].config, seed=43), engine.PRESETS["part4"].tokens)
+    again = engine.run(replace(engine.PRESETS["part4"].config, seed=43), engine.PRESETS["part4"].tokens).layers[0]
     assert_same(again.output, other.output, "seed 43 run twice")

@@ -195,7 +195,7 @@ def test_cases_cover_the_space():
 def test_engine_matches_oracle_stage_by_stage(cfg, tokens):
     params = engine.init_params(cfg)
     x = engine.embed(cfg, params, tokens)
-    trace = engine.forward(cfg, params, x)
+    trace = engine.forward(cfg, params, x).layers[0]
     # hand the oracle plain lists only
     plist = {name: (None if getattr(params, name) is None else getattr(params, name).tolist())
              for name in ("w_q", "w_k", "w_v", "w_o", "w1", "b1", "w2", "b2")}
@@ -226,7 +226,7 @@ def test_oracle_is_sensitive():
     cfg, tokens = engine.PRESETS["part4"].config, list(engine.PRESETS["part4"].tokens)
     params = engine.init_params(cfg)
     x = engine.embed(cfg, params, tokens)
-    trace = engine.forward(cfg, params, x)
+    trace = engine.forward(cfg, params, x).layers[0]
     plist = {n: (None if getattr(params, n) is None else getattr(params, n).tolist())
              for n in ("w_q", "w_k", "w_v", "w_o", "w1", "b1", "w2", "b2")}
     plist["w_k"][0][0] += 1e-6

@@ -67,7 +67,7 @@ def weight_tol(*traces, rel=1e-12) -> float:
 @FEW
 @given(configs(max_scale=100.0), sentences())
 def test_weight_rows_sum_to_one(cfg, tokens):
-    trace = engine.run(cfg, tokens)
+    trace = engine.run(cfg, tokens).layers[0]
     np.testing.assert_allclose(trace.weights.sum(axis=-1), 1.0, rtol=0, atol=1e-12)
     assert np.all(trace.weights >= 0)
 
@@ -75,7 +75,7 @@ def test_weight_rows_sum_to_one(cfg, tokens):
 @FEW
 @given(configs(causal=True, max_scale=100.0), sentences())
 def test_causal_mask_gives_exact_zeros(cfg, tokens):
-    trace = engine.run(cfg, tokens)
+    trace = engine.run(cfg, tokens).layers[0]
     T = len(tokens)
     hidden = np.triu(np.ones((T, T), dtype=bool), k=1)                 # key j > query i
     assert np.array_equal(trace.visible, ~hidden)
@@ -89,7 +89,7 @@ def test_causal_mask_gives_exact_zeros(cfg, tokens):
 @FEW
 @given(configs(causal=False), sentences())
 def test_without_mask_every_key_is_visible(cfg, tokens):
-    trace = engine.run(cfg, tokens)
+    trace = engine.run(cfg, tokens).layers[0]
     assert trace.visible.all()
     assert np.all(np.isfinite(trace.scaled))
 
@@ -98,7 +98,7 @@ def test_without_mask_every_key_is_visible(cfg, tokens):
 @FEW
 @given(configs(), sentences())
 def test_heads_split_and_reassemble(cfg, tokens):
-    trace = engine.run(cfg, tokens)
+    trace = engine.run(cfg, tokens).layers[0]
     params = engine.init_params(cfg)
     H, dh = cfg.num_heads, cfg.d_head
     source = trace.x_in if trace.x_norm is None else trace.x_norm
@@ -117,7 +117,7 @@ def test_heads_split_and_reassemble(cfg, tokens):
 @FEW
 @given(configs(), sentences())
 def test_trace_shapes(cfg, tokens):
-    trace = engine.run(cfg, tokens)
+    trace = engine.run(cfg, tokens).layers[0]
     T, C, H, dh, F = len(tokens), cfg.d_model, cfg.num_heads, cfg.d_head, cfg.d_ff
     expected = {
         "x": (T, C), "x_in": (T, C), "q": (H, T, dh), "k": (H, T, dh), "v": (H, T, dh),
@@ -127,7 +127,7 @@ def test_trace_shapes(cfg, tokens):
         "positions": (T, C) if cfg.positional == "sinusoidal" else None,
         "x_norm": (T, C) if cfg.layer_norm else None,
     }
-    names = {f.name for f in dataclasses.fields(trace)} - {"config", "labels"}
+    names = {f.name for f in dataclasses.fields(trace)} - {"config", "labels", "layer", "knocked"}
     assert names == set(expected), f"Trace fields changed: {sorted(names ^ set(expected))}"
     for name, shape in expected.items():
         value = getattr(trace, name)
@@ -145,7 +145,7 @@ def test_trace_shapes(cfg, tokens):
 @FEW
 @given(configs(), sentences())
 def test_trace_is_frozen_all_the_way_down(cfg, tokens):
-    trace = engine.run(cfg, tokens)
+    trace = engine.run(cfg, tokens).layers[0]
     for name, array in trace.arrays().items():
         assert not array.flags.writeable, f"{name} is writeable"
         with pytest.raises(ValueError):
@@ -169,7 +169,7 @@ def test_forward_does_not_alias_or_alter_the_callers_x():
     params = engine.init_params(cfg)
     x = np.array(engine.embed(cfg, params, ["AI", "builds"]))          # a writeable copy
     before = x.copy()
-    trace = engine.forward(cfg, params, x)
+    trace = engine.forward(cfg, params, x).layers[0]
     assert x.flags.writeable and np.array_equal(x, before)
     x[0, 0] = 1e6                                                      # the caller edits its own array...
     assert trace.x[0, 0] != 1e6                                        # ...the trace is unaffected
@@ -178,7 +178,7 @@ def test_forward_does_not_alias_or_alter_the_callers_x():
 @FEW
 @given(configs(min_scale=1e-6, max_scale=100.0), sentences())
 def test_no_nan_or_inf_for_valid_configs(cfg, tokens):
-    trace = engine.run(cfg, tokens)
+    trace = engine.run(cfg, tokens).layers[0]
     for name, array in trace.arrays().items():
         if name in ("scaled", "visible"):
             continue
@@ -191,7 +191,7 @@ def test_no_nan_or_inf_for_valid_configs(cfg, tokens):
 def test_largest_scale_without_score_scaling_stays_finite(init, d_model):
     cfg = engine.Config(d_model=d_model, num_heads=1, d_ff=64, init=init, init_scale=100.0,
                         scale_scores=False)
-    trace = engine.run(cfg, list(WORDS))
+    trace = engine.run(cfg, list(WORDS)).layers[0]
     for name, array in trace.arrays().items():
         if name != "visible":
             assert np.all(np.isfinite(array)), f"{name} has NaN or inf"
@@ -231,8 +231,8 @@ def old_row_factors(after, T):
 @FEW
 @given(configs(causal=False, max_scale=3.0), sentences(1, 8), st.sampled_from(WORDS))
 def test_appending_a_token_rescales_old_rows(cfg, tokens, new):
-    before = engine.run(cfg, tokens)
-    after = engine.run(cfg, tokens + [new])
+    before = engine.run(cfg, tokens).layers[0]
+    after = engine.run(cfg, tokens + [new]).layers[0]
     T = len(tokens)
     assert np.array_equal(after.x[:T], before.x), "old input vectors changed"
     assert_close(after.scaled[:, :T, :T], before.scaled, "old scaled scores")
@@ -253,8 +253,8 @@ def test_appending_a_token_rescales_old_rows(cfg, tokens, new):
 def test_appending_a_token_without_positions_matches_by_hand():
     """The Part 4 case written out: the new key takes weight 1 - factor from every old row."""
     cfg = engine.PRESETS["part4"].config
-    before = engine.run(cfg, list(engine.PRESETS["part4"].tokens))
-    after = engine.run(cfg, list(engine.PRESETS["part4"].tokens) + ["today"])
+    before = engine.run(cfg, list(engine.PRESETS["part4"].tokens)).layers[0]
+    after = engine.run(cfg, list(engine.PRESETS["part4"].tokens) + ["today"]).layers[0]
     factors = old_row_factors(after, 4)
     np.testing.assert_allclose(1 - factors, after.weights[:, :4, 4], atol=1e-12)
     assert np.all(after.weights[:, :4, 4] > 1e-6)                      # the new token really takes a share
@@ -264,8 +264,8 @@ def test_appending_a_token_without_positions_matches_by_hand():
 @FEW
 @given(configs(causal=True, max_scale=100.0), sentences(1, 8), st.sampled_from(WORDS))
 def test_causal_old_rows_are_unchanged_by_a_new_token(cfg, tokens, new):
-    before = engine.run(cfg, tokens)
-    after = engine.run(cfg, tokens + [new])
+    before = engine.run(cfg, tokens).layers[0]
+    after = engine.run(cfg, tokens + [new]).layers[0]
     T = len(tokens)
     np.testing.assert_allclose(after.weights[:, :T, :T], before.weights, rtol=0, atol=weight_tol(before, after))
     assert np.all(after.weights[:, :T, T] == 0.0)
@@ -276,8 +276,8 @@ def test_causal_old_rows_are_unchanged_by_a_new_token(cfg, tokens, new):
 @given(configs(causal=False, positional="sinusoidal", max_scale=3.0), sentences(1, 8),
        st.sampled_from(WORDS))
 def test_rescaling_holds_with_positions(cfg, tokens, new):
-    before = engine.run(cfg, tokens)
-    after = engine.run(cfg, tokens + [new])
+    before = engine.run(cfg, tokens).layers[0]
+    after = engine.run(cfg, tokens + [new]).layers[0]
     T = len(tokens)
     assert_close(after.positions[:T], before.positions, "old positions")
     factors = old_row_factors(after, T)
@@ -329,8 +329,8 @@ def permutations(draw, T):
 def test_permuting_tokens_permutes_everything_without_positions(cfg, data):
     tokens = data.draw(sentences(2, 9))
     perm = data.draw(permutations(len(tokens)))
-    original = engine.run(cfg, tokens)
-    shuffled = engine.run(cfg, [tokens[p] for p in perm])
+    original = engine.run(cfg, tokens).layers[0]
+    shuffled = engine.run(cfg, [tokens[p] for p in perm]).layers[0]
     np.testing.assert_allclose(shuffled.weights, original.weights[:, perm][:, :, perm], rtol=0,
                                atol=weight_tol(original, shuffled))
     assert_close(shuffled.output, original.output[perm], "outputs under a permutation")
@@ -341,8 +341,8 @@ def test_permuting_tokens_permutes_everything_without_positions(cfg, data):
 def test_positions_break_permutation_symmetry(cfg, data):
     tokens = data.draw(st.lists(st.sampled_from(WORDS), min_size=3, max_size=9, unique=True))
     perm = data.draw(permutations(len(tokens)))
-    original = engine.run(cfg, tokens)
-    shuffled = engine.run(cfg, [tokens[p] for p in perm])
+    original = engine.run(cfg, tokens).layers[0]
+    shuffled = engine.run(cfg, [tokens[p] for p in perm]).layers[0]
     gap = max(float(np.max(np.abs(shuffled.weights - original.weights[:, perm][:, :, perm]))),
               float(np.max(np.abs(shuffled.output - original.output[perm]))))
     assert gap > 1e-3, f"positions made no difference to a shuffled sentence (gap {gap:.2e})"
@@ -367,21 +367,21 @@ def test_analysis_shuffle(name, seed):
 def test_same_word_gives_same_input_row(cfg, tokens, word, data):
     where = data.draw(st.integers(0, len(tokens)))
     sentence = tokens[:where] + [word] + tokens[where:] + [word]
-    x = engine.run(cfg, sentence).x
+    x = engine.run(cfg, sentence).layers[0].x
     assert np.array_equal(x[where], x[-1])
 
 
 @FEW
 @given(configs(), st.lists(st.sampled_from(WORDS), min_size=2, max_size=2, unique=True))
 def test_a_different_word_gets_a_different_vector(cfg, pair):
-    x = engine.run(cfg, pair).x
+    x = engine.run(cfg, pair).layers[0].x
     assert not np.allclose(x[0], x[1]), f"{pair[0]!r} and {pair[1]!r} share a vector"
 
 
 def test_id_and_its_word_share_a_vector():
     preset = engine.PRESETS["day33"]
-    by_id = engine.run(preset.config, list(range(10))).x
-    by_word = engine.run(preset.config, list(engine.DAY33_VOCAB)).x
+    by_id = engine.run(preset.config, list(range(10))).layers[0].x
+    by_word = engine.run(preset.config, list(engine.DAY33_VOCAB)).layers[0].x
     assert np.array_equal(by_id, by_word)
     assert len({tuple(row) for row in by_id}) == 10
 
@@ -390,8 +390,8 @@ def test_id_and_its_word_share_a_vector():
 @given(configs(), sentences(1, 5), st.lists(st.sampled_from(UNKNOWN), min_size=1, max_size=4))
 def test_unknown_words_never_shift_the_weight_draws(cfg, tokens, extra):
     reference = engine.init_params(cfg)
-    with_extra = engine.run(cfg, tokens + extra)                       # embeds unknown words first
-    without = engine.run(cfg, tokens)
+    with_extra = engine.run(cfg, tokens + extra).layers[0]                       # embeds unknown words first
+    without = engine.run(cfg, tokens).layers[0]
     again = engine.init_params(cfg)
     for field in dataclasses.fields(reference):
         a, b = getattr(reference, field.name), getattr(again, field.name)
@@ -402,7 +402,7 @@ def test_unknown_words_never_shift_the_weight_draws(cfg, tokens, extra):
     for name in ("q", "k", "v"):
         assert_close(getattr(with_extra, name)[:, :T], getattr(without, name), f"{name} rows")
     # an unknown word's vector depends on the word only, not on its neighbours
-    alone = engine.run(cfg, [extra[0]]).x[0]
+    alone = engine.run(cfg, [extra[0]]).layers[0].x[0]
     assert np.array_equal(with_extra.x[T], alone)
 
 
@@ -410,7 +410,7 @@ def test_unknown_words_never_shift_the_weight_draws(cfg, tokens, extra):
 @FEW
 @given(configs(), sentences(), st.data())
 def test_explain_cell_equals_the_trace(cfg, tokens, data):
-    trace = engine.run(cfg, tokens)
+    trace = engine.run(cfg, tokens).layers[0]
     T = len(tokens)
     h = data.draw(st.integers(0, cfg.num_heads - 1))
     i = data.draw(st.integers(0, T - 1))

@@ -9,7 +9,7 @@ PROBE = """
 import json, sys
 import engine
 from engine import analysis, experiments
-trace = engine.run_preset("part4")
+trace = engine.run_preset("part4").layers[0]
 analysis.extend(engine.PRESETS["day33"].config, engine.PRESETS["day33"].tokens, 9)
 experiments.shuffle(engine.PRESETS["part4"].config, engine.PRESETS["part4"].tokens, 0)
 analysis.explain_cell(trace, 0, 1, 2)

@@ -26,7 +26,7 @@ def words_of(preset) -> list[str]:
 
 def plain_factors(cfg, tokens, new, head: int) -> list[float]:
     """Z_i / (Z_i + e^{s_i,new}) from the T+1-token run's q and k with Python loops and math.exp."""
-    after = engine.run(cfg, list(tokens) + [new])
+    after = engine.run(cfg, list(tokens) + [new]).layers[0]
     q, k, T = after.q[head].tolist(), after.k[head].tolist(), len(tokens)
     divisor = math.sqrt(cfg.d_head) if cfg.scale_scores else 1.0
 

@@ -210,8 +210,8 @@ def test_growing_matches_prefix_runs():
     drift, output = xp.growing(cfg, PART4.tokens)
     assert drift.shape == output.shape == (4,)
     assert np.max(drift) <= ROUNDING and np.max(output) <= ROUNDING
-    full = engine.run(cfg, PART4.tokens)
-    prefix = engine.run(cfg, PART4.tokens[:2])
+    full = engine.run(cfg, PART4.tokens).layers[0]
+    prefix = engine.run(cfg, PART4.tokens[:2]).layers[0]
     assert np.allclose(prefix.weights, full.weights[:, :2, :2], atol=ROUNDING)
 
 

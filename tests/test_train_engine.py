@@ -1,5 +1,4 @@
-"""The training engine's pieces: Adam against a plain loop, the batched forward against
-engine.forward_stack, determinism, the run record, stacks of blocks, and refused inputs."""
+"""The training engine's pieces: Adam against a plain loop, determinism, the run record, stacks of blocks, and refused inputs."""
 from __future__ import annotations
 
 import dataclasses
@@ -11,8 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import engine
-from engine.backward import model_forward
-from engine.train import checkpoint_steps, flatten, unflatten
+from engine.params import flatten, unflatten
+from engine.train import checkpoint_steps
 
 FEW = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -84,47 +83,12 @@ def test_train_applies_adam_to_the_first_batch():
     close(flatten(run.checkpoints[0][1]), flatten(engine.init_params(task.config)), "step 0 is the init", rel=0)
 
 
-# --------------------------------------------------------------------------- batched forward
-@st.composite
-def stacks(draw):
-    C = draw(st.integers(1, 12))
-    cfg = engine.Config(
-        d_model=C, num_heads=draw(st.sampled_from(engine.valid_head_counts(C, max_heads=4))),
-        d_ff=draw(st.integers(1, 16)), seed=draw(st.integers(0, 2**32 - 1)), causal=draw(st.booleans()),
-        scale_scores=draw(st.booleans()), positional=draw(st.sampled_from(("none", "sinusoidal"))),
-        layer_norm=draw(st.booleans()), output_projection=draw(st.booleans()), residual=draw(st.booleans()),
-        init=draw(st.sampled_from(("fixed", "fan_in"))), init_scale=draw(st.floats(0.1, 3.0)),
-        vocab=tuple("abcdefgh")[: draw(st.integers(1, 8))], embedding_stream="weights", unembedding=True,
-        n_layers=draw(st.integers(1, 4)))
-    tokens = np.random.RandomState(draw(st.integers(0, 2**32 - 1))).randint(
-        0, cfg.vocab_size, size=(draw(st.integers(1, 4)), draw(st.integers(1, 12))))
-    return cfg, tokens
-
-
-@FEW
-@given(stacks())
-def test_batched_forward_equals_forward_stack_per_sequence(problem):
-    cfg, tokens = problem
-    params = engine.init_params(cfg)
-    logits, saved = model_forward(cfg, params, tokens)                 # (B, T, V)
-    for b, seq in enumerate(tokens):
-        stack = engine.forward_stack(cfg, params, params.embeddings[seq])
-        for layer, trace in enumerate(stack.layers):
-            close(saved.blocks[layer].weights[b], trace.weights, f"layer {layer} weights of sequence {b}")
-            close(saved.blocks[layer].ffn_pre[b], trace.ffn_pre, f"layer {layer} ffn_pre of sequence {b}")
-        close(logits[b], stack.logits, f"logits of sequence {b}")
-    if cfg.n_layers == 1:                                              # and the single-block forward too
-        trace = engine.forward(cfg, params, params.embeddings[tokens[0]])
-        close(saved.blocks[0].weights[0], trace.weights, "forward's weights")
-        close(logits[0], trace.output @ params.w_u, "forward's output · W_u")
-
-
 def test_loss_is_cross_entropy_of_the_stack_probabilities():
     cfg = tiny(n_layers=2)
     params = engine.init_params(cfg)
     tokens, targets = np.array([[0, 1, 2], [3, 3, 0]]), np.array([[1, -1, 2], [-1, 0, -1]])
     loss, _ = engine.loss_and_grads(cfg, params, tokens, targets)
-    terms = [-math.log(engine.run_stack(cfg, list(seq), params).probs[t, want])
+    terms = [-math.log(engine.run(cfg, list(seq), params).probs[t, want])
              for seq, row in zip(tokens, targets) for t, want in enumerate(row) if want >= 0]
     assert loss == pytest.approx(math.fsum(terms) / 3, rel=1e-12)
 

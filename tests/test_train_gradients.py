@@ -62,7 +62,7 @@ def oracle(cfg, params, tokens, targets):
     """Mean -log p(target) over scored positions, and every ReLU's on/off pattern."""
     terms, relus = [], []
     for seq, wanted in zip(tokens, targets):
-        stack = engine.forward_stack(cfg, params, params.embeddings[seq])
+        stack = engine.forward(cfg, params, params.embeddings[seq])
         relus += [trace.ffn_pre > 0 for trace in stack.layers]
         logits = stack.logits                                                # (T, V)
         for t, target in enumerate(wanted):

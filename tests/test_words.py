@@ -22,7 +22,7 @@ PAGE = {p.path: p.file for p in site.PAGES}
 def run(params: dict[str, str]) -> engine.Trace:
     """The trace the sidebar makes of these URL parameters."""
     c, _ = state.from_params(params)
-    return engine.run(state.to_config(c), state.to_tokens(c).words)
+    return engine.run(state.to_config(c), state.to_tokens(c).words).layers[0]
 
 
 def notice(at) -> str:
@@ -577,10 +577,10 @@ def test_preset_facts_are_true():
     day33, part4 = engine.get_preset("day33").config, engine.get_preset("part4").config
     assert part4.input_seed == 101 and part4.embedding_stream == "inputs"
     assert day33.embedding_stream == "weights" and day33.num_heads == 1
-    x = lambda cfg: engine.run(cfg, ["AI", "builds"] if cfg is part4 else [2, 5]).x     # noqa: E731
-    assert np.array_equal(x(part4), engine.run(engine.Config(seed=7), ["AI", "builds"]).x)   # seed leaves X
+    x = lambda cfg: engine.run(cfg, ["AI", "builds"] if cfg is part4 else [2, 5]).layers[0].x     # noqa: E731
+    assert np.array_equal(x(part4), engine.run(engine.Config(seed=7), ["AI", "builds"]).layers[0].x)   # seed leaves X
     from dataclasses import replace
-    assert not np.array_equal(x(day33), engine.run(replace(day33, seed=7), [2, 5]).x)   # seed redraws X
+    assert not np.array_equal(x(day33), engine.run(replace(day33, seed=7), [2, 5]).layers[0].x)   # seed redraws X
 
 
 # =========================================================================== figures for slides

@@ -64,32 +64,26 @@ def weights(cfg: engine.Config, training: Training | None) -> engine.Params | No
 
 
 @st.cache_resource(max_entries=256, show_spinner=False, hash_funcs=_KEYS)
+def stack(cfg: engine.Config, words: tuple[str, ...], training: Training | None = None) -> engine.Stack:
+    """Every block's trace for one sentence, per distinct configuration and sentence.
+
+    A resource, not data: the Stack is frozen all the way down (read-only arrays), so every session
+    can share the one object; cache_data would unpickle a private copy on every call (2 ms at the
+    largest sizes, more than the forward pass itself at the defaults).
+    """
+    return engine.run(cfg, words, weights(cfg, training))
+
+
 def trace(cfg: engine.Config, words: tuple[str, ...], training: Training | None = None,
           layer: int = 0) -> engine.Trace:
-    """One block's forward pass (block `layer` of the stack) per distinct configuration and sentence.
-
-    A resource, not data: the Trace is frozen all the way down (read-only arrays), so every session
-    can share the one object; cache_data would unpickle a private copy on every call (2 ms at the
-    largest sizes, more than the forward pass itself at the defaults). One block (L = 1) runs exactly
-    the single-block forward pass it always ran.
-    """
-    if cfg.n_layers == 1:
-        return engine.run(cfg, words, weights(cfg, training))
+    """Block `layer`'s trace (a one-block model is a stack of one)."""
     return stack(cfg, words, training).layers[layer]
-
-
-@st.cache_resource(max_entries=128, show_spinner=False, hash_funcs=_KEYS)
-def stack(cfg: engine.Config, words: tuple[str, ...], training: Training | None = None) -> engine.Stack:
-    """Every block's trace for one sentence (the model view; the layers of trace())."""
-    return engine.run_stack(cfg, words, weights(cfg, training))
 
 
 def _first_block(cfg: engine.Config, params: engine.Params | None) -> tuple[engine.Config, engine.Params | None]:
     """The first block alone: the pages that compare two runs (the exercise, the experiments) work on
     layer 0, which reads the tokens themselves. Block 0 is drawn first, so a one-block config draws the
     very same block 0 (and the same embedding table); trained weights are cut to their block 0."""
-    if cfg.n_layers == 1:
-        return cfg, params
     one = replace(cfg, n_layers=1)
     if params is None:
         return one, None
@@ -158,26 +152,12 @@ def causal_test(cfg: engine.Config, words: tuple[str, ...],
 
 
 # --------------------------------------------------------------------------- the Learn page
-@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_KEYS)
-def checkpoint_trace(cfg: engine.Config, training: Training, step: int, words: tuple[str, ...]) -> engine.Trace:
-    """The block at one checkpoint of a finished run, on a sequence."""
-    params = dict(train(cfg, training).checkpoints)[step]
-    return engine.run(cfg, words, params)
-
-
 @st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_KEYS)
 def share_history(cfg: engine.Config, training: Training) -> tuple:
     """Each head's weight on the expected keys at every checkpoint, and fresh-sequence accuracy."""
     run = train(cfg, training)
     steps, shares = engine.share_history(run, n=SHARE_SEQUENCES, seed=SHARE_SEED)
     return steps, shares, engine.evaluate(run.task, cfg, run.params, n=1000)
-
-
-@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_KEYS)
-def checkpoint_stack(cfg: engine.Config, training: Training, step: int, words: tuple[str, ...]) -> engine.Stack:
-    """Every block at one checkpoint of a finished run, on a sequence (the Learn page's model view)."""
-    params = dict(train(cfg, training).checkpoints)[step]
-    return engine.run_stack(cfg, words, params)
 
 
 @st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_KEYS)

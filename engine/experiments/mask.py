@@ -7,10 +7,10 @@ from typing import Sequence
 
 import numpy as np
 
-from ..block import Trace, forward
+from ..block import Trace
 from ..config import Config
+from ..model import forward, run
 from ..params import Params, init_params
-from ..presets import run
 from ..tokens import Token
 
 
@@ -45,11 +45,11 @@ def growing(cfg: Config, tokens: Sequence[Token], params: Params | None = None) 
     returns (T,) the largest change of its weights and (T,) of its output row by the last step.
     """
     params = init_params(cfg) if params is None else params           # the same weights for every step
-    final = run(cfg, tokens, params)                                  # the whole sentence: step T
+    final = run(cfg, tokens, params).layers[0]                        # the whole sentence: step T
     T = final.T
     drift, output_drift = np.zeros(T), np.zeros(T)
     for n in range(1, T):
-        step = forward(cfg, params, final.x[:n], final.labels[:n])    # the first n inputs, unchanged
+        step = forward(cfg, params, final.x[:n], final.labels[:n]).layers[0]   # the first n inputs, unchanged
         i = n - 1                                                     # the row that is new at this step
         row = np.zeros((step.num_heads, T))                           # (H, T): padded with 0 for unseen keys
         row[:, :n] = step.weights[:, i]
@@ -62,7 +62,7 @@ def causal_test(cfg: Config, tokens: Sequence[Token], params: Params | None = No
     """Compare the mask's weights with the unmasked ones renormalised over the past, and grow the sentence."""
     tokens = list(tokens)
     open_cfg, mask_cfg = replace(cfg, causal=False), replace(cfg, causal=True)
-    open_run, masked = run(open_cfg, tokens, params), run(mask_cfg, tokens, params)
+    open_run, masked = run(open_cfg, tokens, params).layers[0], run(mask_cfg, tokens, params).layers[0]
     visible = masked.visible                                          # (T, T) j <= i
     past = np.where(visible, open_run.weights, 0.0)                   # (H, T, T)
     share = past.sum(axis=-1)                                         # (H, T)

@@ -9,8 +9,8 @@ import numpy as np
 from ..attention import sinusoidal_positions
 from ..block import Trace
 from ..config import Config
+from ..model import run
 from ..params import Params
-from ..presets import run
 from ..tokens import Token
 
 
@@ -31,8 +31,8 @@ def shuffle(cfg: Config, tokens: Sequence[Token], seed: int, params: Params | No
     perm = np.random.RandomState(seed).permutation(len(tokens))       # (T,)
     if len(tokens) > 1 and np.array_equal(perm, np.arange(len(tokens))):
         perm = np.roll(perm, 1)                                       # a shuffle that moves nothing shows nothing
-    original = run(cfg, tokens, params)
-    shuffled = run(cfg, [tokens[p] for p in perm], params)
+    original = run(cfg, tokens, params).layers[0]
+    shuffled = run(cfg, [tokens[p] for p in perm], params).layers[0]
     expected = original.weights[:, perm][:, :, perm]                  # (H, T, T): P·A·Pᵀ
     return Shuffle(
         perm=perm, original=original, shuffled=shuffled,

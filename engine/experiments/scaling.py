@@ -9,9 +9,9 @@ import numpy as np
 from ..attention import row_entropy, softmax
 from ..block import Trace
 from ..config import Config
+from ..model import run
 from ..params import Params
 from ..params import scaled as scaled_params
-from ..presets import run
 from ..tokens import Token
 
 ONE_HOT = 0.9                                            # a row is "nearly one-hot" when one key takes ≥ 90 %
@@ -191,7 +191,7 @@ def scaling_rows(cfg: Config, tokens: Sequence[Token], init_scale: float | None 
     scale = cfg.init_scale if init_scale is None else float(init_scale)
     at = replace(cfg, init_scale=scale)
     mine = None if params is None else scaled_params(params, scale / cfg.init_scale)
-    on, off = run(replace(at, scale_scores=True), tokens, mine), run(replace(at, scale_scores=False), tokens, mine)
+    on, off = run(replace(at, scale_scores=True), tokens, mine).layers[0], run(replace(at, scale_scores=False), tokens, mine).layers[0]
     return ScalingRows(
         init_scale=scale, base_scale=float(cfg.init_scale), scaled=on, unscaled=off,
         entropy_scaled=row_entropy(on.weights), entropy_unscaled=row_entropy(off.weights),
@@ -232,7 +232,7 @@ def init_sweep(cfg: Config, tokens: Sequence[Token], scales: Sequence[float] = I
         several = visible_counts(r.scaled.visible) > 1                   # (T,) rows with a real choice
         stats.append((r.peak_scaled.mean(), r.peak_unscaled.mean(),
                       r.one_hot_scaled[:, several].mean(), r.one_hot_unscaled[:, several].mean()))
-    visible = visible_counts(run(cfg, tokens, params).visible)
+    visible = visible_counts(run(cfg, tokens, params).layers[0].visible)
     columns = np.asarray(stats, dtype=float).reshape(len(scales), 4).T
     return InitSweep(init_scale=np.asarray(scales, dtype=float), peak_scaled=columns[0], peak_unscaled=columns[1],
                      one_hot_scaled=columns[2], one_hot_unscaled=columns[3],

@@ -265,4 +265,6 @@ def one_layer(view: View, cfg: engine.Config, run_of: Training, seq: Sequence, a
 
 def _exports(stack: StackArrays) -> None:
     """The weights on screen as CSV and figures, the whole trace as .npz."""
-    footer.exports("learn", stack, stack.weights(), code=[engine.loss_and_grads, engine.adam_step])
+    footer.exports("learn", stack, stack.weights(), code=[   # the loss, its gradients, one Adam step
+        engine.model.backprop, engine.forward, engine.block_forward, engine.cross_entropy,
+        engine.backward, engine.block_backward, engine.adam_step])
