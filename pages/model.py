@@ -5,7 +5,7 @@ import streamlit as st
 from ui import charts, compute
 from ui.page import footer, layout
 from ui.shell import frame, session
-from ui.sections import model_view as numbers
+from ui.sections import knockout, model_view as numbers
 from ui.prose import model as words
 
 view = frame.view()
@@ -21,10 +21,12 @@ layout.header(
      + r",\qquad X^{(\ell+1)} = \text{block}_\ell\big(X^{(\ell)}\big),\qquad "
      r"A^{(\ell)}_h = \text{softmax}\Big(\frac{Q^{(\ell)}_h K^{(\ell)\top}_h}{\sqrt{d_{head}}}\Big)"],
 )
+knocked = knockout.control(view)
 stack = compute.stack(cfg, view.words, view.training)
-spread, top, uniform = numbers.summary(stack)
+shown = compute.knocked_stack(cfg, view.words, view.training, knocked) if knocked else stack
+spread, top, uniform = numbers.summary(shown)
 L, H, T = stack.n_layers, cfg.num_heads, len(view.words)
-charts.model_view(numbers.weights(stack), width=view.width, mask=stack.layers[0].mask,
+charts.model_view(numbers.weights(shown), width=view.width, mask=stack.layers[0].mask,
                   title=f"{L} layer{'s' * (L > 1)} × {H} head{'s' * (H > 1)}, {T} × {T} each",
                   info=[[words.head_line(spread[layer, head], top[layer, head]) for head in range(H)]
                         for layer in range(L)],
@@ -32,6 +34,8 @@ charts.model_view(numbers.weights(stack), width=view.width, mask=stack.layers[0]
 st.caption(f"Outlined: layer {view.layer}, head {view.head}, the block and head the other pages show. Hover a "
            "map for its numbers; grey cells are hidden by the causal mask. All the maps are one picture, so even "
            "4 layers × 16 heads of 64 tokens draw at once.")
+knockout.redrawn(view, knocked)
 layout.notice(words.notice(spread, top, uniform))
+knockout.effect(view, stack, shown)
 everything = numbers.StackArrays(stack)
 footer.exports("model", everything, everything.weights(), code=[engine.forward])

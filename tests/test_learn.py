@@ -333,3 +333,55 @@ def test_knockout_sentence_names_every_head_that_costs_accuracy():
     assert ("layer 0 head 0 costs 11.4 points, layer 1 head 0 costs 4.4 points and layer 0 head 1 costs 4.3 "
             "points; layer 1 head 1 costs less than 1 point") in said
     assert "layer 0 15.3% and layer 1 6.9%" in said and "1,000 fresh sequences, 96.9% right" in said
+
+
+# --------------------------------------------------------------------------- knock-outs on the model view (issue 24)
+MODEL = site.by_path("model").file
+
+
+def _metric(at, label: str) -> float:
+    return float(next(m.value for m in at.metric if m.label == label).rstrip("%")) / 100
+
+
+def test_knocking_out_a_trained_presets_heads_changes_its_accuracy_and_the_url():
+    """trained-previous has one head: knocked out, the task fails; the metric says so, with its delta, the
+    URL keeps ablate=0.0, and the numbers are engine.evaluate's on 1,000 fresh sequences."""
+    at = open_app(MODEL, {"preset": "trained-previous"}, timeout=300)
+    assert_clean(at)
+    task, training = engine.TASKS["previous"], presets.training("trained-previous")
+    params = compute.train(task.config, training).params
+    assert _metric(at, "accuracy") == pytest.approx(engine.evaluate(task, task.config, params), abs=5e-4)
+    at.multiselect(key="ablate").select((0, 0)).run(timeout=300)
+    assert_clean(at)
+    knocked = engine.evaluate(task, task.config, params, ablate=((0, 0),))
+    assert _metric(at, "accuracy") == pytest.approx(knocked, abs=5e-4) and knocked < 0.5
+    assert next(m for m in at.metric if m.label == "accuracy").delta.startswith("-")
+    assert at.query_params["ablate"] in ("0.0", ["0.0"])
+    assert any("zero-ablation" in c.value for c in at.caption)
+
+
+def test_induction_needs_its_first_layer():
+    """The issue's done criterion: ?preset=trained-induction&ablate=0.0,0.1 shows accuracy below 30 %,
+    without ablate at least 90 %."""
+    at = open_app(MODEL, {"preset": "trained-induction", "ablate": "0.0,0.1"}, timeout=900)
+    assert_clean(at)
+    assert _metric(at, "accuracy") < 0.30
+    at = open_app(MODEL, {"preset": "trained-induction"}, timeout=900)
+    assert _metric(at, "accuracy") >= 0.90
+
+
+def test_an_article_preset_has_no_task_and_shows_the_output_rows_change():
+    at = open_app(MODEL, {"ablate": "0.1"})
+    assert_clean(at)
+    assert not at.metric
+    said = " ".join(c.value for c in at.caption)
+    assert "no task, so there is no accuracy to score" in said and "zero-ablation" in said
+    frame = next(t for t in tables(at) if "after the knock-out" in t.columns)
+    controls, _ = state.from_params({"ablate": "0.1"})
+    cfg, words_ = state.to_config(controls), state.to_tokens(controls).words
+    before = np.linalg.norm(engine.run(cfg, words_).output, axis=-1)
+    after = np.linalg.norm(engine.run(cfg, words_, None, ((0, 1),)).output, axis=-1)
+    assert [float(x.replace("\\", "")) for x in frame["‖output‖"]] == pytest.approx(before, abs=5e-4)
+    assert [float(x.replace("\\", "")) for x in frame["after the knock-out"]] == pytest.approx(after, abs=5e-4)
+
+

@@ -8,7 +8,7 @@ waits for that run instead of starting its own, and later sessions find it done.
 from __future__ import annotations
 
 import threading
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 import streamlit as st
@@ -186,3 +186,44 @@ def task_stack(cfg: engine.Config, training: Training, step: int | None, ids: tu
 def accuracy(cfg: engine.Config, training: Training) -> float:
     """The run's accuracy on 1,000 fresh sequences (the one-layer comparison's, too)."""
     return engine.evaluate(training.task, cfg, train(cfg, training).params, n=1000)
+
+
+# --------------------------------------------------------------------------- knock-outs (the model view, the Learn page)
+KNOCKOUT_N, KNOCKOUT_SEED = 1000, 1    # fresh sequences of the task; engine.evaluate's default seed
+
+
+@dataclass(frozen=True)
+class Knockout:
+    accuracy: float                    # share of scored positions predicted right
+    loss: float                        # mean cross-entropy over the scored positions
+
+
+@st.cache_data(max_entries=128, show_spinner=False, hash_funcs=_KEYS)
+def knockout(cfg: engine.Config, training: Training, ablate: tuple[tuple[int, int], ...]) -> Knockout:
+    """The trained model on KNOCKOUT_N fresh sequences of its task (engine.evaluate's) with `ablate`'s
+    heads' outputs zeroed."""
+    params, task = weights(cfg, training), engine.TASKS[training.task]
+    tokens, targets = task.sample(np.random.RandomState(KNOCKOUT_SEED), KNOCKOUT_N)   # (n, T) each
+    logits = engine.forward(cfg, params, params.embeddings[tokens], ablate=ablate).logits   # (n, T, V)
+    loss, _ = engine.cross_entropy(logits, targets)
+    return Knockout(accuracy=engine.evaluate(task, cfg, params, n=KNOCKOUT_N, seed=KNOCKOUT_SEED, ablate=ablate),
+                    loss=loss)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_KEYS)
+def knocked_stack(cfg: engine.Config, words: tuple[str, ...], training: Training | None,
+                  ablate: tuple[tuple[int, int], ...]) -> engine.Stack:
+    """stack() with `ablate`'s heads' outputs zeroed: the maps of later layers change, the output too."""
+    return engine.run(cfg, words, weights(cfg, training), ablate)
+
+
+@st.cache_data(max_entries=16, show_spinner=False, hash_funcs=_KEYS)
+def circuit_knockouts(cfg: engine.Config, training: Training) -> tuple[float, dict, dict]:
+    """Accuracy with nothing, each head, and each layer's heads knocked out (the circuit sentence)."""
+    L, H = cfg.n_layers, cfg.num_heads
+    base = knockout(cfg, training, ()).accuracy
+    single = {(layer, head): knockout(cfg, training, ((layer, head),)).accuracy
+              for layer in range(L) for head in range(H)}
+    layers = {layer: knockout(cfg, training, tuple((layer, head) for head in range(H))).accuracy
+              for layer in range(L)}
+    return base, single, layers

@@ -239,8 +239,10 @@ def _replay_stack(view: View, cfg: engine.Config, run_of: Training, run: engine.
                 "previous token (dashed) or the keys of the task (solid).")
     charts.history(history, series, at_step=at_step, y_title="mean weight on those keys", present=view.present)
     steps = [step for step, _ in run.checkpoints]
+    base, single, layers = compute.circuit_knockouts(cfg, run_of)
     layout.notice(words.depth_notice(run.losses, drop, history, shares, previous, steps.index(at_step), accuracy,
-                                     engine.TASKS[run_of.task].title))
+                                     engine.TASKS[run_of.task].title,
+                                     words.knockouts(base, single, layers, compute.KNOCKOUT_N)))
 
 
 def one_layer(view: View, cfg: engine.Config, run_of: Training, seq: Sequence, accuracy: float) -> None:

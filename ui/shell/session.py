@@ -103,6 +103,7 @@ def load_controls(c: Controls) -> None:
 def write_controls(c: Controls) -> None:
     for key in CONTROL_KEYS:
         _ss()[key] = getattr(c, key)
+    _ss()[FIELD.ablate] = list(c.ablate)          # a multiselect's value is a list (Controls keeps a tuple)
 
 
 def remember_controls(c: Controls) -> None:
