@@ -13,6 +13,12 @@ def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
     return e_x
 
 
+def log_softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    """log(softmax(x)) along `axis`, without taking the log of a rounded-to-0 probability."""
+    shifted = x - np.max(x, axis=axis, keepdims=True)                 # same softmax, no overflow
+    return shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
+
+
 def split_heads(m: np.ndarray, num_heads: int) -> np.ndarray:
     """(..., T, C) -> (..., H, T, d_head): head h takes columns h*d_head ... (h+1)*d_head - 1."""
     *batch, T, C = m.shape

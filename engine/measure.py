@@ -21,12 +21,13 @@ def _checked_ids(task: Task, ids) -> list[int]:
     return [int(i) for i in ids]
 
 
-def task_stack(task: str | Task, cfg: Config, params: Params, ids) -> Stack:
-    """Every block's trace for one sequence of token ids, labelled with the task's words."""
+def task_stack(task: str | Task, cfg: Config, params: Params, ids, ablate=(), means: np.ndarray | None = None) -> Stack:
+    """Every block's trace for one sequence of token ids, labelled with the task's words (with the
+    (layer, head) pairs in ablate knocked out: see engine.forward)."""
     task = get_task(task)
     ids = _checked_ids(task, ids)
     labels = display_labels([task.vocab[i] for i in ids])
-    return forward(cfg, params, params.embeddings[ids], labels)       # (T, C) rows of the table
+    return forward(cfg, params, params.embeddings[ids], labels, ablate, means)   # (T, C) rows of the table
 
 
 def task_trace(task: str | Task, cfg: Config, params: Params, ids) -> Trace:

@@ -11,7 +11,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from .attention import rows, sinusoidal_positions, softmax
+from .attention import log_softmax, rows, sinusoidal_positions, softmax
 from .block import Trace, block_backward, block_forward
 from .config import MAX_TOKENS, Config
 from .params import Params, init_params, param_arrays, stack_params
@@ -112,8 +112,7 @@ def cross_entropy(logits: np.ndarray, targets: np.ndarray) -> tuple[float, np.nd
     """Mean of -log p(target) over scored positions (targets >= 0), and d_logits (B, T, V)."""
     scored = targets >= 0                                             # (B, T)
     picked = targets[scored]                                          # (N,): the right answers
-    shifted = logits - logits.max(axis=-1, keepdims=True)             # (B, T, V); same softmax, no overflow
-    log_probs = shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))   # (B, T, V)
+    log_probs = log_softmax(logits, axis=-1)                          # (B, T, V)
     loss = -log_probs[scored, picked].mean()                          # scalar
     d_logits = np.exp(log_probs)                                      # (B, T, V): softmax - one_hot, for scored rows
     d_logits[scored, picked] -= 1.0

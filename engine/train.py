@@ -8,7 +8,7 @@ from typing import Callable
 import numpy as np
 
 from .config import Config
-from .model import backprop, check_batch, forward
+from .model import backprop
 from .params import Params, flatten, frozen_copy, init_params, unflatten
 from .tasks import Task, get_task
 
@@ -149,15 +149,3 @@ def train(task: str | Task, cfg: Config | None = None, steps: int | None = None,
     return TrainRun(task=task.name, config=cfg, seed=int(seed), steps=int(steps), batch=int(batch), lr=float(lr),
                     params=checkpoints[-1][1], losses=_frozen_array(losses), accuracies=_frozen_array(accuracies),
                     checkpoints=tuple(checkpoints), seconds=seconds)
-
-
-def evaluate(task: str | Task, cfg: Config, params: Params, n: int = 1000, seed: int = 1,
-             ablate=(), means: np.ndarray | None = None) -> float:
-    """Share of scored positions predicted right on n fresh sequences drawn from RandomState(seed),
-    with the (layer, head) pairs in ablate knocked out (see engine.forward)."""
-    task = get_task(task)
-    tokens, targets = task.sample(np.random.RandomState(seed), n)     # (n, T) each
-    tokens, targets = check_batch(cfg, params, tokens, targets)
-    stack = forward(cfg, params, params.embeddings[tokens], ablate=ablate, means=means)   # logits (n, T, V)
-    scored = targets >= 0
-    return float(np.mean(stack.logits.argmax(axis=-1)[scored] == targets[scored]))
