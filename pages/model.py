@@ -26,14 +26,17 @@ stack = compute.stack(cfg, view.words, view.training)
 shown = compute.knocked_stack(cfg, view.words, view.training, knocked) if knocked else stack
 spread, top, uniform = numbers.summary(shown)
 L, H, T = stack.n_layers, cfg.num_heads, len(view.words)
+roles = knockout.roles(view)
 charts.model_view(numbers.weights(shown), width=view.width, mask=stack.layers[0].mask,
                   title=f"{L} layer{'s' * (L > 1)} × {H} head{'s' * (H > 1)}, {T} × {T} each",
-                  info=[[words.head_line(spread[layer, head], top[layer, head]) for head in range(H)]
-                        for layer in range(L)],
+                  info=[[(f"{roles[layer][head]}; " if roles else "") + words.head_line(spread[layer, head],
+                                                                                       top[layer, head])
+                         for head in range(H)] for layer in range(L)],
                   pick=(view.layer, view.head), key=session.MODEL_MAP, present=view.present, selectable=True)
 st.caption(f"Outlined: layer {view.layer}, head {view.head}, the block and head the other pages show. Hover a "
            "map for its numbers; grey cells are hidden by the causal mask. All the maps are one picture, so even "
            "4 layers × 16 heads of 64 tokens draw at once.")
+knockout.labels(view, roles)
 knockout.redrawn(view, knocked)
 layout.notice(words.notice(spread, top, uniform))
 knockout.effect(view, stack, shown)

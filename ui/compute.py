@@ -203,9 +203,8 @@ def knockout(cfg: engine.Config, training: Training, ablate: tuple[tuple[int, in
     """The trained model on KNOCKOUT_N fresh sequences of its task (engine.evaluate's) with `ablate`'s
     heads' outputs zeroed."""
     params, task = weights(cfg, training), engine.TASKS[training.task]
-    tokens, targets = task.sample(np.random.RandomState(KNOCKOUT_SEED), KNOCKOUT_N)   # (n, T) each
-    logits = engine.forward(cfg, params, params.embeddings[tokens], ablate=ablate).logits   # (n, T, V)
-    loss, _ = engine.cross_entropy(logits, targets)
+    metrics = engine.position_metrics(task, cfg, params, KNOCKOUT_N, KNOCKOUT_SEED, ablate=ablate)
+    loss = float((metrics.loss * metrics.count).sum() / metrics.count.sum())     # over every scored position
     return Knockout(accuracy=engine.evaluate(task, cfg, params, n=KNOCKOUT_N, seed=KNOCKOUT_SEED, ablate=ablate),
                     loss=loss)
 
@@ -227,3 +226,16 @@ def circuit_knockouts(cfg: engine.Config, training: Training) -> tuple[float, di
     layers = {layer: knockout(cfg, training, tuple((layer, head) for head in range(H))).accuracy
               for layer in range(L)}
     return base, single, layers
+
+
+@st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_KEYS)
+def head_scores(cfg: engine.Config, training: Training) -> engine.HeadScores:
+    """Every head's measured roles (engine.head_scores) on share_history's fresh sequences of the task."""
+    tokens, _ = engine.TASKS[training.task].sample(np.random.RandomState(SHARE_SEED), SHARE_SEQUENCES)
+    return engine.head_scores(cfg, train(cfg, training).params, tokens, training.task)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_KEYS)
+def position_metrics(cfg: engine.Config, training: Training) -> engine.PositionMetrics:
+    """The run's loss and accuracy at each position over KNOCKOUT_N fresh sequences (evaluate's)."""
+    return engine.position_metrics(training.task, cfg, train(cfg, training).params, KNOCKOUT_N, KNOCKOUT_SEED)

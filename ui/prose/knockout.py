@@ -7,6 +7,7 @@ from ui.prose.numbers import fmt, names
 
 MODE = ("zero-ablation: a knocked-out head's output is replaced by zeros before the heads are concatenated; "
         "its map is still computed and drawn, and every later layer reads what is left")
+ROLE_MIN = 0.5        # a map's label names its strongest role when that score reaches this, else "no clear role"
 
 
 def _heads(knocked) -> str:
@@ -42,3 +43,18 @@ def redrawn(knocked, first: int, L: int) -> str:
         said += ("The maps of " + names([f"layer {layer}" for layer in later]) + " are redrawn: they read what "
                  "the knock-out left. ")
     return said + f"The maps of layer{'s' * (first > 0)} {names([str(l) for l in range(first + 1)])} are unchanged."
+
+
+def role(name: str, score: float) -> str:
+    """A map's label from engine.HeadScores.role: 'previous token 0.77' or 'no clear role (best 0.31)'."""
+    if name == "no clear role":
+        return f"no clear role (best {fmt(score, '.2f')} < {ROLE_MIN})"
+    return f"{name} {fmt(score, '.2f')}"
+
+
+def roles_caption(n: int) -> str:
+    """How the roles were measured."""
+    return (f"Each head is scored on {n} fresh sequences of the task: its mean weight on the previous token, on the "
+            "first token, on the token right after an earlier copy of the current one (induction, measured on "
+            "repeated random sequences) and on the task's own keys. The label is the strongest score, or 'no "
+            f"clear role' when none reaches {ROLE_MIN}. Measured without knock-outs.")

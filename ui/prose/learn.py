@@ -180,3 +180,14 @@ def knockouts(base: float, single: dict, layers: dict, n: int) -> str:
     said += ". With every head of a layer removed: " + names(
         [f"layer {layer} {fmt(acc, '.1%')}" for layer, acc in sorted(layers.items())]) + ". "
     return said
+
+
+def by_position(loss: np.ndarray, accuracy: np.ndarray, scored: np.ndarray, counts: np.ndarray, title: str) -> str:
+    """Where on the sequence the trained model is sure and right, and where not (measured)."""
+    where = np.flatnonzero(scored)
+    worst, best = where[np.argmax(loss[where])], where[np.argmin(loss[where])]
+    said = (f"'{title}' scores {count(len(where), 'position')} of {len(scored)} (each in "
+            f"{int(counts[where].min()):,} to {int(counts[where].max()):,} of the sequences). The mean loss is highest "
+            f"at position {worst} ({fmt(loss[worst], '.3g')}, accuracy {fmt(accuracy[worst], '.1%')}) and lowest at "
+            f"position {best} ({fmt(loss[best], '.3g')}, accuracy {fmt(accuracy[best], '.1%')}).")
+    return said

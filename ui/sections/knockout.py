@@ -52,3 +52,27 @@ def redrawn(view: View, knocked) -> None:
     """Which maps the knock-out redrew (those of the layers after the first knocked-out head's)."""
     if knocked:
         st.caption(words.redrawn(knocked, min(layer for layer, _ in knocked), view.config.n_layers))
+
+
+def roles(view: View) -> list[list[str]]:
+    """Each map's strongest measured role and score (trained presets: engine.head_scores on fresh
+    sequences of the task); [] for an article's preset, which has no vocabulary to draw them from."""
+    if view.training is None:
+        return []
+    scores = compute.head_scores(view.config, view.training)
+    return [[words.role(*scores.role(layer, head, words.ROLE_MIN)) for head in range(view.config.num_heads)]
+            for layer in range(view.config.n_layers)]
+
+
+def labels(view: View, roles: list[list[str]]) -> None:
+    """Every map's label, as a table under the picture (it reads on a phone too)."""
+    cfg, knocked = view.config, view.controls.ablate
+    if not roles:
+        st.caption("This article's preset has no task and no vocabulary to draw test sequences from, so no head "
+                   "is scored for a role.")
+        return
+    pairs = [(layer, head) for layer in range(cfg.n_layers) for head in range(cfg.num_heads)]
+    tables.table({"map": [f"layer {layer} head {head}" for layer, head in pairs],
+                  "strongest measured role": [roles[layer][head] for layer, head in pairs],
+                  "knocked out": ["yes" if pair in knocked else "no" for pair in pairs]})
+    st.caption(words.roles_caption(compute.SHARE_SEQUENCES))

@@ -209,6 +209,7 @@ def replay(view: View, cfg: engine.Config, run_of: Training, run: engine.TrainRu
                f"learning rate {run.lr:g}, batch seed {run.seed}); every student's page with these settings shows "
                f"these same weights.")
     predictions(compute.task_stack(cfg, run_of, None, seq.ids), task, seq)
+    by_position(view, cfg, run_of, task)
     if cfg.n_layers > 1:
         one_layer(view, cfg, run_of, seq, accuracy)
     default = run_of == Training(task=task.name, steps=task.steps, lr=task.lr)
@@ -243,6 +244,14 @@ def _replay_stack(view: View, cfg: engine.Config, run_of: Training, run: engine.
     layout.notice(words.depth_notice(run.losses, drop, history, shares, previous, steps.index(at_step), accuracy,
                                      engine.TASKS[run_of.task].title,
                                      words.knockouts(base, single, layers, compute.KNOCKOUT_N)))
+
+
+def by_position(view: View, cfg: engine.Config, run_of: Training, task: engine.Task) -> None:
+    """The trained model's loss and accuracy at each position, over 1,000 fresh sequences of the task."""
+    metrics = compute.position_metrics(cfg, run_of)
+    charts.by_position(metrics.loss, metrics.accuracy, metrics.scored, present=view.present,
+                       title=f"loss and accuracy by position, {compute.KNOCKOUT_N:,} fresh sequences")
+    st.caption(words.by_position(metrics.loss, metrics.accuracy, metrics.scored, metrics.count, task.title))
 
 
 def one_layer(view: View, cfg: engine.Config, run_of: Training, seq: Sequence, accuracy: float) -> None:
