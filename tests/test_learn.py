@@ -368,6 +368,17 @@ def test_induction_needs_its_first_layer():
     assert _metric(at, "accuracy") < 0.30
     at = open_app(MODEL, {"preset": "trained-induction"}, timeout=900)
     assert _metric(at, "accuracy") >= 0.90
+    roles = next(t for t in tables(at) if "strongest measured role" in t.columns)
+    task = engine.TASKS["induction"]
+    params = compute.train(task.config, presets.training("trained-induction")).params
+    tokens, _ = task.sample(np.random.RandomState(compute.SHARE_SEED), compute.SHARE_SEQUENCES)
+    scores = engine.head_scores(task.config, params, tokens, task)
+    for i, (layer, head) in enumerate([(0, 0), (0, 1), (1, 0), (1, 1)]):
+        name, score = scores.role(layer, head, 0.5)
+        shown = roles["strongest measured role"][i].replace("\\", "")
+        assert shown == (f"{name} {score:.2f}" if name != "no clear role" else f"no clear role (best {score:.2f} < 0.5)")
+    assert [r.replace("\\", "").split(" 0.")[0] for r in roles["strongest measured role"]] == \
+        ["previous token", "previous token", "induction (task keys)", "induction (task keys)"]
 
 
 def test_an_article_preset_has_no_task_and_shows_the_output_rows_change():
@@ -385,3 +396,16 @@ def test_an_article_preset_has_no_task_and_shows_the_output_rows_change():
     assert [float(x.replace("\\", "")) for x in frame["after the knock-out"]] == pytest.approx(after, abs=5e-4)
 
 
+
+
+def test_learn_page_shows_loss_and_accuracy_by_position():
+    """Issue 24: per-position loss and accuracy on fresh sequences, the engine's numbers."""
+    at = _train(_learn({"task": "previous", "steps": "60"}))
+    chart = next(c for c in at.get("vega_lite_chart") if "by position" in str(c.proto.spec))
+    data = pa.ipc.open_stream(next(d for d in chart.proto.datasets if d.name == "pos").data.data).read_all()
+    task = engine.TASKS["previous"]
+    run = compute.train(task.config, presets.Training(task="previous", steps=60, lr=task.lr))
+    metrics = engine.position_metrics(task, task.config, run.params, 1000, 1)
+    assert data.column("position").to_pylist() == list(range(1, task.seq_len))     # position 0 is never scored
+    np.testing.assert_allclose(data.column("loss").to_numpy(), metrics.loss[1:])
+    np.testing.assert_allclose(data.column("accuracy").to_numpy(), metrics.accuracy[1:])
