@@ -263,6 +263,9 @@ def test_plateau_is_described_as_measured():
     assert f"between {means.min():.2f} and {means.max():.2f}" in said
     assert f"to {losses[-window:].mean():.2f} over the last {window} steps" in said
     assert "plateau" not in words.plateau(np.linspace(3, 0.1, 400), 200)   # no flat stretch: no plateau
+    sloped = np.r_[np.linspace(3.0, 2.0, 300), np.linspace(2.0, 0.3, 60), 0.3 + 0.02 * rng.randn(340)]
+    said = words.plateau(sloped, engine.loss_drop_step(sloped))
+    assert "plateau" not in said and f"averages {sloped[:35].mean():.2f} over the first 35 steps" in said
 
 
 def test_circuit_names_every_head_from_the_measurements():

@@ -101,6 +101,11 @@ def notice(steps: np.ndarray, shares: np.ndarray, at: int, accuracy: float) -> s
     return said + f". After the last step the model predicts {_right(accuracy)} 1,000 fresh sequences' targets right."
 
 
+def _loss(x: float) -> str:
+    """A loss with two decimals, or in scientific notation where two decimals would print 0.00."""
+    return fmt(x, ".2f" if abs(x) >= 0.005 else ".1e")
+
+
 def plateau(losses, drop: int) -> str:
     """The loss curve as measured: the stretch before the drop where its windowed mean stays level (if
     any), between which values; where it falls fastest and to what."""
@@ -120,8 +125,14 @@ def plateau(losses, drop: int) -> str:
             said += (f"from step {start + 1} to step {end + window} the loss, averaged over {window} steps, stays "
                      f"between {fmt(stretch.min(), '.2f')} and {fmt(stretch.max(), '.2f')} (single batches from "
                      f"{fmt(batches.min(), '.2f')} to {fmt(batches.max(), '.2f')}): a plateau. Then ")
+        elif end >= window:                                           # no level stretch: say where it stood
+            said += (f"the loss averages {fmt(losses[:window].mean(), '.2f')} over the first {window} steps and "
+                     f"{fmt(means[end], '.2f')} over steps {end + 1}–{end + window}, just before its steepest fall "
+                     f"(single batches in between from {fmt(losses[window:end + window].min(), '.2f')} to "
+                     f"{fmt(losses[window:end + window].max(), '.2f')}); no stretch of {window} steps or more stays "
+                     "level. Then ")
     said += (f"{'it' if said else 'the loss'} falls fastest at step {drop} (the dashed line), to "
-             f"{fmt(final, '.2f')} over the last {window} steps. ")
+             f"{_loss(final)} over the last {window} steps. ")
     return said
 
 
