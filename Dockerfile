@@ -14,7 +14,13 @@ COPY engine engine
 COPY pages pages
 COPY ui ui
 
-RUN useradd --system --create-home --uid 10001 lab
+RUN useradd --system --create-home --uid 10001 lab \
+ && mkdir -p /var/cache/attention-lab /app/.poll && chown lab /var/cache/attention-lab /app/.poll
+# Finished training runs (engine.store); compose mounts one volume here for every replica, Kubernetes
+# an emptyDir per pod. The trained presets' defaults ship in assets/weights/ and need none of it.
+ENV ATTENTION_LAB_CACHE=/var/cache/attention-lab
+# The class poll's SQLite file lives in /app/.poll (compose.yaml mounts one volume there for every replica;
+# DATABASE_URL=postgresql://... uses PostgreSQL instead).
 USER lab
 EXPOSE 8501
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s \

@@ -13,6 +13,10 @@ change (the quiet wait is not counted). Two browsers:
 
     python -m benchmarks.coldstart             # 3 repeats of each, prints each and the medians
     python -m benchmarks.coldstart --floor --repeats 5    # and the floor app: the ratio (target ≤ 1.15×)
+    python -m benchmarks.coldstart --floor --page "model?preset=trained-induction"   # a deep link first
+
+Every app server starts with an empty weights cache ($ATTENTION_LAB_CACHE: a new temporary folder),
+as a new replica does: a trained preset's page shows the shipped weights, or trains.
 
 With --floor, the floor app is timed the same two ways, in turn with the app (app, floor, app, ...),
 each on its own freshly started server: each ratio compares runs made side by side, not one block of
@@ -21,8 +25,10 @@ runs with another made minutes later on a machine whose speed drifts.
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import statistics
+import tempfile
 from pathlib import Path
 
 from harness import browser as bs
@@ -30,15 +36,19 @@ from harness import browser as bs
 TARGET_RATIO = 1.15      # issue 11: the first page drawn within 1.15x the floor app's cold start (same run)
 
 
-def once(context, app: str = "streamlit_app.py", cwd: Path = bs.ROOT, port: int | None = None) -> dict:
-    """One cold server (on `port`, else a free one), one new tab of this browser context."""
+def once(context, app: str = "streamlit_app.py", cwd: Path = bs.ROOT, port: int | None = None,
+         path: str = "") -> dict:
+    """One cold server (on `port`, else a free one) with an empty weights cache, one new tab of this
+    browser context, opened at /path (e.g. "model?preset=trained-induction")."""
+    cache = tempfile.mkdtemp(prefix="coldstart-cache-")
+    os.environ["ATTENTION_LAB_CACHE"] = cache                 # the server inherits it
     page = context.new_page()
     runs = bs.Runs(page)
     page.goto("about:blank")
     server = bs.Server(app=app, cwd=cwd, log_name="coldstart.log", port=port)
     try:
         server.start()                                  # launch + health polling (every 50 ms)
-        page.goto(server.url + "/")
+        page.goto(server.url + "/" + path)
         runs.wait_for(page, 1, timeout=60)
         last = bs.wait_ready(page, timeout=60)
         drawn = page.evaluate("(last) => performance.timeOrigin + last", last) / 1000
@@ -46,6 +56,7 @@ def once(context, app: str = "streamlit_app.py", cwd: Path = bs.ROOT, port: int 
     finally:
         server.stop()
         page.close()
+        shutil.rmtree(cache, ignore_errors=True)
     return {"health_s": server.healthy_at - server.started_at, "drawn_s": drawn - server.started_at,
             "charts": charts}
 
@@ -64,6 +75,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--floor", action="store_true",
                         help="also time the latency benchmark's floor app (one slider, one Altair heatmap)")
+    parser.add_argument("--page", default="", help='the app\'s page to open first, e.g. "model?preset=trained-induction" '
+                                                   "(the floor app always opens its only page)")
     args = parser.parse_args()
     if reason := bs.missing_browser_reason():
         raise SystemExit(reason)
@@ -77,12 +90,12 @@ def main() -> None:
         with bs.chromium(playwright) as context:                  # the returning browser
             bs.instrument(context)
             app_port, floor_port = bs.free_ports(2)                # each app at one address, as a lecture's
-            once(context, port=app_port)                           # link is: its earlier visits (not counted)
+            once(context, port=app_port, path=args.page)          # link is: its earlier visits (not counted)
             apps, floors = [], []
             if folder:
                 once(context, "floor_app.py", folder, floor_port)
             for _ in range(args.repeats):                          # app and floor alternate: a drift of
-                apps.append(once(context, port=app_port))          # the machine weighs on both alike
+                apps.append(once(context, port=app_port, path=args.page))          # the machine weighs on both alike
                 if folder:
                     floors.append(once(context, "floor_app.py", folder, floor_port))
             returning = report("returning", apps)
@@ -91,7 +104,7 @@ def main() -> None:
         for _ in range(args.repeats):                              # a fresh profile for every visit
             with bs.chromium(playwright) as context:
                 bs.instrument(context)
-                first.append(once(context))
+                first.append(once(context, path=args.page))
             if folder:
                 with bs.chromium(playwright) as context:
                     bs.instrument(context)

@@ -37,6 +37,13 @@ def task_means(task: str | Task, cfg: Config, params: Params, ablate_mode: str =
     return head_means(cfg, params, tokens)
 
 
+def predict(cfg: Config, params: Params, tokens, ablate=(), means: np.ndarray | None = None) -> np.ndarray:
+    """The most likely next token (B, T) at every position of every sequence in tokens (B, T)."""
+    tokens, _ = check_batch(cfg, params, tokens)
+    stack = forward(cfg, params, params.embeddings[tokens], ablate=ablate, means=means)   # logits (B, T, V)
+    return stack.logits.argmax(axis=-1)                               # (B, T)
+
+
 def evaluate(task: str | Task, cfg: Config, params: Params, n: int = 1000, seed: int = 1,
              ablate=(), ablate_mode: str = "zero") -> float:
     """Share of scored positions predicted right on n fresh sequences drawn from RandomState(seed),
@@ -45,9 +52,8 @@ def evaluate(task: str | Task, cfg: Config, params: Params, n: int = 1000, seed:
     tokens, targets = task.sample(np.random.RandomState(seed), n)     # (n, T) each
     tokens, targets = check_batch(cfg, params, tokens, targets)
     means = task_means(task, cfg, params, ablate_mode, tokens.shape[1]) if ablate else None
-    stack = forward(cfg, params, params.embeddings[tokens], ablate=ablate, means=means)   # logits (n, T, V)
     scored = targets >= 0
-    return float(np.mean(stack.logits.argmax(axis=-1)[scored] == targets[scored]))
+    return float(np.mean(predict(cfg, params, tokens, ablate, means)[scored] == targets[scored]))
 
 
 @dataclass(frozen=True)

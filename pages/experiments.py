@@ -6,14 +6,17 @@ from ui.shell import frame, session
 from ui.experiments import mask, positions, scaling
 from ui.experiments.common import TITLES
 from ui.prose import experiments as said
+from ui.prose import stages
 
 view = frame.view()
 layout.header(
     view,
     "Experiments: why?",
     said.INTRO,
-    r"\text{softmax}\Big(\frac{Q K^\top}{\sqrt{d_{head}}} + M\Big)\, V,\qquad "
-    r"Q, K, V \text{ computed from } X + P",
+    [r"\text{softmax}\Big(" + (r"\frac{Q K^\top}{\sqrt{d_{head}}}" if view.config.scale_scores else r"Q K^\top")
+     + stages.masked(view.config) + r"\Big)\, V,\qquad "
+     rf"Q, K, V \text{{ computed from }} {stages.x_symbol(view.config, 0)}"
+     r"\qquad\text{(the sidebar's block; each experiment switches one choice)}", *stages.mask_line(view.config)],
 )
 if view.config.n_layers > 1:
     st.info(f"With {view.config.n_layers} layers these experiments run on layer 0, the first block, which reads "

@@ -9,7 +9,7 @@ from ui.page import footer, layout
 from ui.shell import frame
 from ui.prose import rows as row_words
 from ui.prose import stages
-from ui.prose.numbers import every
+from ui.prose.numbers import count, every
 
 view = frame.view()
 layout.header(
@@ -18,8 +18,11 @@ layout.header(
     "Each head has its own slice of Q, K and V, so each head can attend differently. Their outputs "
     "(weights · V) are placed side by side (the concat) and, in the Part 4 block, mixed by the output "
     "projection W_O.",
-    [r"\text{head}_h = \text{softmax}\!\Big(\tfrac{Q_h K_h^\top}{\sqrt{d_{head}}}\Big) V_h,\qquad "
-    r"\text{attn} = [\text{head}_0, \dots, \text{head}_{H-1}]\, W_O",
+    [r"\text{head}_h = \text{softmax}\!\Big(" + (r"\tfrac{Q_h K_h^\top}{\sqrt{d_{head}}}" if view.config.scale_scores
+                                                 else r"Q_h K_h^\top") + stages.masked(view.config)
+     + r"\Big) V_h,\qquad " + (r"\text{attn} = [\text{head}_0, \dots, \text{head}_{H-1}]\, W_O"
+                               if view.config.output_projection else r"\text{attn} = [\text{head}_0, \dots, \text{head}_{H-1}]"),
+     *stages.mask_line(view.config),
     *stages.depth_formulas(view.config, view.layer)],
 )
 t = compute.trace(view.config, view.words, view.training, view.layer)
@@ -39,7 +42,8 @@ for start in range(0, H, per_row):
                            pick=view.cell, key=f"heads_{h}", present=present,
                            width=col.width, area=230)
 st.caption(f"{every(H, 'map').capitalize()} share one colour scale, 0 to {domain[1]:.3f}." if H > 1 else
-           f"The map's colour scale runs from 0 to {domain[1]:.3f}.")
+           f"The map's colour scale runs from 0 to {domain[1]:.3f}"
+           + (" (stretched to the largest weight)." if charts.colours.stretched() else " (fixed: 0–1 on every map)."))
 
 spread = analysis.spread(t.weights, t.visible)                        # (H, T); NaN where a row sees one key
 st.subheader("How evenly is each row spread?")
@@ -47,7 +51,7 @@ st.markdown("Each query row's **spread**: its entropy ÷ log₂(the keys it can 
             "gets the same weight, **0** = all weight on one key. A row that sees one key only (the first "
             "row under the causal mask) has no choice to make: it is drawn grey.")
 charts.heatmap(np.nan_to_num(spread.T), t.labels, [f"head {h}" for h in range(H)],
-               title=f"spread: {T} queries × {H} heads", x_title="head", y_title="query", signed=False,
+               title=f"spread: {count(T, 'query', 'queries')} × {count(H, 'head')}", x_title="head", y_title="query", signed=False,
                domain=(0.0, 1.0), mask=~np.isnan(spread.T), mask_word="1 key", why="the row sees one key only",
                key="heads_spread", present=present, width=view.width, area=min(560, 70 * H), fmt=".2f")
 
@@ -65,7 +69,7 @@ with cols[1]:
     else:
         st.info("This preset has no output projection: the concat is the attention output.")
 
-layout.notice(row_words.spread_notice(spread, t.labels, quote=layout.quote))
+layout.notice(row_words.spread_notice(spread, t.labels, quote=layout.quote, trained=view.training is not None))
 footer.exports("heads", t, {**{f"weights head {h}": (t.weights[h], t.labels, t.labels) for h in range(H)},
                             "concat": (t.concat, t.labels, dims), "attn": (t.attn, t.labels, dims)},
                code=[engine.merge_heads])

@@ -7,6 +7,8 @@ from ui.page import footer, layout
 from ui.shell import frame, session
 from ui.sections import knockout, model_view as numbers
 from ui.prose import model as words
+from ui.prose import stages
+from ui.prose.numbers import count
 
 view = frame.view()
 cfg = view.config
@@ -19,7 +21,11 @@ layout.header(
     "heads on the per-head page.",
     [r"X^{(0)} = X" + (" + P" if cfg.positional == "sinusoidal" else "")
      + r",\qquad X^{(\ell+1)} = \text{block}_\ell\big(X^{(\ell)}\big),\qquad "
-     r"A^{(\ell)}_h = \text{softmax}\Big(\frac{Q^{(\ell)}_h K^{(\ell)\top}_h}{\sqrt{d_{head}}}\Big)"],
+     r"A^{(\ell)}_h = \text{softmax}\Big(\frac{Q^{(\ell)}_h K^{(\ell)\top}_h}{"
+     + (r"\sqrt{d_{head}}" if cfg.scale_scores else "1") + "}" + stages.masked(cfg) + r"\Big)",
+     r"Q^{(\ell)} = " + (r"\text{LN}(X^{(\ell)})" if cfg.layer_norm else r"X^{(\ell)}") + r"\,W_Q^{(\ell)},\quad"
+     r" K^{(\ell)} = " + (r"\text{LN}(X^{(\ell)})" if cfg.layer_norm else r"X^{(\ell)}") + r"\,W_K^{(\ell)}",
+     *stages.mask_line(cfg)],
 )
 knocked = knockout.control(view)
 stack = compute.stack(cfg, view.words, view.training)
@@ -28,17 +34,17 @@ spread, top, uniform = numbers.summary(shown)
 L, H, T = stack.n_layers, cfg.num_heads, len(view.words)
 roles = knockout.roles(view)
 charts.model_view(numbers.weights(shown), width=view.width, mask=stack.layers[0].mask,
-                  title=f"{L} layer{'s' * (L > 1)} × {H} head{'s' * (H > 1)}, {T} × {T} each",
+                  title=f"{count(L, 'layer')} × {count(H, 'head')}, {T} × {T} each",
                   info=[[(f"{roles[layer][head]}; " if roles else "") + words.head_line(spread[layer, head],
                                                                                        top[layer, head])
                          for head in range(H)] for layer in range(L)],
                   pick=(view.layer, view.head), key=session.MODEL_MAP, present=view.present, selectable=True)
 st.caption(f"Outlined: layer {view.layer}, head {view.head}, the block and head the other pages show. Hover a "
-           "map for its numbers; grey cells are hidden by the causal mask. All the maps are one picture, so even "
+           "map for its numbers" + ("; grey cells are hidden by the causal mask" if cfg.causal else "") + ". All the maps are one picture, so even "
            "4 layers × 16 heads of 64 tokens draw at once.")
 knockout.labels(view, roles)
 knockout.redrawn(view, knocked)
-layout.notice(words.notice(spread, top, uniform))
+layout.notice(words.notice(spread, top, uniform, trained=view.training is not None))
 knockout.effect(view, stack, shown)
 everything = numbers.StackArrays(stack)
 footer.exports("model", everything, everything.weights(), code=[engine.forward])

@@ -14,7 +14,7 @@ layout.header(
     "After attention, each token's vector goes through the same small two-layer network. "
     "With residual connections (Part 4) each sub-layer's input is added back to its output; the "
     "Day 33 model has none. The ReLU sets every negative hidden value to exactly 0.",
-    [*stages.output_formulas(view.config), *stages.depth_formulas(view.config, view.layer)],
+    [*stages.output_formulas(view.config, view.layer), *stages.depth_formulas(view.config, view.layer)],
 )
 t = compute.trace(view.config, view.words, view.training, view.layer)
 cfg, present = view.config, view.present
@@ -26,7 +26,7 @@ domain = charts.symmetric_domain(t.x_in, t.attn, t.after_attn, t.output)
 cols = layout.columns(view, 2)
 with cols[0]:
     charts.heatmap(t.after_attn, t.labels, dims,
-                   title=("X + attn" if cfg.residual else "attn (no residual)") + f": {T} × {C}",
+                   title=(f"{stages.block_input(cfg, view.layer)} + attn" if cfg.residual else "attn (no residual)") + f": {T} × {C}",
                    x_title="column", y_title="token", domain=domain, key="out_after", present=present,
                    width=cols[0].width, area=230)
 with cols[1]:

@@ -15,8 +15,8 @@ layout.header(
     view,
     "Q, K, V projections",
     notices.qkv_intro(view.controls.positional),
-    [rf"Q = {stages.x_symbol(view.config)} W_Q,\qquad K = {stages.x_symbol(view.config)} W_K,\qquad "
-     rf"V = {stages.x_symbol(view.config)} W_V", *stages.depth_formulas(view.config, view.layer)],
+    [rf"Q = {stages.x_symbol(view.config, view.layer)} W_Q,\qquad K = {stages.x_symbol(view.config, view.layer)} W_K,"
+     rf"\qquad V = {stages.x_symbol(view.config, view.layer)} W_V", *stages.depth_formulas(view.config, view.layer)],
 )
 t = compute.trace(view.config, view.words, view.training, view.layer)
 params = compute.block(view.config, view.training, view.layer)
@@ -24,8 +24,8 @@ cfg, h, present = view.config, view.controls.head, view.present
 T, C = t.x.shape
 dims = t.dims
 first, last = analysis.head_columns(cfg, h)
-st.latex(rf"X:\ {T}\times{C},\quad W_Q, W_K, W_V:\ {C}\times{C},\quad Q, K, V:\ {T}\times{C}"
-         rf"\ \to\ {cfg.num_heads}\ \text{{head{'s' * (cfg.num_heads > 1)}}}\times {T}\times{cfg.d_head}")
+st.latex(rf"{stages.x_symbol(cfg, view.layer)}:\ {T}\times{C},\quad W_Q, W_K, W_V:\ {C}\times{C},\quad Q, K, V:\ {T}\times{C}"
+         rf"\ \to\ \text{{{count(cfg.num_heads, 'head')}}}\times {T}\times{cfg.d_head}")
 
 source = t.source
 title = ("X (token vectors)" if t.positions is None else "X + positions") if view.layer == 0 else \
@@ -40,7 +40,7 @@ charts.heatmap(source, t.labels, dims, title=f"{title}: {T} × {C}", x_title="di
 charts.heatmap(weight, dims, dims, title=f"W_{name}{stages.where(cfg, view.layer)}: {C} × {C}", x_title="output column",
                y_title="input dimension", key="qkv_wmat", present=present, width=view.width, area=420)
 
-st.subheader(f"{name} = X·W_{name}, and head {h}'s slice{stages.where(cfg, view.layer)}")
+st.subheader(f"{name} = {stages.source(cfg, view.layer)}·W_{name}, and head {h}'s slice{stages.where(cfg, view.layer)}")
 st.caption(f"Head {h} owns columns {first}…{last} of Q, K and V "
            f"({count(cfg.num_heads, 'head')} × {count(cfg.d_head, 'column')} = {C}). Pick another head in the sidebar.")
 domain = charts.symmetric_domain(full)
@@ -56,7 +56,7 @@ charts.heatmap(full[h], t.labels, [str(c) for c in range(first, last + 1)],
 st.caption("Click (or tap) a cell of the head's slice to see that number computed from X and the weight matrix.")
 
 layout.notice(notices.qkv_notice(t, h, quote=layout.quote))
-projection.show(t, params, picked)
+projection.show(t, params, picked, stages.source(cfg, view.layer))
 footer.exports("qkv", t, {"X": (source, t.labels, dims), "Q": (engine.merge_heads(t.q), t.labels, dims),
                           "K": (engine.merge_heads(t.k), t.labels, dims),
                           "V": (engine.merge_heads(t.v), t.labels, dims)},

@@ -14,13 +14,14 @@ layout.header(
     view,
     "Scaled scores",
     notices.scores_intro(t),
-    [r"\text{scaled} = \frac{Q K^\top}{\sqrt{d_{head}}}", *stages.depth_formulas(view.config, view.layer)],
+    [(r"\text{scaled} = \frac{Q K^\top}{\sqrt{d_{head}}}" if view.config.scale_scores else r"\text{scaled} = Q K^\top")
+     + stages.masked(view.config), *stages.mask_line(view.config), *stages.depth_formulas(view.config, view.layer)],
 )
 cfg, h, present = view.config, view.controls.head, view.present
 divisor = cfg.d_head ** 0.5 if cfg.scale_scores else 1.0
 if cfg.scale_scores:
     st.latex(rf"d_{{head}} = {cfg.d_model}/{cfg.num_heads} = {cfg.d_head},\quad \sqrt{{{cfg.d_head}}} = "
-             rf"{divisor:.4f},\quad \text{{scaled}} = \frac{{Q K^\top}}{{{divisor:.4f}}}")
+             rf"{divisor:.4f},\quad \text{{scaled}} = \frac{{Q K^\top}}{{{divisor:.4f}}}" + stages.masked(cfg))
 else:
     st.warning("Scaling is switched off in the sidebar: the scaled scores equal the raw scores.")
 

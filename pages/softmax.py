@@ -10,6 +10,7 @@ from ui.sections import inspector
 from ui.shell import frame, session, state
 from ui.prose import rows as row_words
 from ui.prose import stages
+from ui.prose.numbers import spread as spread_cell
 
 view = frame.view()
 layout.header(
@@ -48,14 +49,15 @@ with right:
                 highlight=rows[query].top[0] if lone else None, present=present)
 sums = pd.DataFrame({"query": list(t.labels), "keys": [r.keys for r in rows], "row sum": weights.sum(axis=-1),
                      "weight": [r.weight for r in rows], "uniform": [r.uniform for r in rows],
-                     "entropy (bits)": engine.row_entropy(weights), "spread": [r.spread for r in rows],
+                     "entropy (bits)": engine.row_entropy(weights), "spread": [spread_cell(r.spread) for r in rows],
                      "attends most to": [row_words.top_cell(r, t.labels) for r in rows]})
-tables.table(sums, {"row sum": ".6f", "weight": ".4f", "uniform": ".4f", "entropy (bits)": ".3f", "spread": ".3f"})
+tables.table(sums, {"row sum": ".6f", "weight": ".4f", "uniform": ".4f", "entropy (bits)": ".3f"})
 st.caption(f"Each row{at}. weight: the row's largest weight; uniform: 1 ÷ the keys the row can see; entropy: 0 "
            "when one key takes everything, log₂(keys) when the row is uniform; spread: entropy ÷ log₂(keys), "
-           "1 when every key gets the same weight.")
+           "1 when every key gets the same weight; a row that sees one key has no spread (—).")
 
-layout.notice(row_words.softmax_notice(rows, t.labels, quote=layout.quote, beta=beta))
+layout.notice(row_words.softmax_notice(rows, t.labels, quote=layout.quote, beta=beta,
+                                         trained=view.training is not None))
 if cell is not None and beta != 1:
     st.caption(f"The worked cell below uses the model's β = 1, not the β = {beta:g} of the maps above.")
 inspector.show(t, h, cell)

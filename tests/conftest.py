@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,10 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 APP = str(ROOT / "streamlit_app.py")
+
+# Trained runs go to a fresh folder per test session, not the repository's .cache/weights/: a test
+# that counts training runs must not find one kept by an earlier session.
+os.environ.setdefault("ATTENTION_LAB_CACHE", tempfile.mkdtemp(prefix="attention-lab-cache-"))
 
 from ui.shell import site
 

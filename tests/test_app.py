@@ -95,7 +95,7 @@ def test_sidebar_draws_the_switches_once_opened_and_a_picker_only_with_a_choice(
     pickers = lambda: [s.key for s in at.sidebar.selectbox]                                # noqa: E731
     assert toggles() == ["present"] and pickers() == ["preset", "head"]    # 2 heads, 1 layer, switches shut
     open_switches(at).toggle(key="causal").set_value(True).run()
-    assert toggles() == ["causal", "positional", "scale", "layer_norm", "present"]
+    assert toggles() == ["causal", "positional", "scale", "layer_norm", "stretch", "present"]
     at.session_state["switches_open"] = False
     at.run()
     assert_clean(at)

@@ -517,6 +517,20 @@ def test_a_figure_downloads_as_svg_and_png(tab, tmp_path):
     tab.assert_clean()
 
 
+def test_the_model_view_is_listed_as_an_svg_with_its_cells_as_png(tab):
+    """Issue 23 #19: the model view is one PNG picture inside its SVG, and the figure list says so."""
+    tab.open("/model")
+    bs.open_expander(tab.page, tab.runs, bs.EXPORTS)
+    figures = tab.page.locator("[data-testid='stMain'] .st-key-figures_model")
+    figures.wait_for()
+    select = figures.locator("select")
+    select.wait_for()
+    options = select.locator("option").all_inner_texts()
+    assert options and options[0].endswith("(cells as PNG)"), options
+    assert "cells under 5 px" in figures.locator(".note").inner_text()
+    tab.assert_clean()
+
+
 # ------------------------------------------------------------------------------- depth: layers and the model view
 MODEL_64 = "/model?layers=4&heads=16&d_model=128&seq_len=64"
 DRAW_BUDGET_MS = 1500

@@ -95,15 +95,17 @@ def _pictures(at) -> dict[str, np.ndarray]:
     return out
 
 
-def test_every_head_map_at_the_maximum_is_a_picture_of_the_traces_weights():
-    params = {"seq_len": "64", "d_model": "128", "heads": "16", "d_ff": "512"}
+@pytest.mark.parametrize("stretch", [False, True], ids=["fixed-0-1", "stretched"])
+def test_every_head_map_at_the_maximum_is_a_picture_of_the_traces_weights(stretch):
+    """Issue 23 #21: weights on the fixed 0–1 scale by default; stretched (stretch=1) to the largest weight."""
+    params = {"seq_len": "64", "d_model": "128", "heads": "16", "d_ff": "512", **({"stretch": "1"} if stretch else {})}
     at = open_app(site.file("heads"), params)
     assert_clean(at)
     controls, _ = state.from_params(params)
     t = engine.run(state.to_config(controls), state.to_tokens(controls).words).layers[0]
     pictures = _pictures(at)
     assert {f"head {h}" for h in range(16)} <= set(pictures), sorted(pictures)
-    top = float(t.weights.max())                     # one colour scale for all 16 maps
+    top = float(t.weights.max()) if stretch else 1.0   # one colour scale for all 16 maps
     stops, points = list(charts.scheme_colours(charts.WEIGHTS)), charts.ramp_domain(charts.WEIGHTS, (0.0, top))
     rng = np.random.RandomState(0)
     for h in range(16):

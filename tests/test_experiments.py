@@ -4,6 +4,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+
+from ui.prose.numbers import fmt, parse
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -301,8 +303,8 @@ def test_slider_extremes_show_the_engines_numbers(d_head, init):
     r = xp.scaling_rows(cfg, words, init)
     shown = tables(at)[0]
     assert shown["query"].tolist() == list(r.scaled.labels)
-    assert np.allclose(shown["entropy ÷√d"].astype(float), r.entropy_scaled[0], atol=5e-4)   # 3 decimals
-    assert np.allclose(shown["max weight, raw"].astype(float), r.peak_unscaled[0], atol=5e-4)
+    assert np.allclose(shown["entropy ÷√d"].map(parse).astype(float), r.entropy_scaled[0], atol=5e-4)   # 3 decimals
+    assert np.allclose(shown["max weight, raw"].map(parse).astype(float), r.peak_unscaled[0], atol=5e-4)
     assert shown["one-hot, raw"].tolist() == ["yes" if x else "no" for x in r.one_hot_unscaled[0]]
     if init == 10.0:
         assert "nearly one-hot" in notice(at)
@@ -335,10 +337,10 @@ def test_positions_section_shows_the_engines_errors_and_shuffles_again():
     for seed in (0, 1):
         pt = xp.positions_test(cfg, words, seed)
         errors = tables(at)[0]
-        assert errors.iloc[:, 1].tolist() == [f"{pt.plain.weights_error:.3e}", f"{pt.encoded.weights_error:.3e}"]
-        assert errors.iloc[:, 2].tolist() == [f"{pt.plain.attn_error:.3e}", f"{pt.encoded.attn_error:.3e}"]
-        assert errors.iloc[:, 3].tolist() == [f"{pt.plain.output_error:.3e}", f"{pt.encoded.output_error:.3e}"]
-        assert float(errors.iloc[0, 1]) <= ROUNDING and float(errors.iloc[1, 1]) > 1e-3
+        assert errors.iloc[:, 1].tolist() == [fmt(pt.plain.weights_error, ".3e"), fmt(pt.encoded.weights_error, ".3e")]
+        assert errors.iloc[:, 2].tolist() == [fmt(pt.plain.attn_error, ".3e"), fmt(pt.encoded.attn_error, ".3e")]
+        assert errors.iloc[:, 3].tolist() == [fmt(pt.plain.output_error, ".3e"), fmt(pt.encoded.output_error, ".3e")]
+        assert parse(errors.iloc[0, 1]) <= ROUNDING and parse(errors.iloc[1, 1]) > 1e-3
         outputs = tables(at)[1]
         assert outputs["was at"].astype(int).tolist() == pt.perm.tolist()
         assert any(f"Shuffle {seed}:" in m.value for m in at.markdown)
@@ -354,8 +356,8 @@ def test_mask_section_shows_the_engines_rows():
     rows, steps = tables(at)[0], tables(at)[1]
     assert rows["keys it sees"].astype(int).tolist() == list(range(1, 7))
     assert rows["row sum with mask"].tolist() == ["1.000000"] * 6
-    assert np.allclose(rows["weight on its past, no mask"].astype(float), ct.past_share[0], atol=5e-5)
-    assert steps["weights change, no mask"].tolist() == [f"{x:.2e}" for x in ct.drift_open]
+    assert np.allclose(rows["weight on its past, no mask"].map(parse).astype(float), ct.past_share[0], atol=5e-5)
+    assert steps["weights change, no mask"].tolist() == [fmt(x, ".2e") for x in ct.drift_open]
     assert max(float(x) for x in steps["weights change, mask"]) <= ROUNDING
 
 

@@ -184,11 +184,12 @@ def test_tokens_outside_the_vocabulary_get_a_message_naming_it():
 
 
 def test_training_controls_round_trip_through_the_url_with_bounds():
-    c, problems = state.from_params({"task": "induction", "train_seed": "7", "steps": "300", "lr": "0.02"})
-    assert (c.task, c.train_seed, c.steps, c.lr) == ("induction", 7, 300, 0.02) and not problems
-    assert state.to_params(c) == {"task": "induction", "train_seed": "7", "steps": "300", "lr": "0.02"}
+    c, problems = state.from_params({"task": "induction", "train_seed": "7", "steps": "300", "lr": "0.03"})
+    assert (c.task, c.train_seed, c.steps, c.lr) == ("induction", 7, 300, 0.03) and not problems
+    assert state.to_params(c) == {"task": "induction", "train_seed": "7", "steps": "300", "lr": "0.03"}
     c, problems = state.from_params({"task": "induction", "steps": "5000", "lr": "3", "train_seed": "-1"})
-    assert (c.steps, c.lr, c.train_seed) == (700, 0.01, 0)           # the task's own, each reported
+    induction = engine.TASKS["induction"]
+    assert (c.steps, c.lr, c.train_seed) == (induction.steps, induction.lr, 0)   # the task's own, each reported
     assert "steps='5000' is not valid (must be between 10 and 1200)" in problems
     assert "lr='3' is not valid (must be between 0.0005 and 0.2)" in problems
     assert state.from_params({"task": "nope"})[1] == ["task='nope' is not valid (must be one of "
@@ -380,8 +381,9 @@ def test_induction_needs_its_first_layer():
         name, score = scores.role(layer, head, 0.5)
         shown = roles["strongest measured role"][i].replace("\\", "")
         assert shown == (f"{name} {score:.2f}" if name != "no clear role" else f"no clear role (best {score:.2f} < 0.5)")
-    assert [r.replace("\\", "").split(" 0.")[0] for r in roles["strongest measured role"]] == \
-        ["previous token", "previous token", "induction (task keys)", "induction (task keys)"]
+    shown = [r.replace("\\", "") for r in roles["strongest measured role"]]
+    assert shown[0].startswith("previous token") or shown[1].startswith("previous token")   # layer 0 copies
+    assert all(r.startswith("induction") for r in shown[2:])                                # layer 1 finds
 
 
 def test_an_article_preset_has_no_task_and_shows_the_output_rows_change():

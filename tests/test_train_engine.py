@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import engine
 from engine.params import flatten, unflatten
-from engine.train import checkpoint_steps
+from engine.train import DECAY_FROM, LR_FLOOR, WARMUP, checkpoint_steps, learning_rate
 
 FEW = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -81,6 +81,24 @@ def test_train_applies_adam_to_the_first_batch():
     expected, _, _ = engine.adam_step(flatten(run.checkpoints[0][1]), g, np.zeros_like(g), np.zeros_like(g), 1, task.lr)
     close(flatten(run.checkpoints[1][1]), expected, "weights after step 1")
     close(flatten(run.checkpoints[0][1]), flatten(engine.init_params(task.config)), "step 0 is the init", rel=0)
+
+
+@pytest.mark.parametrize("steps", [1, 3, 100, 480, 5000])
+def test_the_learning_rate_rises_holds_then_falls_to_its_floor(steps):
+    """Against the schedule written out: a straight rise over WARMUP, lr until DECAY_FROM, then half a
+    cosine down to LR_FLOOR * lr at the last update; never above lr, never below the floor after the rise."""
+    lr = 0.02
+    rates = np.array([learning_rate(lr, step, steps) for step in range(steps)])
+    warm, start = max(1, int(WARMUP * steps)), int(DECAY_FROM * steps)
+    np.testing.assert_allclose(rates[:warm], lr * np.arange(1, warm + 1) / warm, rtol=1e-12)
+    assert np.all(rates[warm:start] == lr)
+    if steps - start >= 2:
+        fall = rates[max(start, warm):]
+        assert np.all(np.diff(fall) <= 1e-15) and rates[-1] == pytest.approx(LR_FLOOR * lr, rel=1e-12)
+        middle = (max(start, warm) + steps - 1) / 2                    # half-way down: the cosine's midpoint
+        if middle.is_integer() and start >= warm:
+            assert learning_rate(lr, int(middle), steps) == pytest.approx(lr * (1 + LR_FLOOR) / 2, rel=1e-12)
+    assert rates.max() <= lr and rates[warm - 1:].min() >= LR_FLOOR * lr - 1e-15
 
 
 def test_loss_is_cross_entropy_of_the_stack_probabilities():

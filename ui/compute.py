@@ -1,9 +1,13 @@
 """The only place the app calls the engine: cached on small keys (config, token tuple, which trained
 weights), never arrays.
 
-Trained weights are trained once per server for each (config, task, steps): the first session that
-needs them trains (its page can draw the run live), every other session waiting for the same model
-waits for that run instead of starting its own, and later sessions find it done.
+Trained weights are trained once for each (config, task, steps), and kept: a finished run is stored
+on disk (engine.store; $ATTENTION_LAB_CACHE, else .cache/weights/), so a restart or another replica
+on the same machine reads it instead of training again. The trained presets' default weights ship in
+the repository (assets/weights/, `python -m engine.ship`), so every page shows them on a fresh server.
+Otherwise the first session that needs a model trains it (its page can draw the run live), every
+other session waiting for the same model waits for that run instead of starting its own, and later
+sessions find it done.
 """
 from __future__ import annotations
 
@@ -15,7 +19,7 @@ import streamlit as st
 from threadpoolctl import threadpool_limits
 
 import engine
-from engine import analysis, experiments
+from engine import analysis, experiments, store
 from ui.shell.presets import Training
 
 # The matrices here are small and a lecture hall runs many sessions at once on few cores: one BLAS
@@ -42,25 +46,65 @@ def _slot(cfg: engine.Config, training: Training) -> _Slot:
     return _Slot()
 
 
+def _stored(cfg: engine.Config, training: Training) -> engine.TrainRun | None:
+    """A run on disk with these numbers (the store keys runs by the task's own learning rate only)."""
+    if training.lr not in (None, engine.TASKS[training.task].lr):
+        return None
+    return store.load_run(store.cache_folder(), training.task, cfg, training.steps, training.seed)
+
+
 def trained(cfg: engine.Config, training: Training) -> engine.TrainRun | None:
-    """The finished run, or None while nobody has trained it yet (or somebody is training it)."""
-    return _slot(cfg, training).run
+    """The finished run (from memory, or from the disk cache), or None while nobody has trained it
+    yet (or somebody is training it)."""
+    slot = _slot(cfg, training)
+    if slot.run is None and slot.lock.acquire(blocking=False):        # nobody is training it right now
+        try:
+            if slot.run is None:
+                slot.run = _stored(cfg, training)
+        finally:
+            slot.lock.release()
+    return slot.run
 
 
 def train(cfg: engine.Config, training: Training, on_progress=None) -> engine.TrainRun:
-    """Train (once per server) and return the run; a second caller waits for the first one's run."""
+    """Train (once per server, unless a stored run is found) and return the run; a second caller waits
+    for the first one's run."""
     slot = _slot(cfg, training)
     if slot.run is None:
         with slot.lock:
             if slot.run is None:
-                slot.run = engine.train(training.task, cfg, training.steps, seed=training.seed,
-                                        on_progress=on_progress, lr=training.lr)
+                run = _stored(cfg, training)
+                if run is None:
+                    run = engine.train(training.task, cfg, training.steps, seed=training.seed,
+                                       on_progress=on_progress, lr=training.lr)
+                    store.keep(run, store.cache_folder())
+                slot.run = run
     return slot.run
 
 
+@st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_KEYS)
+def shipped(cfg: engine.Config, training: Training) -> engine.Params | None:
+    """The weights shipped in assets/weights/ when cfg and training are a trained preset's defaults."""
+    if training.lr not in (None, engine.TASKS[training.task].lr):
+        return None                                                   # shipped runs use the task's own rate
+    return store.load_shipped(training.task, cfg, training.steps, training.seed)
+
+
+def ready(cfg: engine.Config, training: Training) -> bool:
+    """Whether the trained weights can be shown without a training run."""
+    return shipped(cfg, training) is not None or trained(cfg, training) is not None
+
+
 def weights(cfg: engine.Config, training: Training | None) -> engine.Params | None:
-    """The trained weights, or None for cfg's own initial draw."""
-    return None if training is None else train(cfg, training).params
+    """The trained weights (a finished run's, else the shipped ones, else trained now), or None for
+    cfg's own initial draw."""
+    if training is None:
+        return None
+    run = trained(cfg, training)
+    if run is not None:
+        return run.params
+    params = shipped(cfg, training)
+    return params if params is not None else train(cfg, training).params
 
 
 @st.cache_resource(max_entries=256, show_spinner=False, hash_funcs=_KEYS)
@@ -108,6 +152,23 @@ def params(cfg: engine.Config, training: Training | None = None) -> engine.Param
 def block(cfg: engine.Config, training: Training | None = None, layer: int = 0) -> engine.Block:
     """The weights of one block of the stack (w_q, w_k, w_v, w_o, w1, b1, w2, b2)."""
     return params(cfg, training).blocks[layer]
+
+
+ACCURACY_SEQUENCES, ACCURACY_SEED = 200, 1     # fresh sequences of the task an accuracy is measured on
+
+
+@st.cache_data(max_entries=64, show_spinner=False, hash_funcs=_KEYS)
+def accuracy(cfg: engine.Config, training: Training, T: int) -> tuple[float, np.ndarray]:
+    """The share of the task's targets the trained model in use predicts right on fresh T-token sequences,
+    overall and (T,) at each position (NaN where the task scores nothing); cached per setting."""
+    run = train(cfg, training)
+    task = engine.TASKS[training.task]
+    tokens, targets = task.sample(np.random.RandomState(ACCURACY_SEED), ACCURACY_SEQUENCES, max(T, task.min_len))
+    scored = targets >= 0                                               # (n, T) positions the task scores
+    right = (engine.predict(cfg, run.params, tokens) == targets) & scored       # (n, T)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        per_position = right.sum(axis=0) / scored.sum(axis=0)           # (T,)
+    return float(right.sum() / scored.sum()), per_position
 
 
 # --------------------------------------------------------------------------- the Experiments page
@@ -171,7 +232,8 @@ def circuit(cfg: engine.Config, training: Training) -> tuple:
     every = np.ones(tokens.shape, dtype=bool)
     previous = np.stack([engine.share_per_query(cfg, params, tokens, before, every).mean(axis=-1)
                          for _, params in run.checkpoints])         # (K, L, H)
-    return previous, engine.loss_drop_step(run.losses)
+    short = len(run.losses) < 60                                      # loss_drop_step's default needs 2 × 30 steps
+    return previous, engine.loss_drop_step(run.losses, max(1, len(run.losses) // 4) if short else None)
 
 
 @st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_KEYS)

@@ -1,4 +1,5 @@
-"""Trained presets on every page: train the sidebar's model first, once per server, with a progress bar."""
+"""Trained presets on every page: train the sidebar's model first (unless its weights are shipped or
+stored), once per server, with a progress bar."""
 from __future__ import annotations
 
 import streamlit as st
@@ -9,7 +10,7 @@ from ui import compute
 
 def ensure(view) -> None:
     """Before a page draws a trained preset: train it (progress shown), or wait for whoever is."""
-    if view.training is None or compute.trained(view.config, view.training) is not None:
+    if view.training is None or compute.ready(view.config, view.training):
         return
     task = engine.TASKS[view.training.task]
     box = st.empty()

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+import threading
+
 import numpy as np
 
 SIGNED = "blueorange"
@@ -71,7 +73,31 @@ def symmetric_domain(*matrices: np.ndarray) -> tuple[float, float]:
     return (-top, top)
 
 
-def weight_domain(*matrices: np.ndarray) -> tuple[float, float]:
-    """One colour domain [0, largest weight] shared by every weight map of a comparison."""
-    top = max(float(np.max(m)) for m in matrices)
+_run = threading.local()        # this script thread's colour setting (the sidebar's "stretch" control)
+FIXED = (0.0, 1.0)              # weights are drawn on 0–1 unless stretched: a colour means the same weight everywhere
+
+
+def stretch_weights(on: bool) -> None:
+    """The frame sets, once a run, whether weight maps stretch their colours (the sidebar's control)."""
+    _run.stretch = bool(on)
+
+
+def stretched() -> bool:
+    return getattr(_run, "stretch", False)
+
+
+def weight_domain(*matrices: np.ndarray, stretch: bool | None = None) -> tuple[float, float]:
+    """One colour domain shared by every weight map of a comparison: fixed [0, 1] by default, or stretched
+    to [0, largest weight] (fine structure; the legend then says so)."""
+    if not (stretched() if stretch is None else stretch):
+        return FIXED
+    top = max(float(np.max(np.nan_to_num(m, nan=0.0))) for m in matrices)
     return (0.0, top if top > 0 else 1.0)
+
+
+def weight_legend(domain: tuple[float, float]) -> str:
+    """The legend's title for a weight map: the fixed scale, or the stretched one named as such."""
+    low, high = float(domain[0]), float(domain[1])
+    if (low, high) == FIXED:
+        return "weight (fixed 0–1)"
+    return f"stretched: {low:.2g}–{high:.2g}"

@@ -123,7 +123,7 @@ def model_view(weights: np.ndarray, *, width: float, title: str, mask: np.ndarra
             "encoding": {"color": {"field": "value", "type": "quantitative",
                                    "scale": {**sp.colour_scale(co.scheme_colours(co.WEIGHTS)),
                                              "domain": co.ramp_domain(co.WEIGHTS, domain)},
-                                   "legend": sp.legend(present, chart_h)}}}
+                                   "legend": {**sp.legend(present, chart_h), "title": co.weight_legend(domain)}}}}
     spec = {"width": chart_w, "height": chart_h, "autosize": {"type": "pad"},
             "title": {**sp.title(present, limit=width - 10), "text": title},
             "layer": [image, ramp, rect],

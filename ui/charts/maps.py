@@ -171,6 +171,8 @@ def heatmap(matrix: np.ndarray, rows: Sequence[str], cols: Sequence[str], *, wid
             title=title, rows=[str(r) for r in rows], cols=[str(c) for c in cols],
             domain=co.ramp_domain(scheme, domain))
         spec["datasets"] = raster.datasets(shown, rows, cols, scheme, domain, pick, highlight)
+        if scheme == co.WEIGHTS:
+            spec = sp.assoc(spec, ("layer", 1, "encoding", "color", "legend", "title"), co.weight_legend(domain))
         st.vega_lite_chart(spec=spec, key=key, width="content")
         return None
     labelled = n_rows <= MAX_LABELLED and n_cols <= MAX_LABELLED
@@ -181,6 +183,8 @@ def heatmap(matrix: np.ndarray, rows: Sequence[str], cols: Sequence[str], *, wid
         values["dark"] = (f"abs(datum.value) > {co.dark_threshold(scheme, domain)!r}" if scheme == co.SIGNED
                           else f"datum.value < {co.dark_threshold(scheme, domain)!r}")
     spec = spec.fill(**values)
+    if scheme == co.WEIGHTS:
+        spec = sp.assoc(spec, ("layer", 0, "encoding", "color", "legend", "title"), co.weight_legend(domain))
     spec["datasets"] = {"cells": cells(matrix, rows, cols, mask, pick, why, highlight, expected)}
     if not selectable:
         st.vega_lite_chart(spec=spec, key=key, width="content")

@@ -32,9 +32,10 @@ def bars_template(n: int, present: bool, fmt: str) -> sp.Template:
         "title": sp.title(present, offset=None),
         "encoding": {
             "y": {"field": "token", "type": "nominal", "sort": [], "title": None, "axis": {"labelFontSize": size}},
-            "x": {"field": "value", "type": "quantitative", "title": None, "axis": {"labelFontSize": size - 2}},
+            "x": {"field": "value", "type": "quantitative", "title": None,
+                  "axis": {"labelFontSize": size - 2, **({"tickMinStep": 1, "format": "d"} if fmt == "d" else {})}},  # counts: whole ticks
             "tooltip": [{"field": "token", "type": "nominal"},
-                        {"field": "value", "type": "quantitative", "format": ".6f"}],
+                        {"field": "value", "type": "quantitative", "format": "d" if fmt == "d" else ".6f"}],
         },
         "layer": layers,
     }

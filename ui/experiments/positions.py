@@ -10,6 +10,7 @@ from ui.page import footer, layout, tables
 from ui.shell import session
 from ui.experiments.common import TITLES, prose, two_maps
 from ui.prose import experiments as said
+from ui.prose.numbers import fmt
 from ui.shell.frame import View
 
 
@@ -34,7 +35,7 @@ def positions(view: View) -> None:
     if cfg.causal:
         st.info("The causal mask is switched off for this experiment: a mask knows positions too (query i "
                 f"sees keys ≤ i). With it on and no positions, the same shuffle changes the weights by up to "
-                f"{pt.masked.weights_error:.3f}.", icon=":material/info:")
+                f"{fmt(pt.masked.weights_error, '.3f')}.", icon=":material/info:")
 
     errors = pd.DataFrame({
         "inputs": ["X (no positions)", "X + sinusoidal positions"],

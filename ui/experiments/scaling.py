@@ -70,19 +70,25 @@ def random_vectors(view: View) -> None:
 def in_this_block(view: View) -> None:
     cfg, words, h = view.config, view.words, view.head
     st.subheader(TITLES["init"])
+    trained = view.training is not None
     prose(view, "The same division in the sidebar's block, next to the block without it. How large the weights "
-          "are drawn decides how large the scores are: small weights give nearly uniform rows, large ones "
-          "push rows towards one-hot, and the division only removes the part that comes from the width.")
+          "are decides how large the scores are: small weights give nearly uniform rows, large ones "
+          "push rows towards one-hot, and the division only removes the part that comes from the width."
+          + (" Here the weights are the trained ones, multiplied by the slider's scale over the preset's own "
+             f"(×{cfg.init_scale:g} is the trained model itself)." if trained else ""))
     session.init_scale_for(view.controls.preset, min(xp.INIT_SCALES, key=lambda s: abs(s - cfg.init_scale)))
     s = st.select_slider(said.INIT_LABEL,
                          options=list(xp.INIT_SCALES), key=session.XP_INIT, format_func=lambda s: f"×{s:g}",
                          persist_state="session",
-                         help=f"This preset draws weights with std = {cfg.init_scale:g}"
-                              + ("" if cfg.init == "fixed" else " / √fan_in") + ". Every score grows with s².")
+                         help=(f"The trained weights are multiplied by s / {cfg.init_scale:g}." if trained else
+                               f"This preset draws weights with std = {cfg.init_scale:g}"
+                               + ("" if cfg.init == "fixed" else " / √fan_in")) + " Every score grows with s².")
     rule = "s^2" if cfg.init == "fixed" else r"s^2/\text{fan\_in}"
-    st.latex(rf"W_Q, W_K \sim \mathcal{{N}}(0,\ {rule}) \;\Rightarrow\; Q K^\top \propto s^2:\quad "
+    weights_are = (rf"W_Q, W_K = \frac{{s}}{{{cfg.init_scale:g}}}\,W^{{\text{{trained}}}}_{{Q,K}}" if trained else
+                   rf"W_Q, W_K \sim \mathcal{{N}}(0,\ {rule})\ \text{{(the initial draw)}}")
+    st.latex(rf"{weights_are} \;\Rightarrow\; Q K^\top \propto s^2:\quad "
              r"\text{softmax}\Big(s^2\,\frac{Q_1 K_1^\top}{\sqrt{d_{head}}}\Big):\ \ \beta = s^2,\ \ \text{temperature} = 1/s^2"
-             r"\quad(Q_1, K_1\text{: drawn at } s = 1)")
+             + (r"\quad(Q_1, K_1\text{: at } s = 1)" if trained else r"\quad(Q_1, K_1\text{: drawn at } s = 1)"))
     r = compute.scaling_rows(cfg, words, s, view.training)
     sweep = compute.init_sweep(cfg, words, xp.INIT_SCALES, view.training)
     t = r.scaled
@@ -113,7 +119,7 @@ def in_this_block(view: View) -> None:
 
     own = replace(view.controls, head=0, cell=None, present=False, beta=1.0)
     published = own == state.preset_controls("part4") and s == cfg.init_scale
-    layout.notice(said.init_notice(r, published))
+    layout.notice(said.init_notice(r, published, trained))
     footer.exports("experiment-scale", t, {
         f"weights ÷√d head {h}": (r.scaled.weights[h], t.labels, t.labels),
         f"weights no scaling head {h}": (r.unscaled.weights[h], t.labels, t.labels),

@@ -48,12 +48,16 @@ export default function (component) {
   const charts = () => [...main.querySelectorAll("[data-testid='stVegaLiteChart']")];
   const title = (chart, i) => {
     const t = chart.querySelector('g.role-title-text text');
-    return (t && t.textContent.trim()) || `chart ${i + 1}`;
+    if (t && t.textContent.trim()) return t.textContent.trim();
+    // an untitled chart is named by its axes ("loss by step"), then by its number
+    const axes = [...chart.querySelectorAll('g.role-axis-title text')].map(a => a.textContent.trim()).filter(Boolean);
+    return axes.length ? axes.reverse().join(' by ') : `chart ${i + 1}`;
   };
   const refresh = () => {
     const list = charts();
     const keep = select.value;
-    const names = list.map((c, i) => `${i + 1} · ${title(c, i)}` + (c.querySelector('svg.marks') ? '' : ' (canvas)'));
+    const kind = (c) => !c.querySelector('svg.marks') ? ' (canvas)' : c.querySelector('svg.marks image') ? ' (cells as PNG)' : '';
+    const names = list.map((c, i) => `${i + 1} · ${title(c, i)}` + kind(c));
     if (names.join('\\n') === [...select.options].map(o => o.textContent).join('\\n')) return;
     select.replaceChildren(...names.map((name, i) => {
       const option = document.createElement('option');
@@ -69,8 +73,10 @@ export default function (component) {
     const chart = picked();
     const svg = !!(chart && chart.querySelector('svg.marks'));
     root.querySelectorAll('button').forEach(b => { b.disabled = !svg; });
-    note.textContent = !chart ? '' : svg ? '' :
-      'drawn on a canvas (a large map): its own menu (⋯) saves it as PNG; SVG only for smaller maps';
+    const painted = svg && !!chart.querySelector('svg.marks image');
+    note.textContent = !chart ? '' : painted ?
+      'its cells are one PNG picture inside the SVG (cells under 5 px): axes and text scale, the cells do not' :
+      svg ? '' : 'drawn on a canvas (a large map): its own menu (⋯) saves it as PNG; SVG only for smaller maps';
   };
   const fileName = (ext) => {
     const i = Number(select.value);
@@ -144,5 +150,7 @@ _panel = st.components.v2.component("attention_lab_figures", html=_HTML, css=_CS
 def panel(slug: str) -> None:
     """The page's 'figure for slides' row: pick a chart, save it as SVG or as PNG at SCALE×."""
     _panel(key=session.download_key("figures", slug), data={"scale": SCALE, "slug": slug})
-    st.caption("Any chart of this page, as drawn: SVG (vector, for slides that scale) or PNG at 3× its size. "
-               "Each chart's own menu (⋯ on hover) also saves a PNG at 2× and shows it full screen.")
+    st.caption("Any chart of this page, as drawn: SVG or PNG at 3× its size. An SVG is vector (it scales on a slide), "
+               "except where a map's cells are under 5 px (the model view, large maps): there the cells are one PNG "
+               "picture inside the SVG, marked “cells as PNG” in the list. Each chart's own menu (⋯ on hover) also "
+               "saves a PNG at 2× and shows it full screen.")

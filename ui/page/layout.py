@@ -63,6 +63,32 @@ def header(view: frame.View, title: str, intro: str, formula: str | Sequence[str
         latex(view, line)
     for note in view.notes:
         st.info(md_escape(note), icon=":material/info:")
+    outside = outside_training(view)
+    if outside:
+        st.warning(md_escape(outside), icon=":material/model_training:")
+
+
+def outside_training(view: frame.View) -> str:
+    """For a trained preset used outside its training (another length, switch, layer count or width): what
+    changed and the task's accuracy at this setting; '' otherwise or while the model is still training."""
+    from ui import compute
+    from ui.prose.presets import outside_training as words
+    from ui.shell import presets
+
+    if view.training is None:
+        return ""
+    T = len(view.words)
+    changed, longer = presets.departures(view.controls.preset, view.config, T)
+    if not changed and not longer:
+        return ""
+    if compute.trained(view.config, view.training) is None:          # the Learn page trains it live
+        return ""
+    task = presets.task_of(view.controls.preset)
+    preset_cfg = task.config
+    here, per_position = compute.accuracy(view.config, view.training, T)
+    return words(task.title, task.seq_len, T, changed, here,
+                 compute.accuracy(view.config, view.training, task.seq_len)[0],
+                 compute.accuracy(preset_cfg, view.training, task.seq_len)[0] if changed else None, per_position)
 
 
 def latex(view: frame.View, formula: str) -> None:

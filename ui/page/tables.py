@@ -10,7 +10,7 @@ import pyarrow as pa
 import streamlit as st
 
 from ui.page.layout import md_escape
-from ui.prose.numbers import fmt
+from ui.prose.numbers import HUGE, fmt
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -33,6 +33,14 @@ def _cells(values: np.ndarray, spec: str | None) -> list[str]:
     if values.dtype.kind == "b":
         return ["yes" if x else "no" for x in values]
     return [str(x) for x in values]
+
+
+def _beyond_native(values: np.ndarray, spec: str | None) -> bool:
+    """Some value st.table's own 4 decimals would print falsely: NaN, ±∞, huge, or nonzero shown as 0."""
+    digits = int(spec[1]) if spec else 4
+    size = np.abs(values[np.isfinite(values)])
+    return (not np.isfinite(values).all() or bool(np.any(size >= HUGE))
+            or bool(np.any((size > 0) & (size < 0.5 * 10.0 ** -digits))))
 
 
 def markdown_table(columns: dict[str, tuple[list[str], bool]]) -> str:
@@ -87,8 +95,8 @@ def table(data: pd.DataFrame | dict[str, Sequence], formats: dict[str, str] | No
         name = md_escape(col) if labels_in_header else str(col)
         if _text(values):
             shown[name] = [md_escape(x) for x in values]
-        elif spec and not _NATIVE.fullmatch(spec):
-            shown[name] = [fmt(x, spec) for x in values]
+        elif (spec and not _NATIVE.fullmatch(spec)) or (values.dtype.kind == "f" and _beyond_native(values, spec)):
+            shown[name] = [fmt(x, spec or ".4f") for x in values]
         else:
             shown[name] = values
             if values.dtype.kind == "f":                     # a value that prints as 0 is 0, never −0

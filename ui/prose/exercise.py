@@ -12,7 +12,7 @@ from engine.analysis import Extension, read_rows
 from engine.config import Config
 from engine.exercise import SAME, Outputs, Twist, old_rows
 from engine.tokens import MAX_WORD_CHARS, Token, clean_word, token_id
-from ui.prose.numbers import diff, every
+from ui.prose.numbers import diff, every, fmt
 
 Quote = Callable[[str], str]
 KINDS = ("id", "word")                       # how the new token is given: a vocabulary id or a typed word
@@ -76,43 +76,100 @@ def default_token_note(word: str, vocab_id: int | None, T: int) -> str:
             f"{ordinal(T + 1)} token.")
 
 
+NEGLIGIBLE = 0.5e-4     # a share of the new key below this leaves every factor printing as 1.0000
+
+
+def _masked(r) -> bool:
+    """The causal mask hides the new key from every old query (every score against it is −∞)."""
+    return bool(np.all(np.isneginf(r.score_new)))
+
+
+def shares(ext: Extension, head: int) -> np.ndarray:
+    """(T,) the weight each old row now gives the new key, e^s / (Z + e^s), read from the softmax itself
+    (1 − factor would round a share of 10⁻³⁶ to 0)."""
+    T = ext.before.T
+    return ext.after.weights[head, :T, T]
+
+
+def _log10_ratio(r, i: int) -> float:
+    """log₁₀(e^s / Z) for old row i, from logs: e^s and Z may overflow where their ratio does not."""
+    return float((r.score_new[i] - np.log(r.z[i])) / np.log(10))
+
+
+def _ratio(r, i: int) -> str:
+    """e^s / Z for old row i as text, even where e^s and Z themselves overflow or underflow."""
+    power = _log10_ratio(r, i)
+    if power > -300:
+        return fmt(10 ** power, ".4f")
+    return "10" + str(round(power)).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+
+
+def _factor(ext: Extension, head: int, i: int) -> str:
+    """Old row i's factor Z/(Z + e^s): 4 decimals, or '1 − 4.8·10⁻⁶' where 4 decimals would print 1.0000."""
+    share = float(shares(ext, head)[i])
+    factor = float(ext.factors[head][i])
+    return f"1 − {fmt(share, '.2g')}" if 0 < share < NEGLIGIBLE else fmt(factor, ".4f")
+
+
+def _negligible(ext: Extension, head: int) -> bool:
+    """The new key is visible but takes less than NEGLIGIBLE of every old row."""
+    return float(np.max(shares(ext, head))) < NEGLIGIBLE
+
+
+def _visible_but_negligible(ext: Extension, head: int, quote: Quote) -> str:
+    """Why the old rows barely moved although every old query sees the new key: its share, from the numbers."""
+    r = old_rows(ext, head)
+    share = shares(ext, head)
+    i = int(np.argmax(share))
+    return (f"every old query sees {quote(r.new_label)} (its scores against it are finite, "
+            f"{fmt(float(np.min(r.score_new)), '.3f')} to {fmt(float(np.max(r.score_new)), '.3f')}), but e^s is tiny "
+            f"next to each old total Z: the largest share, e^s/(Z + e^s) for {quote(r.labels[i])}, is "
+            f"{fmt(float(share[i]), '.4f')} (s = {fmt(float(r.score_new[i]), '.3f')}), "
+            "visible but negligible")
+
+
 def sentences(ext: Extension, head: int, quote: Quote = _plain_quote) -> tuple[str, str]:
     """Two sentences from the live numbers: who lost most to the new token and why, and the invariant."""
     r = old_rows(ext, head)
     new, T = quote(r.new_label), r.T
-    i = r.biggest
-    if r.lost[i] <= SAME:                                             # the causal mask hides the new key
+    share = shares(ext, head)
+    i = int(np.argmax(share))
+    if _masked(r):                                                    # the causal mask hides the new key
         return (
             f"No old row lost any attention: the causal mask lets no old query see {new}, which comes "
-            f"after all of them, so its score for them is −∞, e^−∞ = 0 and every factor Z/(Z + 0) is exactly 1.",
+            f"after all of them, so its score for them is −∞ (masked), e^−∞ = 0 and every factor Z/(Z + 0) "
+            "is exactly 1.",
             f"The first {T} rows are identical to the {T}-token run (largest change {diff(r.max_change)}); "
             f"attention is only shared out in the new row, where {_new_row_reading(ext, head, quote)}.",
         )
-    row, s, e, z = quote(r.labels[i]), float(r.score_new[i]), float(r.exp_new[i]), float(r.z[i])
+    row, s = quote(r.labels[i]), float(r.score_new[i])
+    factors = (f"Every old row is multiplied by one number of its own, Z/(Z + e^s), here from "
+               f"{_factor(ext, head, i)} ({row}) to {_factor(ext, head, int(np.argmin(share)))} "
+               f"({quote(r.labels[int(np.argmin(share))])}), so the ratios between a row's old weights, and their "
+               f"order, stay the same (largest deviation {diff(ext.ratio_error)}); what a row loses, 1 − factor, is "
+               f"exactly the weight it now gives {new}.")
+    if share[i] < NEGLIGIBLE:
+        return (f"Appending {new} took almost nothing from any old row: {_visible_but_negligible(ext, head, quote)}.",
+                factors)
     highest = int(np.argmax(r.score_new))
+    compare = "large" if _log10_ratio(r, i) > -1 else "small"
     if highest == i:
-        why = (f"it has the highest score against the new key of any old query (s = {s:.3f}, "
-               f"so e^s = {e:.3f} is large next to its old total Z = {z:.3f})")
+        why = (f"it has the highest score against the new key of any old query (s = {fmt(s, '.3f')}, so "
+               f"e^s/Z = {_ratio(r, i)}: e^s is {compare} next to its old total Z)")
     else:
-        why = (f"its score against the new key is the largest relative to its own old scores (s = {s:.3f}, "
-               f"e^s = {e:.3f} against its old total Z = {z:.3f}); {quote(r.labels[highest])} scores the new "
-               f"key higher (s = {float(r.score_new[highest]):.3f}), but its old total is bigger "
-               f"(Z = {float(r.z[highest]):.3f})")
-    least = int(np.argmin(r.lost))
-    return (
-        f"Appending {new} took the most attention from {row}: its row was multiplied by {float(r.factor[i]):.4f}, "
-        f"so {float(r.lost[i]):.1%} of its attention now goes to {new}, because {why}.",
-        f"Every old row is multiplied by one number of its own, Z/(Z + e^s), here from "
-        f"{float(r.factor[i]):.4f} ({row}) to {float(r.factor[least]):.4f} ({quote(r.labels[least])}), so the "
-        f"ratios between a row's old weights, and their order, stay the same (largest deviation "
-        f"{diff(ext.ratio_error)}); what a row loses, 1 − factor, is exactly the weight it now gives {new}.",
-    )
+        why = (f"its score against the new key is the largest relative to its own old scores (s = {fmt(s, '.3f')}, "
+               f"e^s/Z = {_ratio(r, i)}); {quote(r.labels[highest])} scores the new key higher "
+               f"(s = {fmt(float(r.score_new[highest]), '.3f')}), but its old total is bigger "
+               f"(e^s/Z = {_ratio(r, highest)})")
+    return (f"Appending {new} took the most attention from {row}: its row was multiplied by "
+            f"{_factor(ext, head, i)}, so {fmt(float(share[i]), '.1%')} of its attention now goes to {new}, "
+            f"because {why}.", factors)
 
 
 def verdict(ext: Extension, head: int, choice: str | None, quote: Quote = _plain_quote) -> tuple[str, str]:
     """How a prediction fared: ('right' | 'partly' | 'wrong' | 'none', one sentence why)."""
     r = old_rows(ext, head)
-    unchanged = r.max_change <= SAME
+    masked, negligible = _masked(r), _negligible(ext, head)
     spread = float(np.max(r.factor) - np.min(r.factor))
     lo, hi = int(np.argmin(r.factor)), int(np.argmax(r.factor))
     if choice is None:
@@ -120,24 +177,29 @@ def verdict(ext: Extension, head: int, choice: str | None, quote: Quote = _plain
     if choice not in PREDICTIONS:
         raise ValueError(f"unknown prediction {choice!r}; choose one of {tuple(PREDICTIONS)}")
     if choice == "unchanged":
-        if unchanged:
-            return "right", "Right: no old query can see the new token, so every factor is exactly 1."
-        return "wrong", (f"Not quite: every old row changed, by up to {r.max_change:.4f}, because every "
+        if masked:
+            return "right", ("Right: no old query can see the new token (the causal mask makes its score −∞), "
+                             "so every factor is exactly 1.")
+        if negligible:
+            return "partly", (f"Nearly: {_visible_but_negligible(ext, head, quote)}; no old weight changed by more "
+                              f"than {diff(r.max_change)}.")
+        return "wrong", (f"Not quite: every old row changed, by up to {fmt(r.max_change, '.4f')}, because every "
                          f"old query also scores the new key and shares its attention with it.")
     if choice == "own_factor":
-        if unchanged:
+        if masked:
             return "partly", ("True, but the factor is exactly 1 for every row: the old rows did not change "
                               "at all.")
         return "right", (f"Right: each row kept its ratios (largest deviation {diff(ext.ratio_error)}), and "
-                         f"the factors differ from row to row, from {float(r.factor[lo]):.4f} "
-                         f"({quote(r.labels[lo])}) to {float(r.factor[hi]):.4f} ({quote(r.labels[hi])}).")
+                         f"the factors differ from row to row, from {_factor(ext, head, lo)} "
+                         f"({quote(r.labels[lo])}) to {_factor(ext, head, hi)} ({quote(r.labels[hi])})"
+                         + (f"; {_visible_but_negligible(ext, head, quote)}." if negligible else "."))
     if choice == "same_factor":
-        if unchanged:
+        if masked:
             return "partly", "True only because that factor is exactly 1: the old rows did not change at all."
         if spread <= SAME:
-            return "right", f"Right here: every factor is {float(r.factor[0]):.4f}."
-        return "wrong", (f"Not quite: each row has its own factor, from {float(r.factor[lo]):.4f} "
-                         f"({quote(r.labels[lo])}) to {float(r.factor[hi]):.4f} ({quote(r.labels[hi])}), "
+            return "right", f"Right here: every factor is {_factor(ext, head, 0)}."
+        return "wrong", (f"Not quite: each row has its own factor, from {_factor(ext, head, lo)} "
+                         f"({quote(r.labels[lo])}) to {_factor(ext, head, hi)} ({quote(r.labels[hi])}), "
                          "because each old query scores the new key differently.")
     return "wrong", ("Not quite: a whole row is multiplied by one positive number, and that cannot change "
                      "which of its weights is larger than another.")
@@ -160,8 +222,8 @@ def output_sentence(ext: Extension, out: Outputs, quote: Quote = _plain_quote) -
     if T == 1 and changed == T:
         count = "The only old output row"
     return (f"{count} changed: {quote(ext.before.labels[hi])} moved most "
-            f"(‖Δ‖ = {float(change[hi]):.4f}, {float(relative[hi]):.1%} of its length) and "
-            f"{quote(ext.before.labels[lo])} least ({float(change[lo]):.4f}), because each output row is "
+            f"(‖Δ‖ = {fmt(float(change[hi]), '.4f')}, {fmt(float(relative[hi]), '.1%')} of its length) and "
+            f"{quote(ext.before.labels[lo])} least ({fmt(float(change[lo]), '.4f')}), because each output row is "
             f"a weighted sum of the value vectors of every key it can see{mix}, and the value vector of "
             f"{new} now takes a share of that sum.")
 
@@ -179,15 +241,15 @@ def twist_sentence(tw: Twist, twisted: Extension, quote: Quote = _plain_quote) -
                 f"{diff(max_row)} in every head, and their outputs move by at most "
                 f"{diff(out, tw.output_scale)}: no old query can see {new}, so nothing about them changes.")
     moved = ("the inputs already carry positions" if already else
-             f"positions change the inputs (by up to {shift:.3f} per entry), so the scores "
+             f"positions change the inputs (by up to {fmt(shift, '.3f')} per entry), so the scores "
              + ("" if twisted.before.config.causal else "and factors ") + "differ from the run above")
     same = (f"but position i's code depends only on i, so the first {T} inputs and their scores are the same "
             f"in both runs (largest change {diff(score_change, tw.score_scale)})")
     if twisted.before.config.causal and lo == hi == 1.0:
         return (f"With sinusoidal positions{note}, {moved}; {same}. The causal mask is on too, so no old query "
                 f"can see {new}: every old row keeps its weights exactly (every factor is 1).")
-    spread = (f"every factor is {lo:.4f}" if hi - lo <= SAME else
-              f"here the factors run from {lo:.4f} to {hi:.4f}")
+    spread = (f"every factor is {fmt(lo, '.4f')}" if hi - lo <= SAME else
+              f"here the factors run from {fmt(lo, '.4f')} to {fmt(hi, '.4f')}")
     return (f"With sinusoidal positions{note}, {moved}; {same}, and each old row is still multiplied by one "
             f"factor of its own ({spread}; ratio error {diff(tw.ratio_error)}).")
 
@@ -199,9 +261,9 @@ def _new_row_reading(ext: Extension, head: int, quote: Quote) -> str:
     r = read_rows(ext.after.weights[head], ext.after.visible)[T]
     new = quote(ext.after.labels[T])
     if r.kind == "even":
-        return (f"{new} spreads its weight almost evenly over its {r.keys} keys (largest {r.weight:.3f}, uniform "
-                f"{r.uniform:.3f}), as untrained weights do")
-    return f"{new} attends most to {winner(r, ext.after.labels, quote)}, where a uniform row gives {r.uniform:.3f}"
+        return (f"{new} spreads its weight almost evenly over its {r.keys} keys (largest {fmt(r.weight, '.3f')}, "
+                f"uniform {fmt(r.uniform, '.3f')})")
+    return f"{new} attends most to {winner(r, ext.after.labels, quote)}, where a uniform row gives {fmt(r.uniform, '.3f')}"
 
 
 def new_row(ext: Extension, head: int, quote: Quote = _plain_quote) -> str:
@@ -213,11 +275,14 @@ def new_row(ext: Extension, head: int, quote: Quote = _plain_quote) -> str:
 def notice(ext: Extension, head: int, quote: Quote = _plain_quote) -> str:
     """The page's 'what to notice': what the old rows did, and the new token's own row."""
     r = old_rows(ext, head)
-    if r.max_change <= SAME:
-        first = f"the {r.T} old rows are untouched"
+    if _masked(r):
+        first = f"the {r.T} old rows are untouched: the causal mask hides the new token from them"
+    elif _negligible(ext, head):
+        first = (f"the {r.T} old rows see the new token but give it almost nothing (at most "
+                 f"{fmt(float(np.max(shares(ext, head))), '.4f')} of a row), so they barely change")
     else:
-        first = (f"no old row was reshuffled, each only shrank (factors {float(np.min(r.factor)):.4f} to "
-                 f"{float(np.max(r.factor)):.4f}), and what each gave up is exactly its entry in the new column")
+        first = (f"no old row was reshuffled, each only shrank (factors {fmt(float(np.min(r.factor)), '.4f')} to "
+                 f"{fmt(float(np.max(r.factor)), '.4f')}), and what each gave up is exactly its entry in the new column")
     return f"{first}; {new_row(ext, head, quote)}."
 
 

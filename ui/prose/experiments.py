@@ -15,11 +15,11 @@ def _plain(text: str) -> str:
 
 
 def at_most(x: float, scale: float = 1.0) -> str:
-    """'not at all', 'only by rounding (6e-17)' or 'by up to 0.123': how much something changed."""
+    """'not at all', 'only by rounding (6·10⁻¹⁷)' or 'by up to 0.123': how much something changed."""
     if x == 0:
         return "not at all"
     if is_rounding(x, scale):
-        return f"only by rounding ({abs(x):.0e})"
+        return f"only by rounding ({fmt(abs(x), '.0e')})"
     return f"by up to {fmt(x, '.3f')}"
 
 
@@ -37,7 +37,7 @@ POSITIONS_LAW = (r"\text{with positions: } P X + E \neq P (X + E) \text{ in gene
 INIT_LABEL = "Init scale s: how large the weights are drawn (every score grows with s², an inverse temperature)"
 
 
-def init_notice(r: xp.ScalingRows, published: bool) -> str:
+def init_notice(r: xp.ScalingRows, published: bool, trained: bool = False) -> str:
     """Section 2's notice. `published`: the sidebar is exactly the Part 4 preset at its own scale."""
     s = r.init_scale
     on, off = r.one_hot_count
@@ -46,6 +46,9 @@ def init_notice(r: xp.ScalingRows, published: bool) -> str:
     if off > on:
         said = (f"In this block at ×{s:g}, {off} of the {rows} are nearly one-hot without the division "
                 f"({on} with it): such a row copies one token and ignores the rest. ")
+    elif on and trained and s == r.base_scale:
+        said = (f"The trained block has {on} of its {rows} nearly one-hot even with the division: training made "
+                "them so, because the task asks each row for one key. ")
     elif on:
         said = (f"At ×{s:g} the weights are so large that even the scaled block has {on} of its {rows} nearly "
                 "one-hot: the division only fixes the width, not oversized weights. ")
@@ -90,7 +93,7 @@ def mask_notice(ct: xp.CausalTest, head: int, quote: Quote = _plain) -> str:
     labels, T = ct.open.labels, ct.T
     k = int(ct.past_share[head, :-1].argmin()) if T > 1 else 0
     future = 1 - ct.past_share[head, k]
-    return (f"without the mask {quote(labels[k])} gives {future:.0%} of its weight in head {head} to tokens "
+    return (f"without the mask {quote(labels[k])} gives {fmt(future, '.0%')} of its weight in head {head} to tokens "
             f"that come after it. The mask hides them (largest hidden weight: {ct.hidden_weight:g}) and every "
             f"masked row is the unmasked row's past divided by its share (they differ "
             f"{at_most(ct.renorm_error)}), so it sums to 1 over the keys it sees. Grown one token at a time, "

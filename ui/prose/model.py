@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.analysis import NEAR_UNIFORM
-from ui.prose.numbers import fmt
+from ui.prose.numbers import count, fmt
 
 
 def head_line(spread: float, top: float) -> str:
@@ -14,7 +14,7 @@ def head_line(spread: float, top: float) -> str:
     return f"mean spread {fmt(spread, '.2f')}, mean largest weight {fmt(top, '.2f')}"
 
 
-def notice(spread: np.ndarray, top: np.ndarray, uniform: float) -> str:
+def notice(spread: np.ndarray, top: np.ndarray, uniform: float, trained: bool = False) -> str:
     """spread, top: (L, H) each map's mean row spread and mean largest weight; uniform: the mean largest
     weight an even spread gives. Names the sharpest and the most even head, and how the layers differ."""
     L, H = spread.shape
@@ -24,9 +24,12 @@ def notice(spread: np.ndarray, top: np.ndarray, uniform: float) -> str:
     sharp = np.unravel_index(int(np.argmin(flat)), flat.shape)
     even = np.unravel_index(int(np.argmax(np.where(np.isnan(spread), -np.inf, spread))), spread.shape)
     who = lambda lh: f"layer {lh[0]} head {lh[1]}" if L > 1 else f"head {lh[1]}"   # noqa: E731
-    said = (f"of these {L * H} map{'s' * (L * H > 1)}, {who(sharp)} is the sharpest: its rows have a mean spread of "
-            f"{fmt(spread[sharp], '.2f')} (1 = even, 0 = all weight on one key) and give their top key "
-            f"{fmt(top[sharp], '.2f')} on average, where an even spread would give {fmt(uniform, '.2f')}")
+    rows = (f"a mean spread of {fmt(spread[sharp], '.2f')} (1 = even, 0 = all weight on one key) and give their "
+            f"top key {fmt(top[sharp], '.2f')} on average, where an even spread would give {fmt(uniform, '.2f')}")
+    if L * H == 1:
+        said = f"in the one map ({who(sharp)}) the rows have {rows}"
+    else:
+        said = f"of these {count(L * H, 'map')}, {who(sharp)} is the sharpest: its rows have {rows}"
     if L * H > 1:
         said += f"; {who(even)} is the least sharp (spread {fmt(spread[even], '.2f')})"
     said += "."
@@ -35,5 +38,6 @@ def notice(spread: np.ndarray, top: np.ndarray, uniform: float) -> str:
         said += (" Mean spread by layer: " + ", ".join(f"layer {layer} {fmt(m, '.2f')}" for layer, m in enumerate(means))
                  + ".")
     if np.nanmin(spread) >= NEAR_UNIFORM:
-        said += " Every map is spread almost evenly: random weights at this scale barely prefer any key."
+        said += (" Every map is spread almost evenly: " + ("the trained weights give these rows no key to prefer."
+                 if trained else "random weights at this scale barely prefer any key."))
     return said + " Click a map to open that layer's heads on the per-head page."

@@ -7,7 +7,7 @@ from typing import Callable
 import numpy as np
 
 from engine import Trace, analysis
-from ui.prose.numbers import count, fmt
+from ui.prose.numbers import count, fmt, verb
 
 Quote = Callable[[str], str]
 
@@ -23,7 +23,7 @@ def inputs_notice(t: Trace, words: tuple[str, ...], known: int, vocab_title: str
     repeats = T - len(set(words))
     said = f"{known} of {T} tokens are in the {vocab_title} vocabulary"
     if repeats:
-        said += (f", and {count(repeats, 'token')} {'repeats' if repeats == 1 else 'repeat'} an earlier word: "
+        said += (f", and {count(repeats, 'token')} {verb(repeats, 'repeats', 'repeat')} an earlier word: "
                  "a repeated word has exactly the same row of X")
         if t.positions is not None:
             said += ", and the position code P makes every row of X + P different"
@@ -68,7 +68,8 @@ def qkv_notice(t: Trace, head: int, quote: Quote = _plain) -> str:
                  f"{fmt(float(t.scores[head, ci, cj]), '.3f')}). ")
     how = ("dividing every score by the same √d_head keeps their order" if t.config.scale_scores else
            "with scaling off the scores go on unchanged")
-    return said + f"On the next page this pair has head {head}'s largest score too: {how}."
+    return said + (f"On the next page the largest-dot-product pair, {quote(t.labels[i])} → {quote(t.labels[j])}, has "
+                   f"head {head}'s largest scaled score too: {how}.")
 
 
 # --------------------------------------------------------------------------- Scaled scores
@@ -126,7 +127,7 @@ def output_notice(t: Trace) -> str:
     """What the ReLU zeroed and how far the feed-forward layer moved the vectors, compared, not asserted."""
     T, F = t.ffn_hidden.shape
     zeros = float((t.ffn_hidden == 0).mean())
-    said = f"the ReLU zeroed {zeros:.0%} of the {count(T * F, 'hidden value')}"
+    said = f"the ReLU zeroed {fmt(zeros, '.0%')} of the {count(T * F, 'hidden value')}"
     if not t.config.residual:
         return said + (f"; without residuals the output is only what the feed-forward layer makes of the "
                        f"attention output (mean |output| {fmt(float(np.abs(t.output).mean()), '.3f')} per entry).")
@@ -134,7 +135,7 @@ def output_notice(t: Trace) -> str:
     carried = float(np.abs(t.after_attn).mean())                          # what the residual path brings
     ratio = moved / carried if carried > 0 else float("inf")
     compare = ("small next to" if ratio < SMALL else "larger than" if ratio >= 1 else
-               f"{ratio:.0%} of")
+               f"{fmt(ratio, '.0%')} of")
     return said + (f"; the feed-forward layer then moved the vectors by {fmt(moved, '.3f')} on average per entry, "
                    f"{compare} the {fmt(carried, '.3f')} the residual path carries through (mean "
                    f"|{'X + P' if t.positions is not None else 'X'} + attn|).")

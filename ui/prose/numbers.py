@@ -1,9 +1,22 @@
-"""Numbers as a sentence or a table shows them: no negative zero, and rounding-sized values as 0."""
+"""Numbers as a sentence, a table or a formula shows them, true by construction:
+
+* a nonzero number never prints as 0: below the shown precision it switches to scientific notation
+  (2.5·10⁻⁹), and so does a huge one (9.4·10¹⁰, never a 19-digit float);
+* −∞ prints as "−∞" (a masked score), never "inf"; NaN prints as "—" (callers say why: "—, one key");
+* no negative zero.
+"""
 from __future__ import annotations
 
 import math
+import re
 
 ROUNDING = 1e-12      # a difference this small (relative to the numbers compared) is floating-point rounding
+HUGE = 1e6            # from here on a fixed-point number is written in scientific notation
+SIG = 2               # significant digits of a number in scientific notation
+MASKED = "−∞ (masked)"   # a score the causal mask hides, in a table cell
+ONE_KEY = "—, one key"   # a row that sees one key has no spread
+_SUPER = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+_FIXED = re.compile(r"([+ ]?)(?:,?)\.(\d+)([f%])")
 
 
 def is_rounding(x: float, scale: float = 1.0) -> bool:
@@ -11,11 +24,75 @@ def is_rounding(x: float, scale: float = 1.0) -> bool:
     return abs(float(x)) <= ROUNDING * max(1.0, abs(float(scale)))
 
 
-def fmt(x: float, spec: str) -> str:
-    """format(x, spec), with '−0.000' (a negative number that rounds to zero) printed as '0.000'."""
-    text = format(float(x), spec)
+def _sci(x: float, tex: bool, decimals: int = SIG - 1) -> str:
+    """x in scientific notation (SIG significant digits unless told): '2.5·10⁻⁹', or LaTeX '2.5 \\cdot 10^{-9}'."""
+    mantissa, exponent = f"{x:.{decimals}e}".split("e")
+    power = int(exponent)
+    if tex:
+        return rf"{mantissa} \cdot 10^{{{power}}}"
+    return f"{mantissa}·10{str(power).translate(_SUPER)}"
+
+
+def fmt(x: float, spec: str, tex: bool = False) -> str:
+    """format(x, spec), true to the number: scientific notation where the spec would print a nonzero
+    number as 0 or print a huge one in full, '−∞'/'∞' for infinities, '—' for NaN, no '−0'.
+    tex=True gives the same number for st.latex."""
+    x = float(x)
+    if math.isnan(x):
+        return "—"
+    if math.isinf(x):
+        return (r"-\infty" if x < 0 else r"\infty") if tex else ("−∞" if x < 0 else "∞")
+    fixed = _FIXED.fullmatch(spec)
+    if fixed and x != 0:
+        digits, percent = int(fixed.group(2)), fixed.group(3) == "%"
+        shown = abs(x) * (100 if percent else 1)
+        if shown < 0.5 * 10 ** -digits or shown >= HUGE:
+            return _sci(x * (100 if percent else 1), tex) + (r"\%" if tex and percent else "%" if percent else "")
+    text = format(x, spec)
+    if "e" in text.lower():                         # a 'g' or 'e' spec chose an exponent: write it out
+        if x == 0:
+            return "0"
+        if spec.endswith(("e", "E")):
+            digits = re.search(r"\.(\d+)", spec)
+            return _sci(x, tex, int(digits.group(1)) if digits else 6)
+        digits = re.search(r"\.(\d+)", spec)
+        return _sci(x, tex, max(0, (int(digits.group(1)) if digits else 6) - 1))
     mantissa = text.split("e")[0]
-    return text[1:] if text.startswith("-") and not any(ch in "123456789" for ch in mantissa) else text
+    if text.startswith("-") and not any(ch in "123456789" for ch in mantissa):
+        text = text[1:]
+    return text.replace("%", r"\%") if tex else text
+
+
+def parse(text: str) -> float:
+    """A number as fmt wrote it, read back (for tests and exports): '2.5·10⁻⁹', '−∞', '—', '12.5%'."""
+    text = str(text).strip().replace("\\", "").replace("−", "-")
+    if text in ("—", "") or text.startswith("—"):
+        return float("nan")
+    if text.endswith(("∞", "∞ (masked)")) or "∞" in text:
+        return float("-inf") if text.startswith("-") else float("inf")
+    percent = text.endswith("%")
+    text = text.rstrip("%").strip()
+    if "·10" in text:
+        mantissa, power = text.split("·10")
+        value = float(mantissa) * 10.0 ** int(power.translate(str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")))
+    else:
+        value = float(text)
+    return value / 100 if percent else value
+
+
+def tex(x: float, spec: str) -> str:
+    """fmt for a formula (st.latex)."""
+    return fmt(x, spec, tex=True)
+
+
+def score(x: float, spec: str = ".4f") -> str:
+    """A score for a table cell: a masked one (−∞) says so."""
+    return MASKED if x == -math.inf else fmt(x, spec)
+
+
+def spread(x: float, spec: str = ".3f") -> str:
+    """A row's spread for a table cell: a row that sees one key has none."""
+    return ONE_KEY if math.isnan(float(x)) else fmt(x, spec)
 
 
 def metric(x: float, scale: float = 1.0) -> str:
@@ -24,18 +101,23 @@ def metric(x: float, scale: float = 1.0) -> str:
 
 
 def diff(x: float, scale: float = 1.0) -> str:
-    """A difference where its size is the point: '0', '0 up to rounding (6e-17)', or its value."""
+    """A difference where its size is the point: '0', '0 up to rounding (6·10⁻¹⁷)', or its value."""
     x = float(x)
     if x == 0:
         return "0"
     if is_rounding(x, scale):
-        return f"0 up to rounding ({abs(x):.0e})"
-    return fmt(x, ".3g") if math.isfinite(x) else str(x)
+        return f"0 up to rounding ({fmt(abs(x), '.0e')})"
+    return fmt(x, ".3g")
 
 
 def count(n: int, noun: str, plural: str | None = None) -> str:
-    """'1 row', '2 rows'."""
+    """'1 row', '2 rows': the one helper for a count and its noun."""
     return f"{n} {noun if n == 1 else (plural or noun + 's')}"
+
+
+def verb(n: int, singular: str, plural: str) -> str:
+    """The verb agreeing with a count: verb(1, 'is', 'are') -> 'is'."""
+    return singular if n == 1 else plural
 
 
 def names(items: list[str]) -> str:

@@ -15,3 +15,50 @@ def facts(preset: str, heads: int) -> str:
         return ("Part 4 writes √d_k: its d_k is d_head here. Its inputs X come from their own seed, 101, so the "
                 "weights' seed does not move them.")
     return ""
+
+
+DOES_TASK = 0.9          # a position where at least this share of targets is right is one where the task is done
+
+
+def reach(per_position) -> int | None:
+    """The last position up to which every scored position is right at least DOES_TASK of the time (None: not even
+    the first)."""
+    import math
+
+    last = None
+    for i, a in enumerate(per_position):
+        if math.isnan(a):
+            continue
+        if a < DOES_TASK:
+            return last
+        last = i
+    return last
+
+
+def outside_training(task_title: str, seq_len: int, T: int, changed: list[str], accuracy_here: float,
+                     accuracy_trained_length: float, accuracy_preset: float | None, per_position=()) -> str:
+    """What changed from a trained preset's training, and the task's accuracy at this setting (measured)."""
+    from ui.prose.numbers import fmt, names
+
+    said = []
+    if changed:
+        said.append(f"This is not the preset's model: {names(changed)}. The block in use was trained on "
+                    f"'{task_title}' with these settings, on {seq_len}-token sequences")
+        if accuracy_preset is not None:
+            said[-1] += (f"; it predicts {fmt(accuracy_trained_length, '.0%')} of the task's targets right on fresh "
+                         f"{seq_len}-token sequences, the preset's own model {fmt(accuracy_preset, '.0%')}")
+        said[-1] += "."
+    if T != seq_len:
+        said.append(f"The block was trained on {seq_len}-token sequences and is shown on {T} tokens: on fresh "
+                    f"{T}-token sequences of the task it predicts {fmt(accuracy_here, '.0%')} of the targets right "
+                    f"(at {seq_len} tokens: {fmt(accuracy_trained_length, '.0%')})")
+        last = reach(per_position)
+        if last is None:
+            said[-1] += f", and no position is right {fmt(DOES_TASK, '.0%')} of the time."
+        elif last < T - 1:
+            said[-1] += (f": it does the task up to position {last} (each position right at least "
+                         f"{fmt(DOES_TASK, '.0%')} of the time) and stops there, so its rows past that need not do "
+                         "the task.")
+        else:
+            said[-1] += "."
+    return " ".join(said)

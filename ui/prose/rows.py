@@ -1,7 +1,8 @@
 """Sentences about weight rows, honest by construction (the rules live in engine.analysis):
 
 * a row whose spread (normalised entropy, H / log2 of the keys it can see) is at least NEAR_UNIFORM is
-  "spread almost evenly", which is what untrained weights do, and no winner is named for it;
+  "spread almost evenly", and no winner is named for it; the cause given is the true one (β = 0 makes
+  every row uniform; untrained weights barely prefer a key; trained weights are never called untrained);
 * a row that sees one key only (the first row under the causal mask) has weight 1 by force: never a finding;
 * when a winner is named, every key tied with it is named too, and a hidden key never is;
 * the uniform baseline is 1 / (keys the row can see).
@@ -13,7 +14,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from engine.analysis import NEAR_UNIFORM, RowReading
-from ui.prose.numbers import count, fmt, names
+from ui.prose.numbers import count, fmt, names, verb
 
 Quote = Callable[[str], str]
 SHOWN = 6                      # rows named one by one in a notice; the rest are counted
@@ -21,6 +22,15 @@ SHOWN = 6                      # rows named one by one in a notice; the rest are
 
 def _plain(text: str) -> str:
     return "‘" + text + "’"
+
+
+def even_cause(trained: bool = False, beta: float = 1.0) -> str:
+    """Why rows are spread almost evenly, true for these weights and this β."""
+    if beta == 0:
+        return "β = 0 multiplies every score by 0, which makes every row exactly uniform whatever the weights"
+    if trained:
+        return "the trained weights give these rows no key to prefer"
+    return "this is what untrained weights do"
 
 
 def rule() -> str:
@@ -47,7 +57,7 @@ def top_cell(r: RowReading, labels: Sequence[str]) -> str:
 
 
 def softmax_notice(rows: list[RowReading], labels: Sequence[str], quote: Quote = _plain,
-                   beta: float = 1.0) -> str:
+                   beta: float = 1.0, trained: bool = False) -> str:
     """The softmax page's 'what to notice': which rows lean to a key, which are even, which are forced."""
     lean = [i for i, r in enumerate(rows) if r.kind == "lean"]
     even = [i for i, r in enumerate(rows) if r.kind == "even"]
@@ -61,7 +71,7 @@ def softmax_notice(rows: list[RowReading], labels: Sequence[str], quote: Quote =
                 f"1/(keys it can see), {fmt(uniform[0], '.3f')} to {fmt(uniform[-1], '.3f')}")
         whom = "every row" if not forced else "every row that sees more than one key"
         parts.append(f"{at}{whom} is spread almost evenly over the keys it can see (largest weight "
-                     f"{fmt(largest, '.3f')}, uniform {base}): this is what untrained weights do, so no key "
+                     f"{fmt(largest, '.3f')}, uniform {base}): {even_cause(trained, beta)}, so no key "
                      f"stands out and none is named here")
     else:
         said = []
@@ -70,11 +80,11 @@ def softmax_notice(rows: list[RowReading], labels: Sequence[str], quote: Quote =
             said.append(f"{quote(labels[i])} attends most to {winner(r, labels, quote)}; uniform for its "
                         f"{r.keys} keys is {fmt(r.uniform, '.3f')}")
         if len(lean) > SHOWN:
-            said.append(f"{count(len(lean) - SHOWN, 'more row')} lean to a key")
+            said.append(f"{count(len(lean) - SHOWN, 'more row')} {verb(len(lean) - SHOWN, 'leans', 'lean')} to a key")
         parts.append(at + "; ".join(said))
         if even:
-            parts.append(f"{count(len(even), 'row')} {'is' if len(even) == 1 else 'are'} spread almost evenly "
-                         "(what untrained weights do), so no key is named for "
+            parts.append(f"{count(len(even), 'row')} {verb(len(even), 'is', 'are')} spread almost evenly "
+                         f"({even_cause(trained, beta)}), so no key is named for "
                          + ("it" if len(even) == 1 else "them"))
     if forced:
         who = names([quote(labels[i]) for i in forced])
@@ -82,7 +92,7 @@ def softmax_notice(rows: list[RowReading], labels: Sequence[str], quote: Quote =
     return "; ".join(parts) + f". Here {rule()}."
 
 
-def spread_notice(spread: np.ndarray, labels: Sequence[str], quote: Quote = _plain) -> str:
+def spread_notice(spread: np.ndarray, labels: Sequence[str], quote: Quote = _plain, trained: bool = False) -> str:
     """The per-head page's 'what to notice' from (H, T) spreads (NaN where a row sees one key)."""
     H = spread.shape[0]
     chosen = ~np.isnan(spread)
@@ -93,15 +103,15 @@ def spread_notice(spread: np.ndarray, labels: Sequence[str], quote: Quote = _pla
     if low >= NEAR_UNIFORM:
         head = "every head" if H > 1 else "the head"
         return (f"in {head}, every row is spread almost evenly (lowest spread {fmt(low, '.3f')}, where 1 is "
-                f"uniform): this is what untrained weights do, so no row or head stands out. Here {rule()}.")
+                f"uniform): {even_cause(trained)}, so no row or head stands out. Here {rule()}.")
     hits = np.argwhere(spread <= low + 1e-12)                                  # (n, 2) ties included
     where = names([f"{quote(labels[t])} in head {h}" for h, t in hits[:SHOWN]])
     tied = f" (tied, {count(len(hits), 'row')})" if len(hits) > 1 else ""
     said = f"the sharpest row is {where}{tied}: spread {fmt(low, '.3f')}, where 0 is all weight on one key"
     even_rows, rows = int(np.count_nonzero(spread[chosen] >= NEAR_UNIFORM)), int(np.count_nonzero(chosen))
     if even_rows:
-        said += (f"; {even_rows} of {count(rows, 'row')} that have a choice {'is' if even_rows == 1 else 'are'} "
-                 "spread almost evenly, what untrained weights do")
+        said += (f"; {even_rows} of {count(rows, 'row')} that have a choice {verb(even_rows, 'is', 'are')} "
+                 f"spread almost evenly ({even_cause(trained)})")
     if H > 1:
         even = int(np.nanargmax(means))
         said += f"; the most even head is head {even} (mean spread {fmt(float(means[even]), '.3f')})"

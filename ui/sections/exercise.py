@@ -14,7 +14,7 @@ from ui.page import layout, tables
 from ui.shell import presets, session, state
 from ui.shell.frame import View
 from ui.prose import exercise as words
-from ui.prose.numbers import metric
+from ui.prose.numbers import every, fmt, metric, score
 
 SIDE_BY_SIDE = 16          # longest extended sentence whose two maps sit side by side
 
@@ -74,7 +74,9 @@ def choose_token(view: View) -> engine.tokens.Token | None:
     known = engine.token_id(cfg, new_token)
     st.caption(f"The {nth} token is {layout.quote(engine.label(cfg, new_token))}: "
                + (f"vocabulary id {known}, its row of the embedding table." if known is not None else
-                  "not in the vocabulary, so its vector comes from its own seeded stream (the same every time)."))
+                  "not in the vocabulary, so its vector comes from its own seeded stream (the same every time)"
+                  + ("; this block was trained on its task's tokens only and never saw such a vector."
+                     if view.training is not None else ".")))
     return new_token
 
 
@@ -117,7 +119,7 @@ def result(view: View, ext: analysis.Extension, revealed: dict) -> None:
     layout.latex(view, rf"w'_{{ij}} = \frac{{e^{{s_{{ij}}}}}}{{Z_i + e^{{s_{{i,{T}}}}}}} = w_{{ij}}\cdot"
                        rf"\frac{{Z_i}}{{Z_i + e^{{s_{{i,{T}}}}}}}\qquad (j \le {T - 1};\ \text{{the new token is }} {T})")
     domain = charts.weight_domain(b.weights[h], a.weights[h])
-    factor_labels = [f"{label}  ×{f:.3f}" for label, f in zip(a.labels[:T], r.factor)] + [a.labels[T]]
+    factor_labels = [f"{label}  ×{fmt(f, '.3f')}" for label, f in zip(a.labels[:T], r.factor)] + [a.labels[T]]
     left, right = layout.two(view, T + 1 <= SIDE_BY_SIDE)
     area = min(260, 44 * (T + 1)) if T + 1 <= SIDE_BY_SIDE else 560    # cell area; axes and legend come on top
     with left:
@@ -128,16 +130,19 @@ def result(view: View, ext: analysis.Extension, revealed: dict) -> None:
         charts.heatmap(a.weights[h], factor_labels, a.labels, title=f"{T + 1} tokens: new row and column outlined",
                        x_title="key", y_title="query  ×  factor", signed=False, domain=domain, mask=a.mask,
                        key="ex_map_after", present=view.present, width=right.width, area=area, highlight=T)
-    st.caption(f"Head {h}; one colour scale for both maps (0 to {domain[1]:.3f}). Next to each old row of the "
+    st.caption(f"Head {h}; one colour scale for both maps (0 to {fmt(domain[1], '.3f')}). Next to each old row of the "
                f"{T + 1}-token map: the factor its weights were multiplied by.")
-    tables.table(pd.DataFrame(r.table()),
-                 {"s (new key)": ".4f", "e^s": ".4f", "Z (old row)": ".4f", "factor Z/(Z+e^s)": ".6f",
+    rows = r.table()
+    rows["s (new key)"] = [score(s) for s in rows["s (new key)"]]        # a masked score reads −∞ (masked)
+    rows["lost to new"] = words.shares(ext, h)                          # e^s/(Z+e^s) exactly: 1 − factor rounds 10⁻³⁶ to 0
+    tables.table(pd.DataFrame(rows),
+                 { "e^s": ".4f", "Z (old row)": ".4f", "factor Z/(Z+e^s)": ".6f",
                   "new ÷ old, min": ".6f", "new ÷ old, max": ".6f", "lost to new": ".4f"})
     st.caption(f"s is each old query's score against {new}, Z the total of its old row. In every row new ÷ old "
                f"is the same for every key (min = max = factor): the ratios between the old weights are "
                f"unchanged, up to {metric(ext.ratio_error)}. What a row lost is the weight it gives {new}.")
     if b.num_heads > 1:
-        with st.expander(f"Factors in all {b.num_heads} heads"):
+        with st.expander(f"Factors in {every(b.num_heads, 'head')}"):
             factors = pd.DataFrame(ext.factors, index=[f"head {k}" for k in range(b.num_heads)],
                                    columns=[f"{j}: {label}" for j, label in enumerate(b.labels)])
             tables.table(factors, {c: ".4f" for c in factors.columns}, labels_in_header=True, hide_index=False)

@@ -7,6 +7,7 @@ import streamlit as st
 
 from engine import analysis
 from ui.page import layout, tables
+from ui.prose.numbers import tex
 
 
 def show(trace, head: int, cell: tuple[int, int] | None) -> None:
@@ -27,21 +28,26 @@ def show(trace, head: int, cell: tuple[int, int] | None) -> None:
     left, right = st.columns([3, 2])
     with left:
         tables.table(terms, {c: ".5f" for c in terms.columns[1:]})
+    divided = w.score / w.divisor                                    # what the division gives, before any mask
     steps = [
-        rf"s = q_{{{i}}}\cdot k_{{{j}}} = {w.score:.5f}",
-        (rf"\text{{scaled}} = \frac{{{w.score:.5f}}}{{\sqrt{{{cfg.d_head}}}}} = \frac{{{w.score:.5f}}}{{{w.divisor:.4f}}}"
-         rf" = {w.scaled:.5f}" if cfg.scale_scores else rf"\text{{scaled}} = s = {w.scaled:.5f}\;(\text{{scaling off}})"),
+        rf"s = q_{{{i}}}\cdot k_{{{j}}} = {tex(w.score, '.5f')}",
+        (rf"\text{{scaled}} = \frac{{{tex(w.score, '.5f')}}}{{\sqrt{{{cfg.d_head}}}}} = "
+         rf"\frac{{{tex(w.score, '.5f')}}}{{{tex(w.divisor, '.4f')}}} = {tex(divided, '.5f')}"
+         if cfg.scale_scores else rf"\text{{scaled}} = s = {tex(divided, '.5f')}\;(\text{{scaling off}})"),
     ]
     with right:
         for line in steps:
             st.latex(line)
         if not w.visible:
+            st.latex(rf"\text{{masked: key }} {j} > \text{{query }} {i}\ \Rightarrow\ \text{{scaled}} = -\infty")
             st.warning(f"The causal mask hides key {j} from query {i} (it comes later): "
-                       "its scaled score becomes −∞, so e^−∞ = 0 and the weight is exactly 0.")
+                       "its scaled score becomes −∞ (masked), so e^−∞ = 0 and the weight is exactly 0.")
         else:
-            st.latex(rf"e^{{\,\text{{scaled}} - \max}} = e^{{{w.scaled:.5f} - {w.row_max:.5f}}} = {w.row_exp[j]:.5f}")
-        st.latex(rf"\textstyle\sum_{{j'}} e^{{\,\text{{scaled}}_{{j'}} - \max}} = {w.normaliser:.5f}")
-        st.latex(rf"\text{{weight}} = \frac{{{w.row_exp[j]:.5f}}}{{{w.normaliser:.5f}}} = {w.weight:.5f}")
+            st.latex(rf"e^{{\,\text{{scaled}} - \max}} = e^{{{tex(w.scaled, '.5f')} - {tex(w.row_max, '.5f')}}}"
+                     rf" = {tex(w.row_exp[j], '.5f')}")
+        st.latex(rf"\textstyle\sum_{{j'}} e^{{\,\text{{scaled}}_{{j'}} - \max}} = {tex(w.normaliser, '.5f')}")
+        st.latex(rf"\text{{weight}} = \frac{{{tex(w.row_exp[j], '.5f')}}}{{{tex(w.normaliser, '.5f')}}} = "
+                 rf"{tex(w.weight, '.5f')}")
     st.caption("Subtracting the row's largest score before e^x changes no weight (it cancels in the "
                "fraction) and keeps e^x from overflowing.")
     flow = pd.DataFrame({"d": terms["d"], f"v[{j}][d]": w.v_j, f"weight × v[{j}][d]": w.contribution,

@@ -7,6 +7,7 @@ import streamlit as st
 
 from engine import analysis
 from ui.page import layout, tables
+from ui.prose.numbers import tex
 from ui.shell import session
 
 
@@ -18,8 +19,9 @@ def entry(name: str, first_column: int) -> tuple[str, int, int] | None:
     return session.qkv_entry()
 
 
-def show(trace, params, picked: tuple[str, int, int] | None) -> None:
-    """The worked calculation of one entry of Q, K or V."""
+def show(trace, params, picked: tuple[str, int, int] | None, symbol: str = "X") -> None:
+    """The worked calculation of one entry of Q, K or V; `symbol` names what they are computed from
+    (X, (X + P), LN(X), LN(X + P)), as the page's formula does."""
     if picked is None:
         return
     name, token, column = picked
@@ -31,8 +33,11 @@ def show(trace, params, picked: tuple[str, int, int] | None) -> None:
     w = {"Q": params.w_q, "K": params.w_k, "V": params.w_v}[name]
     work = analysis.explain_projection(source, w, token, column)
     st.subheader(f"Worked entry: {name}[{token}, {column}] for {layout.quote(trace.labels[token])}")
-    st.latex(rf"{name}_{{{token},{column}}} = \sum_d X_{{{token},d}}\,(W_{name})_{{d,{column}}} = {work.value:.5f}")
-    table = pd.DataFrame({"d": np.arange(len(work.products)), f"X[{token}][d]": work.x_row,
+    bare = symbol.strip("()")
+    shown = rf"\text{{{bare}}}" if bare.startswith("LN") else bare
+    st.latex(rf"{name}_{{{token},{column}}} = \sum_d \big({shown}\big)_{{{token},d}}\,(W_{name})_{{d,{column}}}"
+             rf" = {tex(work.value, '.5f')}")
+    table = pd.DataFrame({"d": np.arange(len(work.products)), f"{bare}[{token}][d]": work.x_row,
                           f"W_{name}[d][{column}]": work.w_col, "product": work.products,
                           "running sum": work.running})
     tables.table(table, {c: ".5f" for c in table.columns[1:]})

@@ -17,6 +17,8 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import engine
 from ui import trainer
+from ui.charts import colours as charts_colours
+from ui.poll import view as poll_view
 from ui.shell import inputs, presenter, presets, screen, session, sidebar, site, state
 from ui.shell.state import Controls
 
@@ -98,19 +100,24 @@ def start():
         session.remember_controls(controls)
         st.switch_page(next(p for p in pages if p.url_path == "heads"))
     params = state.to_params(controls)
-    if params != st.query_params.to_dict():
-        st.query_params.from_dict(params)          # written once, after every input was read
+    poll = session.poll_link()                     # a class poll's room, and this browser's key or seat
+    if params | poll.url_params() != st.query_params.to_dict():
+        st.query_params.from_dict(params | poll.url_params())     # written once, after every input was read
+    shared = state.share_link(st.context.url or "", params | poll.share_params())   # never a key or a seat
     page = site.by_path(current.url_path)
-    sidebar.draw(controls, state.share_link(st.context.url or "", params), trains=page.trains)
+    sidebar.draw(controls, shared, trains=page.trains)
     screen.watch(cap, (width, stacked))
     session.remember_controls(controls)
     tokens = state.to_tokens(controls)
+    charts_colours.stretch_weights(controls.stretch)
     said = [tokens.note] if tokens.note and page.sentence else []      # what was done to the sidebar's tokens
     _here.view = View(controls=controls, config=state.to_config(controls), tokens=tokens,
                       notes=tuple(notes + said), page=page,
                       width=width, training=presets.training(controls.preset), stacked=stacked)
     if controls.present:
         presenter.bar(pages, current)
+    join = {k: v for k, v in params.items() if k != "present"} | poll.share_params()   # students: this view, no presenter view
+    poll_view.draw(_here.view, state.share_link(st.context.url or "", join))
     if not _here.view.page.trains:               # a page that trains draws its own training live
         trainer.ensure(_here.view)
     return current

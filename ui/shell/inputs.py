@@ -8,6 +8,7 @@ from dataclasses import replace
 
 import streamlit as st
 
+from ui.poll import link as poll_link
 from ui.shell import screen as measured, session, state
 from ui.shell.state import Controls
 
@@ -16,11 +17,16 @@ def read() -> tuple[Controls, list[str]]:
     """The controls of this run and what had to change to get them (notes for the page)."""
     notes = session.take_notes()
     if session.first_run():
-        controls, problems = state.from_params(st.query_params.to_dict())
+        params = st.query_params.to_dict()
+        controls, problems = state.from_params(params)
         session.load_controls(controls)
         if problems:
             notes.append("Some link parameters were not usable and fell back to defaults: "
                          + "; ".join(problems) + ".")
+        link, poll_problems = poll_link.from_params(params)
+        session.set_poll_link(link)
+        if poll_problems:
+            notes.append("The class poll link was not usable: " + "; ".join(poll_problems) + ".")
     head = session.raw(session.FIELD.head)
     if not isinstance(head, int):
         # The head picker's labels name d_model's columns. After d_model moves, the browser still

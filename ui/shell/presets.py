@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 import engine
+from ui.prose.numbers import count
 
 TRAINED_PREFIX = "trained-"
 TRAINED_TASKS = tuple(engine.TASKS)   # one trained preset per task of engine/tasks.py, in its order
@@ -49,16 +50,45 @@ def title(name: str) -> str:
     return engine.get_preset(name).title if task is None else f"Trained: {task.title}"
 
 
-def summary(name: str) -> str:
+def summary(name: str, cfg: engine.Config | None = None, T: int | None = None) -> str:
+    """What the preset's model is; for a trained preset, the model actually in use (cfg, shown on T tokens)."""
     task = task_of(check(name))
     if task is None:
         return engine.get_preset(name).summary
-    c = task.config
+    c = cfg or task.config
+    shown = f", shown on {T}" if T is not None and T != task.seq_len else ""
     return (f"trained in NumPy on '{task.title}' ({task.steps} Adam steps, vocabulary "
-            f"{c.vocab[0]}–{c.vocab[-1]}, {task.seq_len} tokens); "
-            + (f"{c.n_layers} blocks, " if c.n_layers > 1 else "")
-            + ("causal mask, " if c.causal else "") + ("sinusoidal positions, " if c.positional != "none" else "")
-            + ("pre-layer-norm, " if c.layer_norm else "") + "residuals, W_O")
+            f"{c.vocab[0]}–{c.vocab[-1]}, {task.seq_len}-token sequences{shown}); "
+            + f"{count(c.n_layers, 'block')}, "
+            + f"d_model {c.d_model}, {count(c.num_heads, 'head')}, d_ff {c.d_ff}, "
+            + ("causal mask, " if c.causal else "no mask, ")
+            + ("sinusoidal positions, " if c.positional != "none" else "no positions, ")
+            + ("pre-layer-norm, " if c.layer_norm else "no layer norm, ")
+            + ("" if c.scale_scores else "scores not divided by √d_head, ") + "residuals, W_O")
+
+
+SWITCHES = (("causal", "the causal mask"), ("positional", "sinusoidal positions"), ("layer_norm", "pre-layer-norm"),
+            ("scale_scores", "÷ √d_head"))
+SIZES = (("d_model", "d_model"), ("num_heads", "heads"), ("d_ff", "d_ff"), ("n_layers", "layers"), ("seed", "seed"))
+
+
+def departures(name: str, cfg: engine.Config, T: int) -> tuple[list[str], bool]:
+    """How the model in use differs from the preset's training: the changed settings (as phrases), and
+    whether the sequence is longer or shorter than the training sequences. Empty for an article's preset."""
+    task = task_of(check(name))
+    if task is None:
+        return [], False
+    base = task.config
+    changed = []
+    for field, what in SWITCHES:
+        now, was = getattr(cfg, field), getattr(base, field)
+        now, was = (now != "none", was != "none") if field == "positional" else (now, was)
+        if now != was:
+            changed.append(f"{what} {'on' if now else 'off'} (the preset: {'on' if was else 'off'})")
+    for field, what in SIZES:
+        if getattr(cfg, field) != getattr(base, field):
+            changed.append(f"{what} {getattr(cfg, field)} (the preset: {getattr(base, field)})")
+    return changed, T != task.seq_len
 
 
 def base_config(name: str) -> engine.Config:

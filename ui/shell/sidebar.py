@@ -15,7 +15,7 @@ from ui.shell.state import Controls
 def _apply_preset() -> None:
     """Choosing a preset resets every control to the article's values (presenter view stays)."""
     name, present = session.raw(FIELD.preset), session.raw(FIELD.present)
-    session.load_controls(state.preset_controls(name, present=present))
+    session.load_controls(state.preset_controls(name, present=present, stretch=bool(session.raw(FIELD.stretch))))
     session.leave_note(f"Loaded the {presets.title(name)} preset: "
                        + ("the article's exact numbers." if presets.task_of(name) is None else
                           "its trained weights, on a sequence of its task."))
@@ -70,9 +70,11 @@ def _concepts(c: Controls) -> None:
     sb = st.sidebar
     sb.selectbox("Preset", presets.names(), key=FIELD.preset, on_change=_apply_preset,
                  format_func=presets.title,
-                 help="Sets every control to one article's example. At these values the numbers "
-                      "match that article's script exactly.")
-    sb.caption(" ".join(part for part in (presets.summary(c.preset) + ".", preset_facts(c.preset, c.heads)) if part))
+                 help="Sets every control to the preset's values: an article's example (at these values the "
+                      "numbers match that article's script exactly), or a block trained on a task (its "
+                      "training settings, on a sequence of the task).")
+    in_use = presets.summary(c.preset, state.to_config(c), c.seq_len)
+    sb.caption(" ".join(part for part in (in_use + ".", preset_facts(c.preset, c.heads)) if part))
     sb.text_input("Tokens (a sentence)", key=FIELD.text, max_chars=state.MAX_TEXT,
                   help="Split on spaces. Cut to the sequence length, or padded from a fixed word list.")
     sb.slider("Sequence length T", *state.SEQ_LEN, key=FIELD.seq_len)
@@ -90,6 +92,10 @@ def _concepts(c: Controls) -> None:
             st.toggle("Divide scores by √d_head", key=FIELD.scale)
             st.toggle("Pre-LayerNorm", key=FIELD.layer_norm,
                       help="Normalise each token vector (mean 0, variance 1) before attention and before the FFN.")
+            st.toggle("Stretch weight colours", key=FIELD.stretch,
+                      help="Weight maps use a fixed 0–1 colour scale, so a colour means the same weight on every "
+                           "map. Stretched, the scale runs from 0 to the largest weight shown, for fine structure; "
+                           "each legend then says 'stretched'. The model is not changed.")
     sb.divider()
     d_head = c.d_model // c.heads
     if c.heads > 1:                              # a picker only where there is a choice (the value stays 0)

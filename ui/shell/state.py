@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from urllib.parse import urlencode
 
 import engine
+from ui.prose.numbers import count
 from ui.shell import presets
 
 # Slider ranges the design asks for.
@@ -25,7 +26,7 @@ MAX_SEQUENCE = 64           # tokens of a sequence typed on the Learn page
 BETAS = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0)   # the softmax page's β; 1 is the model
 
 KEYS = ("preset", "d_model", "heads", "d_ff", "seed", "seq_len", "text", "causal",
-        "positional", "scale", "head", "cell", "present", "beta", "layers", "layer_norm", "layer", "sidebar",
+        "positional", "scale", "head", "cell", "present", "beta", "layers", "layer_norm", "layer", "sidebar", "stretch",
         "ablate", "task", "train_seed", "steps", "lr", "sequence")
 
 
@@ -51,12 +52,13 @@ class Controls:
     layer_norm: bool = False        # pre-LayerNorm before attention and before the FFN
     layer: int = 0                  # which block the one-block pages show (0 .. L-1)
     sidebar: bool = False           # open the sidebar on load even on a narrow screen (a lecturer's link)
+    stretch: bool = False           # weight maps stretch their colours to 0–largest weight (default: fixed 0–1)
     ablate: tuple[tuple[int, int], ...] = ()   # (layer, head) pairs knocked out on the model view
     # The Learn page: its task, how it trains, and a sequence typed for it ("": the task's own sample).
     task: str = "previous"
     train_seed: int = 0             # seeds the training batches (the sidebar's seed draws the initial weights)
-    steps: int = 400                # Adam steps
-    lr: float = 0.04                # Adam's learning rate
+    steps: int = 140                # Adam steps (the first task's own; learn_defaults)
+    lr: float = 0.06                # Adam's learning rate
     sequence: str = ""
 
 
@@ -119,7 +121,7 @@ def to_tokens(c: Controls) -> Tokens:
     elif change < 0:
         note = f"Cut to the first {c.seq_len} of {len(typed)} words (sequence length {c.seq_len})."
     elif change > 0:
-        note = f"Padded with {change} filler word{'s' * (change > 1)} to reach sequence length {c.seq_len}."
+        note = f"Padded with {count(change, 'filler word')} to reach sequence length {c.seq_len}."
     return Tokens(words=tuple(words), typed=len(typed), note=note)
 
 
@@ -223,6 +225,7 @@ def from_params(params: dict[str, str]) -> tuple[Controls, list[str]]:
         "seq_len": lambda r: _as_int(r, *SEQ_LEN),
         "text": lambda r: r[:MAX_TEXT],
         "causal": _as_bool, "positional": _as_bool, "scale": _as_bool, "present": _as_bool, "sidebar": _as_bool,
+        "stretch": _as_bool,
         "layers": lambda r: _as_int(r, *LAYERS), "layer_norm": _as_bool,
         "layer": lambda r: _as_int(r, 0, LAYERS[1] - 1),
         "head": lambda r: _as_int(r, 0, HEADS_MAX - 1),
@@ -259,10 +262,10 @@ def settle(c: Controls) -> tuple[Controls, list[str]]:
         notes.append(f"{c.heads} heads do not divide d_model={c.d_model}; using {heads} heads instead.")
         c = replace(c, heads=heads)
     if c.head >= c.heads:
-        notes.append(f"There is no head {c.head} with {c.heads} head{'s' * (c.heads > 1)}; showing head 0.")
+        notes.append(f"There is no head {c.head} with {count(c.heads, 'head')}; showing head 0.")
         c = replace(c, head=0)
     if c.layer >= c.layers:
-        notes.append(f"There is no layer {c.layer} with {c.layers} layer{'s' * (c.layers > 1)}; showing layer 0.")
+        notes.append(f"There is no layer {c.layer} with {count(c.layers, 'layer')}; showing layer 0.")
         c = replace(c, layer=0)
     wrong = [pair for pair in c.ablate if pair[0] >= c.layers or pair[1] >= c.heads]
     if wrong:

@@ -1,0 +1,78 @@
+"""The Kubernetes manifests (deploy/k8s/) are valid resources, checked without a cluster by
+kubernetes-validate against the API schemas, strictly (an unknown or misspelt field fails), and they
+say what deploy/README.md promises: health probes, the shared cookie secret, cookie affinity, CPU
+autoscaling."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import kubernetes_validate
+import pytest
+import yaml
+
+from conftest import ROOT
+
+K8S = ROOT / "deploy" / "k8s"
+VERSIONS = ("1.30.0", "1.37.0")        # an older cluster still in support, and the newest schema shipped
+FILES = sorted(K8S.glob("*.yaml"))
+
+
+def documents(path: Path) -> list[dict]:
+    return [doc for doc in yaml.safe_load_all(path.read_text()) if doc]
+
+
+def resources() -> dict[str, dict]:
+    return {doc["kind"]: doc for path in FILES for doc in documents(path)}
+
+
+def test_the_folder_holds_every_manifest():
+    assert {p.name for p in FILES} == {"deployment.yaml", "service.yaml", "ingress.yaml", "hpa.yaml",
+                                       "secret.example.yaml"}
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_each_manifest_validates(path, version):
+    for doc in documents(path):
+        kubernetes_validate.validate(doc, version, strict=True)
+
+
+def test_the_validator_catches_a_mistake():
+    deployment = resources()["Deployment"]
+    broken = yaml.safe_load(yaml.safe_dump(deployment))
+    broken["spec"]["template"]["spec"]["containers"][0]["readinessProbe"]["httpGet"]["paht"] = "/"
+    with pytest.raises(kubernetes_validate.ValidationError):
+        kubernetes_validate.validate(broken, VERSIONS[-1], strict=True)
+
+
+def test_the_deployment_probes_health_and_reads_the_secret():
+    found = resources()
+    pod = found["Deployment"]["spec"]["template"]
+    container = pod["spec"]["containers"][0]
+    assert container["ports"][0]["containerPort"] == 8501
+    for probe in ("readinessProbe", "livenessProbe", "startupProbe"):
+        assert container[probe]["httpGet"] == {"path": "/_stcore/health", "port": "http"}
+    assert {"cpu", "memory"} <= set(container["resources"]["requests"]) and container["resources"]["limits"]
+    env = {e["name"]: e for e in container["env"]}
+    ref = env["STREAMLIT_SERVER_COOKIE_SECRET"]["valueFrom"]["secretKeyRef"]
+    secret = found["Secret"]
+    assert ref["name"] == secret["metadata"]["name"] and ref["key"] in secret["stringData"]
+    assert env["ATTENTION_LAB_CACHE"]["value"] in [m["mountPath"] for m in container["volumeMounts"]]
+    labels = pod["metadata"]["labels"]
+    assert found["Service"]["spec"]["selector"].items() <= labels.items()
+
+
+def test_the_ingress_pins_a_browser_to_its_pod_and_keeps_websockets_open():
+    ingress = resources()["Ingress"]
+    notes = ingress["metadata"]["annotations"]
+    assert notes["nginx.ingress.kubernetes.io/affinity"] == "cookie"
+    assert int(notes["nginx.ingress.kubernetes.io/proxy-read-timeout"]) >= 3600
+    backend = ingress["spec"]["rules"][0]["http"]["paths"][0]["backend"]["service"]
+    assert backend["name"] == resources()["Service"]["metadata"]["name"]
+
+
+def test_the_autoscaler_scales_the_deployment_on_cpu():
+    hpa = resources()["HorizontalPodAutoscaler"]
+    assert hpa["apiVersion"] == "autoscaling/v2"
+    assert hpa["spec"]["scaleTargetRef"]["name"] == resources()["Deployment"]["metadata"]["name"]
+    assert hpa["spec"]["metrics"][0]["resource"]["name"] == "cpu"

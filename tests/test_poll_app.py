@@ -1,0 +1,161 @@
+"""The class poll in the app (AppTest): a presenter starts a room and asks, students join by link,
+answer, and see the result once revealed; the right answers come from the engine's numbers; bad links
+get a message, never a traceback; the key never leaves the presenter's URL."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import engine
+from engine import analysis
+from tests.conftest import open_app
+from ui.poll import link as poll_link, questions, view as poll_view
+from ui.shell import session
+
+
+@pytest.fixture(autouse=True)
+def poll_db(tmp_path, monkeypatch):
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    monkeypatch.setenv("ATTENTION_LAB_POLL_DB", str(tmp_path / "poll.sqlite3"))
+    poll_view.store.clear()                       # the cached store is the previous test's file
+    yield
+    poll_view.store.clear()
+
+
+def presenter(page="pages/softmax.py"):
+    at = open_app(page, {"present": "1"})
+    at.button(key=session.POLL_START).click().run()
+    at.button(key=session.POLL_ASK).click().run()
+    assert not at.exception
+    return at
+
+
+def param(at, name: str) -> str:
+    value = at.query_params[name]
+    return value if isinstance(value, str) else value[0]
+
+
+def room_of(at) -> tuple[str, str]:
+    return param(at, "room"), param(at, "key")
+
+
+def test_presenter_starts_a_room_and_the_join_link_has_no_key():
+    at = presenter()
+    code, key = room_of(at)
+    joins = [c.value for c in at.code if f"room={code}" in c.value]
+    assert joins and all(key not in j and "present" not in j for j in joins)
+    assert all(key not in c.value for c in at.code)      # the sidebar's "Link to this view" neither
+
+
+def test_students_answer_and_see_the_result_after_the_reveal():
+    at = presenter()
+    code, _ = room_of(at)
+    students = [open_app("pages/softmax.py", {"room": code}) for _ in range(3)]
+    for i, s in enumerate(students):
+        assert not s.exception and "seat" in s.query_params and "key" not in s.query_params
+        assert any(f"You are in room {code}" in m.value for m in s.markdown)
+        s.radio[0].set_value(str(i)).run()
+    students[0].radio[0].set_value("1").run()               # changed their mind: still one answer
+    at.run()
+    assert at.metric[0].value == "3"
+    assert poll_view.store().counts(code) == {"softmax": {"1": 2, "2": 1}}
+    at.button(key=session.POLL_REVEAL).click().run()
+    right = poll_view.store().questions(code)[0].answer
+    for s, theirs in zip(students, ("1", "1", "2")):
+        s.run()
+        boxes = s.success if theirs == right else s.info          # green when they were right
+        said = " ".join(e.value for e in boxes).replace("\\", "")
+        assert "Right answer:" in said and "Yours:" in said and s.radio[0].disabled
+
+
+@pytest.mark.parametrize("page,qid,word", [("pages/scores.py", "scores", "spread"),
+                                           ("pages/exercise.py", "exercise", "appended")])
+def test_each_page_asks_its_own_question(page, qid, word):
+    at = presenter(page)
+    code, _ = room_of(at)
+    assert [q.qid for q in poll_view.store().questions(code)] == [qid]
+    student = open_app(page, {"room": code})
+    assert not student.exception and any(word in r.label for r in student.radio)
+
+
+def test_pages_without_a_question_say_where_they_are():
+    at = open_app(None, {"present": "1"})
+    at.button(key=session.POLL_START).click().run()
+    assert not at.exception and not any(b.key == session.POLL_ASK for b in at.button)
+    assert any("Questions are on" in c.value for c in at.caption)
+
+
+def test_the_softmax_answer_is_the_row_argmax_of_the_engine():
+    cfg = engine.Config()
+    words = ("AI", "builds", "neural", "models")
+    t = analysis.run(cfg, words)
+    for row in range(4):
+        q = questions.softmax_top_key(t, 0, row)
+        assert q.answer == str(int(np.argmax(t.weights[0][row])))
+    masked = analysis.run(engine.Config(causal=True), words)
+    q = questions.softmax_top_key(masked, 0, 1)
+    assert [v for v, _ in q.options] == ["0", "1"]                    # a hidden key is never an option
+
+
+@pytest.mark.parametrize("d_model,heads,scale,answer", [(16, 2, True, "root"), (16, 2, False, "root"),
+                                                        (16, 16, True, "same")])
+def test_the_spread_answer_is_measured(d_model, heads, scale, answer):
+    cfg = engine.Config(d_model=d_model, num_heads=heads, scale_scores=scale)
+    t = analysis.run(cfg, ("AI", "builds", "neural", "models"))
+    q = questions.scores_spread(t, cfg, 0)
+    assert q.answer == answer and len({v for v, _ in q.options}) == len(q.options)
+
+
+def test_the_exercise_answer_follows_the_mask():
+    words = ("AI", "builds", "neural", "models")
+    assert questions.exercise_prediction(analysis.extend(engine.Config(), words, "AI"), 0).answer == "own_factor"
+    assert questions.exercise_prediction(analysis.extend(engine.Config(causal=True), words, "AI"), 0).answer == "unchanged"
+
+
+@pytest.mark.parametrize("params,said", [({"room": "<b>x</b>"}, "not a room code"),
+                                         ({"room": "K7QF", "key": "no"}, "malformed"),
+                                         ({"room": "K7QF"}, "no room K7QF")])
+def test_bad_poll_links_get_a_message_not_a_traceback(params, said):
+    at = open_app(None, params)
+    assert not at.exception
+    shown = " ".join(e.value for e in [*at.info, *at.warning]).replace("\\", "")
+    assert said in shown
+
+
+def test_a_student_cannot_reveal_with_a_wrong_key():
+    at = presenter()
+    code, key = room_of(at)
+    thief = open_app(None, {"room": code, "key": "x" * 22, "present": "1"})
+    assert not thief.exception
+    assert not any(b.key == session.POLL_REVEAL for b in thief.button)
+    assert "seat" in thief.query_params and "key" not in thief.query_params
+    assert not poll_view.store().questions(code)[0].revealed
+
+
+def test_reset_and_close():
+    at = presenter()
+    code, key = room_of(at)
+    student = open_app("pages/softmax.py", {"room": code})
+    student.radio[0].set_value("0").run()
+    at.button(key=session.POLL_RESET).click().run()
+    assert poll_view.store().counts(code) == {}
+    student.run()
+    assert student.radio[0].value is None                        # the student's page shows no stale choice
+    at.button(key=session.POLL_CLOSE).click().run()
+    assert not at.exception and "room" not in at.query_params
+    student.run()
+    assert any("closed" in w.value for w in student.warning)
+
+
+def test_links_carry_the_key_only_in_the_presenters_own_url():
+    presenter, problems = poll_link.from_params({"room": "k7qf", "key": "A" * 22, "seat": "B" * 12})
+    assert presenter.presenter and presenter.seat is None and not problems
+    assert presenter.url_params() == {"room": "K7QF", "key": "A" * 22}
+    assert presenter.share_params() == {"room": "K7QF"}
+    student, _ = poll_link.from_params({"room": "K7QF"})
+    assert student.student and len(student.seat) >= 12          # a seat is given on joining
+    assert student.url_params() == {"room": "K7QF", "seat": student.seat}
+    assert student.share_params() == {"room": "K7QF"}
+    again, _ = poll_link.from_params(student.url_params())       # a reload: the same seat
+    assert again == student
+    assert poll_link.from_params({"seq_len": "5"}) == (poll_link.Link(), [])

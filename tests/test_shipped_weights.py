@@ -1,0 +1,75 @@
+"""The trained presets' default weights ship in assets/weights/ (python -m engine.ship): they are what
+training gives today (retrained here: within 1e-6, the same predictions on 1,000 fresh sequences),
+small, and a fresh server shows every trained preset with them, without one training run."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import engine
+from conftest import PAGES, assert_clean, open_app
+from engine import ship, store
+from engine.evidence import predict
+from engine.params import flatten
+from ui.shell import presets, site, state
+
+TRAINED = [presets.TRAINED_PREFIX + t for t in presets.TRAINED_TASKS]
+FRESH = 777                                  # the 1,000 sequences the predictions are compared on
+
+
+def test_every_trained_preset_ships_and_all_of_them_are_small():
+    paths = [store.shipped_path(task) for task in presets.TRAINED_TASKS]
+    assert all(p.is_file() for p in paths), "run: python -m engine.ship"
+    total = sum(p.stat().st_size for p in paths)
+    assert total < 2_000_000, f"{total:,} bytes shipped"
+    assert presets.BATCH_SEED == ship.SEED, "the shipped runs use the app's batch seed"
+
+
+@pytest.mark.parametrize("task", presets.TRAINED_TASKS)
+def test_the_shipped_weights_are_what_training_gives(task):
+    """700 Adam steps can grow a last-bit difference between BLAS builds, so 1e-6, not 1e-12; the
+    predictions must agree exactly. A failure here means training changed: python -m engine.ship."""
+    t = engine.TASKS[task]
+    shipped = store.load_shipped(task, t.config, t.steps, ship.SEED)
+    assert shipped is not None, "missing or stale (another VERSION or settings): python -m engine.ship"
+    run = engine.train(task, seed=ship.SEED)
+    gap = np.abs(flatten(shipped) - flatten(run.params)).max()
+    assert gap <= 1e-6, f"{task}: the shipped weights are {gap:.2e} from a fresh run"
+    tokens, _ = t.sample(np.random.RandomState(FRESH), 1000)
+    assert np.array_equal(predict(t.config, shipped, tokens), predict(t.config, run.params, tokens))
+
+
+@pytest.fixture
+def no_training(monkeypatch, tmp_path):
+    """A fresh server: empty caches (memory and disk), and any training run fails the test."""
+    import streamlit as st
+
+    monkeypatch.setenv(store.CACHE_ENV, str(tmp_path))
+    st.cache_resource.clear()
+    st.cache_data.clear()
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a training run on a fresh server")
+
+    monkeypatch.setattr(engine, "train", refuse)
+    monkeypatch.setattr(store.training, "train", refuse)
+    yield
+    st.cache_resource.clear()                # later tests must not see weights drawn under this fixture
+
+
+@pytest.mark.parametrize("preset", TRAINED)
+def test_a_fresh_server_shows_every_trained_preset_without_training(no_training, preset):
+    for page in [site.by_path("model").file, PAGES[0], site.by_path("softmax").file]:
+        at = open_app(page, {"preset": preset}, timeout=60)
+        assert_clean(at)
+        assert at.title and not any("Training the block" in p.proto.text for p in at.get("progress"))
+        controls, _ = state.from_params({"preset": preset})
+        assert at.session_state["preset"] == preset
+        assert store.load_shipped(presets.training(preset).task, state.to_config(controls),
+                                  presets.training(preset).steps, presets.BATCH_SEED) is not None
+
+
+def test_a_fresh_learn_page_offers_training_without_running_it(no_training):
+    at = open_app(site.by_path("learn").file, {"preset": "trained-induction"}, timeout=60)
+    assert_clean(at)
+    assert any(b.key == "learn_train" for b in at.button), "the student still presses Train to watch it learn"

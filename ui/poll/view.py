@@ -1,0 +1,229 @@
+"""The class poll on screen: the presenter's panel (start, join link and QR code, ask, live counts,
+reveal, reset, download, close) and a student's box (the room's questions, their answer, the result).
+
+Both refresh themselves (st.fragment(run_every=...)) and read every count from the store, so every
+replica shows the same room. Prompts and options may hold the sidebar's words: always md_escape'd,
+never HTML.
+"""
+from __future__ import annotations
+
+import functools
+import io
+
+import segno
+import streamlit as st
+
+from ui import charts, compute
+from ui.page import layout
+from ui.poll import questions
+from ui.poll.link import Link
+from ui.poll.store import NoRoom, NotPresenter, PollError, Question, Store, new_seat
+from ui.shell import session, state
+
+PRESENTER_EVERY_S = 1.5        # the projector's counts refresh this often
+STUDENT_EVERY_S = 2.0          # a student's box looks for new questions and the reveal this often
+
+
+@st.cache_resource(show_spinner=False)
+def store() -> Store:
+    """One store per server process (SQLite file or DATABASE_URL), shared by its sessions."""
+    return Store()
+
+
+@functools.lru_cache(maxsize=16)
+def qr_png(url: str) -> bytes:
+    """The join link as a QR code, drawn here (no external service)."""
+    out = io.BytesIO()
+    segno.make(url, error="m").save(out, kind="png", scale=8, border=2)
+    return out.getvalue()
+
+
+def asked_for(view) -> questions.Asked | None:
+    """This page's question, from the presenter's own numbers; None on a page without one."""
+    page, h = view.page.path, view.head
+    if page == "softmax":
+        t = compute.trace(view.config, view.words, view.training, view.layer)
+        return questions.softmax_top_key(t, h, view.cell[0] if view.cell else t.T - 1)
+    if page == "scores":
+        t = compute.trace(view.config, view.words, view.training, view.layer)
+        return questions.scores_spread(t, view.config, h)
+    if page == "exercise":
+        ext = compute.extension(view.config, view.words, state.next_word(view.controls), view.training)
+        return questions.exercise_prediction(ext, h)
+    return None
+
+
+def draw(view, join_url: str) -> None:
+    """The poll's part of the page: the presenter's panel, a student's box, or (presenter view, no room)
+    the button that starts one."""
+    said = session.poll_said()
+    if said:
+        st.warning(layout.md_escape(said), icon=":material/how_to_vote:")
+    link = session.poll_link()
+    if link.presenter:
+        _presenter(view, link, join_url)
+    elif link.student:
+        _student(link)
+    elif view.present:
+        st.button("Start a class poll", key=session.POLL_START, icon=":material/how_to_vote:", on_click=_start,
+                  help="A room with a short code: the hall joins by link or QR code and answers this page's "
+                       "question; you see the answers live.")
+
+
+# ------------------------------------------------------------------------------------ the presenter
+def _start() -> None:
+    try:
+        room = store().create_room()
+    except PollError as err:
+        session.poll_say(str(err))
+        return
+    session.set_poll_link(Link(room.code, room.key))
+
+
+def _leave(message: str, link: Link | None = None) -> None:
+    session.set_poll_link(link or Link())
+    session.poll_say(message)
+
+
+def _presenter(view, link: Link, join_url: str) -> None:
+    try:
+        store().check(link.room, link.key)
+    except NotPresenter:
+        _leave(f"This link's presenter key is not room {link.room}'s: you are in the room as a student.",
+               Link(link.room, None, new_seat()))
+        st.rerun()
+    except NoRoom as err:
+        _leave(str(err))
+        st.rerun()
+    except PollError as err:                           # the database did not answer: say so, keep the room
+        st.warning(layout.md_escape(str(err)), icon=":material/how_to_vote:")
+        return
+    asked = asked_for(view)
+    with st.container(border=True, key=session.POLL_PANEL):
+        qr, live = st.columns([1, 2])
+        with qr:
+            st.image(qr_png(join_url), width=220)
+            st.markdown(f"### Room {link.room}")          # a code of ALPHABET only: nothing to escape
+            st.caption("Join at (the QR code holds the same link):")
+            st.code(join_url, language=None, wrap_lines=True)
+        with live:
+            if asked is not None:
+                st.button(f"Ask this page's question ({questions.QIDS[asked.qid]})", key=session.POLL_ASK,
+                          type="primary", on_click=_ask, args=(link, asked), icon=":material/campaign:")
+            else:
+                st.caption("Questions are on the Scaled scores, Softmax weights and Exercise pages: open one "
+                           "and ask it.")
+            _presenter_live(link.room, link.key, view.page.path, view.present)
+            left, right = st.columns(2)
+            left.download_button("Download answers (CSV)", data=lambda: store().csv(link.room, link.key),
+                                 file_name=f"attention-lab-poll-{link.room}.csv", mime="text/csv",
+                                 key=session.POLL_CSV, icon=":material/download:", on_click="ignore")
+            right.button("Close the room", key=session.POLL_CLOSE, on_click=_close, args=(link,),
+                         icon=":material/logout:")
+
+
+def _ask(link: Link, asked: questions.Asked) -> None:
+    try:
+        store().ask(link.room, link.key, asked.qid, asked.prompt, asked.options, asked.answer)
+    except PollError as err:
+        session.poll_say(str(err))
+
+
+def _act(what: str, link: Link, qid: str) -> None:
+    try:
+        getattr(store(), what)(link.room, link.key, qid)
+    except PollError as err:
+        session.poll_say(str(err))
+
+
+def _close(link: Link) -> None:
+    try:
+        store().close_room(link.room, link.key)
+    except PollError as err:
+        session.poll_say(str(err))
+        return
+    _leave(f"Room {link.room} is closed: students can no longer answer.")
+
+
+@st.fragment(run_every=PRESENTER_EVERY_S)
+def _presenter_live(code: str, key: str, page: str, present: bool) -> None:
+    """The question of this page (else the latest asked): how many answered, the distribution."""
+    try:
+        asked = store().questions(code)
+        counts = store().counts(code)
+    except PollError as err:
+        st.warning(layout.md_escape(str(err)))
+        return
+    if not asked:
+        st.caption("No question asked yet.")
+        return
+    q = next((q for q in asked if q.qid == page), asked[0])
+    mine = counts.get(q.qid, {})
+    st.markdown(f"**{layout.md_escape(q.prompt)}**")
+    st.metric("answered", sum(mine.values()))
+    _bars(q, mine, present)
+    link = Link(code, key)
+    left, right = st.columns(2)
+    if q.revealed:
+        left.success(f"Revealed: {layout.md_escape(q.label(q.answer))}")
+    else:
+        left.button("Reveal the answer", key=session.POLL_REVEAL, on_click=_act, args=("reveal", link, q.qid),
+                    icon=":material/visibility:")
+    right.button("Reset this question", key=session.POLL_RESET, on_click=_act, args=("reset", link, q.qid),
+                 icon=":material/restart_alt:")
+    others = [o for o in asked if o.qid != q.qid]
+    if others:
+        st.caption("Also asked: " + "; ".join(f"{questions.QIDS.get(o.qid, o.qid)} ({sum(counts.get(o.qid, {}).values())} "
+                                              "answered)" for o in others))
+
+
+def _bars(q: Question, counts: dict[str, int], present: bool) -> None:
+    labels = [f"{chr(65 + i)}. {label[:48]}" for i, (_, label) in enumerate(q.options)]
+    right = next(i for i, (value, _) in enumerate(q.options) if value == q.answer) if q.revealed else None
+    charts.bars([counts.get(value, 0) for value, _ in q.options], labels, title="answers", highlight=right,
+                present=present, fmt="d")
+
+
+# ------------------------------------------------------------------------------------ a student
+def _student(link: Link) -> None:
+    with st.container(border=True, key=session.POLL_BOX):
+        _student_live(link.room, link.seat)
+
+
+def _answer(code: str, seat: str, qid: str, widget: str) -> None:
+    choice = session.raw(widget)
+    if choice is None:
+        return
+    try:
+        store().answer(code, seat, qid, choice)
+    except PollError as err:
+        session.poll_say(str(err))
+
+
+@st.fragment(run_every=STUDENT_EVERY_S)
+def _student_live(code: str, seat: str) -> None:
+    """The room's questions, the latest first: answer (or change it) until the reveal, then the result."""
+    said = session.poll_said()
+    if said:
+        st.warning(layout.md_escape(said))
+    try:
+        asked = store().questions(code)
+        mine = store().my_answers(code, seat)
+        counts = store().counts(code) if any(q.revealed for q in asked) else {}
+    except PollError as err:                           # no such room, closed, or the database did not answer
+        st.warning(layout.md_escape(str(err)), icon=":material/how_to_vote:")
+        return
+    st.markdown(f"**You are in room {code}.** " + ("Waiting for the presenter's first question…" if not asked else
+                                                   "Answer below; you can change it until the reveal."))
+    for q in asked:
+        widget = session.poll_answer_key(f"{q.qid}_{int(q.asked_at * 1000)}")   # a question asked afresh: a new radio
+        session.poll_choice(widget, mine.get(q.qid))
+        st.radio(layout.md_escape(q.prompt), [value for value, _ in q.options], key=widget,
+                 format_func=lambda v, q=q: layout.md_escape(q.label(v)), disabled=q.revealed,
+                 on_change=_answer, args=(code, seat, q.qid, widget))
+        if q.revealed:
+            yours = mine.get(q.qid)
+            say = st.success if yours == q.answer else st.info
+            say(f"**Right answer:** {layout.md_escape(q.label(q.answer))}  \n"
+                f"**Yours:** {layout.md_escape(q.label(yours))}")
+            _bars(q, counts.get(q.qid, {}), False)
