@@ -244,12 +244,6 @@ def task_stack(cfg: engine.Config, training: Training, step: int | None, ids: tu
     return engine.task_stack(run.task, cfg, params, list(ids))
 
 
-@st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_KEYS)
-def accuracy(cfg: engine.Config, training: Training) -> float:
-    """The run's accuracy on 1,000 fresh sequences (the one-layer comparison's, too)."""
-    return engine.evaluate(training.task, cfg, train(cfg, training).params, n=1000)
-
-
 # --------------------------------------------------------------------------- knock-outs (the model view, the Learn page)
 KNOCKOUT_N, KNOCKOUT_SEED = 1000, 1    # fresh sequences of the task; engine.evaluate's default seed
 

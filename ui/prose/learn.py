@@ -162,7 +162,8 @@ def depth_notice(losses, drop: int, steps: np.ndarray, shares: np.ndarray, previ
             parts.append(f"{_who(found['task'])} put more than half on the keys of '{task_title}'")
         said += "After the last step " + "; ".join(parts) + " (mean over 50 fresh sequences). "
     else:
-        said += f"After the last step no head puts more than half of its weight on the previous token or on the task's keys. "
+        said += ("After the last step no head puts more than half of its weight on the previous token or on the "
+                 "task's keys. ")
     said += knockouts
     best = np.unravel_index(int(np.argmax(shares[-1])), shares[-1].shape)
     said += (f"At step {int(steps[at])} of the replay, the head now most on the task's keys (layer {best[0]} head "

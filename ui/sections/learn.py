@@ -261,7 +261,7 @@ def one_layer(view: View, cfg: engine.Config, run_of: Training, seq: Sequence, a
     if compute.trained(one, run_of) is None:
         with st.spinner(f"Training a one-layer model with the same {run_of.steps} steps …"):
             compute.train(one, run_of)
-    single = compute.accuracy(one, run_of)
+    single = compute.knockout(one, run_of, ()).accuracy             # nothing knocked out
     left, right = layout.columns(view, 2)
     with left:
         st.metric(f"accuracy, {cfg.n_layers} layers", f"{accuracy:.1%}")
