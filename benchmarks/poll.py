@@ -40,7 +40,7 @@ import websockets
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-from benchmarks import browser as bs
+from harness import browser as bs
 from benchmarks import load
 from deploy import replicas
 
@@ -56,7 +56,7 @@ def questions_for_room() -> list:
     from ui.poll import questions
 
     cfg, words = engine.Config(), ("AI", "builds", "neural", "models")
-    t = analysis.run(cfg, words)
+    t = analysis.run(cfg, words).layers[0]
     return [questions.softmax_top_key(t, 0, t.T - 1), questions.scores_spread(t, cfg, 0),
             questions.exercise_prediction(analysis.extend(cfg, words, "AI"), 0)]
 

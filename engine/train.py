@@ -106,7 +106,7 @@ class TrainRun:
     seed: int                        # seeds the batches (the config's seed drew the initial weights)
     steps: int
     batch: int
-    lr: float
+    lr: float                        # the peak learning rate (learning_rate gives each step's)
     params: Params                   # the weights after the last step
     losses: np.ndarray               # (steps,) the batch loss at each step, before its update
     accuracies: np.ndarray           # (steps,) share of the batch's scored positions predicted right
@@ -116,7 +116,8 @@ class TrainRun:
 
 def train(task: str | Task, cfg: Config | None = None, steps: int | None = None, seed: int = 0,
           on_progress: Callable | None = None, batch: int | None = None, lr: float | None = None) -> TrainRun:
-    """Train a model on task with Adam; None takes the task's default config, steps, batch and lr.
+    """Train a model on task with Adam (its rate set by learning_rate); None takes the task's default config,
+    steps, batch and lr.
 
     on_progress(step, steps, losses_so_far, accuracies_so_far, latest_params) is called every few
     steps with copies, so it cannot change the run.

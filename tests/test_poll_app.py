@@ -88,11 +88,11 @@ def test_pages_without_a_question_say_where_they_are():
 def test_the_softmax_answer_is_the_row_argmax_of_the_engine():
     cfg = engine.Config()
     words = ("AI", "builds", "neural", "models")
-    t = analysis.run(cfg, words)
+    t = analysis.run(cfg, words).layers[0]
     for row in range(4):
         q = questions.softmax_top_key(t, 0, row)
         assert q.answer == str(int(np.argmax(t.weights[0][row])))
-    masked = analysis.run(engine.Config(causal=True), words)
+    masked = analysis.run(engine.Config(causal=True), words).layers[0]
     q = questions.softmax_top_key(masked, 0, 1)
     assert [v for v, _ in q.options] == ["0", "1"]                    # a hidden key is never an option
 
@@ -101,7 +101,7 @@ def test_the_softmax_answer_is_the_row_argmax_of_the_engine():
                                                         (16, 16, True, "same")])
 def test_the_spread_answer_is_measured(d_model, heads, scale, answer):
     cfg = engine.Config(d_model=d_model, num_heads=heads, scale_scores=scale)
-    t = analysis.run(cfg, ("AI", "builds", "neural", "models"))
+    t = analysis.run(cfg, ("AI", "builds", "neural", "models")).layers[0]
     q = questions.scores_spread(t, cfg, 0)
     assert q.answer == answer and len({v for v, _ in q.options}) == len(q.options)
 

@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from benchmarks import browser as bs
+from harness import browser as bs
 
 pytestmark = pytest.mark.browser
 

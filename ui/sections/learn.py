@@ -9,6 +9,7 @@ import numpy as np
 import streamlit as st
 
 import engine
+from engine.train import DECAY_FROM, LR_FLOOR, WARMUP
 from ui import charts, compute
 from ui.page import footer, layout, tables
 from ui.shell import presets, session, state
@@ -206,7 +207,8 @@ def replay(view: View, cfg: engine.Config, run_of: Training, run: engine.TrainRu
         _maps(view, stack.layers[0], seq.expected, layout.columns(view, min(cfg.num_heads, 2)), live=False)
         layout.notice(words.notice(history, shares, steps.index(at_step), accuracy))
     st.caption(f"Trained in {run.seconds:.1f} s on one core ({run.steps} Adam steps of {run.batch} sequences, "
-               f"learning rate {run.lr:g}, batch seed {run.seed}); every student's page with these settings shows "
+               f"learning rate {run.lr:g}, {_schedule(run)}; batch seed {run.seed}); every student's page with these "
+               f"settings shows "
                f"these same weights.")
     predictions(compute.task_stack(cfg, run_of, None, seq.ids), task, seq)
     by_position(view, cfg, run_of, task)
@@ -272,6 +274,12 @@ def one_layer(view: View, cfg: engine.Config, run_of: Training, seq: Sequence, a
     st.caption(f"Both trained with the same steps, batches and learning rate; accuracy on 1,000 fresh sequences. "
                f"The one-layer model predicts {fmt(single, '.1%')} right, the {cfg.n_layers}-layer one "
                f"{fmt(accuracy, '.1%')}.")
+
+
+def _schedule(run: engine.TrainRun) -> str:
+    """How the run's learning rate moved (engine.train.learning_rate), in a few words."""
+    return (f"reached over the first {WARMUP:.0%} of the steps, held to {DECAY_FROM:.0%}, then lowered to "
+            f"{run.lr * LR_FLOOR:g}")
 
 
 def _exports(stack: StackArrays) -> None:
