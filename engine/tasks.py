@@ -30,6 +30,10 @@ class Task:
     min_len: int                 # shortest T the task is defined for
     draw: Callable[[np.random.RandomState, int, int, int], tuple[np.ndarray, np.ndarray]]
     keys: Callable[[np.ndarray], np.ndarray]
+    answers: Callable[[np.ndarray], np.ndarray]   # (n, T) ids -> (n, T) the task's answer, -1 where none
+    target: str = ""             # a sentence: what the target at position i is
+    pattern: str = ""            # the attention pattern that solves it, completing "a head must …"
+    note: str = ""               # anything more a student needs (e.g. why one layer is not enough)
 
     @property
     def vocab(self) -> tuple[str, ...]:
@@ -57,6 +61,14 @@ class Task:
         keys.setflags(write=False)
         return keys
 
+    def targets(self, tokens) -> np.ndarray:
+        """(n, T) the task's answer at every position of any sequence (a typed one too), -1 where the
+        task gives none (e.g. induction at a token seen for the first time)."""
+        tokens = np.asarray(tokens)
+        if tokens.ndim != 2 or not np.issubdtype(tokens.dtype, np.integer):
+            raise ValueError(f"tokens must be an (n, T) array of ids, got {tokens.dtype} {tokens.shape}")
+        return self.answers(tokens)
+
 
 def _grid(tokens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(T, T) grids of the query index i and the key index j, to build patterns by comparison."""
@@ -76,9 +88,13 @@ def _uniform(rng, n, T, V):
 # --------------------------------------------------------------------------- previous token
 def previous_draw(rng, n, T, V):
     tokens = _uniform(rng, n, T, V)                                   # (n, T)
-    targets = np.full((n, T), -1)
+    return tokens, previous_answers(tokens)
+
+
+def previous_answers(tokens):
+    targets = np.full(tokens.shape, -1)
     targets[:, 1:] = tokens[:, :-1]                                   # position 0 has no previous token
-    return tokens, targets
+    return targets
 
 
 def previous_keys(tokens):
@@ -89,9 +105,13 @@ def previous_keys(tokens):
 # --------------------------------------------------------------------------- first token
 def first_draw(rng, n, T, V):
     tokens = _uniform(rng, n, T, V)                                   # (n, T)
-    targets = np.full((n, T), -1)
+    return tokens, first_answers(tokens)
+
+
+def first_answers(tokens):
+    targets = np.full(tokens.shape, -1)
     targets[:, 1:] = tokens[:, :1]                                    # position 0 would only copy itself
-    return tokens, targets
+    return targets
 
 
 def first_keys(tokens):
@@ -102,7 +122,11 @@ def first_keys(tokens):
 # --------------------------------------------------------------------------- reverse
 def reverse_draw(rng, n, T, V):
     tokens = _uniform(rng, n, T, V)                                   # (n, T)
-    return tokens, tokens[:, ::-1].copy()                             # target at i: the token at T-1-i
+    return tokens, reverse_answers(tokens)
+
+
+def reverse_answers(tokens):
+    return tokens[:, ::-1].copy()                                     # target at i: the token at T-1-i
 
 
 def reverse_keys(tokens):
@@ -118,6 +142,10 @@ def max_draw(rng, n, T, V):
     tokens = (rng.rand(n, T) * (largest + 1)).astype(int)             # (n, T) uniform in 0 .. largest
     tokens[np.arange(n), rng.randint(0, T, size=n)] = largest[:, 0]   # at least one copy of it
     return tokens, np.repeat(largest, T, axis=1)                      # every position: the largest
+
+
+def max_answers(tokens):
+    return np.repeat(tokens.max(axis=1, keepdims=True), tokens.shape[1], axis=1)   # (n, T)
 
 
 def max_keys(tokens):
@@ -152,6 +180,18 @@ def induction_draw(rng, n, T, V):
     return tokens, targets
 
 
+def induction_answers(tokens):
+    """At i: the token that followed the last earlier copy of token i (-1 if token i is new). On the
+    task's own sequences this is the target wherever the task scores one."""
+    n, T = tokens.shape
+    targets = np.full((n, T), -1)
+    for i in range(1, T):
+        for j in range(i - 1, -1, -1):                                # the latest earlier copy first
+            found = (tokens[:, j] == tokens[:, i]) & (targets[:, i] < 0)
+            targets[found, i] = tokens[found, j + 1]
+    return targets
+
+
 def induction_keys(tokens):
     """Key j for query i: j <= i and the token at j - 1 is the token at i (what followed it before)."""
     query, key = _grid(tokens)
@@ -167,26 +207,47 @@ def _config(vocab, **changes) -> Config:
     return Config(**{**base, **changes})
 
 
-def _task(name, title, config, draw, keys, seq_len=8, steps=400, batch=32, lr=0.04, min_len=2) -> Task:
+def _task(name, title, config, functions, target, pattern, note="", seq_len=8, steps=400, batch=32, lr=0.04,
+          min_len=2) -> Task:
+    draw, keys, answers = functions
     return Task(name=name, title=title, config=config, seq_len=seq_len, steps=steps, batch=batch, lr=lr,
-                min_len=min_len, draw=draw, keys=keys)
+                min_len=min_len, draw=draw, keys=keys, answers=answers, target=target, pattern=pattern, note=note)
 
 
+# Adding a task: its functions above and one entry here; the app reads names, titles and words from it.
 # Steps and rates: each one-block task's head is sharp (>= 97 % of queries put >= 0.9 of their weight
 # on the expected keys) a little before its last step; induction's loss plateaus for ~300 steps, then
 # drops, and the run ends once it is down (tests/test_train_*.py; benchmarks/train_bench.py).
 TASKS: dict[str, Task] = {
-    "previous": _task("previous", "previous token", _config(LETTERS[:8], causal=True), previous_draw, previous_keys,
-                      steps=140, lr=0.06),
-    "first": _task("first", "first token", _config(LETTERS[:8], causal=True), first_draw, first_keys,
-                   steps=100, lr=0.06),
-    "reverse": _task("reverse", "reverse", _config(LETTERS[:8]), reverse_draw, reverse_keys, min_len=1,
-                     steps=110, lr=0.06),
-    "max": _task("max", "largest token", _config(DIGITS, positional="none"), max_draw, max_keys, min_len=1,
-                 steps=130, lr=0.1),
-    "induction": _task("induction", "induction",
-                       _config(LETTERS, d_model=32, num_heads=2, d_ff=32, causal=True, layer_norm=False, n_layers=2),
-                       induction_draw, induction_keys, seq_len=16, steps=480, lr=0.02, min_len=6),
+    "previous": _task(
+        "previous", "previous token", _config(LETTERS[:8], causal=True),
+        (previous_draw, previous_keys, previous_answers),
+        "The target at position i is the token at position i − 1 (position 0 is not scored).",
+        "look one step back: the diagonal just below the main one", steps=140, lr=0.06),
+    "first": _task(
+        "first", "first token", _config(LETTERS[:8], causal=True), (first_draw, first_keys, first_answers),
+        "The target at every position after the first is the token at position 0.",
+        "look at the first token: column 0", steps=100, lr=0.06),
+    "reverse": _task(
+        "reverse", "reverse", _config(LETTERS[:8]), (reverse_draw, reverse_keys, reverse_answers),
+        "The target at position i is the token at position T − 1 − i: the sequence read backwards.",
+        "look at the mirrored position: the anti-diagonal", min_len=1, steps=110, lr=0.06),
+    "max": _task(
+        "max", "largest token", _config(DIGITS, positional="none"), (max_draw, max_keys, max_answers),
+        "The target at every position is the largest token of the whole sequence.",
+        "look at the positions holding the largest token: a pattern of content, not of position", min_len=1,
+        steps=130, lr=0.1),
+    "induction": _task(
+        "induction", "induction",
+        _config(LETTERS, d_model=32, num_heads=2, d_ff=32, causal=True, layer_norm=False, n_layers=2),
+        (induction_draw, induction_keys, induction_answers),
+        "Inside a repeated segment, the target is the token that followed the current one the first time it "
+        "appeared.",
+        "look at the token right after the earlier occurrence of the current one",
+        "One layer cannot: a key does not know which token came before it. With two, a first-layer head can "
+        "copy the previous token into each position, and a second-layer head (an induction head) can then find "
+        "it: the circuit behind much of what large language models copy from their context.",
+        seq_len=16, steps=480, lr=0.02, min_len=6),
 }
 
 

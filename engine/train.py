@@ -17,6 +17,8 @@ VERSION = 2              # of training's numbers: bump it when a change alters t
 PROGRESS_CALLS = 50      # on_progress is called about this many times per run (and at the end)
 DRAW_AHEAD = 64          # batches drawn in one call (one vectorised draw instead of 64 small ones)
 CHECKPOINTS = 40         # about this many snapshots of the weights, denser early
+DENSE_SAVES = 120        # at most this many more while training (every step/120, at least every 10 steps
+DENSE_EVERY = 10         # up to 1,200 steps), of which only those across the loss's drop are kept
 WARMUP = 0.05            # the learning rate rises to lr over this share of a run (learning_rate), ...
 DECAY_FROM = 0.5         # ... stays at lr until this share, then falls ...
 LR_FLOOR = 0.1           # ... to LR_FLOOR * lr at the last step
@@ -54,6 +56,39 @@ def checkpoint_steps(steps: int, count: int = CHECKPOINTS) -> np.ndarray:
     even = np.linspace(0, steps, count // 2)
     early = np.geomspace(1, max(steps, 1), count - count // 2)
     return np.unique(np.round(np.concatenate([[0, steps], even, early])).astype(int))
+
+
+def dense_every(steps: int) -> int:
+    """Steps between the snapshots kept while training, to be thinned after the run (1 to DENSE_EVERY)."""
+    return int(min(DENSE_EVERY, max(1, -(-steps // DENSE_SAVES))))
+
+
+def drop_window(losses, share: float = 0.05) -> tuple[int, int]:
+    """(first, last) step of the loss's sharpest sustained fall (loss_drop_step): from the last window,
+    before it, whose mean is still within `share` of the whole fall of the level two windows before the
+    drop, to the first window after it whose mean is within `share` of the last window's."""
+    from .measure import loss_drop_step                              # measure reads TrainRun from here
+    losses = np.asarray(losses, dtype=float)
+    window = max(10, len(losses) // 20)
+    if len(losses) < 2 * window:
+        return 0, len(losses)
+    drop = loss_drop_step(losses, window)
+    means = np.convolve(losses, np.ones(window) / window, mode="valid")   # means[s]: steps s .. s+window-1
+    before, after = means[max(0, drop - 2 * window)], means[-1]
+    fall = before - after
+    first, last = drop - window, min(drop, len(means) - 1)
+    while first > 0 and means[first] < before - share * fall:
+        first -= 1                                                    # back to where it still sat at its level
+    while last < len(means) - 1 and means[last] > after + share * fall:
+        last += 1
+    return int(first), int(min(last + window, len(losses)))
+
+
+def thin(checkpoints: list, losses, steps: int) -> list:
+    """Keep the usual schedule (checkpoint_steps) plus every saved step inside drop_window."""
+    first, last = drop_window(losses)
+    keep = set(checkpoint_steps(steps).tolist())
+    return [(step, params) for step, params in checkpoints if step in keep or first <= step <= last]
 
 
 def _frozen_array(values) -> np.ndarray:
@@ -111,7 +146,7 @@ def train(task: str | Task, cfg: Config | None = None, steps: int | None = None,
     params = unflatten(initial, theta)                                # views: they follow theta's updates
     m, v = np.zeros_like(theta), np.zeros_like(theta)                 # Adam's running means start at 0
     losses, accuracies = np.zeros(steps), np.zeros(steps)
-    keep = set(checkpoint_steps(steps).tolist())
+    keep, dense = set(checkpoint_steps(steps).tolist()), dense_every(steps)
     checkpoints = [(0, frozen_copy(params))]
     every = max(1, steps // PROGRESS_CALLS)
     start, waited = time.perf_counter(), 0.0
@@ -127,7 +162,7 @@ def train(task: str | Task, cfg: Config | None = None, steps: int | None = None,
         accuracies[step] = np.mean(stack.logits.argmax(axis=-1)[scored] == targets[scored])
         new_theta, m, v = adam_step(theta, flatten(grads), m, v, step + 1, learning_rate(lr, step, steps))
         theta[:] = new_theta                                          # in place, so params' views see it
-        if step + 1 in keep:
+        if step + 1 in keep or (step + 1) % dense == 0:              # dense now; thinned after the run
             checkpoints.append((step + 1, frozen_copy(params)))
         if on_progress is not None and ((step + 1) % every == 0 or step + 1 == steps):
             called = time.perf_counter()
@@ -135,6 +170,7 @@ def train(task: str | Task, cfg: Config | None = None, steps: int | None = None,
                         _frozen_array(accuracies[: step + 1]), frozen_copy(params))
             waited += time.perf_counter() - called                    # the UI's drawing is not training time
     seconds = time.perf_counter() - start - waited
+    checkpoints = thin(checkpoints, losses, steps)
     return TrainRun(task=task.name, config=cfg, seed=int(seed), steps=int(steps), batch=int(batch), lr=float(lr),
                     params=checkpoints[-1][1], losses=_frozen_array(losses), accuracies=_frozen_array(accuracies),
                     checkpoints=tuple(checkpoints), seconds=seconds)

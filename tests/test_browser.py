@@ -396,6 +396,46 @@ def _weights_by_cell(chart) -> dict[tuple[str, str], float]:
     return cells
 
 
+def test_a_knock_out_on_the_model_view_changes_the_accuracy_metric(tab):
+    """Issue 24: knock out trained-previous's only head from the model view's multiselect: the accuracy
+    metric falls, its delta shows, and the URL keeps ablate=0.0 (a new session restores it)."""
+    tab.open("/model?preset=trained-previous")
+    value = tab.page.locator("[data-testid='stMetric']", has_text="accuracy").locator("[data-testid='stMetricValue']")
+    value.wait_for(timeout=180_000)
+    before = float(value.inner_text().rstrip("%"))
+    tab.page.locator(".st-key-ablate [role='combobox']").click()
+    tab.settle_after(lambda: tab.page.get_by_role("option", name="layer 0 head 0").click())
+    tab.page.wait_for_function(
+        "() => [...document.querySelectorAll('[data-testid=stMetricValue]')].some(e => parseFloat(e.innerText) < 50)",
+        timeout=120_000)
+    after = float(value.first.inner_text().rstrip("%"))
+    assert before >= 90 and after < 50, (before, after)
+    assert tab.query().get("ablate") == "0.0"
+    tab.reload()
+    value.first.wait_for(timeout=120_000)
+    assert float(value.first.inner_text().rstrip("%")) == after
+    tab.shot("model-knockout")
+    tab.assert_clean()
+
+
+def test_learn_page_shows_the_models_predictions(tab):
+    """Issue 24: after training, a table of what the model predicts at every position of the sequence;
+    the training settings stay in the URL."""
+    tab.open("/learn?task=first&steps=60&sequence=ABCDEFGH")
+    train = tab.page.get_by_role("button", name="Train")
+    if train.count():
+        tab.settle_after(train.click)
+    table = tab.page.locator("table", has_text="predicted")
+    table.wait_for(timeout=120_000)
+    rows = table.locator("tbody tr")
+    assert rows.count() == 8
+    assert rows.nth(0).locator("td").nth(2).inner_text() == "no"          # position 0 is not scored
+    assert rows.nth(3).locator("td").nth(3).inner_text() == "A"           # the target: the first token
+    assert {"task": "first", "steps": "60", "sequence": "ABCDEFGH"}.items() <= tab.query().items()
+    tab.shot("learn-predictions")
+    tab.assert_clean()
+
+
 def test_learn_page_trains_and_replays_from_even_to_the_pattern(tab):
     """Train the previous-token task, scrub to step 0 and to the end: the head's weight on the key just
     before each query goes from about an even share to at least 0.9."""

@@ -134,7 +134,7 @@ def test_beta_travels_in_the_url_and_is_validated():
     assert state.to_params(c) == {"beta": "4"} and state.from_params({"beta": "4"}) == (c, [])
     assert state.to_params(state.Controls()) == {}                     # β = 1 is the default: not written
     back, problems = state.from_params({"beta": "3"})
-    assert back.beta == 1.0 and problems == ["beta='3' is not valid"]
+    assert back.beta == 1.0 and problems == ["beta='3' is not valid (must be one of 0, 0.25, 0.5, 1, 2, 4, 8, 16, 32, 64)"]
 
 
 def test_beta_slider_sharpens_the_rows_live_and_keeps_its_value():

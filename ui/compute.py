@@ -12,7 +12,7 @@ sessions find it done.
 from __future__ import annotations
 
 import threading
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 import streamlit as st
@@ -20,7 +20,7 @@ from threadpoolctl import threadpool_limits
 
 import engine
 from engine import analysis, experiments, store
-from ui.shell.presets import BATCH_SEED, Training
+from ui.shell.presets import Training
 
 # The matrices here are small and a lecture hall runs many sessions at once on few cores: one BLAS
 # thread per call avoids threads fighting over the cores (set once, for the whole server process).
@@ -47,7 +47,10 @@ def _slot(cfg: engine.Config, training: Training) -> _Slot:
 
 
 def _stored(cfg: engine.Config, training: Training) -> engine.TrainRun | None:
-    return store.load_run(store.cache_folder(), training.task, cfg, training.steps, BATCH_SEED)
+    """A run on disk with these numbers (the store keys runs by the task's own learning rate only)."""
+    if training.lr not in (None, engine.TASKS[training.task].lr):
+        return None
+    return store.load_run(store.cache_folder(), training.task, cfg, training.steps, training.seed)
 
 
 def trained(cfg: engine.Config, training: Training) -> engine.TrainRun | None:
@@ -72,7 +75,8 @@ def train(cfg: engine.Config, training: Training, on_progress=None) -> engine.Tr
             if slot.run is None:
                 run = _stored(cfg, training)
                 if run is None:
-                    run = engine.train(training.task, cfg, training.steps, seed=BATCH_SEED, on_progress=on_progress)
+                    run = engine.train(training.task, cfg, training.steps, seed=training.seed,
+                                       on_progress=on_progress, lr=training.lr)
                     store.keep(run, store.cache_folder())
                 slot.run = run
     return slot.run
@@ -81,7 +85,9 @@ def train(cfg: engine.Config, training: Training, on_progress=None) -> engine.Tr
 @st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_KEYS)
 def shipped(cfg: engine.Config, training: Training) -> engine.Params | None:
     """The weights shipped in assets/weights/ when cfg and training are a trained preset's defaults."""
-    return store.load_shipped(training.task, cfg, training.steps, BATCH_SEED)
+    if training.lr not in (None, engine.TASKS[training.task].lr):
+        return None                                                   # shipped runs use the task's own rate
+    return store.load_shipped(training.task, cfg, training.steps, training.seed)
 
 
 def ready(cfg: engine.Config, training: Training) -> bool:
@@ -207,11 +213,6 @@ def causal_test(cfg: engine.Config, words: tuple[str, ...],
 
 
 # --------------------------------------------------------------------------- the Learn page
-def checkpoint_trace(cfg: engine.Config, training: Training, step: int, words: tuple[str, ...]) -> engine.Trace:
-    """The first block at one checkpoint of a finished run, on a sequence."""
-    return checkpoint_stack(cfg, training, step, words).layers[0]
-
-
 @st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_KEYS)
 def share_history(cfg: engine.Config, training: Training) -> tuple:
     """Each head's weight on the expected keys at every checkpoint, and fresh-sequence accuracy."""
@@ -220,21 +221,77 @@ def share_history(cfg: engine.Config, training: Training) -> tuple:
     return steps, shares, engine.evaluate(run.task, cfg, run.params, n=1000)
 
 
+@st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_KEYS)
+def circuit(cfg: engine.Config, training: Training) -> tuple:
+    """What a run of a stack shows beside the task's keys: every head's weight on the previous token
+    at every checkpoint (K, L, H), on share_history's sequences, and the step where the loss fell fastest."""
+    run = train(cfg, training)
+    tokens, _ = engine.TASKS[run.task].sample(np.random.RandomState(SHARE_SEED), SHARE_SEQUENCES)
+    T = tokens.shape[1]
+    before = np.repeat(np.eye(T, k=-1, dtype=bool)[None], len(tokens), axis=0)   # (n, T, T): key i-1 for query i
+    every = np.ones(tokens.shape, dtype=bool)
+    previous = np.stack([engine.share_per_query(cfg, params, tokens, before, every).mean(axis=-1)
+                         for _, params in run.checkpoints])         # (K, L, H)
+    short = len(run.losses) < 60                                      # loss_drop_step's default needs 2 × 30 steps
+    return previous, engine.loss_drop_step(run.losses, max(1, len(run.losses) // 4) if short else None)
+
+
 @st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_KEYS)
-def checkpoint_stack(cfg: engine.Config, training: Training, step: int, words: tuple[str, ...]) -> engine.Stack:
-    """Every block at one checkpoint of a finished run, on a sequence (the Learn page's model view)."""
-    params = dict(train(cfg, training).checkpoints)[step]
-    return engine.run(cfg, words, params)
+def task_stack(cfg: engine.Config, training: Training, step: int | None, ids: tuple[int, ...]) -> engine.Stack:
+    """Every block of a run (after `step`, or the end) on a sequence of token ids: maps and predictions."""
+    run = train(cfg, training)
+    params = run.params if step is None else dict(run.checkpoints)[step]
+    return engine.task_stack(run.task, cfg, params, list(ids))
+
+
+# --------------------------------------------------------------------------- knock-outs (the model view, the Learn page)
+KNOCKOUT_N, KNOCKOUT_SEED = 1000, 1    # fresh sequences of the task; engine.evaluate's default seed
+
+
+@dataclass(frozen=True)
+class Knockout:
+    accuracy: float                    # share of scored positions predicted right
+    loss: float                        # mean cross-entropy over the scored positions
+
+
+@st.cache_data(max_entries=128, show_spinner=False, hash_funcs=_KEYS)
+def knockout(cfg: engine.Config, training: Training, ablate: tuple[tuple[int, int], ...]) -> Knockout:
+    """The trained model on KNOCKOUT_N fresh sequences of its task (engine.evaluate's) with `ablate`'s
+    heads' outputs zeroed."""
+    params, task = weights(cfg, training), engine.TASKS[training.task]
+    metrics = engine.position_metrics(task, cfg, params, KNOCKOUT_N, KNOCKOUT_SEED, ablate=ablate)
+    loss = float((metrics.loss * metrics.count).sum() / metrics.count.sum())     # over every scored position
+    return Knockout(accuracy=engine.evaluate(task, cfg, params, n=KNOCKOUT_N, seed=KNOCKOUT_SEED, ablate=ablate),
+                    loss=loss)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_KEYS)
+def knocked_stack(cfg: engine.Config, words: tuple[str, ...], training: Training | None,
+                  ablate: tuple[tuple[int, int], ...]) -> engine.Stack:
+    """stack() with `ablate`'s heads' outputs zeroed: the maps of later layers change, the output too."""
+    return engine.run(cfg, words, weights(cfg, training), ablate)
+
+
+@st.cache_data(max_entries=16, show_spinner=False, hash_funcs=_KEYS)
+def circuit_knockouts(cfg: engine.Config, training: Training) -> tuple[float, dict, dict]:
+    """Accuracy with nothing, each head, and each layer's heads knocked out (the circuit sentence)."""
+    L, H = cfg.n_layers, cfg.num_heads
+    base = knockout(cfg, training, ()).accuracy
+    single = {(layer, head): knockout(cfg, training, ((layer, head),)).accuracy
+              for layer in range(L) for head in range(H)}
+    layers = {layer: knockout(cfg, training, tuple((layer, head) for head in range(H))).accuracy
+              for layer in range(L)}
+    return base, single, layers
 
 
 @st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_KEYS)
-def circuit(cfg: engine.Config, training: Training) -> tuple:
-    """What a run of a stack shows: every head's weight on the previous token at every checkpoint
-    (K, L, H), on share_history's sequences, and the step where the loss fell fastest."""
-    run = train(cfg, training)
-    tokens, _ = engine.TASKS[run.task].sample(np.random.RandomState(SHARE_SEED), SHARE_SEQUENCES)
-    keys = engine.TASKS["previous"].expected_keys(tokens)            # (n, T, T): the key just before each query
-    every = np.ones(tokens.shape, dtype=bool)
-    previous = np.stack([engine.share_per_query(cfg, params, tokens, keys, every).mean(axis=-1)
-                         for _, params in run.checkpoints])         # (K, L, H)
-    return previous, engine.loss_drop_step(run.losses)
+def head_scores(cfg: engine.Config, training: Training) -> engine.HeadScores:
+    """Every head's measured roles (engine.head_scores) on share_history's fresh sequences of the task."""
+    tokens, _ = engine.TASKS[training.task].sample(np.random.RandomState(SHARE_SEED), SHARE_SEQUENCES)
+    return engine.head_scores(cfg, train(cfg, training).params, tokens, training.task)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_KEYS)
+def position_metrics(cfg: engine.Config, training: Training) -> engine.PositionMetrics:
+    """The run's loss and accuracy at each position over KNOCKOUT_N fresh sequences (evaluate's)."""
+    return engine.position_metrics(training.task, cfg, train(cfg, training).params, KNOCKOUT_N, KNOCKOUT_SEED)

@@ -7,7 +7,7 @@ one picture · grid: the model view, every layer × head in one picture · plots
 from ui.charts.colours import SIGNED, WEIGHTS, ramp_domain, scheme_colours, symmetric_domain, weight_domain
 from ui.charts.grid import model_view
 from ui.charts.maps import heatmap
-from ui.charts.plots import bars, curves, history, lines
+from ui.charts.plots import bars, by_position, curves, history, lines
 
-__all__ = ["SIGNED", "WEIGHTS", "bars", "curves", "heatmap", "history", "lines", "model_view", "ramp_domain", "scheme_colours",
+__all__ = ["SIGNED", "WEIGHTS", "bars", "by_position", "curves", "heatmap", "history", "lines", "model_view", "ramp_domain", "scheme_colours",
            "symmetric_domain", "weight_domain"]

@@ -200,3 +200,35 @@ def history(steps: Sequence[int], series: Sequence[tuple[str, Sequence[float], b
                      "rule": pa.table({"step": pa.array([] if at_step is None else [int(at_step)], pa.int32())})},
     }
     st.vega_lite_chart(spec=spec, width="stretch")
+
+
+def by_position(loss: Sequence[float], accuracy: Sequence[float], scored: Sequence[bool], *, title: str,
+                present: bool = False) -> None:
+    """Mean loss (left axis) and accuracy (right axis) at each position (from 0) over many sequences;
+    positions the task never scores are left out (a gap in both lines)."""
+    size = sp.font(present)
+    keep = np.asarray(scored, dtype=bool)
+    data = pa.table({"position": pa.array(np.flatnonzero(keep).astype(np.int32)),
+                     "loss": pa.array(np.asarray(loss, dtype=np.float64)[keep]),
+                     "accuracy": pa.array(np.asarray(accuracy, dtype=np.float64)[keep])})
+    axis = {"labelFontSize": size, "titleFontSize": size}
+    x = {"field": "position", "type": "quantitative", "title": "position i (from 0)", "axis": {**axis, "tickMinStep": 1}}
+    spec = {
+        "height": 260 if present else 220, "title": {"text": title, "fontSize": size},
+        "layer": [
+            {"data": {"name": "pos"}, "mark": {"type": "line", "color": co.ORANGE, "strokeWidth": 2, "point": True},
+             "encoding": {"x": x, "y": {"field": "loss", "type": "quantitative", "title": "mean loss",
+                                        "axis": {**axis, "titleColor": co.ORANGE}},
+                          "tooltip": [{"field": "position", "type": "quantitative"},
+                                      {"field": "loss", "type": "quantitative", "format": ".3f"}]}},
+            {"data": {"name": "pos"}, "mark": {"type": "line", "color": co.BLUE, "strokeWidth": 2, "point": True},
+             "encoding": {"x": x, "y": {"field": "accuracy", "type": "quantitative", "title": "accuracy",
+                                        "scale": {"domain": [0, 1]},
+                                        "axis": {**axis, "format": ".0%", "orient": "right", "titleColor": co.BLUE}},
+                          "tooltip": [{"field": "position", "type": "quantitative"},
+                                      {"field": "accuracy", "type": "quantitative", "format": ".1%"}]}},
+        ],
+        "resolve": {"scale": {"y": "independent"}},
+        "datasets": {"pos": data},
+    }
+    st.vega_lite_chart(spec=spec, width="stretch")

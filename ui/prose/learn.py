@@ -3,36 +3,66 @@ from __future__ import annotations
 
 import numpy as np
 
-from ui.prose.numbers import fmt
+import engine
+from engine.analysis import NEAR_UNIFORM, spread
+from engine.train import drop_window
+from ui.prose.numbers import count, fmt, names
 
-TASKS = {
-    "previous": ("The target at position i is the token at position i − 1 (position 0 is not scored).",
-                 "look one step back: the diagonal just below the main one"),
-    "first": ("The target at every position after the first is the token at position 0.",
-              "look at the first token: column 0"),
-    "reverse": ("The target at position i is the token at position T − 1 − i: the sequence read backwards.",
-                "look at the mirrored position: the anti-diagonal"),
-    "max": ("The target at every position is the largest token of the whole sequence.",
-            "look at the positions holding the largest token: a pattern of content, not of position"),
-    "induction": ("Inside a repeated segment, the target is the token that followed the current one the "
-                  "first time it appeared.",
-                  "look at the token right after the earlier occurrence of the current one"),
-}
-UNTRAINED = ("these are random weights, before any training: every row spreads its weight almost evenly, "
-             "whatever the task. Press Train and watch the dashed cells take the weight (about a second on "
-             "one core; the first student to press it trains for the whole room).")
 LOCKED = 0.9          # a head has locked on once this share of its weight lands on the expected keys
+HALF = 0.5            # a head "looks at" its keys once more than half of its weight lands on them
+PLATEAU_TOL = 0.05    # a plateau: the windowed loss stays within this share of the whole fall of its level
 
 
 def task(name: str) -> str:
-    """What the task asks, and the attention pattern that solves it."""
-    target, pattern = TASKS[name]
-    if name == "induction":
-        return (f"{target} A head that solves it must {pattern}. One layer cannot: a key does not know which "
-                "token came before it. With two, a first-layer head can copy the previous token into each "
-                "position, and a second-layer head (an induction head) can then find it: the circuit behind "
-                "much of what large language models copy from their context.")
-    return f"{target} A head that solves it must {pattern}; those cells are dashed on the maps."
+    """What the task asks, and the attention pattern that solves it (all from engine.TASKS)."""
+    t = engine.TASKS[name]
+    said = f"{t.target} A head that solves it must {t.pattern}"
+    said += "." if t.config.n_layers > 1 else "; those cells are dashed on the maps."
+    return said + (f" {t.note}" if t.note else "")
+
+
+def formula(cfg: engine.Config) -> str:
+    """The loss the run minimises, for this task's model: positions from 0, what p is, what θ holds."""
+    seen = r"t_0, \dots, t_i" if cfg.causal else r"t_0, \dots, t_{T-1}"
+    return (r"\text{loss} = -\frac{1}{N}\sum_{\text{scored } i} \log p_i(\text{target}_i \mid " + seen + r"),"
+            r"\qquad p_i = \text{softmax}\big(h^{(" + str(cfg.n_layers - 1) + r")}_i\, W_U\big),"
+            r"\qquad \theta = (E,\ \text{every block's weights},\ W_U) \leftarrow \text{Adam}(\theta, "
+            r"\nabla_\theta\,\text{loss})")
+
+
+def formula_words(cfg: engine.Config) -> str:
+    """The formula's symbols, in a sentence."""
+    where = ("query i sees tokens 0 … i only (the causal mask)" if cfg.causal else
+             "every query sees the whole sequence (no mask)")
+    last = "the block's" if cfg.n_layers == 1 else f"the last block's (layer {cfg.n_layers - 1})"
+    return (f"Positions count from 0; {where}. h_i is {last} output at position i, W_U turns it into one score "
+            "per token of the vocabulary, and the softmax makes those scores the probabilities p_i. "
+            "θ is every trained number: the embedding table E, every block's weights and W_U.")
+
+
+def untrained(weights: np.ndarray, visible: np.ndarray, expected: np.ndarray | None, seconds: str) -> str:
+    """Before training: how evenly the initial weights' rows spread, counted on (L, H, T, T) weights;
+    with the task's keys (T, T) drawn dashed (one layer), the mean weight they get against an even share."""
+    rows = np.count_nonzero(visible, axis=-1) > 1                     # (T,) rows with a choice
+    s = spread(weights, visible)[..., rows]                           # (L, H, R)
+    even = int(np.count_nonzero(s >= NEAR_UNIFORM))
+    top = np.where(visible, weights, -np.inf).max(axis=-1)[..., rows]   # (L, H, R)
+    uniform = (1.0 / np.count_nonzero(visible, axis=-1))[rows]        # (R,)
+    where = np.unravel_index(int(np.argmax(top - uniform)), top.shape)
+    said = (f"these are the initial random weights, before any training. {even} of the {s.size} rows that can "
+            f"choose between keys spread their weight almost evenly (spread ≥ {NEAR_UNIFORM}); the most "
+            f"lopsided row gives one key {fmt(top[where], '.2f')} where an even spread gives "
+            f"{fmt(uniform[where[-1]], '.2f')}. ")
+    if expected is None:
+        return said + (f"Press Train and watch the maps change ({seconds} on one core; the first student to press "
+                       "it trains for the whole room).")
+    keyed = expected.any(axis=-1) & rows                              # (T,) rows with a dashed key and a choice
+    on_keys = (weights * expected).sum(axis=-1)[..., keyed]           # (L, H, R')
+    fair = (np.count_nonzero(expected & visible, axis=-1) / np.count_nonzero(visible, axis=-1))[keyed]
+    said += (f"The dashed keys get {fmt(on_keys.mean(), '.0%')} of their rows' weight on average, where an even "
+             f"spread gives {fmt(fair.mean(), '.0%')}. ")
+    return said + (f"Press Train and watch the dashed cells take the weight ({seconds} on one core; the first "
+                   "student to press it trains for the whole room).")
 
 
 def lock(steps: np.ndarray, shares: np.ndarray) -> tuple[int, int, int] | None:
@@ -44,6 +74,10 @@ def lock(steps: np.ndarray, shares: np.ndarray) -> tuple[int, int, int] | None:
     return None
 
 
+def _right(accuracy: float) -> str:
+    return "every one of" if accuracy == 1.0 else fmt(accuracy, ".1%") + " of"
+
+
 def notice(steps: np.ndarray, shares: np.ndarray, at: int, accuracy: float) -> str:
     """The run at checkpoint index `at`: where the best head looks, when it locked on, how well it works."""
     final = shares[-1]                                                # (L, H)
@@ -53,7 +87,7 @@ def notice(steps: np.ndarray, shares: np.ndarray, at: int, accuracy: float) -> s
     locked = lock(steps, shares)
     if at == 0:
         said = (f"at step 0 the weights are random: {who} puts {fmt(now, '.0%')} of each scored query's weight on "
-                f"the expected keys (mean over 50 fresh sequences), about what an even spread gives")
+                f"the expected keys (mean over 50 fresh sequences)")
     else:
         said = (f"at step {int(steps[at])}, {who} puts {fmt(now, '.0%')} of each scored query's weight on the "
                 f"expected keys (mean over 50 fresh sequences); at step 0, with random weights, it put "
@@ -64,64 +98,108 @@ def notice(steps: np.ndarray, shares: np.ndarray, at: int, accuracy: float) -> s
         first = f"head {locked[1]}" if final.shape[0] == 1 else f"layer {locked[0]} head {locked[1]}"
         when = "locks on" if steps[at] < locked[2] else "locked on"
         said += f". {first[0].upper() + first[1:]} {when} (reaches {LOCKED:.0%}) at step {locked[2]}"
-    right = "every one of" if accuracy == 1.0 else fmt(accuracy, ".1%") + " of"
-    return said + f". After the last step the model predicts {right} 1,000 fresh sequences' targets right."
+    return said + f". After the last step the model predicts {_right(accuracy)} 1,000 fresh sequences' targets right."
 
 
-UNTRAINED_DEEP = ("these are random weights, before any training: every map of every layer spreads its weight "
-                  "almost evenly. Press Train: the loss first sits on a plateau, then drops suddenly, as two heads "
-                  "in two different layers lock on together (about 10 s on one core; the first student to press "
-                  "it trains for the whole room).")
-HALF = 0.5            # a head "looks at" its keys once more than half of its weight lands on them
+def _loss(x: float) -> str:
+    """A loss with two decimals, or in scientific notation where two decimals would print 0.00."""
+    return fmt(x, ".2f" if abs(x) >= 0.005 else ".1e")
 
 
-def _past(steps: np.ndarray, values: np.ndarray, level: float = HALF) -> int | None:
-    """The first checkpoint step at which values (K,) reach level, or None."""
-    hit = np.flatnonzero(values >= level)
-    return int(steps[hit[0]]) if hit.size else None
-
-
-def circuit(steps: np.ndarray, shares: np.ndarray, previous: np.ndarray) -> dict:
-    """The two heads of the induction circuit, found from the run's numbers: the layer-0 head with the
-    most weight on the previous token after the last step, and the head of a later layer with the most
-    weight on the induction keys; with when each passed HALF."""
-    final_prev, final_ind = previous[-1][0], shares[-1][1:]            # (H,), (L-1, H)
-    prev_head = int(np.argmax(final_prev))
-    layer, head = np.unravel_index(int(np.argmax(final_ind)), final_ind.shape)
-    ind = (int(layer) + 1, int(head))
-    return {"previous": (0, prev_head), "induction": ind,
-            "previous_share": float(final_prev[prev_head]), "induction_share": float(final_ind[layer, head]),
-            "previous_past": _past(steps, previous[:, 0, prev_head]),
-            "induction_past": _past(steps, shares[:, ind[0], ind[1]])}
-
-
-def depth_notice(losses: np.ndarray, drop: int, steps: np.ndarray, shares: np.ndarray, previous: np.ndarray,
-                 at: int, accuracy: float, found: dict) -> str:
-    """A stack's run: the plateau and the drop of the loss, the two heads of the circuit, the replayed step."""
-    losses = np.asarray(losses)
+def plateau(losses, drop: int) -> str:
+    """The loss curve as measured: the stretch before the drop where its windowed mean stays level (if
+    any), between which values; where it falls fastest and to what."""
+    losses = np.asarray(losses, dtype=float)
     window = max(10, len(losses) // 20)
+    means = np.convolve(losses, np.ones(window) / window, mode="valid")   # means[s]: losses[s : s + window]
+    final = float(losses[-window:].mean())
     said = ""
-    start, stop = drop // 3, drop - window
-    if start < stop:
-        said += (f"from step {start + 1} to step {stop} the loss stays on a plateau near "
-                 f"{fmt(float(losses[start:stop].mean()), '.2f')}; then it falls, fastest at step {drop} "
-                 f"(the dashed line), to {fmt(float(losses[-window:].mean()), '.2f')} over the last {window} steps. ")
+    if len(losses) >= 2 * window:
+        end, _ = drop_window(losses, PLATEAU_TOL)                     # the last window before the fall
+        tol = PLATEAU_TOL * max(float(means[max(0, drop - 2 * window)]) - final, 0.0)
+        start = end
+        while start > 0 and abs(means[start - 1] - means[end]) <= tol:
+            start -= 1
+        if end - start >= window:                                     # level for more than one window
+            stretch, batches = means[start: end + 1], losses[start: end + window]
+            said += (f"from step {start + 1} to step {end + window} the loss, averaged over {window} steps, stays "
+                     f"between {fmt(stretch.min(), '.2f')} and {fmt(stretch.max(), '.2f')} (single batches from "
+                     f"{fmt(batches.min(), '.2f')} to {fmt(batches.max(), '.2f')}): a plateau. Then ")
+        elif end >= window:                                           # no level stretch: say where it stood
+            said += (f"the loss averages {fmt(losses[:window].mean(), '.2f')} over the first {window} steps and "
+                     f"{fmt(means[end], '.2f')} over steps {end + 1}–{end + window}, just before its steepest fall "
+                     f"(single batches in between from {fmt(losses[window:end + window].min(), '.2f')} to "
+                     f"{fmt(losses[window:end + window].max(), '.2f')}); no stretch of {window} steps or more stays "
+                     "level. Then ")
+    said += (f"{'it' if said else 'the loss'} falls fastest at step {drop} (the dashed line), to "
+             f"{_loss(final)} over the last {window} steps. ")
+    return said
+
+
+def roles(previous: np.ndarray, shares: np.ndarray) -> dict:
+    """Each head's measured role after the last step: previous (L, H) its weight on the previous token,
+    shares (L, H) on the task's keys. Heads past HALF on either, with their weights."""
+    L, H = shares.shape
+    heads = [(layer, head) for layer in range(L) for head in range(H)]
+    return {"previous": [(lh, float(previous[lh])) for lh in heads if previous[lh] >= HALF],
+            "task": [(lh, float(shares[lh])) for lh in heads if shares[lh] >= HALF]}
+
+
+def _who(pairs) -> str:
+    return names([f"layer {layer} head {head} ({fmt(w, '.0%')})" for (layer, head), w in pairs])
+
+
+def depth_notice(losses, drop: int, steps: np.ndarray, shares: np.ndarray, previous: np.ndarray, at: int,
+                 accuracy: float, task_title: str, knockouts: str = "") -> str:
+    """A stack's run: the loss as measured, every head named by what it measurably looks at, the step."""
+    said = plateau(losses, drop)
+    found = roles(previous[-1], shares[-1])
+    if found["task"] or found["previous"]:
+        parts = []
+        if found["previous"]:
+            parts.append(f"{_who(found['previous'])} put more than half of their weight on the previous token")
+        if found["task"]:
+            parts.append(f"{_who(found['task'])} put more than half on the keys of '{task_title}'")
+        said += "After the last step " + "; ".join(parts) + " (mean over 50 fresh sequences). "
     else:
-        said += f"the loss falls fastest at step {drop} (the dashed line). "
-    (p_layer, p_head), (i_layer, i_head) = found["previous"], found["induction"]
-    prev_who, ind_who = f"layer {p_layer} head {p_head}", f"layer {i_layer} head {i_head}"
-    if found["previous_share"] >= HALF and found["induction_share"] >= HALF:
-        said += (f"Two heads form the circuit. {prev_who[0].upper() + prev_who[1:]} looks at the previous token "
-                 f"({fmt(found['previous_share'], '.0%')} of its weight after the last step, more than half "
-                 f"from step {found['previous_past']}), so each position also carries the token before it; "
-                 f"{ind_who}, the induction head, looks at the token right after an earlier copy of the current "
-                 f"one ({fmt(found['induction_share'], '.0%')}, more than half from step {found['induction_past']}) "
-                 f"and copies it. ")
+        said += ("After the last step no head puts more than half of its weight on the previous token or on the "
+                 "task's keys. ")
+    said += knockouts
+    best = np.unravel_index(int(np.argmax(shares[-1])), shares[-1].shape)
+    said += (f"At step {int(steps[at])} of the replay, the head now most on the task's keys (layer {best[0]} head "
+             f"{best[1]}) puts {fmt(float(shares[at][best]), '.0%')} there.")
+    return said + f" After the last step the model predicts {_right(accuracy)} 1,000 fresh sequences' scored targets right."
+
+
+COSTS = 0.01          # a knock-out "costs accuracy" when it loses at least this much (one point)
+
+
+def knockouts(base: float, single: dict, layers: dict, n: int) -> str:
+    """The circuit as measured by knock-outs: base accuracy, single[(layer, head)] the accuracy with that
+    head knocked out, layers[layer] with every head of that layer knocked out (n fresh sequences)."""
+    costly = sorted(((pair, base - acc) for pair, acc in single.items() if base - acc >= COSTS),
+                    key=lambda item: -item[1])
+    said = f"Knocking out heads (their output set to zero; {n:,} fresh sequences, {fmt(base, '.1%')} right with none): "
+    if costly:
+        said += names([f"layer {layer} head {head} costs {fmt(cost * 100, '.1f')} points"
+                       for (layer, head), cost in costly])
+        free = [pair for pair in single if pair not in dict(costly)]
+        if free:
+            said += "; " + names([f"layer {layer} head {head}" for layer, head in free]) + \
+                    f" {'costs' if len(free) == 1 else 'cost'} less than {COSTS * 100:g} point{'s' * (COSTS * 100 != 1)}"
     else:
-        said += (f"No circuit has formed in this run: the best layer-0 head ({prev_who}) puts "
-                 f"{fmt(found['previous_share'], '.0%')} of its weight on the previous token, the best later "
-                 f"head ({ind_who}) {fmt(found['induction_share'], '.0%')} on the induction keys. ")
-    said += (f"At step {int(steps[at])} of the replay they put {fmt(float(previous[at][p_layer, p_head]), '.0%')} "
-             f"and {fmt(float(shares[at][i_layer, i_head]), '.0%')} there (mean over 50 fresh sequences).")
-    right = "every one of" if accuracy == 1.0 else fmt(accuracy, ".1%") + " of"
-    return said + f" After the last step the model predicts {right} 1,000 fresh sequences' scored targets right."
+        said += f"no single head costs {COSTS * 100:g} point or more"
+    said += ". With every head of a layer removed: " + names(
+        [f"layer {layer} {fmt(acc, '.1%')}" for layer, acc in sorted(layers.items())]) + ". "
+    return said
+
+
+def by_position(loss: np.ndarray, accuracy: np.ndarray, scored: np.ndarray, counts: np.ndarray, title: str) -> str:
+    """Where on the sequence the trained model is sure and right, and where not (measured)."""
+    where = np.flatnonzero(scored)
+    worst, best = where[np.argmax(loss[where])], where[np.argmin(loss[where])]
+    said = (f"'{title}' scores {count(len(where), 'position')} of {len(scored)} (each in "
+            f"{int(counts[where].min()):,} to {int(counts[where].max()):,} of the sequences). The mean loss is highest "
+            f"at position {worst} ({fmt(loss[worst], '.3g')}, accuracy {fmt(accuracy[worst], '.1%')}) and lowest at "
+            f"position {best} ({fmt(loss[best], '.3g')}, accuracy {fmt(accuracy[best], '.1%')}).")
+    return said

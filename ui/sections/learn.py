@@ -1,7 +1,9 @@
-"""The Learn page's sections: pick a task, train it live (once per server), replay the checkpoints."""
+"""The Learn page's sections: pick a task, a sequence, train it live (once per server per setting),
+replay the checkpoints, see what the model predicts."""
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, replace
 
 import numpy as np
 import streamlit as st
@@ -9,29 +11,116 @@ import streamlit as st
 import engine
 from engine.train import DECAY_FROM, LR_FLOOR, WARMUP
 from ui import charts, compute
-from ui.page import footer, layout
-from ui.shell import presets, session
+from ui.page import footer, layout, tables
+from ui.shell import presets, session, state
 from ui.sections.model_view import StackArrays
 from ui.shell.frame import View
 from ui.shell.presets import Training
+from ui.shell.session import FIELD
 from ui.prose import learn as words
+from ui.prose.numbers import fmt
 
 LIVE_EVERY_S = 0.15          # redraw the live maps at most this often while training
 
 
-def choose(view: View) -> str:
-    """The task to learn: the sidebar's trained preset's, unless the student picks another."""
-    mine = presets.task_of(view.controls.preset)
-    default = mine.name if mine is not None and mine.name in presets.TRAINED_TASKS else presets.TRAINED_TASKS[0]
-    name = st.segmented_control("Task", presets.TRAINED_TASKS, default=default, required=True,
-                                format_func=lambda t: engine.TASKS[t].title, key=session.LEARN_TASK,
-                                persist_state="session") or default
-    st.markdown(words.task(name))
-    return name
+def _task_changed() -> None:
+    """A new task starts from its own steps, learning rate and sample (the batch seed stays)."""
+    defaults = state.learn_defaults(session.raw(FIELD.task))
+    for key in ("steps", "lr", "sequence"):
+        session.set_raw(key, defaults[key])
+
+
+def choose(view: View) -> engine.Task:
+    """The task to learn (in the URL as task=…), and what it asks."""
+    st.segmented_control("Task", list(engine.TASKS), required=True, format_func=lambda t: engine.TASKS[t].title,
+                         key=FIELD.task, on_change=_task_changed)
+    task = engine.TASKS[view.controls.task]
+    st.markdown(words.task(task.name))
+    if not view.present:
+        st.caption(words.formula_words(task.config))
+    return task
+
+
+def training(view: View) -> Training:
+    """The run the sidebar's training controls ask for."""
+    c = view.controls
+    return Training(task=c.task, steps=c.steps, seed=c.train_seed, lr=c.lr)
+
+
+@dataclass(frozen=True)
+class Sequence:
+    """The sequence the page shows: the task's own sample or one the student typed."""
+
+    ids: tuple[int, ...]
+    words: tuple[str, ...]
+    targets: np.ndarray          # (T,) the task's answer at each position, -1 where it scores none
+    expected: np.ndarray         # (T, T) the keys a head that solves the task looks at
+    typed: bool
+
+
+def read_sequence(typed: str, task: engine.Task) -> tuple[tuple[str, ...] | None, str | None]:
+    """The typed tokens (split on spaces; a word whose every letter is a token splits into letters),
+    or None and a message saying why not."""
+    tokens: list[str] = []
+    for word in typed.split():
+        tokens += list(word) if word not in task.vocab and all(ch in task.vocab for ch in word) else [word]
+    if not tokens:
+        return None, None
+    unknown = sorted({t for t in tokens if t not in task.vocab})
+    if unknown:
+        shown = ", ".join(repr(t) for t in unknown[:5]) + (", …" if len(unknown) > 5 else "")
+        return None, (f"{shown} {'is' if len(unknown) == 1 else 'are'} not in the vocabulary of "
+                      f"'{task.title}', which is {' '.join(task.vocab)}. Showing the task's own sequence.")
+    if not task.min_len <= len(tokens) <= state.MAX_SEQUENCE:
+        return None, (f"'{task.title}' needs from {task.min_len} to {state.MAX_SEQUENCE} tokens; you typed "
+                      f"{len(tokens)}. Showing the task's own sequence.")
+    return tuple(tokens), None
+
+
+def sequence(view: View, task: engine.Task) -> Sequence:
+    """The text box for a sequence of the student's own (in the URL as sequence=…), read."""
+    sample = presets.sample_words(task, task.seq_len)
+    st.text_input("Your own sequence (empty: the task's own)", key=FIELD.sequence, max_chars=state.MAX_TEXT,
+                  placeholder=" ".join(sample),
+                  help=f"Tokens of '{task.title}': {' '.join(task.vocab)}, separated by spaces (or written "
+                       f"together, e.g. ABCABC). From {task.min_len} to {state.MAX_SEQUENCE} tokens; the model "
+                       f"was trained on {task.seq_len}.")
+    typed, problem = read_sequence(view.controls.sequence, task)
+    if problem:
+        st.warning(layout.md_escape(problem), icon=":material/warning:")
+    chosen = typed or sample
+    ids = tuple(task.vocab.index(w) for w in chosen)
+    if typed:
+        targets = task.targets(np.array([ids]))[0]
+    else:                                                             # the task's own scoring of its sample
+        _, drawn = task.sample(np.random.RandomState(presets.SAMPLE_SEED), 1, max(len(ids), task.min_len))
+        targets = drawn[0][:len(ids)]
+    return Sequence(ids=ids, words=chosen, targets=targets, expected=task.expected_keys(np.array([ids]))[0],
+                    typed=typed is not None)
+
+
+def predictions(stack: engine.Stack, task: engine.Task, seq: Sequence) -> None:
+    """What the model predicts at every position: the top token, its probability, right or wrong."""
+    probs = stack.probs                                               # (T, V)
+    top = probs.argmax(axis=-1)                                       # (T,)
+    scored = seq.targets >= 0
+    right = scored & (top == seq.targets)
+    st.markdown("**What the model predicts** at every position of this sequence "
+                + ("(scored: where the task gives an answer)" if seq.typed else "(scored: where the task scores)"))
+    tables.table({
+        "position": list(range(len(seq.ids))),
+        "token": list(seq.words),
+        "scored": ["yes" if s else "no" for s in scored],
+        "target": [task.vocab[t] if t >= 0 else "—" for t in seq.targets],
+        "predicted": [task.vocab[t] for t in top],
+        "probability": [fmt(probs[i, t], ".3f") for i, t in enumerate(top)],
+        "right?": [("right" if r else "wrong") if s else "—" for s, r in zip(scored, right)],
+    })
+    st.caption(f"{int(right.sum())} of {int(scored.sum())} scored positions right on this sequence.")
 
 
 def _maps(view: View, trace: engine.Trace, expected: np.ndarray, boxes, live: bool) -> None:
-    """Every head's weights on the sample sequence, the expected keys dashed."""
+    """Every head's weights on the sequence, the expected keys dashed."""
     for h, box in enumerate(boxes):
         with box:
             charts.heatmap(trace.weights[h], trace.labels, trace.labels, title=f"head {h}", x_title="key",
@@ -39,22 +128,21 @@ def _maps(view: View, trace: engine.Trace, expected: np.ndarray, boxes, live: bo
                            width=box.width, area=300, expected=expected, key=None if live else f"learn_map_{h}")
 
 
-def _grid(view: View, stack: engine.Stack, title: str, key: str | None = None) -> None:
-    """Every layer × head of a stack on the sample sequence, one colour scale from 0 to 1."""
+def _grid(view: View, stack: engine.Stack, title: str, key: str | None = None, width: float | None = None) -> None:
+    """Every layer × head of a stack on the sequence, one colour scale from 0 to 1."""
     weights = np.stack([layer.weights for layer in stack.layers])        # (L, H, T, T)
-    charts.model_view(weights, width=view.width, title=title, mask=stack.layers[0].mask, domain=(0.0, 1.0),
-                      present=view.present, key=key)
+    charts.model_view(weights, width=width or view.width, title=title, mask=stack.layers[0].mask,
+                      domain=(0.0, 1.0), present=view.present, key=key)
 
 
-def train_live(view: View, cfg: engine.Config, training: Training, sample: tuple[str, ...],
-               expected: np.ndarray) -> engine.TrainRun | None:
+def train_live(view: View, cfg: engine.Config, run_of: Training, seq: Sequence) -> engine.TrainRun | None:
     """The Train button; pressed, the run draws itself as it goes: progress, curves, each head's map
     (with more than one layer: the model view, every layer × head)."""
     button = st.empty()
     if not button.button("Train", key=session.LEARN_TRAIN, type="primary", icon=":material/play_arrow:"):
         return None
     button.empty()
-    task, last = engine.TASKS[training.task], [0.0]
+    task, last = engine.TASKS[run_of.task], [0.0]
     bar = st.progress(0.0, text=f"Training on '{task.title}' …")
     # Redrawn several times a second: hidden (CSS, ui.shell.frame) where the system asks for reduced motion.
     still = st.empty()
@@ -66,7 +154,6 @@ def train_live(view: View, cfg: engine.Config, training: Training, sample: tuple
     with moving:
         boxes = [layout.Column(st.container(), view.width)] if deep else layout.columns(view, min(cfg.num_heads, 2))
     live = [box.box.empty() for box in boxes]
-    ids = [task.vocab.index(w) for w in sample]
 
     def progress(step, steps, losses, accuracies, params) -> None:
         bar.progress(step / steps, text=f"step {step} of {steps}: loss {losses[-1]:.3f}, "
@@ -77,86 +164,123 @@ def train_live(view: View, cfg: engine.Config, training: Training, sample: tuple
         charts.curves(losses, accuracies, present=view.present, box=curve)
         if deep:
             with live[0].container():
-                _grid(view, engine.task_stack(task, cfg, params, ids), f"every layer × head, step {step}")
+                _grid(view, engine.task_stack(task, cfg, params, list(seq.ids)), f"every layer × head, step {step}")
             return
-        trace = engine.task_trace(task, cfg, params, ids)
+        trace = engine.task_trace(task, cfg, params, list(seq.ids))
         for h, (slot, box) in enumerate(zip(live, boxes)):
             with slot.container():
                 charts.heatmap(trace.weights[h], trace.labels, trace.labels, title=f"head {h}, step {step}",
                                x_title="key", y_title="query", signed=False, domain=(0.0, 1.0), mask=trace.mask,
-                               present=view.present, width=box.width, area=300, expected=expected)
+                               present=view.present, width=box.width, area=300, expected=seq.expected)
 
-    run = compute.train(cfg, training, on_progress=progress)
+    run = compute.train(cfg, run_of, on_progress=progress)
     for slot in [bar, curve, *live]:
         slot.empty()
     still.empty()
     return run
 
 
-def untrained(view: View, cfg: engine.Config, sample: tuple[str, ...], expected: np.ndarray) -> None:
-    """Before any training: the random block's maps (every layer × head of a stack), what to look for."""
+def untrained(view: View, cfg: engine.Config, seq: Sequence) -> None:
+    """Before any training: the initial weights' maps (every layer × head of a stack), what they do."""
+    params = compute.params(cfg)                           # the initial, random weights
+    stack = engine.task_stack(engine.TASKS[view.controls.task], cfg, params, list(seq.ids))
+    weights = np.stack([layer.weights for layer in stack.layers])     # (L, H, T, T)
     if cfg.n_layers > 1:
-        stack = compute.stack(cfg, sample)
         _grid(view, stack, f"random weights: {cfg.n_layers} layers × {cfg.num_heads} heads", key="learn_grid")
-        layout.notice(words.UNTRAINED_DEEP)
-        _exports(StackArrays(stack))
-        return
-    before = compute.trace(cfg, sample)                    # the initial, random weights
-    _maps(view, before, expected, layout.columns(view, min(before.num_heads, 2)), live=False)
-    layout.notice(words.UNTRAINED)
-    _exports(before)
+    else:
+        _maps(view, stack.layers[0], seq.expected, layout.columns(view, min(cfg.num_heads, 2)), live=False)
+    layout.notice(words.untrained(weights, stack.layers[0].visible, None if cfg.n_layers > 1 else seq.expected,
+                                  "about 10 s" if cfg.n_layers > 1 else "a few seconds"))
+    _exports(StackArrays(stack))
 
 
-def replay(view: View, cfg: engine.Config, training: Training, run: engine.TrainRun, sample: tuple[str, ...],
-           expected: np.ndarray) -> None:
+def _replay_step(run: engine.TrainRun) -> int:
+    steps = [step for step, _ in run.checkpoints]
+    return st.select_slider("Replay: the weights after step", steps, value=steps[-1], key=session.LEARN_STEP,
+                            help="Saved at least every 10 steps across the loss's drop, more sparsely elsewhere.")
+
+
+def replay(view: View, cfg: engine.Config, run_of: Training, run: engine.TrainRun, seq: Sequence) -> None:
     """A finished run: scrub the checkpoints from the random start to the end, see the heads sharpen."""
+    task = engine.TASKS[run_of.task]
+    at_step = _replay_step(run)
+    steps = [step for step, _ in run.checkpoints]
+    history, shares, accuracy = compute.share_history(cfg, run_of)
+    stack = compute.task_stack(cfg, run_of, at_step, seq.ids)
     if cfg.n_layers > 1:
-        replay_stack(view, cfg, training, run, sample)
-        return
-    steps = [step for step, _ in run.checkpoints]
-    at_step = st.select_slider("Replay: the weights after step", steps, value=steps[-1], key=session.LEARN_STEP)
-    trace = compute.checkpoint_trace(cfg, training, at_step, sample)
-    charts.curves(run.losses, run.accuracies, at_step=at_step, present=view.present)
-    _maps(view, trace, expected, layout.columns(view, min(cfg.num_heads, 2)), live=False)
-    history, shares, accuracy = compute.share_history(cfg, training)
-    at = steps.index(at_step)
+        _replay_stack(view, cfg, run_of, run, at_step, stack, history, shares, accuracy)
+    else:
+        charts.curves(run.losses, run.accuracies, at_step=at_step, present=view.present)
+        _maps(view, stack.layers[0], seq.expected, layout.columns(view, min(cfg.num_heads, 2)), live=False)
+        layout.notice(words.notice(history, shares, steps.index(at_step), accuracy))
     st.caption(f"Trained in {run.seconds:.1f} s on one core ({run.steps} Adam steps of {run.batch} sequences, "
-               f"learning rate {run.lr:g}, {_schedule(run)}); every student's page shows these same weights.")
-    layout.notice(words.notice(history, shares, at, accuracy))
-    st.markdown(f"See it on every page: [open the Q, K, V page with these weights]"
-                f"(qkv?preset={presets.TRAINED_PREFIX}{training.task}).")
-    _exports(trace)
+               f"learning rate {run.lr:g}, {_schedule(run)}; batch seed {run.seed}); every student's page with these "
+               f"settings shows "
+               f"these same weights.")
+    predictions(compute.task_stack(cfg, run_of, None, seq.ids), task, seq)
+    by_position(view, cfg, run_of, task)
+    if cfg.n_layers > 1:
+        one_layer(view, cfg, run_of, seq, accuracy)
+    default = run_of == Training(task=task.name, steps=task.steps, lr=task.lr)
+    page = "model" if cfg.n_layers > 1 else "qkv"
+    st.markdown(f"See it on every page: [open the {'model view' if page == 'model' else 'Q, K, V page'} with "
+                f"{'these' if default else 'the default run’s'} weights](" + page
+                + f"?preset={presets.TRAINED_PREFIX}{task.name}).")
+    _exports(StackArrays(stack))
 
 
-def replay_stack(view: View, cfg: engine.Config, training: Training, run: engine.TrainRun,
-                 sample: tuple[str, ...]) -> None:
-    """A finished run of a stack: the loss with its plateau and drop, the model view at any saved step,
-    and each head's weight on its keys over the run: which head locked on when."""
-    steps = [step for step, _ in run.checkpoints]
-    at_step = st.select_slider("Replay: the weights after step", steps, value=steps[-1], key=session.LEARN_STEP)
-    history, shares, accuracy = compute.share_history(cfg, training)
-    previous, drop = compute.circuit(cfg, training)
+def _replay_stack(view: View, cfg: engine.Config, run_of: Training, run: engine.TrainRun, at_step: int,
+                  stack: engine.Stack, history, shares, accuracy: float) -> None:
+    """A stack's run: the loss and its drop, the model view at the step, each head's weight on the
+    previous token and on the task's keys over the run (any task with more than one layer)."""
+    previous, drop = compute.circuit(cfg, run_of)
     charts.curves(run.losses, run.accuracies, at_step=at_step, drop=drop, present=view.present)
-    stack = compute.checkpoint_stack(cfg, training, at_step, sample)
     _grid(view, stack, f"every layer × head after step {at_step}", key="learn_grid")
     st.caption("The model view of the sequence above: rows are layers, columns heads, one colour scale from 0 "
-               "to 1 (grey: hidden by the causal mask). Hover a map for its layer and head.")
-    circuit = words.circuit(history, shares, previous)
-    series = [(f"layer 0 head {head}: on the previous token", previous[:, 0, head], True)
-              for head in range(cfg.num_heads)]
-    series += [(f"layer {layer} head {head}: on the token after an earlier copy", shares[:, layer, head], False)
-               for layer in range(1, cfg.n_layers) for head in range(cfg.num_heads)]
-    st.markdown("**Which head locked on when**: each layer-0 head's weight on the previous token (dashed), each "
-                "later head's weight on the token right after an earlier copy of the current one (solid).")
+               "to 1" + (" (grey: hidden by the causal mask)" if cfg.causal else "") + ".")
+    series = []
+    for layer in range(cfg.n_layers):
+        for head in range(cfg.num_heads):
+            on_prev = previous[-1, layer, head] > shares[-1, layer, head]    # the role it ends up in
+            series.append((f"layer {layer} head {head}: " + ("on the previous token" if on_prev else
+                                                              "on the task's keys"),
+                           (previous if on_prev else shares)[:, layer, head], bool(on_prev)))
+    st.markdown("**Which head locked on when**: each head's weight on whichever it ends up looking at more: the "
+                "previous token (dashed) or the keys of the task (solid).")
     charts.history(history, series, at_step=at_step, y_title="mean weight on those keys", present=view.present)
-    at = steps.index(at_step)
-    st.caption(f"Trained in {run.seconds:.1f} s on one core ({run.steps} Adam steps of {run.batch} sequences, "
-               f"learning rate {run.lr:g}, {_schedule(run)}); every student's page shows these same weights. Weights measured on "
-               f"{compute.SHARE_SEQUENCES} fresh sequences at every saved step.")
-    layout.notice(words.depth_notice(run.losses, drop, history, shares, previous, at, accuracy, circuit))
-    st.markdown(f"See it on every page: [open the model view with these weights]"
-                f"(model?preset={presets.TRAINED_PREFIX}{training.task}).")
-    _exports(StackArrays(stack))
+    steps = [step for step, _ in run.checkpoints]
+    base, single, layers = compute.circuit_knockouts(cfg, run_of)
+    layout.notice(words.depth_notice(run.losses, drop, history, shares, previous, steps.index(at_step), accuracy,
+                                     engine.TASKS[run_of.task].title,
+                                     words.knockouts(base, single, layers, compute.KNOCKOUT_N)))
+
+
+def by_position(view: View, cfg: engine.Config, run_of: Training, task: engine.Task) -> None:
+    """The trained model's loss and accuracy at each position, over 1,000 fresh sequences of the task."""
+    metrics = compute.position_metrics(cfg, run_of)
+    charts.by_position(metrics.loss, metrics.accuracy, metrics.scored, present=view.present,
+                       title=f"loss and accuracy by position, {compute.KNOCKOUT_N:,} fresh sequences")
+    st.caption(words.by_position(metrics.loss, metrics.accuracy, metrics.scored, metrics.count, task.title))
+
+
+def one_layer(view: View, cfg: engine.Config, run_of: Training, seq: Sequence, accuracy: float) -> None:
+    """The same task and budget with one layer: its accuracy and model view beside the stack's."""
+    one = replace(cfg, n_layers=1)
+    st.subheader("One layer, same budget")
+    if compute.trained(one, run_of) is None:
+        with st.spinner(f"Training a one-layer model with the same {run_of.steps} steps …"):
+            compute.train(one, run_of)
+    single = compute.knockout(one, run_of, ()).accuracy             # nothing knocked out
+    left, right = layout.columns(view, 2)
+    with left:
+        st.metric(f"accuracy, {cfg.n_layers} layers", f"{accuracy:.1%}")
+        _grid(view, compute.task_stack(cfg, run_of, None, seq.ids), f"{cfg.n_layers} layers", width=left.width)
+    with right:
+        st.metric("accuracy, 1 layer", f"{single:.1%}", delta=f"{(single - accuracy) * 100:+.1f} points")
+        _grid(view, compute.task_stack(one, run_of, None, seq.ids), "1 layer", width=right.width)
+    st.caption(f"Both trained with the same steps, batches and learning rate; accuracy on 1,000 fresh sequences. "
+               f"The one-layer model predicts {fmt(single, '.1%')} right, the {cfg.n_layers}-layer one "
+               f"{fmt(accuracy, '.1%')}.")
 
 
 def _schedule(run: engine.TrainRun) -> str:
@@ -165,10 +289,8 @@ def _schedule(run: engine.TrainRun) -> str:
             f"{run.lr * LR_FLOOR:g}")
 
 
-def _exports(trace) -> None:
+def _exports(stack: StackArrays) -> None:
     """The weights on screen as CSV and figures, the whole trace as .npz."""
-    matrices = trace.weights() if isinstance(trace, StackArrays) else {
-        f"weights head {h}": (trace.weights[h], trace.labels, trace.labels) for h in range(trace.num_heads)}
-    footer.exports("learn", trace, matrices, code=[          # the loss, its gradients, one Adam step
+    footer.exports("learn", stack, stack.weights(), code=[   # the loss, its gradients, one Adam step
         engine.model.backprop, engine.forward, engine.block_forward, engine.cross_entropy,
         engine.backward, engine.block_backward, engine.adam_step])

@@ -125,12 +125,12 @@ def start():
     if params | poll.url_params() != st.query_params.to_dict():
         st.query_params.from_dict(params | poll.url_params())     # written once, after every input was read
     shared = state.share_link(st.context.url or "", params | poll.share_params())   # never a key or a seat
-    sidebar.draw(controls, shared)
+    page = site.by_path(current.url_path)
+    sidebar.draw(controls, shared, trains=page.trains)
     screen.watch(cap, (width, stacked))
     session.remember_controls(controls)
     tokens = state.to_tokens(controls)
     charts_colours.stretch_weights(controls.stretch)
-    page = site.by_path(current.url_path)
     said = [tokens.note] if tokens.note and page.sentence else []      # what was done to the sidebar's tokens
     _here.view = View(controls=controls, config=state.to_config(controls), tokens=tokens,
                       notes=tuple(notes + said), page=page,

@@ -38,6 +38,7 @@ def read() -> tuple[Controls, list[str]]:
         match = re.match(r"layer (\d+)", str(layer))
         session.set_raw(session.FIELD.layer, int(match.group(1)) if match else 0)
     controls = session.read_controls()
+    controls = replace(controls, ablate=tuple(sorted({tuple(pair) for pair in controls.ablate})))   # a multiselect's list
     typed = session.typed_cell()                    # the selectors beside the worked calculation (read first:
     if typed is not None:                           # a click in the same run is the newer choice)
         controls = replace(controls, cell=typed)

@@ -13,18 +13,20 @@ import engine
 from ui.prose.numbers import count
 
 TRAINED_PREFIX = "trained-"
-TRAINED_TASKS = ("previous", "first", "reverse", "max", "induction")   # one block each; induction needs two
+TRAINED_TASKS = tuple(engine.TASKS)   # one trained preset per task of engine/tasks.py, in its order
 SAMPLE_SEED = 0             # the sequence a trained preset starts on: RandomState(0), the same for everyone
 BATCH_SEED = 0              # the training batches' stream (the sidebar's seed draws the initial weights)
 
 
 @dataclass(frozen=True)
 class Training:
-    """Which trained weights a view shows: the task and the number of Adam steps (the rest is the
-    config, which is part of every cache key beside this)."""
+    """Which trained weights a view shows: the task, the number of Adam steps, the batches' seed and
+    the learning rate (the rest is the config, which is part of every cache key beside this)."""
 
     task: str
     steps: int
+    seed: int = BATCH_SEED
+    lr: float | None = None         # None: the task's own (the Learn page and the presets give it)
 
 
 def names() -> list[str]:
@@ -112,7 +114,7 @@ def default_words(name: str) -> tuple[str, ...]:
 
 def training(name: str) -> Training | None:
     task = task_of(check(name))
-    return None if task is None else Training(task=task.name, steps=task.steps)
+    return None if task is None else Training(task=task.name, steps=task.steps, lr=task.lr)
 
 
 def fit_words(name: str, typed: list[str], T: int) -> tuple[list[str], list[str]]:

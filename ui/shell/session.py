@@ -47,7 +47,7 @@ EX_TWIST = {"causal": "ex_twist_causal", "positions": "ex_twist_positions"}
 
 XP_SECTION, XP_DHEAD, XP_INIT, XP_SHUFFLE = "xp_section", "xp_dhead", "xp_init", "xp_shuffle"
 
-LEARN_TASK, LEARN_TRAIN, LEARN_STEP = "learn_task", "learn_train", "learn_step"
+LEARN_TRAIN, LEARN_STEP = "learn_train", "learn_step"     # the task is a control: FIELD.task
 
 # The class poll (ui.poll.view): the presenter's buttons, and a student's answer per question.
 POLL_START, POLL_ASK, POLL_CLOSE, POLL_CSV = "poll_start", "poll_ask", "poll_close", "poll_csv"
@@ -124,6 +124,7 @@ def write_controls(c: Controls) -> None:
     ss = _ss()
     for key in CONTROL_KEYS:
         ss[key] = getattr(c, key)
+    ss[FIELD.ablate] = list(c.ablate)               # a multiselect's value is a list (Controls keeps a tuple)
     if c.cell is not None:
         ss[PICK_QUERY], ss[PICK_KEY] = c.cell
     else:                                   # keep a half-chosen cell (a query, no key yet) while it exists

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+import engine
 from ui.page import lazy
+from ui.prose.numbers import count
 from ui.shell import presets, session, state
 from ui.prose.presets import facts as preset_facts
 from ui.shell.session import FIELD
@@ -19,13 +21,52 @@ def _apply_preset() -> None:
                           "its trained weights, on a sequence of its task."))
 
 
-def draw(c: Controls, link: str) -> None:
+def _learn(c: Controls) -> None:
+    """The Learn page's sidebar: what the page trains, and how; nothing the page does not read."""
+    sb = st.sidebar
+    task = engine.TASKS[c.task]
+    cfg = task.config
+    sb.markdown(f"**Training '{task.title}'**")
+    sb.caption(f"This page trains the task's own model, not the preset's: {task.seq_len}-token sequences of "
+               f"{' '.join(cfg.vocab)}; d_model {cfg.d_model}, {count(cfg.num_heads, 'head')}, "
+               f"{count(cfg.n_layers, 'layer')}, d_ff {cfg.d_ff}"
+               + (", causal mask" if cfg.causal else ", no mask")
+               + (", sinusoidal positions" if cfg.positional != "none" else ", no positions")
+               + (", pre-layer-norm" if cfg.layer_norm else "") + ". The other pages' controls do not apply here.")
+    sb.number_input("Batch seed", *state.TRAIN_SEED, step=1, key=FIELD.train_seed,
+                    help="Seeds the training batches. Another seed: other batches, another run (the plateau "
+                         f"moves). From {state.TRAIN_SEED[0]} to {state.TRAIN_SEED[1]:,}.")
+    sb.number_input("Adam steps", *state.STEPS, step=50, key=FIELD.steps,
+                    help=f"From {state.STEPS[0]} to {state.STEPS[1]:,}; the task's own: {task.steps}.")
+    sb.number_input("Learning rate", *state.LR, step=0.005, format="%.4f", key=FIELD.lr,
+                    help=f"Adam's step size, from {state.LR[0]:g} to {state.LR[1]:g}; the task's own: {task.lr:g}.")
+    sb.caption("Each setting is trained once per server: the first student to press Train trains it for the room.")
+
+
+def draw(c: Controls, link: str, trains: bool = False) -> None:
     """Every control (their values are already in session state) and the link to this view.
 
     What a first page does not need is not drawn, so a browser draws the sidebar sooner (each widget
     costs it tens of ms; benchmarks/README.md): the switches until their expander is opened, the head
     and layer pickers while there is only one head or one layer. Their values live on in session state
     (the frame writes every control each run), so nothing is lost while they are not drawn."""
+    sb = st.sidebar
+    if trains:
+        _learn(c)
+    else:
+        _concepts(c)
+    sb.toggle("Presenter view", key=FIELD.present, help="Large type, prose hidden, PageUp/PageDown steps pages.")
+    box = lazy.opened("Link to this view", session.LINK_OPEN, icon=":material/link:", where=sb)
+    if box is None:
+        return
+    with box:
+        st.caption("Copy it (button at the right of the box): opening it shows exactly this page, "
+                   "these settings, this head and the picked cell.")
+        st.code(link, language=None, wrap_lines=True)
+
+
+def _concepts(c: Controls) -> None:
+    """The article pages' sidebar: the preset, the sentence, the sizes, the switches, which head."""
     sb = st.sidebar
     sb.selectbox("Preset", presets.names(), key=FIELD.preset, on_change=_apply_preset,
                  format_func=presets.title,
@@ -65,11 +106,3 @@ def draw(c: Controls, link: str) -> None:
                      format_func=lambda layer: f"layer {layer}" + ("  (reads the tokens)" if layer == 0 else
                                                                    f"  (reads layer {layer - 1}'s output)"),
                      help="The block the per-block pages show. More layers: the Layers slider above.")
-    sb.toggle("Presenter view", key=FIELD.present, help="Large type, prose hidden, PageUp/PageDown steps pages.")
-    box = lazy.opened("Link to this view", session.LINK_OPEN, icon=":material/link:", where=sb)
-    if box is None:
-        return
-    with box:
-        st.caption("Copy it (button at the right of the box): opening it shows exactly this page, "
-                   "these settings, this head and the picked cell.")
-        st.code(link, language=None, wrap_lines=True)

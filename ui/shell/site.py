@@ -17,7 +17,8 @@ class Page:
     icon: str
     concept: bool = False      # one stage of the block (Q/K/V to the output): its heading is its title
     sentence: bool = True      # draws the sidebar's tokens (the Learn page draws its task's own sequence)
-    trains: bool = False       # draws its own training live (the frame then trains nothing before it)
+    trains: bool = False       # draws its own training live (the frame trains nothing before it; its sidebar
+                               # shows the training controls, not the article sizes)
     charts: int = 1            # charts drawn at the default controls (the browser tests wait for them)
     picks: tuple[str, ...] = ()   # keys of its charts where a click picks a cell
 

@@ -19,10 +19,15 @@ SEED = (0, 10_000)
 SEQ_LEN = (2, 64)
 LAYERS = (1, 4)             # blocks stacked (the engine accepts more; four already show depth)
 MAX_TEXT = 400              # characters kept from the token box or a URL
+TRAIN_SEED = (0, 10_000)    # the Learn page's batch seed
+STEPS = (10, 1200)          # Adam steps a lecturer may ask for (1,200 keeps a run's saved weights under 20 MB)
+LR = (0.0005, 0.2)          # Adam's learning rate: below, nothing moves in 1,500 steps; above, runs blow up
+MAX_SEQUENCE = 64           # tokens of a sequence typed on the Learn page
 BETAS = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0)   # the softmax page's β; 1 is the model
 
 KEYS = ("preset", "d_model", "heads", "d_ff", "seed", "seq_len", "text", "causal",
-        "positional", "scale", "head", "cell", "present", "beta", "layers", "layer_norm", "layer", "sidebar", "stretch")
+        "positional", "scale", "head", "cell", "present", "beta", "layers", "layer_norm", "layer", "sidebar", "stretch",
+        "ablate", "task", "train_seed", "steps", "lr", "sequence")
 
 
 @dataclass(frozen=True)
@@ -48,16 +53,31 @@ class Controls:
     layer: int = 0                  # which block the one-block pages show (0 .. L-1)
     sidebar: bool = False           # open the sidebar on load even on a narrow screen (a lecturer's link)
     stretch: bool = False           # weight maps stretch their colours to 0–largest weight (default: fixed 0–1)
+    ablate: tuple[tuple[int, int], ...] = ()   # (layer, head) pairs knocked out on the model view
+    # The Learn page: its task, how it trains, and a sequence typed for it ("": the task's own sample).
+    task: str = "previous"
+    train_seed: int = 0             # seeds the training batches (the sidebar's seed draws the initial weights)
+    steps: int = 140                # Adam steps (the first task's own; learn_defaults)
+    lr: float = 0.06                # Adam's learning rate
+    sequence: str = ""
+
+
+def learn_defaults(task: str) -> dict:
+    """The Learn page's controls for a task: its own steps and learning rate, batch seed 0, its sample."""
+    t = engine.TASKS[task]
+    return dict(task=task, train_seed=0, steps=t.steps, lr=t.lr, sequence="")
 
 
 def preset_controls(name: str, **view) -> Controls:
     """The controls that reproduce a preset exactly: an article's example, or a task's trained block."""
     cfg = presets.base_config(name)
     words = presets.default_words(name)
+    task = presets.task_of(name)
+    learn = learn_defaults(task.name if task is not None else presets.TRAINED_TASKS[0])
     return Controls(preset=name, d_model=cfg.d_model, heads=cfg.num_heads, d_ff=cfg.d_ff, seed=cfg.seed,
                     seq_len=len(words), text=" ".join(words), causal=cfg.causal,
                     positional=cfg.positional == "sinusoidal", scale=cfg.scale_scores, layers=cfg.n_layers,
-                    layer_norm=cfg.layer_norm, **view)
+                    layer_norm=cfg.layer_norm, **{**learn, **view})
 
 
 def switched(c: Controls) -> bool:
@@ -149,6 +169,36 @@ def _as_cell(raw: str) -> tuple[int, int]:
     return query, key
 
 
+def _as_float(raw: str, low: float, high: float) -> float:
+    value = float(raw.strip())
+    if not low <= value <= high:                      # also refuses nan
+        raise ValueError(f"must be between {low:g} and {high:g}")
+    return value
+
+
+def _as_task(raw: str) -> str:
+    if raw.strip() not in engine.TASKS:
+        raise ValueError(f"must be one of {', '.join(engine.TASKS)}")
+    return raw.strip()
+
+
+def _as_ablate(raw: str) -> tuple[tuple[int, int], ...]:
+    """"0.0,1.1" -> ((0, 0), (1, 1)): layer.head pairs, sorted, each once."""
+    pairs = set()
+    for part in raw.split(","):
+        if not part.strip():
+            continue
+        bits = part.strip().split(".")
+        if len(bits) != 2:
+            raise ValueError("must look like 0.0,1.1 (layer.head pairs)")
+        pairs.add((_as_int(bits[0], 0, LAYERS[1] - 1), _as_int(bits[1], 0, HEADS_MAX - 1)))
+    return tuple(sorted(pairs))
+
+
+def ablate_text(pairs: tuple[tuple[int, int], ...]) -> str:
+    return ",".join(f"{layer}.{head}" for layer, head in pairs)
+
+
 def _as_beta(raw: str) -> float:
     value = float(raw.strip())
     if value not in BETAS:
@@ -164,6 +214,8 @@ def from_params(params: dict[str, str]) -> tuple[Controls, list[str]]:
         problems.append(f"preset={preset!r} is unknown")
         preset = "part4"
     base = preset_controls(preset)
+    if params.get("task") in engine.TASKS:           # the Learn page's defaults are its task's
+        base = replace(base, **learn_defaults(params["task"]))
     values: dict = {}
     readers = {
         "d_model": lambda r: _as_int(r, *D_MODEL),
@@ -179,6 +231,12 @@ def from_params(params: dict[str, str]) -> tuple[Controls, list[str]]:
         "head": lambda r: _as_int(r, 0, HEADS_MAX - 1),
         "cell": _as_cell,
         "beta": _as_beta,
+        "ablate": _as_ablate,
+        "task": _as_task,
+        "train_seed": lambda r: _as_int(r, *TRAIN_SEED),
+        "steps": lambda r: _as_int(r, *STEPS),
+        "lr": lambda r: _as_float(r, *LR),
+        "sequence": lambda r: r[:MAX_TEXT],
     }
     for key, read in readers.items():
         if key not in params:
@@ -186,9 +244,10 @@ def from_params(params: dict[str, str]) -> tuple[Controls, list[str]]:
         raw = params[key]
         try:
             values[key] = read(str(raw))
-        except (ValueError, TypeError):
+        except (ValueError, TypeError) as error:
             shown = str(raw)[:30]
-            problems.append(f"{key}={shown!r} is not valid")
+            why = f" ({error})" if str(error).startswith("must") else ""
+            problems.append(f"{key}={shown!r} is not valid{why}")
     controls = replace(base, **values)
     controls, fixes = settle(controls)
     problems += fixes
@@ -208,6 +267,11 @@ def settle(c: Controls) -> tuple[Controls, list[str]]:
     if c.layer >= c.layers:
         notes.append(f"There is no layer {c.layer} with {count(c.layers, 'layer')}; showing layer 0.")
         c = replace(c, layer=0)
+    wrong = [pair for pair in c.ablate if pair[0] >= c.layers or pair[1] >= c.heads]
+    if wrong:
+        notes.append(f"There is no head {ablate_text(tuple(wrong))} to knock out with {c.layers} "
+                     f"layer{'s' * (c.layers > 1)} of {c.heads} head{'s' * (c.heads > 1)} (layer.head, from 0).")
+        c = replace(c, ablate=tuple(pair for pair in c.ablate if pair not in wrong))
     if c.cell is not None and max(c.cell) >= c.seq_len:
         notes.append(f"The picked cell {c.cell} is gone: the sequence now has {c.seq_len} tokens.")
         c = replace(c, cell=None)
@@ -216,7 +280,9 @@ def settle(c: Controls) -> tuple[Controls, list[str]]:
 
 def to_params(c: Controls) -> dict[str, str]:
     """The URL query parameters for these controls: only what differs from the preset's defaults."""
-    base = preset_controls(c.preset)
+    learn = learn_defaults(c.task)                   # steps and lr are written when not the task's own
+    learn.pop("task")
+    base = replace(preset_controls(c.preset), **learn)
     out: dict[str, str] = {}
     if c.preset != "part4":
         out["preset"] = c.preset
@@ -228,8 +294,10 @@ def to_params(c: Controls) -> dict[str, str]:
             out[key] = "1" if value else "0"
         elif key == "cell":
             out[key] = f"{value[0]},{value[1]}"
-        elif key == "beta":
+        elif key in ("beta", "lr"):
             out[key] = f"{value:g}"
+        elif key == "ablate":
+            out[key] = ablate_text(value)
         else:
             out[key] = str(value)
     return out

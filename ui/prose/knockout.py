@@ -1,0 +1,60 @@
+"""The model view's knock-out words: which heads are out, what changed, and how it was done."""
+from __future__ import annotations
+
+import numpy as np
+
+from ui.prose.numbers import fmt, names
+
+MODE = ("zero-ablation: a knocked-out head's output is replaced by zeros before the heads are concatenated; "
+        "its map is still computed and drawn, and every later layer reads what is left")
+ROLE_MIN = 0.5        # a map's label names its strongest role when that score reaches this, else "no clear role"
+
+
+def _heads(knocked) -> str:
+    return names([f"layer {layer} head {head}" for layer, head in knocked])
+
+
+def metrics_caption(task_title: str, knocked, n: int) -> str:
+    """What the accuracy and loss metrics measured."""
+    if not knocked:
+        return (f"The task '{task_title}' on {n:,} fresh sequences, no head knocked out. Pick heads above to "
+                f"remove them ({MODE}).")
+    return (f"The task '{task_title}' on {n:,} fresh sequences with {_heads(knocked)} knocked out; the deltas "
+            f"compare with no knock-out. Method: {MODE}.")
+
+
+def no_task(knocked, before: np.ndarray, after: np.ndarray) -> str:
+    """An article's preset: no task to score, so what the knock-out does to the last block's output rows."""
+    said = "This preset is an article's block with no task, so there is no accuracy to score. "
+    if not knocked:
+        return said + f"Pick heads above to knock them out ({MODE}) and see each output row's norm change."
+    change = np.abs(after - before)
+    biggest = int(np.argmax(change))
+    return said + (f"With {_heads(knocked)} knocked out ({MODE}), the last block's output rows change norm by "
+                   f"{fmt(change.mean(), '.3f')} on average, the most at row {biggest} "
+                   f"({fmt(before[biggest], '.3f')} → {fmt(after[biggest], '.3f')}).")
+
+
+def redrawn(knocked, first: int, L: int) -> str:
+    """Which maps a knock-out changes: only those of the layers after the first knocked-out head's."""
+    later = list(range(first + 1, L))
+    said = f"Knocked out: {_heads(knocked)}. "
+    if later:
+        said += ("The maps of " + names([f"layer {layer}" for layer in later]) + " are redrawn: they read what "
+                 "the knock-out left. ")
+    return said + f"The maps of layer{'s' * (first > 0)} {names([str(l) for l in range(first + 1)])} are unchanged."
+
+
+def role(name: str, score: float) -> str:
+    """A map's label from engine.HeadScores.role: 'previous token 0.77' or 'no clear role (best 0.31)'."""
+    if name == "no clear role":
+        return f"no clear role (best {fmt(score, '.2f')} < {ROLE_MIN})"
+    return f"{name} {fmt(score, '.2f')}"
+
+
+def roles_caption(n: int) -> str:
+    """How the roles were measured."""
+    return (f"Each head is scored on {n} fresh sequences of the task: its mean weight on the previous token, on the "
+            "first token, on the token right after an earlier copy of the current one (induction, measured on "
+            "repeated random sequences) and on the task's own keys. The label is the strongest score, or 'no "
+            f"clear role' when none reaches {ROLE_MIN}. Measured without knock-outs.")

@@ -1,0 +1,78 @@
+"""The model view's knock-outs: remove heads, see what the model then does (issue 24)."""
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+import engine
+from ui import compute
+from ui.page import layout, tables
+from ui.prose import knockout as words
+from ui.prose.numbers import fmt
+from ui.shell.frame import View
+from ui.shell.session import FIELD
+
+
+def control(view: View) -> tuple[tuple[int, int], ...]:
+    """The multiselect of heads to knock out (in the URL as ablate=L.H,L.H)."""
+    cfg = view.config
+    options = [(layer, head) for layer in range(cfg.n_layers) for head in range(cfg.num_heads)]
+    st.multiselect("Knock out heads", options, key=FIELD.ablate, format_func=lambda p: f"layer {p[0]} head {p[1]}",
+                   help="A knocked-out head's output is replaced by zeros before the heads are concatenated "
+                        "(zero-ablation); every later layer then reads what is left.")
+    return view.controls.ablate
+
+
+def effect(view: View, before: engine.Stack, after: engine.Stack) -> None:
+    """What the knock-out changed: the task's accuracy and loss (trained presets), or each output row's
+    norm (the articles' presets, which have no task)."""
+    knocked = view.controls.ablate
+    if view.training is not None:
+        base = compute.knockout(view.config, view.training, ())
+        now = compute.knockout(view.config, view.training, knocked)
+        left, right = layout.columns(view, 2)
+        delta = (now.accuracy - base.accuracy) * 100
+        with left:
+            st.metric("accuracy", f"{now.accuracy:.1%}", delta=f"{delta:+.1f} points" if knocked else None)
+        with right:
+            st.metric("loss", fmt(now.loss, ".3g"), delta=fmt(now.loss - base.loss, "+.3g") if knocked else None,
+                      delta_color="inverse")
+        st.caption(words.metrics_caption(engine.TASKS[view.training.task].title, knocked, compute.KNOCKOUT_N))
+        return
+    norm_before = np.linalg.norm(before.output, axis=-1)                 # (T,)
+    norm_after = np.linalg.norm(after.output, axis=-1)                   # (T,)
+    if knocked:
+        tables.table({"token": list(before.labels), "‖output‖": norm_before, "after the knock-out": norm_after,
+                      "change": norm_after - norm_before}, {"‖output‖": ".3f", "after the knock-out": ".3f",
+                                                           "change": "+.3f"})
+    st.caption(words.no_task(knocked, norm_before, norm_after))
+
+
+def redrawn(view: View, knocked) -> None:
+    """Which maps the knock-out redrew (those of the layers after the first knocked-out head's)."""
+    if knocked:
+        st.caption(words.redrawn(knocked, min(layer for layer, _ in knocked), view.config.n_layers))
+
+
+def roles(view: View) -> list[list[str]]:
+    """Each map's strongest measured role and score (trained presets: engine.head_scores on fresh
+    sequences of the task); [] for an article's preset, which has no vocabulary to draw them from."""
+    if view.training is None:
+        return []
+    scores = compute.head_scores(view.config, view.training)
+    return [[words.role(*scores.role(layer, head, words.ROLE_MIN)) for head in range(view.config.num_heads)]
+            for layer in range(view.config.n_layers)]
+
+
+def labels(view: View, roles: list[list[str]]) -> None:
+    """Every map's label, as a table under the picture (it reads on a phone too)."""
+    cfg, knocked = view.config, view.controls.ablate
+    if not roles:
+        st.caption("This article's preset has no task and no vocabulary to draw test sequences from, so no head "
+                   "is scored for a role.")
+        return
+    pairs = [(layer, head) for layer in range(cfg.n_layers) for head in range(cfg.num_heads)]
+    tables.table({"map": [f"layer {layer} head {head}" for layer, head in pairs],
+                  "strongest measured role": [roles[layer][head] for layer, head in pairs],
+                  "knocked out": ["yes" if pair in knocked else "no" for pair in pairs]})
+    st.caption(words.roles_caption(compute.SHARE_SEQUENCES))
