@@ -96,10 +96,10 @@ def train(task: str | Task, cfg: Config | None = None, steps: int | None = None,
     start, waited = time.perf_counter(), 0.0
     for step in range(steps):
         tokens, targets = task.sample(rng, batch)                     # (B, T) each
-        loss, grads, stack = backprop(cfg, params, tokens, targets)
+        loss, grads, logits = backprop(cfg, params, tokens, targets)
         scored = targets >= 0
         losses[step] = loss
-        accuracies[step] = np.mean(stack.logits.argmax(axis=-1)[scored] == targets[scored])
+        accuracies[step] = np.mean(logits.argmax(axis=-1)[scored] == targets[scored])
         new_theta, m, v = adam_step(theta, flatten(grads), m, v, step + 1, lr)
         theta[:] = new_theta                                          # in place, so params' views see it
         if step + 1 in keep:
