@@ -1,6 +1,8 @@
 """The building blocks of one attention layer, as plain functions over arrays."""
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 
@@ -31,35 +33,44 @@ def merge_heads(heads: np.ndarray) -> np.ndarray:
     return heads.swapaxes(-3, -2).reshape(*batch, T, H * d_head)      # (..., T, H, d_head) -> (..., T, C)
 
 
+@lru_cache(maxsize=64)
 def causal_visible(T: int) -> np.ndarray:
-    """(T, T) booleans: query i may see key j when j <= i."""
-    return np.tril(np.ones((T, T), dtype=bool))
+    """(T, T) booleans, read-only: query i may see key j when j <= i (remembered: every training
+    step of every block asks for the same one)."""
+    visible = np.tril(np.ones((T, T), dtype=bool))
+    visible.setflags(write=False)
+    return visible
 
 
+@lru_cache(maxsize=64)
 def sinusoidal_positions(T: int, d_model: int) -> np.ndarray:
-    """(T, C) encoding: even columns sin(pos / 10000^(2i/C)), odd columns cos of the same angle."""
+    """(T, C) encoding, read-only: even columns sin(pos / 10000^(2i/C)), odd columns cos of the same angle."""
     pos = np.arange(T)[:, None]                                       # (T, 1)
     pair = np.arange(0, d_model, 2)[None, :]                          # (1, ceil(C/2))
     angle = pos / np.power(10000.0, pair / d_model)                   # (T, ceil(C/2))
     enc = np.zeros((T, d_model))                                      # (T, C)
     enc[:, 0::2] = np.sin(angle)
     enc[:, 1::2] = np.cos(angle[:, : d_model // 2])
+    enc.setflags(write=False)                                         # remembered: shared by every caller
     return enc
 
 
 EPS = 1e-5   # layer norm's epsilon: keeps a constant row finite
 
 
-def layer_norm(x: np.ndarray) -> np.ndarray:
-    """Each row (last axis) to mean 0 and variance 1 (no learned gain or bias)."""
-    mean = x.mean(axis=-1, keepdims=True)                             # (..., T, 1)
-    var = x.var(axis=-1, keepdims=True)                               # (..., T, 1)
-    return (x - mean) / np.sqrt(var + EPS)                            # (..., T, C)
+def norm_std(x: np.ndarray) -> np.ndarray:
+    """(..., T, 1): each row's standard deviation, EPS added to the variance first."""
+    return np.sqrt(x.var(axis=-1, keepdims=True) + EPS)
 
 
-def layer_norm_backward(x: np.ndarray, y: np.ndarray, d_y: np.ndarray) -> np.ndarray:
-    """d_x from d_y for y = layer_norm(x): remove d_y's mean and its part along y, then / std."""
-    std = np.sqrt(x.var(axis=-1, keepdims=True) + EPS)                # (..., T, 1): recomputed, cheaper than stored
+def layer_norm(x: np.ndarray, std: np.ndarray | None = None) -> np.ndarray:
+    """Each row (last axis) to mean 0 and variance 1 (no learned gain or bias); std: norm_std(x) if known."""
+    std = norm_std(x) if std is None else std                         # (..., T, 1)
+    return (x - x.mean(axis=-1, keepdims=True)) / std                 # (..., T, C)
+
+
+def layer_norm_backward(y: np.ndarray, std: np.ndarray, d_y: np.ndarray) -> np.ndarray:
+    """d_x from d_y for y = layer_norm(x, std): remove d_y's mean and its part along y, then / std."""
     return (d_y - d_y.mean(axis=-1, keepdims=True) - y * (d_y * y).mean(axis=-1, keepdims=True)) / std
 
 

@@ -10,16 +10,8 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from .attention import (
-    causal_visible,
-    layer_norm,
-    layer_norm_backward,
-    merge_heads,
-    relu,
-    rows,
-    softmax,
-    split_heads,
-)
+from .attention import (causal_visible, layer_norm, layer_norm_backward, merge_heads, norm_std, relu, rows, softmax,
+                        split_heads)
 from .config import Config
 from .params import Block
 
@@ -50,6 +42,8 @@ class Trace:
     ffn_hidden: np.ndarray           # (..., T, F) after the ReLU
     ffn_out: np.ndarray              # (..., T, C) ffn_hidden · W2
     output: np.ndarray               # (..., T, C) after_attn + ffn_out (+ b2) with residuals, ffn_out + b2 without
+    x_std: np.ndarray | None = None  # (..., T, 1) each x_in row's std, which x_norm divides by (backward reads it)
+    after_std: np.ndarray | None = None   # (..., T, 1) each after_attn row's std, which ffn_in divides by
     layer: int = 0                   # which block of the stack this is; block l > 0 reads block l-1's output
     knocked: tuple[int, ...] = ()    # heads whose output was replaced before the concatenation
 
@@ -90,7 +84,8 @@ def block_forward(cfg: Config, block: Block, x: np.ndarray, positions: np.ndarra
     T, C = x.shape[-2:]                                               # tokens, model width
     H, D = cfg.num_heads, cfg.d_head
     x_in = x if positions is None else x + positions                  # (..., T, C)
-    x_norm = layer_norm(x_in) if cfg.layer_norm else None             # (..., T, C)
+    x_std = norm_std(x_in) if cfg.layer_norm else None                # (..., T, 1)
+    x_norm = layer_norm(x_in, x_std) if cfg.layer_norm else None      # (..., T, C)
     source = x_in if x_norm is None else x_norm                       # (..., T, C)
 
     q = split_heads(source @ block.w_q, H)                            # (..., T, C) @ (C, C) -> (..., H, T, D)
@@ -109,7 +104,8 @@ def block_forward(cfg: Config, block: Block, x: np.ndarray, positions: np.ndarra
     attn = concat if block.w_o is None else concat @ block.w_o        # (..., T, C)
     after_attn = x_in + attn if cfg.residual else attn                # (..., T, C)
 
-    ffn_in = layer_norm(after_attn) if cfg.layer_norm else after_attn  # (..., T, C)
+    after_std = norm_std(after_attn) if cfg.layer_norm else None      # (..., T, 1)
+    ffn_in = layer_norm(after_attn, after_std) if cfg.layer_norm else after_attn   # (..., T, C)
     ffn_pre = ffn_in @ block.w1 + block.b1                            # (..., T, C) @ (C, F) -> (..., T, F)
     ffn_hidden = relu(ffn_pre)                                        # (..., T, F); negatives become exactly 0
     ffn_out = ffn_hidden @ block.w2                                   # (..., T, F) @ (F, C) -> (..., T, C)
@@ -118,7 +114,7 @@ def block_forward(cfg: Config, block: Block, x: np.ndarray, positions: np.ndarra
     stages = dict(x=x, positions=positions, x_in=x_in, x_norm=x_norm, q=q, k=k, v=v, scores=scores,
                   scaled=scaled, visible=visible, weights=weights, heads=heads, concat=concat, attn=attn,
                   after_attn=after_attn, ffn_in=ffn_in, ffn_pre=ffn_pre, ffn_hidden=ffn_hidden,
-                  ffn_out=ffn_out, output=output)
+                  ffn_out=ffn_out, output=output, x_std=x_std, after_std=after_std)
     for array in stages.values():
         if array is not None:
             array.setflags(write=False)                               # the trace is frozen all the way down
@@ -137,7 +133,7 @@ def block_backward(cfg: Config, block: Block, t: Trace, d_output: np.ndarray) ->
     d_b1 = rows(d_ffn_pre).sum(axis=0)                                # (F,)
     d_w1 = rows(t.ffn_in).T @ rows(d_ffn_pre)                         # (C, N) @ (N, F) -> (C, F)
     d_ffn_in = d_ffn_pre @ block.w1.T                                 # (..., T, F) @ (F, C) -> (..., T, C)
-    d_after_attn = layer_norm_backward(t.after_attn, t.ffn_in, d_ffn_in) if cfg.layer_norm else d_ffn_in   # (..., T, C)
+    d_after_attn = layer_norm_backward(t.ffn_in, t.after_std, d_ffn_in) if cfg.layer_norm else d_ffn_in   # (..., T, C)
     if cfg.residual:
         d_after_attn = d_after_attn + d_output                        # the residual carries d_output past the FFN
     d_attn = d_after_attn                                             # (..., T, C)
@@ -158,7 +154,7 @@ def block_backward(cfg: Config, block: Block, t: Trace, d_output: np.ndarray) ->
     d_w_k = rows(t.source).T @ rows(d_k)                              # (C, C)
     d_w_v = rows(t.source).T @ rows(d_v)                              # (C, C)
     d_source = d_q @ block.w_q.T + d_k @ block.w_k.T + d_v @ block.w_v.T   # (..., T, C): the source fed Q, K and V
-    d_x_in = layer_norm_backward(t.x_in, t.x_norm, d_source) if cfg.layer_norm else d_source   # (..., T, C)
+    d_x_in = layer_norm_backward(t.x_norm, t.x_std, d_source) if cfg.layer_norm else d_source   # (..., T, C)
     if cfg.residual:
         d_x_in = d_x_in + d_after_attn                                # the residual carries it past attention
     d_x = d_x_in                                                      # positions are constants: d_x_in passes to x

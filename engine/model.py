@@ -7,6 +7,7 @@ H heads of D = d_head columns, V = vocabulary size, L blocks.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -26,7 +27,16 @@ class Stack:
     labels: tuple[str, ...]
     layers: tuple[Trace, ...]        # one Trace per block; layers[l].x is layers[l-1].output
     logits: np.ndarray | None        # (..., T, V) last output · W_u, or None without an unembedding
-    probs: np.ndarray | None         # (..., T, V) softmax of the logits: each row sums to 1
+
+    @cached_property
+    def probs(self) -> np.ndarray | None:
+        """(..., T, V) softmax of the logits (each row sums to 1), worked out when first read:
+        training reads only the logits."""
+        if self.logits is None:
+            return None
+        probs = softmax(self.logits, axis=-1)                         # (..., T, V)
+        probs.setflags(write=False)
+        return probs
 
     @property
     def output(self) -> np.ndarray:
@@ -50,7 +60,9 @@ def check_params(cfg: Config, params: Params) -> None:
 
 def checked_input(cfg: Config, x: np.ndarray, labels: Sequence[str] | None) -> tuple[np.ndarray, tuple[str, ...]]:
     """x (..., T, C) as floats, checked, and one label per token."""
-    x = np.array(x, dtype=float)                                      # a private copy the trace may freeze
+    x = np.asarray(x, dtype=float)
+    if x.flags.writeable:
+        x = x.copy()                                                  # a private copy the trace may freeze
     if x.ndim < 2 or x.shape[-1] != cfg.d_model:
         raise ValueError(f"x must have shape (T, {cfg.d_model}) or (B, T, {cfg.d_model}), got {x.shape}")
     T = x.shape[-2]
@@ -58,7 +70,7 @@ def checked_input(cfg: Config, x: np.ndarray, labels: Sequence[str] | None) -> t
         raise ValueError(f"{T} tokens is outside 1..{MAX_TOKENS}")
     if not np.isfinite(x).all():
         raise ValueError("x contains NaN or infinity")
-    labels = tuple(str(i) for i in range(T)) if labels is None else tuple(labels)
+    labels = tuple(map(str, range(T))) if labels is None else tuple(labels)
     if len(labels) != T:
         raise ValueError(f"{len(labels)} labels for {T} tokens")
     return x, labels
@@ -67,6 +79,8 @@ def checked_input(cfg: Config, x: np.ndarray, labels: Sequence[str] | None) -> t
 def knocked_heads(cfg: Config, ablate: Iterable[tuple[int, int]]) -> tuple[tuple[int, ...], ...]:
     """(layer, head) pairs -> for each layer, its knocked-out heads; a pair out of range is refused."""
     L, H = cfg.n_layers, cfg.num_heads
+    if not ablate:
+        return ((),) * L                                              # nothing knocked out: the usual case
     knocked = [set() for _ in range(L)]
     for pair in ablate:
         if (not isinstance(pair, tuple) or len(pair) != 2
@@ -99,13 +113,10 @@ def forward(cfg: Config, params: Params, x: np.ndarray, labels: Sequence[str] | 
                               None if means is None else means[layer])
         layers.append(trace)
         x, positions = trace.output, None                             # (..., T, C); positions are added once
-    logits = probs = None
-    if params.w_u is not None:
-        logits = x @ params.w_u                                       # (..., T, C) @ (C, V) -> (..., T, V)
-        probs = softmax(logits, axis=-1)                              # (..., T, V)
+    logits = None if params.w_u is None else x @ params.w_u           # (..., T, C) @ (C, V) -> (..., T, V)
+    if logits is not None:
         logits.setflags(write=False)
-        probs.setflags(write=False)
-    return Stack(config=cfg, labels=labels, layers=tuple(layers), logits=logits, probs=probs)
+    return Stack(config=cfg, labels=labels, layers=tuple(layers), logits=logits)
 
 
 def cross_entropy(logits: np.ndarray, targets: np.ndarray) -> tuple[float, np.ndarray]:
@@ -159,12 +170,15 @@ def check_batch(cfg: Config, params: Params, tokens, targets=None) -> tuple[np.n
     return tokens, targets
 
 
-def backprop(cfg: Config, params: Params, tokens, targets) -> tuple[float, Params, Stack]:
-    """loss_and_grads, plus the forward's Stack (its logits are what the loss was computed from)."""
+def backprop(cfg: Config, params: Params, tokens, targets) -> tuple[float, Params, np.ndarray]:
+    """loss_and_grads, plus the logits (B, T, V) the loss was computed from (not the whole Stack:
+    a training loop that kept it would hold two steps' records at once)."""
     tokens, targets = check_batch(cfg, params, tokens, targets)
-    stack = forward(cfg, params, params.embeddings[tokens])           # (V, C)[(B, T)] -> (B, T, C) -> logits (B, T, V)
+    x = params.embeddings[tokens]                                     # (V, C)[(B, T)] -> (B, T, C)
+    x.setflags(write=False)                                           # nobody else holds it: no copy needed
+    stack = forward(cfg, params, x)                                   # logits (B, T, V)
     loss, d_logits = cross_entropy(stack.logits, targets)
-    return loss, backward(cfg, params, stack, tokens, d_logits), stack
+    return loss, backward(cfg, params, stack, tokens, d_logits), stack.logits
 
 
 def loss_and_grads(cfg: Config, params: Params, tokens, targets) -> tuple[float, Params]:

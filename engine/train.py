@@ -156,10 +156,10 @@ def train(task: str | Task, cfg: Config | None = None, steps: int | None = None,
             drawn_tokens, drawn_targets = task.sample(rng, ahead * batch)   # (ahead * B, T) each
         at = (step % DRAW_AHEAD) * batch
         tokens, targets = drawn_tokens[at: at + batch], drawn_targets[at: at + batch]   # (B, T) each
-        loss, grads, stack = backprop(cfg, params, tokens, targets)
+        loss, grads, logits = backprop(cfg, params, tokens, targets)
         scored = targets >= 0
         losses[step] = loss
-        accuracies[step] = np.mean(stack.logits.argmax(axis=-1)[scored] == targets[scored])
+        accuracies[step] = np.mean(logits.argmax(axis=-1)[scored] == targets[scored])
         new_theta, m, v = adam_step(theta, flatten(grads), m, v, step + 1, learning_rate(lr, step, steps))
         theta[:] = new_theta                                          # in place, so params' views see it
         if step + 1 in keep or (step + 1) % dense == 0:              # dense now; thinned after the run

@@ -126,6 +126,7 @@ def test_trace_shapes(cfg, tokens):
         "ffn_in": (T, C), "ffn_pre": (T, F), "ffn_hidden": (T, F), "ffn_out": (T, C), "output": (T, C),
         "positions": (T, C) if cfg.positional == "sinusoidal" else None,
         "x_norm": (T, C) if cfg.layer_norm else None,
+        "x_std": (T, 1) if cfg.layer_norm else None, "after_std": (T, 1) if cfg.layer_norm else None,
     }
     names = {f.name for f in dataclasses.fields(trace)} - {"config", "labels", "layer", "knocked"}
     assert names == set(expected), f"Trace fields changed: {sorted(names ^ set(expected))}"

@@ -1,7 +1,7 @@
 """loss_and_grads against central finite differences, for every parameter array.
 
 The loss the differences are taken of is computed here, differently from the engine's training
-code: one sequence at a time through forward_stack (the UI's forward), then -log of the
+code: one sequence at a time through engine.run (the pages' path), then -log of the
 probability of each scored target, averaged with math.fsum. For every array we compare the
 derivative along a random direction (all entries at once) and a few single entries. A nudge that
 flips any ReLU between its + and - side sits on a kink, where a central difference is not a
