@@ -8,6 +8,7 @@ from typing import Callable
 import numpy as np
 
 from .config import Config
+from .memory import keep_freed_buffers
 from .model import backprop
 from .params import Params, flatten, frozen_copy, init_params, unflatten
 from .tasks import Task, get_task
@@ -140,6 +141,7 @@ def train(task: str | Task, cfg: Config | None = None, steps: int | None = None,
     if on_progress is not None and not callable(on_progress):
         raise ValueError("on_progress must be a function or None")
 
+    keep_freed_buffers()                                              # a step's buffers reused, not faulted in again
     rng = np.random.RandomState(seed)                                 # the batches' own stream
     initial = init_params(cfg)
     theta = flatten(initial)                                          # (N,) every number of the model
