@@ -157,3 +157,20 @@ def test_bar_values_are_printed_in_a_grey_for_both_themes_and_only_while_bars_ar
     assert len(text) == 1 and text[0]["mark"]["color"] == colours.VALUE_TEXT
     many = plots.bars_template(64, False, ".3f").fill(title="t", labels=[f"w{i}" for i in range(64)])
     assert [layer["mark"]["type"] for layer in many["layer"]] == ["bar"]
+
+
+def test_the_learn_pages_curves_have_titles(monkeypatch):
+    """Issue 23 #19: a figure for slides is listed by its title; the Learn page's curves had none."""
+    from ui.charts import plots
+
+    drawn = []
+
+    class Box:
+        def vega_lite_chart(self, spec, **_):
+            drawn.append(spec)
+
+    plots.curves([2.0, 1.0], [0.1, 0.9], box=Box())
+    monkeypatch.setattr(plots.st, "vega_lite_chart", lambda spec, **_: drawn.append(spec))
+    plots.history([0, 10], [("previous token", [0.2, 0.9], False)], at_step=None, y_title="mean weight on those keys")
+    assert [spec["title"]["text"] for spec in drawn] == ["loss and accuracy by training step",
+                                                        "mean weight on those keys, by training step"]

@@ -116,7 +116,7 @@ def curves_template(present: bool) -> dict:
                                                                                     "titleFontSize": size}}
     axis = {"labelFontSize": size, "titleFontSize": size}
     return {
-        "height": 260 if present else 220,
+        "height": 260 if present else 220, "title": {**sp.title(present), "text": "loss and accuracy by training step"},
         "layer": [
             {"data": {"name": "run"}, "mark": {"type": "line", "color": co.ORANGE, "strokeWidth": 2},
              "encoding": {"x": x, "y": {"field": "loss", "type": "quantitative", "title": "loss (cross-entropy)",
@@ -177,6 +177,7 @@ def history(steps: Sequence[int], series: Sequence[tuple[str, Sequence[float], b
          "axis": {"labelFontSize": size, "titleFontSize": size}}
     spec = {
         "height": 260 if present else 220, "autosize": {"type": "fit-x", "contains": "padding"},   # keep the height
+        "title": {**sp.title(present), "text": f"{y_title}, by training step"},
         "layer": [
             {"data": {"name": "lines"}, "mark": {"type": "line", "strokeWidth": 2.5, "point": True},
              "encoding": {"x": x,
