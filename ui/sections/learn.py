@@ -190,7 +190,7 @@ def untrained(view: View, cfg: engine.Config, seq: Sequence) -> None:
     else:
         _maps(view, stack.layers[0], seq.expected, layout.columns(view, min(cfg.num_heads, 2)), live=False)
     layout.notice(words.untrained(weights, stack.layers[0].visible, None if cfg.n_layers > 1 else seq.expected,
-                                  "about 10 s" if cfg.n_layers > 1 else "a few seconds"))
+                                  "a few seconds" if cfg.n_layers > 1 else "under a second"))
     _exports(StackArrays(stack))
 
 
