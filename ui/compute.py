@@ -161,11 +161,11 @@ ACCURACY_SEQUENCES, ACCURACY_SEED = 200, 1     # fresh sequences of the task an 
 def accuracy(cfg: engine.Config, training: Training, T: int) -> tuple[float, np.ndarray]:
     """The share of the task's targets the trained model in use predicts right on fresh T-token sequences,
     overall and (T,) at each position (NaN where the task scores nothing); cached per setting."""
-    run = train(cfg, training)
+    trained_params = weights(cfg, training)                           # a finished run's, or the shipped ones
     task = engine.TASKS[training.task]
     tokens, targets = task.sample(np.random.RandomState(ACCURACY_SEED), ACCURACY_SEQUENCES, max(T, task.min_len))
     scored = targets >= 0                                               # (n, T) positions the task scores
-    right = (engine.predict(cfg, run.params, tokens) == targets) & scored       # (n, T)
+    right = (engine.predict(cfg, trained_params, tokens) == targets) & scored       # (n, T)
     with np.errstate(invalid="ignore", divide="ignore"):
         per_position = right.sum(axis=0) / scored.sum(axis=0)           # (T,)
     return float(right.sum() / scored.sum()), per_position

@@ -81,7 +81,7 @@ def outside_training(view: frame.View) -> str:
     changed, longer = presets.departures(view.controls.preset, view.config, T)
     if not changed and not longer:
         return ""
-    if compute.trained(view.config, view.training) is None:          # the Learn page trains it live
+    if not compute.ready(view.config, view.training):                # the Learn page trains it live
         return ""
     task = presets.task_of(view.controls.preset)
     preset_cfg = task.config
