@@ -74,7 +74,7 @@ def drawn_width(size: sp.Size, row_chars: int, col_chars: int, tilted: bool, wid
     limit = sp.label_limit(width)
     left = sp.text_px(row_chars, font, limit) + 2 * font + 22
     reach = sp.TILT * sp.text_px(col_chars, font, limit) if tilted else sp.text_px(col_chars, font, limit) / 2
-    right = reach + 5 if size.below else max(45 + sp.text_px(5, font - 2), reach + 5)
+    right = reach + 5 if size.below else max(sp.legend_px(font), reach + 5)
     return max(left + size.width + right, left + size.below + 15)
 
 

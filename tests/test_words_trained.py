@@ -238,7 +238,7 @@ def test_defect21_weights_on_a_fixed_scale_unless_stretched():
         colour = spec["layer"][1]["encoding"]["color"]
         return colour["legend"]["title"], colour["scale"]["domain"]
     title, domain = ramp(open_app(PAGE["model"]))
-    assert title == "weight (fixed 0–1)" and (domain[0], domain[-1]) == (0.0, 1.0)
+    assert title == "fixed 0–1" and (domain[0], domain[-1]) == (0.0, 1.0)
     at = open_app(PAGE["model"], {"stretch": "1"})
     title, domain = ramp(at)
     assert title.startswith("stretched") and domain[-1] < 1.0

@@ -158,5 +158,5 @@ def weight_legend(domain: tuple[float, float]) -> str:
     """The legend's title for a weight map: the fixed scale, or the stretched one named as such."""
     low, high = float(domain[0]), float(domain[1])
     if (low, high) == FIXED:
-        return "weight (fixed 0–1)"
-    return f"stretched: {low:.2g}–{high:.2g}"
+        return "fixed 0–1"
+    return "stretched"                     # to the largest weight on screen: the legend's labels give the range

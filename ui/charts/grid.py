@@ -88,7 +88,7 @@ def model_view(weights: np.ndarray, *, width: float, title: str, mask: np.ndarra
     rows = [f"layer {layer}" for layer in range(L)]
     cols = [f"head {head}" for head in range(H)]
     left = sp.text_px(max(map(len, rows)), size) + 2 * size + 22
-    right = 45 + sp.text_px(5, size - 2)
+    right = sp.legend_px(size)
     room = max(width - left - right, 4.0 * H)
     side = min(room / (H + (H - 1) * inner / (1 - inner)), MAX_SIDE_PRESENT if present else MAX_SIDE)
     step = side / (1 - inner)

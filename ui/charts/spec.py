@@ -55,6 +55,15 @@ class Size:
     below: float = 0.0      # the legend's length when it goes below the cells (0: it stands beside them)
 
 
+LEGEND_TITLE_CHARS = 10     # a weight legend's title ("fixed 0–1", "stretched"), bold: budgeted as 10 characters
+
+
+def legend_px(size: int) -> float:
+    """How far right of the cells a vertical legend reaches: 18 px of gap, then its gradient (16 px) and
+    labels (up to 5 characters), or its title, whichever is wider."""
+    return 18 + max(27 + text_px(5, size - 2), 10 + text_px(LEGEND_TITLE_CHARS, size - 2))
+
+
 def fit(n_rows: int, n_cols: int, row_chars: int, col_chars: int, tilted: bool, legend: bool,
         present: bool, width: float, area: float) -> Size:
     """Square cells as large as fit a chart of `width` px in all (the row labels and the y title on
@@ -67,14 +76,14 @@ def fit(n_rows: int, n_cols: int, row_chars: int, col_chars: int, tilted: bool, 
     # plus about 2 fonts and 22 px; the legend sits 18 px right of the cells (gradient 16, its labels,
     # padding). A tilted last column label may reach further right than the legend.
     left = text_px(row_chars, size, limit) + 2 * size + 22
-    legend_px = 45 + text_px(5, size - 2) if legend else 5
+    right = legend_px(size) if legend else 5
     reach = TILT * text_px(col_chars, size, limit) if tilted else text_px(col_chars, size, limit) / 2
 
     def cells(right: float) -> float:
         room = max(min(width - left - right, area * (1.35 if present else 1.0)), n_cols)   # ≥ 1 px a cell
         return min(room / max(n_cols, 1), MAX_CELL_PRESENT if present else MAX_CELL, MAX_HEIGHT / max(n_rows, 1))
 
-    cell = cells(max(legend_px, reach + 5))
+    cell = cells(max(right, reach + 5))
     below = 0.0
     if legend and width < NARROW and cells(reach + 5) > cell:
         cell = cells(reach + 5)
@@ -96,7 +105,7 @@ def y_axis(cell: float, present: bool, limit: int = LABEL_LIMIT) -> dict:
 
 def legend(present: bool, height: float, below: float = 0.0) -> dict:
     """The colour legend: a vertical gradient beside the cells, or (below > 0) a horizontal one under them."""
-    out = {"title": None, "labelFontSize": font(present) - 2}
+    out = {"title": None, "labelFontSize": font(present) - 2, "titleFontSize": font(present) - 2}
     if below:
         return {**out, "orient": "bottom", "direction": "horizontal", "gradientLength": below}
     return {**out, "gradientLength": max(120.0, min(height, 320.0))}
