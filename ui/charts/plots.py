@@ -231,5 +231,8 @@ def by_position(loss: Sequence[float], accuracy: Sequence[float], scored: Sequen
         ],
         "resolve": {"scale": {"y": "independent"}},
         "datasets": {"pos": data},
+        "description": describe.series([("mean loss", np.flatnonzero(keep), np.asarray(loss)[keep]),
+                                        ("accuracy", np.flatnonzero(keep), np.asarray(accuracy)[keep])],
+                                       "position i (from 0)", title),
     }
     st.vega_lite_chart(spec=spec, width="stretch")
