@@ -55,7 +55,7 @@ class Size:
     below: float = 0.0      # the legend's length when it goes below the cells (0: it stands beside them)
 
 
-LEGEND_TITLE_CHARS = 10     # a weight legend's title ("fixed 0–1", "stretched"), bold: budgeted as 10 characters
+LEGEND_TITLE_CHARS = 9      # a weight legend's title: "fixed 0–1" or "stretched"
 
 
 def legend_px(size: int) -> float:
