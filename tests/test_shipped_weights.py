@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import engine
-from conftest import PAGES, assert_clean, open_app
+from conftest import assert_clean, open_app
 from engine import ship, store
 from engine.evidence import predict
 from engine.params import flatten
@@ -59,7 +59,7 @@ def no_training(monkeypatch, tmp_path):
 
 @pytest.mark.parametrize("preset", TRAINED)
 def test_a_fresh_server_shows_every_trained_preset_without_training(no_training, preset):
-    for page in [site.by_path("model").file, PAGES[0], site.by_path("softmax").file]:
+    for page in [site.by_path("model").file, site.by_path("").file, site.by_path("softmax").file]:
         at = open_app(page, {"preset": preset}, timeout=60)
         assert_clean(at)
         assert at.title and not any("Training the block" in p.proto.text for p in at.get("progress"))

@@ -80,8 +80,6 @@ def _app_train(monkeypatch, folder):
     from ui import compute
     from ui.shell import presets
 
-    monkeypatch.setattr(presets, "BATCH_SEED", SEED)
-    monkeypatch.setattr(compute, "BATCH_SEED", SEED)
     monkeypatch.setenv(store.CACHE_ENV, str(folder))
     calls, real = [], engine.train
 
@@ -93,7 +91,7 @@ def _app_train(monkeypatch, folder):
 
     def fresh_server():
         compute._slot.clear()                                           # a restart: memory is empty
-        return compute.train(engine.TASKS[TASK].config, presets.Training(task=TASK, steps=STEPS))
+        return compute.train(engine.TASKS[TASK].config, presets.Training(task=TASK, steps=STEPS, seed=SEED))
     return fresh_server, calls
 
 

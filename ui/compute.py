@@ -288,10 +288,10 @@ def circuit_knockouts(cfg: engine.Config, training: Training) -> tuple[float, di
 def head_scores(cfg: engine.Config, training: Training) -> engine.HeadScores:
     """Every head's measured roles (engine.head_scores) on share_history's fresh sequences of the task."""
     tokens, _ = engine.TASKS[training.task].sample(np.random.RandomState(SHARE_SEED), SHARE_SEQUENCES)
-    return engine.head_scores(cfg, train(cfg, training).params, tokens, training.task)
+    return engine.head_scores(cfg, weights(cfg, training), tokens, training.task)   # shipped weights will do
 
 
 @st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_KEYS)
 def position_metrics(cfg: engine.Config, training: Training) -> engine.PositionMetrics:
     """The run's loss and accuracy at each position over KNOCKOUT_N fresh sequences (evaluate's)."""
-    return engine.position_metrics(training.task, cfg, train(cfg, training).params, KNOCKOUT_N, KNOCKOUT_SEED)
+    return engine.position_metrics(training.task, cfg, weights(cfg, training), KNOCKOUT_N, KNOCKOUT_SEED)
