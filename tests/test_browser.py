@@ -619,3 +619,23 @@ def test_every_page_shows_a_trained_preset(tab, task):
         assert_frame(tab, path, title, charts, keys, rows=rows)
         assert tab.query().get("preset") == f"trained-{task}"
         tab.assert_clean()
+
+
+def test_a_tiny_weight_is_never_printed_as_zero_in_a_cell(tab):
+    """Issue 23's number rule inside the maps: the trained largest-token block puts weights far below
+    0.005 on most keys; a cell prints one as '<0.01' and only a weight that is exactly 0 as '0.00'."""
+    import numpy as np
+
+    from ui import compute
+    from ui.shell import state
+
+    params = {"preset": "trained-max"}
+    tab.open("/softmax?preset=trained-max")
+    texts = tab.chart("softmax_map").locator("svg g.mark-text text").all_text_contents()[:64]   # the cells, row-major
+    controls, _ = state.from_params(params)
+    weights = compute.trace(state.to_config(controls), state.to_tokens(controls).words,
+                            presets.training(controls.preset)).weights[0]
+    assert len(texts) == weights.size
+    assert texts.count("<0.01") == int(((weights > 0) & (weights < 0.005)).sum()) > 0
+    assert texts.count("0.00") == int((weights == 0).sum())
+    tab.assert_clean()

@@ -37,7 +37,8 @@ def plain_cells(matrix, rows, cols, mask=None, pick=None, why="", highlight=None
         for j in range(len(cols)):
             hidden = mask is not None and not mask[i][j]
             cell = {"row": str(rows[i]), "col": str(cols[j]), "r": i, "c": j,
-                    "value": None if hidden else float(np.float32(matrix[i][j])), "pick": pick == (i, j)}
+                    "value": None if hidden else float(np.float32(matrix[i][j])), "pick": pick == (i, j),
+                    "nz": not hidden and matrix[i][j] != 0}
             if mask is not None:
                 cell["why"] = why if hidden else ""
             if highlight is not None:
@@ -63,4 +64,4 @@ def test_cells_built_from_buffers_hold_every_cell(R, C):
     assert table.to_pylist() == plain_cells(matrix, rows, cols, mask, pick, "the key comes later", R - 1, expected)
     bare = maps.cells(matrix, rows, cols)                    # no mask, no pick: every value, no flag set
     assert bare.to_pylist() == plain_cells(matrix, rows, cols)
-    assert bare.column_names == ["row", "col", "r", "c", "value", "pick"]
+    assert bare.column_names == ["row", "col", "r", "c", "value", "pick", "nz"]

@@ -23,6 +23,18 @@ HAIRLINE_MIN_PX = 8       # smaller cells get no white hairline between them
 WORD_MIN_PX = 44          # a masked cell shows its word (else ×) from this width
 
 
+def cell_label(fmt: str) -> str:
+    """A Vega expression for the number printed in a cell: `fmt`, except that a value too small to
+    show in it but not 0 (cells()'s nz flag, from float64) reads '<0.01' (or '>−0.01'), never 0.00."""
+    decimals = int(fmt[1:-1]) if fmt[:1] == "." and fmt[-1:] == "f" and fmt[1:-1].isdigit() else None
+    if decimals is None:
+        return f"format(datum.value, '{fmt}')"
+    unit = f"{10.0 ** -decimals:.{decimals}f}"
+    positive = "(datum.value > 0 || (datum.value == 0 && 1 / datum.value > 0))"   # a float32 0 keeps its sign
+    return (f"datum.nz && abs(datum.value) < {0.5 * 10.0 ** -decimals!r} ? "
+            f"({positive} ? '<{unit}' : '>\u2212{unit}') : replace(format(datum.value, '{fmt}'), '-', '\u2212')")
+
+
 @lru_cache(maxsize=256)
 def template(n_rows: int, n_cols: int, row_chars: int, col_chars: int, tilted: bool, x_title: str,
              y_title: str, scheme: str, labelled: bool, fmt: str, present: bool, width: int, area: int,
@@ -58,11 +70,11 @@ def template(n_rows: int, n_cols: int, row_chars: int, col_chars: int, tilted: b
     if labelled:
         slots["dark"] = (("layer", len(layers), "encoding", "color", "condition", "test"),)
         layers.append({"mark": {"type": "text", "fontSize": text_size},
-                       "encoding": {"text": {"field": "value", "type": "quantitative", "format": fmt},
+                       "encoding": {"text": {"field": "label", "type": "nominal"},
                                     "color": {"condition": {"test": "", "value": co.CELL_TEXT_LIGHT},
                                               "value": co.CELL_TEXT_DARK},
                                     "tooltip": value_tip},
-                       "transform": shown})
+                       "transform": shown + [{"calculate": cell_label(fmt), "as": "label"}]})
         if has_mask:
             layers.append({"mark": {"type": "text", "fontSize": text_size, "color": co.MASK_TEXT, "aria": False},
                            "encoding": {"text": {"value": mask_word if cell >= WORD_MIN_PX else "×"}},
@@ -121,6 +133,7 @@ def cells(matrix: np.ndarray, rows: Sequence[str], cols: Sequence[str], mask: np
         "r": arrow.numbers(codes(r_idx, R)), "c": arrow.numbers(codes(c_idx, C)),
         "value": arrow.numbers(values.ravel().astype(np.float32), valid=~np.isnan(values.ravel())),   # masked: null
         "pick": arrow.flags((r_idx == pick[0]) & (c_idx == pick[1]) if pick is not None else np.zeros(n, bool)),
+        "nz": arrow.flags(np.nan_to_num(values).ravel() != 0),      # shown and not 0, from float64 (float32 rounds 1e-62 to 0)
     }
     if mask is not None:
         hidden = (~np.asarray(mask, dtype=bool).ravel()).astype(np.int8)   # 0: "", 1: why it is hidden
