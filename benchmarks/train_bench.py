@@ -27,6 +27,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 import engine
+from engine.train import DTYPE
 
 SINGLE = ("previous", "first", "reverse", "max")
 FRESH = 12345            # seed of the evaluation sequences (training batches use RandomState(0))
@@ -41,8 +42,10 @@ def first_step_at(accuracies: np.ndarray, level: float, window: int = 20) -> int
 
 
 def forward_floor(task: engine.Task, repeats: int = 200) -> float:
-    """Median seconds of engine.forward on one default batch (the table lookup included)."""
-    params = engine.init_params(task.config)
+    """Median seconds of engine.forward on one default batch (the table lookup included), in training's
+    arithmetic (DTYPE)."""
+    initial = engine.init_params(task.config)
+    params = engine.unflatten(initial, engine.flatten(initial).astype(DTYPE))
     tokens, _ = task.sample(np.random.RandomState(0), task.batch)
     times = []
     for _ in range(repeats):

@@ -8,7 +8,9 @@ import numpy as np
 
 def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
     """exp(x) / sum(exp(x)) along `axis`; -inf entries get exactly 0."""
-    x = np.asarray(x, dtype=float)                      # no copy for float arrays; ints and lists work too
+    x = np.asarray(x)
+    if not np.issubdtype(x.dtype, np.floating):
+        x = x.astype(float)                             # ints and lists work too; float32 stays float32
     e_x = x - np.max(x, axis=axis, keepdims=True)       # subtract the row max: same softmax, no overflow
     np.exp(e_x, out=e_x)                                # in place: one (…, T) buffer instead of three
     e_x /= np.sum(e_x, axis=axis, keepdims=True)

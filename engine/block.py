@@ -6,6 +6,7 @@ carry batch axes in front ("..."): a single sequence (T, C) is simply a batch of
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, fields
 
 import numpy as np
@@ -92,7 +93,7 @@ def block_forward(cfg: Config, block: Block, x: np.ndarray, positions: np.ndarra
     k = split_heads(source @ block.w_k, H)                            # (..., H, T, D)
     v = split_heads(source @ block.w_v, H)                            # (..., H, T, D)
     scores = q @ k.swapaxes(-2, -1)                                   # (..., H, T, D) @ (..., H, D, T) -> (..., H, T, T)
-    unmasked = scores / np.sqrt(D) if cfg.scale_scores else scores    # variance near 1 for any D
+    unmasked = scores / math.sqrt(D) if cfg.scale_scores else scores    # variance near 1 for any D
     visible = causal_visible(T) if cfg.causal else np.ones((T, T), dtype=bool)   # (T, T)
     scaled = np.where(visible, unmasked, -np.inf) if cfg.causal else unmasked   # (..., H, T, T); hidden keys get exactly 0 weight
     weights = softmax(scaled, axis=-1)                                # (..., H, T, T); each row sums to 1
@@ -146,7 +147,7 @@ def block_backward(cfg: Config, block: Block, t: Trace, d_output: np.ndarray) ->
     d_v = t.weights.swapaxes(-2, -1) @ d_heads                        # (..., H, T, T) @ (..., H, T, D) -> (..., H, T, D)
     d_scaled = t.weights * (d_weights - (d_weights * t.weights).sum(axis=-1, keepdims=True))   # softmax; hidden keys get 0
     d_unmasked = d_scaled                                             # the mask only set entries whose weight is 0
-    d_scores = d_unmasked / np.sqrt(D) if cfg.scale_scores else d_unmasked   # the division passes straight through
+    d_scores = d_unmasked / math.sqrt(D) if cfg.scale_scores else d_unmasked   # the division passes straight through
     d_q = d_scores @ t.k                                              # (..., H, T, T) @ (..., H, T, D) -> (..., H, T, D)
     d_k = d_scores.swapaxes(-2, -1) @ t.q                             # (..., H, T, D)
     d_q, d_k, d_v = merge_heads(d_q), merge_heads(d_k), merge_heads(d_v)   # (..., T, C) each

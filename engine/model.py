@@ -60,7 +60,9 @@ def check_params(cfg: Config, params: Params) -> None:
 
 def checked_input(cfg: Config, x: np.ndarray, labels: Sequence[str] | None) -> tuple[np.ndarray, tuple[str, ...]]:
     """x (..., T, C) as floats, checked, and one label per token."""
-    x = np.asarray(x, dtype=float)
+    x = np.asarray(x)
+    if not np.issubdtype(x.dtype, np.floating):
+        x = x.astype(float)                                           # ints work; float32 (training's) stays
     if x.flags.writeable:
         x = x.copy()                                                  # a private copy the trace may freeze
     if x.ndim < 2 or x.shape[-1] != cfg.d_model:
@@ -106,7 +108,8 @@ def forward(cfg: Config, params: Params, x: np.ndarray, labels: Sequence[str] | 
     if means is not None and np.shape(means) != (cfg.n_layers, cfg.num_heads, T, cfg.d_head):
         raise ValueError(f"means must have shape (L, H, T, D) = {(cfg.n_layers, cfg.num_heads, T, cfg.d_head)}, "
                          f"got {np.shape(means)}")
-    positions = sinusoidal_positions(T, C) if cfg.positional == "sinusoidal" else None   # (T, C)
+    positions = (sinusoidal_positions(T, C).astype(x.dtype, copy=False)   # (T, C), in x's precision
+                 if cfg.positional == "sinusoidal" else None)
     layers = []
     for layer, block in enumerate(params.blocks):
         trace = block_forward(cfg, block, x, positions, labels, layer, knocked[layer],
@@ -127,7 +130,8 @@ def cross_entropy(logits: np.ndarray, targets: np.ndarray) -> tuple[float, np.nd
     loss = -log_probs[scored, picked].mean()                          # scalar
     d_logits = np.exp(log_probs)                                      # (B, T, V): softmax - one_hot, for scored rows
     d_logits[scored, picked] -= 1.0
-    d_logits *= scored[..., None] / len(picked)                       # unscored rows get 0; the mean divides by N
+    d_logits *= scored[..., None]                                     # unscored rows get 0
+    d_logits /= len(picked)                                           # the mean divides by N
     return float(loss), d_logits
 
 
@@ -140,7 +144,7 @@ def backward(cfg: Config, params: Params, stack: Stack, tokens: np.ndarray, d_lo
         d_h, d_block = block_backward(cfg, block, trace, d_h)         # (B, T, C) -> (B, T, C)
         d_blocks.insert(0, d_block)
     d_x = d_h                                                         # (B, T, C)
-    one_hot = np.eye(len(params.embeddings))[tokens.ravel()]          # (B*T, V): the lookup x = one_hot · table
+    one_hot = np.eye(len(params.embeddings), dtype=d_x.dtype)[tokens.ravel()]   # (B*T, V): the lookup x = one_hot · table
     d_embeddings = one_hot.T @ rows(d_x)                              # (V, B*T) @ (B*T, C) -> (V, C): sums each token's uses
     return stack_params(tuple(d_blocks), d_embeddings, d_w_u)
 

@@ -105,9 +105,10 @@ def unflatten(like: Params, theta: np.ndarray) -> Params:
     return stack_params(blocks, embeddings, take(like.w_u))
 
 
-def frozen_copy(params: Params) -> Params:
-    """A read-only copy that later training steps cannot change."""
-    theta = flatten(params)
+def frozen_copy(params: Params, dtype=None) -> Params:
+    """A read-only copy that later training steps cannot change; in dtype if given (float32 training's
+    weights copied as float64 for the pages: the same numbers)."""
+    theta = flatten(params) if dtype is None else flatten(params).astype(dtype)
     theta.setflags(write=False)
     return unflatten(params, theta)
 

@@ -624,8 +624,6 @@ def test_every_page_shows_a_trained_preset(tab, task):
 def test_a_tiny_weight_is_never_printed_as_zero_in_a_cell(tab):
     """Issue 23's number rule inside the maps: the trained largest-token block puts weights far below
     0.005 on most keys; a cell prints one as '<0.01' and only a weight that is exactly 0 as '0.00'."""
-    import numpy as np
-
     from ui import compute
     from ui.shell import state
 

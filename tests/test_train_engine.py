@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 import engine
 from engine.params import flatten, unflatten
-from engine.train import DECAY_FROM, LR_FLOOR, WARMUP, checkpoint_steps, learning_rate
+from engine.model import backprop
+from engine.train import DECAY_FROM, DTYPE, LR_FLOOR, WARMUP, checkpoint_steps, learning_rate
 
 FEW = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -70,17 +71,45 @@ def test_adam_leaves_its_inputs_alone_and_first_step_is_lr_sized():
 
 
 def test_train_applies_adam_to_the_first_batch():
-    """Step 1's checkpoint = init - one Adam step on the gradient of the batch RandomState(seed) draws."""
+    """Step 1's checkpoint = init - one Adam step on the gradient of the batch RandomState(seed) draws,
+    computed in training's float32 (DTYPE) from the float64 init rounded to it. Float32 keeps ~7 digits:
+    the loss agrees with float64's to 1e-6, and the float32 Adam step is reproduced to 1e-6."""
     task = engine.TASKS["previous"]
     run = engine.train("previous", steps=3, seed=4)
     assert [s for s, _ in run.checkpoints] == [0, 1, 2, 3]
     tokens, targets = task.sample(np.random.RandomState(4), task.batch)
-    loss, grads = engine.loss_and_grads(task.config, run.checkpoints[0][1], tokens, targets)
-    assert run.losses[0] == pytest.approx(loss, rel=1e-12)
+    init = run.checkpoints[0][1]
+    close(flatten(init), flatten(engine.init_params(task.config)), "step 0 is the init as drawn", rel=0)
+    loss64, _ = engine.loss_and_grads(task.config, init, tokens, targets)
+    theta = flatten(init).astype(DTYPE)
+    loss32, grads = engine.loss_and_grads(task.config, unflatten(init, theta), tokens, targets)
+    assert run.losses[0] == pytest.approx(loss32, rel=1e-6) and loss32 == pytest.approx(loss64, rel=1e-6)
     g = flatten(grads)
-    expected, _, _ = engine.adam_step(flatten(run.checkpoints[0][1]), g, np.zeros_like(g), np.zeros_like(g), 1, task.lr)
-    close(flatten(run.checkpoints[1][1]), expected, "weights after step 1")
-    close(flatten(run.checkpoints[0][1]), flatten(engine.init_params(task.config)), "step 0 is the init", rel=0)
+    assert g.dtype == DTYPE
+    expected, _, _ = engine.adam_step(theta, g, np.zeros_like(g), np.zeros_like(g), 1, learning_rate(task.lr, 0, 3))
+    close(flatten(run.checkpoints[1][1]), expected, "weights after step 1", rel=1e-6)
+    assert flatten(run.checkpoints[1][1]).dtype == np.float64, "the pages get float64"
+
+
+def test_a_float32_step_stays_float32_and_matches_float64():
+    """Training's speed rests on every array of a step being float32: one float64 constant (a NumPy
+    scalar, an eye, the positions) would turn the rest of the step into float64, silently and slower.
+    And its gradient is float64's to float32's precision, on the induction model and with layer norm."""
+    for cfg in (engine.TASKS["induction"].config, tiny(layer_norm=True, n_layers=2, output_projection=True)):
+        task_tokens = np.random.RandomState(1).randint(0, cfg.vocab_size, size=(4, 9))
+        targets = np.roll(task_tokens, 1, axis=1)
+        params64 = engine.init_params(cfg)
+        theta = flatten(params64).astype(DTYPE)
+        params32 = unflatten(params64, theta)
+        loss32, grads32, logits = backprop(cfg, params32, task_tokens, targets)
+        stack = engine.forward(cfg, params32, params32.embeddings[task_tokens])
+        arrays = [a for trace in stack.layers for a in trace.arrays().values() if a.dtype != bool]
+        assert {a.dtype for a in arrays + [stack.logits, logits, flatten(grads32)]} == {np.dtype(DTYPE)}
+        loss64, grads64 = engine.loss_and_grads(cfg, unflatten(params64, theta.astype(np.float64)), task_tokens,
+                                                targets)
+        assert loss32 == pytest.approx(loss64, rel=1e-6)
+        g32, g64 = flatten(grads32), flatten(grads64)
+        assert np.abs(g32 - g64).max() <= 1e-5 * max(1.0, np.abs(g64).max()), "float32 gradients"
 
 
 @pytest.mark.parametrize("steps", [1, 3, 100, 480, 5000])

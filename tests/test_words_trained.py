@@ -13,6 +13,7 @@ import pytest
 from conftest import assert_clean, open_app, open_exports, open_switches, tables
 from test_words import PAGE, bad_words, column, notice, table_text, text_of
 from ui.prose import numbers, rows as row_words
+from ui.prose.exercise import NEGLIGIBLE
 from ui.prose.numbers import fmt, parse
 from ui.shell import presets, session, state
 
@@ -60,7 +61,12 @@ def test_defect02_huge_and_tiny_numbers_in_scientific_notation():
     said = text_of(at) + table_text(at)
     assert not re.search(r"\d{10,}", said), re.findall(r"[\d.]{10,}", said)       # no 19-digit float
     assert "is large next to its old total" not in said
-    assert "visible but negligible" in said
+    shown = column(at, "e^s") + column(at, "Z (old row)")
+    assert any("·10" in str(x) for x in shown), shown                 # huge and tiny: scientific notation
+    lost = [parse(x) for x in column(at, "lost to new")]
+    assert min(lost) > 0, lost                                        # nonzero, and printed so
+    # the reason the page gives is the one its own numbers give (these weights: 2.2e-4 at most, not negligible)
+    assert ("visible but negligible" in said) == (max(lost) < NEGLIGIBLE), max(lost)
     assert "multiplied by 1.0000," not in said and "0.0 % of" not in said
     changed = [m.value for m in at.markdown if "old output rows changed" in m.value]
     assert changed and "‖Δ‖ = 0.0000" not in changed[0]
@@ -68,13 +74,22 @@ def test_defect02_huge_and_tiny_numbers_in_scientific_notation():
 
 # =========================================================================== 3 · the worked cell
 def test_defect03_a_tiny_weight_is_shown_in_scientific_notation():
-    at = open_app(PAGE["softmax"], {"preset": "trained-induction", "layer": "1", "cell": "9,3"}, timeout=180)
+    """The worked cell at the trained induction model's smallest visible layer-1 weight (head 0, the page's
+    first), found from the engine's numbers: five decimals would print it as 0.00000."""
+    from ui import compute
+    params = {"preset": "trained-induction", "layer": "1"}
+    controls, _ = state.from_params(params)
+    weights = compute.trace(state.to_config(controls), state.to_tokens(controls).words,
+                            presets.training(controls.preset), 1).weights[0]           # (T, T), head 0
+    query, key = np.unravel_index(np.argmin(np.where(weights > 0, weights, np.inf)), weights.shape)
+    assert 0 < weights[query, key] < 5e-6, weights[query, key]
+    at = open_app(PAGE["softmax"], {**params, "cell": f"{query},{key}"}, timeout=180)
     assert_clean(at)
     formulas = latex(at)
     weight_line = [f for f in formulas.splitlines() if r"\text{weight}" in f]
     assert weight_line and "0.00000" not in weight_line[0] and r"\cdot 10^{" in weight_line[0]
-    flow = [t for t in tables(at) if "weight × v[3][d]" in t.columns][0]
-    assert not [x for x in flow["weight × v[3][d]"] if str(x).strip("-") == "0.00000"]
+    flow = [t for t in tables(at) if f"weight × v[{key}][d]" in t.columns][0]
+    assert not [x for x in flow[f"weight × v[{key}][d]"] if str(x).strip("-") == "0.00000"]
 
 
 def test_defect03_a_masked_cell_is_divided_first_then_masked():

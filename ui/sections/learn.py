@@ -9,7 +9,7 @@ import numpy as np
 import streamlit as st
 
 import engine
-from engine.train import DECAY_FROM, LR_FLOOR, WARMUP
+from engine.train import DECAY_FROM, DTYPE, LR_FLOOR, WARMUP
 from ui import charts, compute
 from ui.page import footer, layout, tables
 from ui.shell import presets, session, state
@@ -213,10 +213,10 @@ def replay(view: View, cfg: engine.Config, run_of: Training, run: engine.TrainRu
         charts.curves(run.losses, run.accuracies, at_step=at_step, present=view.present)
         _maps(view, stack.layers[0], seq.expected, layout.columns(view, min(cfg.num_heads, 2)), live=False)
         layout.notice(words.notice(history, shares, steps.index(at_step), accuracy))
-    st.caption(f"Trained in {run.seconds:.1f} s on one core ({run.steps} Adam steps of {run.batch} sequences, "
-               f"learning rate {run.lr:g}, {_schedule(run)}; batch seed {run.seed}); every student's page with these "
-               f"settings shows "
-               f"these same weights.")
+    st.caption(f"Trained in {run.seconds:.1f} s on one core, in {np.dtype(DTYPE).name} arithmetic ({run.steps} Adam "
+               f"steps of {run.batch} sequences, learning rate {run.lr:g}, {_schedule(run)}; batch seed {run.seed}); "
+               f"every student's page with these settings shows these same weights, and computes with them in "
+               f"float64.")
     predictions(compute.task_stack(cfg, run_of, None, seq.ids), task, seq)
     by_position(view, cfg, run_of, task)
     if cfg.n_layers > 1:
