@@ -23,6 +23,7 @@ each replica got, and CPU per script run summed over the replicas.
     python -m benchmarks.load --url http://127.0.0.1:8501     # against a server you started (no RSS)
     python -m benchmarks.load --sessions 200 --replicas 2     # 200 students, 2 replicas behind HAProxy
     python -m benchmarks.load --floor                         # the same hall on a one-chart floor app
+    python -m benchmarks.load --sessions 200 --replicas 2 --floor   # ... and on 2 replicas of it
 """
 from __future__ import annotations
 
@@ -272,7 +273,12 @@ async def main_async(args) -> dict:
     elif args.replicas:
         run_dir = Path(tempfile.mkdtemp(prefix="attention-lab-load-"))
         port, *ports = bs.free_ports(args.replicas + 1)
-        cluster = replicas.Cluster(args.replicas, port=port, replica_ports=ports, run_dir=run_dir,
+        if args.floor:                                                # the floor app, replicated the same way
+            from benchmarks.latency import write_floor
+            app = str(write_floor() / "floor_app.py")
+        else:
+            app = "streamlit_app.py"
+        cluster = replicas.Cluster(args.replicas, port=port, replica_ports=ports, run_dir=run_dir, app=app,
                                    extra=extra).start()
         base = cluster.url
         processes = {r.name: r.pid for r in cluster.replicas}
@@ -428,7 +434,8 @@ def main() -> None:
                         help="extra `streamlit run` option, e.g. runner.postScriptGC=true (repeatable)")
     parser.add_argument("--floor", action="store_true",
                         help="the same hall against the latency benchmark's floor app (one slider, one Altair "
-                             "heatmap): CPU per run of Streamlit itself, to compare the app with")
+                             "heatmap): CPU per run of Streamlit itself, to compare the app with (with --replicas: "
+                             "the floor app replicated)")
     parser.add_argument("--url", default=None, help="an already running server (loopback only; no RSS)")
     parser.add_argument("--replicas", type=int, default=0, metavar="N",
                         help="start N replicas behind HAProxy (deploy/replicas.py) instead of one server")

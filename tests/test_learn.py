@@ -59,14 +59,15 @@ def test_a_trained_preset_reads_only_its_vocabulary():
 
 
 def test_one_training_however_many_sessions_ask_at_once(monkeypatch):
+    from ui import training_process
     calls = []
-    real = engine.train
+    real = training_process.train                                       # the app trains in a worker process
 
     def counted(*args, **kwargs):
         calls.append(args)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(engine, "train", counted)
+    monkeypatch.setattr(training_process, "train", counted)
     task = engine.TASKS["first"]
     cfg = engine.Config(**{**task.config.__dict__, "seed": 12345})       # a model nobody trained yet
     training = presets.Training(task="first", steps=30)

@@ -12,6 +12,7 @@ import engine
 from conftest import assert_clean, open_app
 from engine import ship, store
 from engine.params import flatten, unflatten
+from ui import training_process
 from ui.shell import presets, site, state
 
 TRAINED = [presets.TRAINED_PREFIX + t for t in presets.TRAINED_TASKS]
@@ -66,6 +67,7 @@ def no_training(monkeypatch, tmp_path):
 
     monkeypatch.setattr(engine, "train", refuse)
     monkeypatch.setattr(store.training, "train", refuse)
+    monkeypatch.setattr(training_process, "train", refuse)              # where the app trains: a worker process
     yield
     st.cache_resource.clear()                # later tests must not see weights drawn under this fixture
 

@@ -81,13 +81,14 @@ def _app_train(monkeypatch, folder):
     from ui.shell import presets
 
     monkeypatch.setenv(store.CACHE_ENV, str(folder))
-    calls, real = [], engine.train
+    from ui import training_process
+    calls, real = [], training_process.train                            # the app trains in a worker process
 
     def counting(*args, **kwargs):
         calls.append(args)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(engine, "train", counting)
+    monkeypatch.setattr(training_process, "train", counting)
 
     def fresh_server():
         compute._slot.clear()                                           # a restart: memory is empty

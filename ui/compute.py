@@ -20,6 +20,7 @@ from threadpoolctl import threadpool_limits
 
 import engine
 from engine import analysis, experiments, store
+from ui import training_process
 from ui.shell.presets import Training
 
 # The matrices here are small and a lecture hall runs many sessions at once on few cores: one BLAS
@@ -75,8 +76,8 @@ def train(cfg: engine.Config, training: Training, on_progress=None) -> engine.Tr
             if slot.run is None:
                 run = _stored(cfg, training)
                 if run is None:
-                    run = engine.train(training.task, cfg, training.steps, seed=training.seed,
-                                       on_progress=on_progress, lr=training.lr)
+                    run = training_process.train(training.task, cfg, training.steps, seed=training.seed,
+                                                 on_progress=on_progress, lr=training.lr)   # in a child process
                     store.keep(run, store.cache_folder())
                 slot.run = run
     return slot.run

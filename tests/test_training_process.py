@@ -1,0 +1,77 @@
+"""The app trains in worker processes (ui/training_process.py): the same run as engine.train, its
+progress made in the caller's thread, read-only arrays, errors that arrive as errors, a worker that dies
+replaced, and workers below the server's priority."""
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import engine
+from engine.params import flatten, param_arrays
+from ui import training_process
+
+TASK = engine.TASKS["first"]
+
+
+def test_a_run_in_a_worker_is_engine_train_and_its_progress_comes_to_the_caller():
+    calls, threads = [], set()
+
+    def progress(step, steps, losses, accuracies, params):
+        calls.append((step, steps, len(losses), len(accuracies)))
+        threads.add(threading.get_ident())
+        assert isinstance(params, engine.Params)
+
+    run = training_process.train("first", TASK.config, 60, seed=3, on_progress=progress)
+    here = engine.train("first", TASK.config, 60, seed=3)
+    assert np.abs(flatten(run.params) - flatten(here.params)).max() <= 1e-12
+    assert np.allclose(run.losses, here.losses, rtol=1e-12) and [s for s, _ in run.checkpoints] == [
+        s for s, _ in here.checkpoints]
+    assert threads == {threading.get_ident()}, "progress is called in the caller's thread"
+    assert calls[-1] == (60, 60, 60, 60) and [c[0] for c in calls] == sorted({c[0] for c in calls})
+    for array in [run.losses, run.accuracies] + [a for _, p in run.checkpoints for a in param_arrays(p)]:
+        assert not array.flags.writeable
+    assert run.params.w_q.dtype == np.float64
+
+
+def test_a_refused_argument_is_a_value_error_with_the_engines_words():
+    with pytest.raises(ValueError, match="steps and batch must be at least 1"):
+        training_process.train("first", TASK.config, 0)
+
+
+def test_a_page_left_mid_run_raises_and_the_next_run_still_works():
+    class Left(Exception):
+        pass
+
+    def leave(step, *args):
+        raise Left
+
+    with pytest.raises(Left):
+        training_process.train("first", TASK.config, 100, on_progress=leave)
+    assert training_process.train("first", TASK.config, 5).steps == 5
+
+
+def test_a_worker_that_dies_is_an_error_and_the_next_run_gets_a_new_one():
+    training_process.train("first", TASK.config, 2)                  # the pool is up
+    pids = list(training_process._pool._processes)
+
+    def kill(step, *args):
+        for pid in pids:
+            os.kill(pid, 9)
+
+    with pytest.raises(RuntimeError, match="training worker stopped"):
+        training_process.train("first", TASK.config, 2000, on_progress=kill)
+    run = training_process.train("first", TASK.config, 5)
+    assert run.steps == 5 and not set(training_process._pool._processes) & set(pids)
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads a process's priority from /proc")
+def test_workers_run_below_the_servers_priority_one_per_core_at_most():
+    training_process.train("first", TASK.config, 2)
+    assert training_process.WORKERS == max(1, min(training_process.MAX_WORKERS, len(os.sched_getaffinity(0))))
+    for pid in training_process._pool._processes:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        assert int(fields[16]) == os.getpriority(os.PRIO_PROCESS, 0) + training_process.NICE   # field 19: nice
