@@ -24,6 +24,7 @@ def test_a_run_in_a_worker_is_engine_train_and_its_progress_comes_to_the_caller(
         calls.append((step, steps, len(losses), len(accuracies)))
         threads.add(threading.get_ident())
         assert isinstance(params, engine.Params)
+        assert not losses.flags.writeable and not params.w_q.flags.writeable, "read-only, as engine.train's"
 
     run = training_process.train("first", TASK.config, 60, seed=3, on_progress=progress)
     here = engine.train("first", TASK.config, 60, seed=3)
@@ -75,3 +76,8 @@ def test_workers_run_below_the_servers_priority_one_per_core_at_most():
     for pid in training_process._pool._processes:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         assert int(fields[16]) == os.getpriority(os.PRIO_PROCESS, 0) + training_process.NICE   # field 19: nice
+
+
+def test_an_unknown_task_is_refused_before_any_worker_is_asked():
+    with pytest.raises(ValueError, match="unknown task 'nope'"):
+        training_process.train("nope", TASK.config, 5)

@@ -24,6 +24,8 @@ from typing import Callable
 
 import numpy as np
 
+import engine
+
 NICE = 10              # the workers' priority, below the server's (0)
 POLL_S = 0.05          # how often a waiting caller looks for progress
 
@@ -58,8 +60,7 @@ def _start_worker(progress) -> None:
     threadpool_limits(1)
 
 
-def _run(job: int, task: str, cfg, steps: int, seed: int, lr: float | None):
-    import engine
+def _run(job: int, task, cfg, steps: int, seed: int, lr: float | None):
     return engine.train(task, cfg, steps, seed=seed, lr=lr,
                         on_progress=lambda *args: _progress.put((job, args)))
 
@@ -86,18 +87,20 @@ def _workers() -> ProcessPoolExecutor:
         return _pool
 
 
-def _frozen(run):
-    """The run as it left the worker, read-only again (pickling drops NumPy's flags)."""
-    import engine
-    arrays = [run.losses, run.accuracies] + [a for _, params in run.checkpoints
-                                             for a in engine.params.param_arrays(params)]
+def _freeze(arrays) -> None:
+    """Read-only again, as engine.train handed them out (pickling drops NumPy's flags)."""
     for array in arrays:
         if isinstance(array, np.ndarray):
             array.setflags(write=False)
+
+
+def _frozen(run):
+    _freeze([run.losses, run.accuracies] + [a for _, params in run.checkpoints
+                                            for a in engine.params.param_arrays(params)])
     return run
 
 
-def train(task: str, cfg, steps: int, seed: int = 0, lr: float | None = None, on_progress: Callable | None = None):
+def train(task: str | engine.Task, cfg, steps: int, seed: int = 0, lr: float | None = None, on_progress: Callable | None = None):
     """engine.train(task, cfg, steps, seed=seed, lr=lr) in a worker; on_progress is called here, in the
     caller's thread, with the arguments the worker's calls got. If on_progress raises (the page was
     left), the exception goes on and the run is dropped when it ends. A worker that died (out of memory)
@@ -107,7 +110,8 @@ def train(task: str, cfg, steps: int, seed: int = 0, lr: float | None = None, on
     _boxes[job] = box
     try:
         pool = _workers()
-        future = pool.submit(_run, job, task, cfg, steps, seed, lr)
+        # the Task itself, not its name: the worker runs the task this process knows by that name
+        future = pool.submit(_run, job, engine.get_task(task), cfg, steps, seed, lr)
         while True:
             try:
                 args = box.get(timeout=POLL_S)
@@ -116,7 +120,9 @@ def train(task: str, cfg, steps: int, seed: int = 0, lr: float | None = None, on
                     break
                 continue
             if on_progress is not None:
-                on_progress(*args)
+                step, steps, losses, accuracies, params = args
+                _freeze([losses, accuracies] + engine.params.param_arrays(params))
+                on_progress(step, steps, losses, accuracies, params)
         try:
             return _frozen(future.result())
         except BrokenProcessPool as error:
