@@ -43,21 +43,24 @@ def test_a_refused_argument_is_a_value_error_with_the_engines_words():
         training_process.train("first", TASK.config, 0)
 
 
-def test_a_page_left_mid_run_raises_and_the_next_run_still_works():
+def test_a_page_left_mid_run_stops_its_worker_and_the_next_run_still_works():
     class Left(Exception):
         pass
 
     def leave(step, *args):
         raise Left
 
+    training_process.train("first", TASK.config, 2)
+    before = set(training_process.worker_pids())
     with pytest.raises(Left):
         training_process.train("first", TASK.config, 100, on_progress=leave)
+    assert len(before - set(training_process.worker_pids())) == 1, "the left run's worker was stopped"
     assert training_process.train("first", TASK.config, 5).steps == 5
 
 
 def test_a_worker_that_dies_is_an_error_and_the_next_run_gets_a_new_one():
-    training_process.train("first", TASK.config, 2)                  # the pool is up
-    pids = list(training_process._pool._processes)
+    training_process.train("first", TASK.config, 2)                  # a worker is up
+    pids = training_process.worker_pids()
 
     def kill(step, *args):
         for pid in pids:
@@ -66,14 +69,14 @@ def test_a_worker_that_dies_is_an_error_and_the_next_run_gets_a_new_one():
     with pytest.raises(RuntimeError, match="training worker stopped"):
         training_process.train("first", TASK.config, 2000, on_progress=kill)
     run = training_process.train("first", TASK.config, 5)
-    assert run.steps == 5 and not set(training_process._pool._processes) & set(pids)
+    assert run.steps == 5 and not set(training_process.worker_pids()) & set(pids)
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads a process's priority from /proc")
 def test_workers_run_below_the_servers_priority_one_per_core_at_most():
     training_process.train("first", TASK.config, 2)
     assert training_process.WORKERS == max(1, min(training_process.MAX_WORKERS, len(os.sched_getaffinity(0))))
-    for pid in training_process._pool._processes:
+    for pid in training_process.worker_pids():
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         assert int(fields[16]) == os.getpriority(os.PRIO_PROCESS, 0) + training_process.NICE   # field 19: nice
 
