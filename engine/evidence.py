@@ -65,6 +65,17 @@ class PositionMetrics:
     loss: np.ndarray                 # (T,) mean -log p(target) over those sequences (0 where unscored)
     accuracy: np.ndarray             # (T,) share predicted right over those sequences (0 where unscored)
     next_loss: np.ndarray            # (T-1,) mean -log p(the token that follows) at positions 0..T-2, scored or not
+    right: np.ndarray                # (T,) how many of those sequences are predicted right there
+
+    @property
+    def overall_accuracy(self) -> float:
+        """Share of every scored position predicted right: evaluate's number, from the same forward."""
+        return float(self.right.sum() / self.count.sum())
+
+    @property
+    def overall_loss(self) -> float:
+        """Mean -log p(target) over every scored position."""
+        return float((self.loss * self.count).sum() / self.count.sum())
 
 
 def position_metrics(task: str | Task, cfg: Config, params: Params, n: int = 1000, seed: int = 1,
@@ -85,7 +96,8 @@ def position_metrics(task: str | Task, cfg: Config, params: Params, n: int = 100
     per = np.maximum(count, 1)                                        # unscored positions divide by 1, sum 0
     following = np.take_along_axis(log_probs[:, :-1], tokens[:, 1:, None], axis=-1)[..., 0]   # (n, T-1)
     metrics = dict(scored=count > 0, count=count, loss=np.where(has_target, -picked, 0.0).sum(axis=0) / per,
-                   accuracy=(right & has_target).sum(axis=0) / per, next_loss=-following.mean(axis=0))
+                   accuracy=(right & has_target).sum(axis=0) / per, next_loss=-following.mean(axis=0),
+                   right=(right & has_target).sum(axis=0))
     for array in metrics.values():
         array.setflags(write=False)
     return PositionMetrics(**metrics)

@@ -114,6 +114,16 @@ def test_accuracy_without_a_knockout_is_counted_sequence_by_sequence():
     metrics = engine.position_metrics("previous", task.config, run.params, n=40, seed=7)
     assert not metrics.scored[0] and metrics.scored[1:].all() and metrics.count[0] == 0
     assert (metrics.accuracy * metrics.count).sum() / metrics.count.sum() == pytest.approx(right / total, abs=1e-12)
+    assert metrics.overall_accuracy == pytest.approx(right / total, abs=1e-15) and metrics.right.sum() == right
+    for ablate in ((), ((0, 0),)):                                      # the model view's number: evaluate's
+        knocked = engine.position_metrics("previous", task.config, run.params, n=40, seed=7, ablate=ablate)
+        assert knocked.overall_accuracy == pytest.approx(
+            engine.evaluate("previous", task.config, run.params, n=40, seed=7, ablate=ablate), abs=1e-15)
+    terms = []
+    for seq, want in zip(tokens, targets):                              # the loss, one sequence at a time
+        probs = engine.run(task.config, list(int(t) for t in seq), run.params).probs
+        terms += [-math.log(probs[t, want[t]]) for t in range(len(seq)) if want[t] >= 0]
+    assert metrics.overall_loss == pytest.approx(math.fsum(terms) / len(terms), rel=1e-12)
 
 
 def loop_share(weights, pick):

@@ -13,7 +13,8 @@ import numpy as np
 import pyarrow as pa
 
 
-_TYPES = {np.dtype(np.int8): pa.int8(), np.dtype(np.int16): pa.int16(), np.dtype(np.float32): pa.float32()}
+_TYPES = {np.dtype(np.int8): pa.int8(), np.dtype(np.int16): pa.int16(), np.dtype(np.float32): pa.float32(),
+          np.dtype(np.float64): pa.float64()}
 
 
 def _bits(flags: np.ndarray):
@@ -22,7 +23,7 @@ def _bits(flags: np.ndarray):
 
 
 def numbers(values: np.ndarray, valid: np.ndarray | None = None) -> pa.Array:
-    """A column of int8, int16 or float32 values; where `valid` is False the value is null."""
+    """A column of int8, int16, float32 or float64 values; where `valid` is False the value is null."""
     values = np.ascontiguousarray(values)
     bitmap = None if valid is None or np.all(valid) else _bits(valid)
     return pa.Array.from_buffers(_TYPES[values.dtype], len(values), [bitmap, pa.py_buffer(values)])

@@ -13,10 +13,10 @@ import math
 from typing import Sequence
 
 import numpy as np
-import pyarrow as pa
 import streamlit as st
 from PIL import Image
 
+from ui.charts import arrow
 from ui.charts import colours as co
 from ui.charts import describe
 from ui.charts import raster
@@ -94,13 +94,13 @@ def model_view(weights: np.ndarray, *, width: float, title: str, mask: np.ndarra
     step = side / (1 - inner)
     chart_w, chart_h = step * H - step * inner, step * L - step * inner
 
-    boxes = {"layer": pa.array([rows[layer] for layer in range(L) for _ in range(H)], pa.string()),
-             "head": pa.array([cols[head] for _ in range(L) for head in range(H)], pa.string()),
-             "r": pa.array([layer for layer in range(L) for _ in range(H)], pa.int8()),
-             "c": pa.array([head for _ in range(L) for head in range(H)], pa.int8()),
-             "pick": pa.array([pick == (layer, head) for layer in range(L) for head in range(H)], pa.bool_()),
-             "about": pa.array([(info[layer][head] if info else "") for layer in range(L) for head in range(H)],
-                               pa.string())}
+    pairs = [(layer, head) for layer in range(L) for head in range(H)]   # built from buffers: no pandas import
+    boxes = {"layer": arrow.strings([rows[layer] for layer, _ in pairs]),
+             "head": arrow.strings([cols[head] for _, head in pairs]),
+             "r": arrow.numbers(np.array([layer for layer, _ in pairs], dtype=np.int8)),
+             "c": arrow.numbers(np.array([head for _, head in pairs], dtype=np.int8)),
+             "pick": arrow.flags(np.array([pick == pair for pair in pairs], dtype=bool)),
+             "about": arrow.strings([(info[layer][head] if info else "") for layer, head in pairs])}
     band = {"paddingInner": inner, "paddingOuter": 0}
     rect = {"data": {"name": "boxes"},
             "mark": {"type": "rect", "fill": "#ffffff", "fillOpacity": 0.001, "cursor": "pointer" if selectable else "default"},
@@ -129,9 +129,10 @@ def model_view(weights: np.ndarray, *, width: float, title: str, mask: np.ndarra
             "description": describe.grid(np.where(mask, weights, np.nan) if mask is not None else weights, title),
             "title": {**sp.title(present, limit=width - 10), "text": title},
             "layer": [image, ramp, rect],
-            "datasets": {"picture": pa.table({"url": pa.array([_png(picture(weights, mask, domain), domain)], pa.string())}),
-                         "ramp": pa.table({"value": pa.array(co.ramp_domain(co.WEIGHTS, domain), pa.float64())}),
-                         "boxes": pa.table(boxes)}}
+            "datasets": {"picture": arrow.table({"url": arrow.strings([_png(picture(weights, mask, domain), domain)])}),
+                         "ramp": arrow.table({"value": arrow.numbers(np.asarray(co.ramp_domain(co.WEIGHTS, domain),
+                                                                                dtype=np.float64))}),
+                         "boxes": arrow.table(boxes)}}
     if selectable:
         st.vega_lite_chart(spec=spec, key=key, on_select="rerun", selection_mode="cell", width="content")
     else:
