@@ -84,3 +84,13 @@ def test_workers_run_below_the_servers_priority_one_per_core_at_most():
 def test_an_unknown_task_is_refused_before_any_worker_is_asked():
     with pytest.raises(ValueError, match="unknown task 'nope'"):
         training_process.train("nope", TASK.config, 5)
+
+
+@pytest.mark.parametrize("cpu_max, limit", [("max 100000\n", None), ("100000 100000\n", 1), ("150000 100000", 2),
+                                            ("50000 100000", 1), ("garbage", None), (None, None)])
+def test_a_containers_cpu_limit_caps_the_workers(tmp_path, cpu_max, limit):
+    path = tmp_path / "cpu.max"
+    if cpu_max is not None:
+        path.write_text(cpu_max)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    assert training_process._cores(path) == (cores if limit is None else min(cores, limit))

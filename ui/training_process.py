@@ -32,11 +32,20 @@ MAX_WORKERS = 4        # each worker holds an interpreter and NumPy (~60 MB): at
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _cores() -> int:
+def _cores(cpu_max: Path = Path("/sys/fs/cgroup/cpu.max")) -> int:
+    """The cores this process may use: its CPU affinity, capped by a container's CPU limit (cgroup v2's
+    cpu.max, "quota period" or "max period"; a Kubernetes limit of 1 CPU is "100000 100000")."""
     try:
-        return len(os.sched_getaffinity(0))                           # the cores this process may use
+        cores = len(os.sched_getaffinity(0))
     except AttributeError:                                            # not Linux
-        return os.cpu_count() or 1
+        cores = os.cpu_count() or 1
+    try:
+        quota, period = cpu_max.read_text().split()[:2]
+        if quota != "max":
+            cores = min(cores, max(1, -(-int(quota) // int(period))))   # a limit of 1.5 CPUs: 2 workers
+    except (OSError, ValueError):
+        pass                                                          # no cgroup v2 limit to read
+    return cores
 
 
 WORKERS = max(1, min(MAX_WORKERS, _cores()))                          # trainings at once; more wait their turn
