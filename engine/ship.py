@@ -99,6 +99,10 @@ def main(argv: list[str]) -> int:
         print(f"unknown task {unknown[0]!r}; choose from: {', '.join(TASKS)}", file=sys.stderr)
         return 2
     if not pinned():                                                  # NumPy is loaded already: start again, pinned
+        if not can_pin():
+            print("the shipped weights are made with OpenBLAS's Haswell kernels, which need an x86-64 CPU with "
+                  "AVX2 and FMA; this one has not: ship or check them on such a machine", file=sys.stderr)
+            return 2
         return run_pinned(argv).returncode
     return 0 if (check(tasks) if checking else ship(tasks) is not None) else 1
 

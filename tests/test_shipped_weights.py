@@ -88,3 +88,10 @@ def test_a_fresh_learn_page_offers_training_without_running_it(no_training):
     at = open_app(site.by_path("learn").file, {"preset": "trained-induction"}, timeout=60)
     assert_clean(at)
     assert any(b.key == "learn_train" for b in at.button), "the student still presses Train to watch it learn"
+
+
+def test_ship_refuses_a_cpu_it_cannot_pin_and_an_unknown_task(monkeypatch, capsys):
+    monkeypatch.setattr(ship, "pinned", lambda: False)
+    monkeypatch.setattr(ship, "can_pin", lambda: False)
+    assert ship.main(["--check"]) == 2 and "AVX2 and FMA" in capsys.readouterr().err
+    assert ship.main(["nope"]) == 2 and "unknown task 'nope'" in capsys.readouterr().err

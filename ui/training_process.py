@@ -110,7 +110,10 @@ def train(task: str | engine.Task, cfg, steps: int, seed: int = 0, lr: float | N
     with _turns:                                                      # wait for a free worker
         with _lock:
             worker = _idle.pop() if _idle else None
-        if worker is None or not worker.alive():
+        if worker is not None and not worker.alive():                 # died while it waited (killed, out of memory)
+            worker.stop()
+            worker = None
+        if worker is None:
             worker = _Worker()
         with _lock:
             _busy.add(worker)
