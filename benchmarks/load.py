@@ -267,24 +267,22 @@ async def main_async(args) -> dict:
     for option in args.option:
         name, _, value = option.partition("=")
         extra += [f"--{name}", value]
+    if args.floor and not args.url:                                   # the floor app, in a folder of its own
+        from benchmarks.latency import write_floor
+        floor = Path(write_floor())
     if args.url:
         base = args.url.rstrip("/")
         processes: dict[str, int] = {}
     elif args.replicas:
         run_dir = Path(tempfile.mkdtemp(prefix="attention-lab-load-"))
         port, *ports = bs.free_ports(args.replicas + 1)
-        if args.floor:                                                # the floor app, replicated the same way
-            from benchmarks.latency import write_floor
-            app = str(write_floor() / "floor_app.py")
-        else:
-            app = "streamlit_app.py"
+        app = str(floor / "floor_app.py") if args.floor else "streamlit_app.py"   # the floor app: replicated too
         cluster = replicas.Cluster(args.replicas, port=port, replica_ports=ports, run_dir=run_dir, app=app,
                                    extra=extra).start()
         base = cluster.url
         processes = {r.name: r.pid for r in cluster.replicas}
     elif args.floor:
-        from benchmarks.latency import write_floor
-        server = bs.Server(app="floor_app.py", cwd=Path(write_floor()), extra=extra,
+        server = bs.Server(app="floor_app.py", cwd=floor, extra=extra,
                            log_name="load-floor.log").start()
         base = server.url
         processes = {"server": server.pid}

@@ -47,9 +47,14 @@ def _slot(cfg: engine.Config, training: Training) -> _Slot:
     return _Slot()
 
 
+def _tasks_own_rate(training: Training) -> bool:
+    """Stored and shipped runs are keyed by the task's own learning rate only."""
+    return training.lr in (None, engine.TASKS[training.task].lr)
+
+
 def _stored(cfg: engine.Config, training: Training) -> engine.TrainRun | None:
-    """A run on disk with these numbers (the store keys runs by the task's own learning rate only)."""
-    if training.lr not in (None, engine.TASKS[training.task].lr):
+    """A run on disk with these numbers."""
+    if not _tasks_own_rate(training):
         return None
     return store.load_run(store.cache_folder(), training.task, cfg, training.steps, training.seed)
 
@@ -86,8 +91,8 @@ def train(cfg: engine.Config, training: Training, on_progress=None) -> engine.Tr
 @st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_KEYS)
 def shipped(cfg: engine.Config, training: Training) -> engine.Params | None:
     """The weights shipped in assets/weights/ when cfg and training are a trained preset's defaults."""
-    if training.lr not in (None, engine.TASKS[training.task].lr):
-        return None                                                   # shipped runs use the task's own rate
+    if not _tasks_own_rate(training):
+        return None
     return store.load_shipped(training.task, cfg, training.steps, training.seed)
 
 

@@ -122,8 +122,9 @@ def start():
         st.switch_page(next(p for p in pages if p.url_path == "heads"))
     params = state.to_params(controls)
     poll = session.poll_link()                     # a class poll's room, and this browser's key or seat
-    if params | poll.url_params() != st.query_params.to_dict():
-        st.query_params.from_dict(params | poll.url_params())     # written once, after every input was read
+    wanted = params | poll.url_params()
+    if wanted != st.query_params.to_dict():
+        st.query_params.from_dict(wanted)                          # written once, after every input was read
     shared = state.share_link(st.context.url or "", params | poll.share_params())   # never a key or a seat
     page = site.by_path(current.url_path)
     sidebar.draw(controls, shared, trains=page.trains)
