@@ -11,6 +11,7 @@ COPY .streamlit/config.toml .streamlit/config.toml
 COPY streamlit_app.py ./
 COPY assets assets
 COPY engine engine
+COPY services services
 COPY pages pages
 COPY ui ui
 

@@ -27,7 +27,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 import engine
-from engine.train import DTYPE
+from engine.training import DTYPE
 
 SINGLE = ("previous", "first", "reverse", "max")
 FRESH = 12345            # seed of the evaluation sequences (training batches use RandomState(0))

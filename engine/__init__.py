@@ -2,14 +2,14 @@
 from .attention import causal_visible, layer_norm, merge_heads, relu, row_entropy, sinusoidal_positions, softmax, split_heads
 from .block import Trace, block_backward, block_forward
 from .config import MAX_LAYERS, MAX_TOKENS, Config, valid_head_counts
-from .evidence import ABLATE_MODES, HeadScores, PositionMetrics, evaluate, head_means, head_scores, position_metrics, predict
-from .measure import expected_share, lock_step, loss_drop_step, share_history, share_per_query, task_stack, task_trace
+from .evidence import ABLATE_MODES, HeadScores, PositionMetrics, evaluate, head_means, head_scores, position_metrics, predict, previous_share
+from .measure import expected_share, lock_step, share_history, share_per_query, task_stack, task_trace
 from .model import Stack, backward, cross_entropy, forward, loss_and_grads, run
 from .params import Block, Params, flatten, frozen_copy, init_params, stack_params, unflatten
 from .presets import DAY33_VOCAB, PRESETS, Preset, get_preset, run_preset
 from .tasks import TASKS, Task, get_task
 from .tokens import FILLER, display_labels, embed, fit_length, label, token_id, tokenize
-from .train import TrainRun, adam_step, train
+from .training import TrainRun, adam_step, loss_drop_step, train
 
 __all__ = [
     "Config", "Params", "Trace", "Stack", "Preset", "PRESETS", "DAY33_VOCAB", "FILLER", "MAX_TOKENS",
@@ -24,6 +24,6 @@ __all__ = [
     "TASKS", "Task", "get_task", "cross_entropy", "backward", "loss_and_grads", "adam_step",
     "flatten", "unflatten", "frozen_copy", "train", "TrainRun", "evaluate", "predict",
     # evidence: knock-outs and head scores
-    "ABLATE_MODES", "head_means", "position_metrics", "PositionMetrics", "head_scores", "HeadScores",
+    "ABLATE_MODES", "head_means", "position_metrics", "PositionMetrics", "head_scores", "HeadScores", "previous_share",
     "task_trace", "task_stack", "expected_share", "share_per_query", "share_history", "lock_step", "loss_drop_step",
 ]

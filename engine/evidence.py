@@ -79,11 +79,12 @@ class PositionMetrics:
 
 
 def position_metrics(task: str | Task, cfg: Config, params: Params, n: int = 1000, seed: int = 1,
-                     ablate=(), ablate_mode: str = "zero") -> PositionMetrics:
-    """Per position: the task's loss and accuracy on n fresh sequences from RandomState(seed) (the
-    sequences engine.evaluate scores), with the (layer, head) pairs in ablate knocked out."""
+                     ablate=(), ablate_mode: str = "zero", T: int | None = None) -> PositionMetrics:
+    """Per position: the task's loss and accuracy on n fresh sequences of T tokens (None: the task's
+    training length) from RandomState(seed) (at the training length, the sequences engine.evaluate
+    scores), with the (layer, head) pairs in ablate knocked out."""
     task = get_task(task)
-    tokens, targets = task.sample(np.random.RandomState(seed), n)     # (n, T) each
+    tokens, targets = task.sample(np.random.RandomState(seed), n, T)  # (n, T) each
     tokens, targets = check_batch(cfg, params, tokens, targets)
     means = task_means(task, cfg, params, ablate_mode, tokens.shape[1]) if ablate else None
     stack = forward(cfg, params, params.embeddings[tokens], ablate=ablate, means=means)
@@ -132,11 +133,15 @@ def _mean_on(weights: np.ndarray, keys: np.ndarray, queries: np.ndarray) -> np.n
     return on_keys.transpose(0, 2, 1, 3)[:, :, queries].mean(axis=-1)   # (L, H, n, T) -> (L, H, Q) -> (L, H)
 
 
-def head_scores(cfg: Config, params: Params, tokens, task: str | Task | None = None) -> HeadScores:
-    """Score every head on tokens (n, T): the previous and first token on tokens themselves; induction
-    on each sequence's first half repeated (a prefix-matching head looks one past the earlier copy);
-    the task's expected keys on tokens, when a task is given."""
+def previous_share(cfg: Config, params: Params, tokens) -> np.ndarray:
+    """(L, H): each head's mean weight on key i-1 over the queries i >= 1 of tokens (n, T): the
+    previous-token score of head_scores, alone (the Learn page reads it at every saved step)."""
     tokens, _ = check_batch(cfg, params, tokens)
+    return _position_roles(cfg, params, tokens)[0]
+
+
+def _position_roles(cfg: Config, params: Params, tokens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(L, H) each, the mean weight on key i-1 and on key 0, over the queries i >= 1 of tokens (n, T)."""
     n, T = tokens.shape
     if T < 2:
         raise ValueError(f"head scores need sequences of at least 2 tokens, got {T}")
@@ -146,6 +151,17 @@ def head_scores(cfg: Config, params: Params, tokens, task: str | Task | None = N
     later = np.broadcast_to(np.arange(T) >= 1, (n, T))                # (n, T): queries with a token before them
     previous = _mean_on(weights, np.broadcast_to(key == query - 1, (n, T, T)), later)
     first = _mean_on(weights, np.broadcast_to(key == 0, (n, T, T)), later)
+    return previous, first
+
+
+def head_scores(cfg: Config, params: Params, tokens, task: str | Task | None = None, targets=None) -> HeadScores:
+    """Score every head on tokens (n, T): the previous and first token on tokens themselves; induction
+    on each sequence's first half repeated (a prefix-matching head looks one past the earlier copy);
+    the task's expected keys on tokens, when a task is given (over the queries its targets (n, T) score,
+    as expected_share counts them; every query when targets is None)."""
+    tokens, _ = check_batch(cfg, params, tokens)
+    n, T = tokens.shape
+    previous, first = _position_roles(cfg, params, tokens)
 
     half = T // 2
     repeated = np.concatenate([tokens[:, :half], tokens[:, :half]], axis=1)   # (n, 2·half): a random half, twice
@@ -158,7 +174,7 @@ def head_scores(cfg: Config, params: Params, tokens, task: str | Task | None = N
     induction = _mean_on(rep_weights, after_copy, second)
 
     task = None if task is None else get_task(task)
-    on_task = None if task is None else expected_share(task, cfg, params, tokens)
+    on_task = None if task is None else expected_share(task, cfg, params, tokens, targets)
     scores = dict(previous=previous, first=first, induction=induction, task=on_task)
     for array in scores.values():
         if array is not None:

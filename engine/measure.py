@@ -9,7 +9,7 @@ from .model import Stack, forward
 from .params import Params
 from .tasks import Task, get_task
 from .tokens import display_labels
-from .train import TrainRun
+from .training import TrainRun
 
 
 def _checked_ids(task: Task, ids) -> list[int]:
@@ -73,26 +73,6 @@ def lock_step(run: TrainRun, threshold: float = 0.9, n: int = 100, seed: int = 2
         if expected_share(task, run.config, params, tokens, targets).max() >= threshold:
             return step
     return None
-
-
-def loss_drop_step(losses, window: int | None = None) -> int:
-    """The step of the sharpest sustained fall of the loss: the step s at which the mean loss of
-    the `window` steps from s on is furthest below the mean of the `window` steps before s.
-
-    Averaging over a window (default: 5 % of the run, at least 30 steps) means one lucky batch, or
-    the first steps' fall from the random init's loss (induction: 3.8 to 2.8 in ~15 steps), does not
-    count as sustained. After a plateau
-    (as in induction) it finds the middle of the drop that ends it.
-    """
-    losses = np.asarray(losses, dtype=float)
-    window = max(30, len(losses) // 20) if window is None else window
-    if not isinstance(window, (int, np.integer)) or window < 1:
-        raise ValueError(f"window must be a whole number of steps, at least 1, got {window!r}")
-    if losses.ndim != 1 or len(losses) < 2 * window or not np.all(np.isfinite(losses)):
-        raise ValueError(f"losses must be a finite 1-d series of at least {2 * window} values")
-    means = np.convolve(losses, np.ones(window) / window, mode="valid")   # (S - window + 1,): means[s] = mean of s .. s+window-1
-    fall = means[:-window] - means[window:]                           # fall[s]: mean before s + window minus mean from it
-    return int(np.argmax(fall)) + window
 
 
 def share_history(run: TrainRun, n: int = 50, seed: int = 2) -> tuple[np.ndarray, np.ndarray]:

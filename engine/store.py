@@ -2,14 +2,15 @@
 before it is trusted, written so that a reader never sees half a file.
 
 A file holds the run's key (task, config, steps, batch, lr, batch seed, the training code's version),
-its checkpoints' weights as flat vectors, its curves, and a SHA-256 of all of it. load_* returns None,
-never a guess, when the file is missing, cut short, altered, or was made by other training code; the
-caller then trains again and saves over it. Pure Python and NumPy (no Streamlit).
+its checkpoints' weights as flat vectors, its curves, and a SHA-256 of all of it. Reading returns
+None, never a guess, when the file is missing, cut short, altered, holds another run or was made by
+other training code; the caller then trains again. The shipped runs (assets/weights/, python -m
+engine.ship) are files of the same kind. Pure Python and NumPy (no Streamlit).
 """
 from __future__ import annotations
 
+import fcntl
 import hashlib
-import importlib
 import io
 import json
 import os
@@ -18,15 +19,15 @@ from pathlib import Path
 
 import numpy as np
 
+from . import training
 from .config import Config
-from .params import init_params
+from .params import flatten, init_params, unflatten
 from .tasks import get_task
-from .train import TrainRun, checkpoint_steps, flatten, unflatten
+from .training import TrainRun
 
-training = importlib.import_module(f"{__package__}.train")   # the module (engine.train is the function)
-FORMAT = 1                                   # the file layout below; bump it when the layout changes
+FORMAT = 2                                   # the file layout below; bump it when the layout changes
 ROOT = Path(__file__).resolve().parents[1]   # the repository
-SHIPPED = ROOT / "assets" / "weights"        # the trained presets' default weights, in git (python -m engine.ship)
+SHIPPED = ROOT / "assets" / "weights"        # the trained presets' default runs, in git (python -m engine.ship)
 CACHE_ENV = "ATTENTION_LAB_CACHE"            # a folder for finished runs; "off" keeps none
 DEFAULT_CACHE = ROOT / ".cache" / "weights"  # git-ignored
 
@@ -68,113 +69,150 @@ def _checksum(header: bytes, arrays: dict[str, np.ndarray]) -> str:
     return digest.hexdigest()
 
 
-def encode(run: TrainRun, full: bool = True) -> bytes:
-    """The file's bytes: every checkpoint (full) or only the final weights, and the curves."""
-    kept = run.checkpoints if full else run.checkpoints[-1:]
-    arrays = {"steps": np.array([step for step, _ in kept], dtype=np.int64),
-              "thetas": np.stack([flatten(params) for _, params in kept]),   # (K, N) float64
-              "losses": np.asarray(run.losses, dtype=np.float64),
-              "accuracies": np.asarray(run.accuracies, dtype=np.float64)}
-    header = json.dumps({"key": key_of(run), "seconds": run.seconds, "full": full}, sort_keys=True).encode()
+def _arrays(run: TrainRun) -> dict[str, np.ndarray]:
+    """The run as arrays. Training computes in float32, so every checkpoint after the first is a float32
+    number held in float64 and is kept in float32 at no loss (half the bytes); step 0 is the init as
+    drawn in float64 and is kept so ("init")."""
+    thetas = np.stack([flatten(params) for _, params in run.checkpoints])      # (K, N) float64
+    later = thetas[1:].astype(np.float32)
+    exact = np.array_equal(later.astype(np.float64), thetas[1:])            # a copy's exactness, not a comparison
+    return {"steps": np.array([step for step, _ in run.checkpoints], dtype=np.int64),
+            "init": thetas[0], "thetas": later if exact else thetas[1:],    # (N,) and (K-1, N)
+            "losses": np.asarray(run.losses, dtype=np.float64),
+            "accuracies": np.asarray(run.accuracies, dtype=np.float64)}
+
+
+def encode(run: TrainRun) -> bytes:
+    """The file's bytes: every checkpoint, the curves, the key, and the checksum of them all."""
+    arrays = _arrays(run)
+    header = json.dumps({"key": key_of(run), "seconds": run.seconds}, sort_keys=True).encode()
     buffer = io.BytesIO()
     np.savez_compressed(buffer, header=np.frombuffer(header, dtype=np.uint8),
                         checksum=np.array(_checksum(header, arrays)), **arrays)
     return buffer.getvalue()
 
 
-def save(run: TrainRun, folder: Path, full: bool = True, name: str | None = None) -> Path:
-    """Write the run to folder/name (default: file_name of its key) atomically: to a temporary file in
-    the same folder, flushed to disk, then renamed over the target, so readers see the old file or the
-    new one, never a mix, whoever else writes the same run at the same moment."""
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    target = folder / (name or file_name(key_of(run)))
-    handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
+def _write(run: TrainRun, target: Path) -> None:
+    """The file at target, written atomically: to a temporary file in the same folder, flushed to
+    disk, then renamed over the target, so readers see the old file or the new one, never a mix."""
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as out:
-            out.write(encode(run, full))
+            out.write(encode(run))
             out.flush()
             os.fsync(out.fileno())
         os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def save(run: TrainRun, folder: Path, name: str | None = None) -> Path:
+    """Write the run to folder/name (default: file_name of its key), replacing any file there."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / (name or file_name(key_of(run)))
+    _write(run, target)
     return target
 
 
-def _read(path: Path, key: dict) -> tuple[dict, dict[str, np.ndarray]] | None:
+def _decode(path: Path, key: dict) -> tuple[dict, dict[str, np.ndarray]] | None:
     """The header and arrays of a file whose checksum holds and whose key is `key`; None otherwise."""
     try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {name: data[name] for name in ("steps", "thetas", "losses", "accuracies")}
-            header_bytes, checksum = data["header"].tobytes(), str(data["checksum"])
-        header = json.loads(header_bytes)
-    except FileNotFoundError:
+        with np.load(path, allow_pickle=False) as data:               # an .npz reads each array when asked
+            header_bytes = data["header"].tobytes()
+            header = json.loads(header_bytes)
+            if header.get("key") != key:
+                return None                                           # another run's or version's: not read further
+            arrays = {name: data[name] for name in ("steps", "init", "thetas", "losses", "accuracies")}
+            checksum = str(data["checksum"])
+    except Exception:                                                 # missing, cut short, not a zip, a field missing ...
         return None
-    except Exception:                                                 # cut short, not a zip, a field missing ...
-        return None
-    if checksum != _checksum(header_bytes, arrays) or header.get("key") != key:
-        return None                                                   # altered, or another run's or version's
+    if checksum != _checksum(header_bytes, arrays):
+        return None                                                   # altered
     return header, arrays
 
 
-def _params(cfg: Config, theta: np.ndarray):
-    like = init_params(cfg)
-    if theta.shape != flatten(like).shape:
-        return None
-    theta = theta.copy()
-    theta.setflags(write=False)
-    return unflatten(like, theta)
+def _whole(arrays: dict[str, np.ndarray], steps: int) -> bool:
+    """The file's own steps make a whole run: from 0 (the init) up to `steps`, each once, a weight
+    vector for each, and a loss and an accuracy for every step."""
+    saved = arrays["steps"]
+    return (saved.ndim == 1 and len(saved) >= 2 and saved[0] == 0 and saved[-1] == steps
+            and bool(np.all(np.diff(saved) > 0)) and arrays["thetas"].shape[0] == len(saved) - 1
+            and arrays["init"].ndim == 1 and arrays["thetas"].shape[1:] == arrays["init"].shape
+            and arrays["losses"].shape == (steps,) and arrays["accuracies"].shape == (steps,))
 
 
-def load_run(folder: Path | None, task: str, cfg: Config, steps: int, seed: int) -> TrainRun | None:
-    """The whole stored run (every checkpoint, for the Learn page's replay), or None."""
-    if folder is None:
-        return None
-    key = run_key(task, cfg, steps, seed)
-    found = _read(Path(folder) / file_name(key), key)
-    if found is None or not found[0].get("full"):
+def _frozen(array: np.ndarray) -> np.ndarray:
+    array = np.array(array, dtype=np.float64)
+    array.setflags(write=False)
+    return array
+
+
+def read(path: Path, cfg: Config, key: dict) -> TrainRun | None:
+    """The whole run stored at path (every checkpoint, for the Learn page's replay) if the file is
+    sound and holds the run `key` names (cfg is that run's config); None otherwise."""
+    found = _decode(Path(path), key)
+    if found is None or not _whole(found[1], key["steps"]):
         return None
     header, arrays = found
-    if arrays["steps"].tolist() != checkpoint_steps(steps).tolist() or arrays["losses"].shape != (steps,):
+    like = init_params(cfg)
+    if arrays["init"].shape != flatten(like).shape:
         return None
-    checkpoints = tuple((int(step), _params(cfg, theta)) for step, theta in zip(arrays["steps"], arrays["thetas"]))
-    if any(params is None for _, params in checkpoints):
-        return None
-    losses, accuracies = arrays["losses"], arrays["accuracies"]
-    losses.setflags(write=False)
-    accuracies.setflags(write=False)
+    thetas = [arrays["init"], *arrays["thetas"]]                     # (N,) each, step 0 first
+    checkpoints = tuple((int(step), unflatten(like, _frozen(theta))) for step, theta in zip(arrays["steps"], thetas))
     return TrainRun(task=key["task"], config=cfg, seed=key["seed"], steps=key["steps"], batch=key["batch"],
-                    lr=key["lr"], params=checkpoints[-1][1], losses=losses, accuracies=accuracies,
-                    checkpoints=checkpoints, seconds=float(header["seconds"]))
+                    lr=key["lr"], params=checkpoints[-1][1], losses=_frozen(arrays["losses"]),
+                    accuracies=_frozen(arrays["accuracies"]), checkpoints=checkpoints,
+                    seconds=float(header["seconds"]))
 
 
-def load_params(path: Path, task: str, cfg: Config, steps: int, seed: int):
-    """The final weights of the run stored at path (a whole run or only its end), or None."""
-    key = run_key(task, cfg, steps, seed)
-    found = _read(Path(path), key)
-    if found is None or found[1]["steps"][-1] != steps:
+def load_run(folder: Path | None, task: str, cfg: Config, steps: int, seed: int, batch: int | None = None,
+             lr: float | None = None) -> TrainRun | None:
+    """The run with these settings kept in folder (a cache folder), or None."""
+    if folder is None:
         return None
-    return _params(cfg, found[1]["thetas"][-1])
+    key = run_key(task, cfg, steps, seed, batch, lr)
+    return read(Path(folder) / file_name(key), cfg, key)
 
 
 def shipped_path(task: str) -> Path:
+    """The file of a task's shipped default run."""
     return SHIPPED / f"{get_task(task).name}.npz"
 
 
-def load_shipped(task: str, cfg: Config, steps: int, seed: int):
-    """The weights shipped for the task's default run, if cfg, steps and seed are that run's; else None."""
-    return load_params(shipped_path(task), task, cfg, steps, seed)
+def load_shipped(task: str, cfg: Config, steps: int, seed: int, batch: int | None = None,
+                 lr: float | None = None) -> TrainRun | None:
+    """A run shipped for the task (python -m engine.ship: its default run, and for a deep task the one-layer
+    model beside it) if one has these settings; else None. Only each file's small header is read until
+    one matches."""
+    key = run_key(task, cfg, steps, seed, batch, lr)
+    for path in sorted(SHIPPED.glob(f"{get_task(task).name}*.npz")):
+        found = read(path, cfg, key)
+        if found is not None:
+            return found
+    return None
 
 
-
-def keep(run: TrainRun, folder: Path | None) -> Path | None:
-    """save() the run for a restart or another replica, if there is a folder; a disk that refuses the
-    file (read-only, full) costs only the keeping, never the run: the error is printed, None returned."""
+def keep_first(run: TrainRun, folder: Path | None) -> TrainRun:
+    """Keep the run for a restart or another replica, unless a sound file of the same run is there
+    already: then that one is returned and this one dropped, so every process that trained the same
+    settings shows one run (the first one stored). Writers take turns on a lock file in the folder. A
+    disk that refuses the file (read-only, full) costs only the keeping: the error is printed and the
+    run returned."""
     if folder is None:
-        return None
+        return run
+    key = key_of(run)
     try:
-        return save(run, folder)
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        target = folder / file_name(key)
+        with open(folder / ".lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)                          # released when the file closes
+            kept = read(target, run.config, key)
+            if kept is not None:
+                return kept
+            _write(run, target)
     except OSError as error:
         print(f"attention-lab: could not keep the trained weights in {folder}: {error}", flush=True)
-        return None
+    return run

@@ -1,6 +1,5 @@
 """Learn: train the block in NumPy on a task whose answer is an attention pattern; watch a head learn it."""
 import engine
-from ui import compute
 from ui.page import layout
 from ui.prose import learn as words
 from ui.sections import learn
@@ -20,8 +19,8 @@ layout.header(
 task = learn.choose(view)
 training = learn.training(view)
 seq = learn.sequence(view, task)
-run = compute.trained(cfg, training) or learn.train_live(view, cfg, training, seq)
-if run is None:
-    learn.untrained(view, cfg, seq)
+trained = learn.run_to_show(view, cfg, training, seq)
+if trained is None:
+    learn.untrained(view, cfg, training, seq)
 else:
-    learn.replay(view, cfg, training, run, seq)
+    learn.replay(view, trained, seq)

@@ -29,7 +29,7 @@ layout.header(
 )
 knocked = knockout.control(view)
 stack = compute.stack(cfg, view.words, view.training)
-shown = compute.knocked_stack(cfg, view.words, view.training, knocked) if knocked else stack
+shown = compute.knocked_stack(cfg, view.words, compute.in_use(cfg, view.training), knocked) if knocked else stack
 spread, top, uniform = numbers.summary(shown)
 L, H, T = stack.n_layers, cfg.num_heads, len(view.words)
 roles = knockout.roles(view)

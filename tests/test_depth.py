@@ -186,7 +186,7 @@ def test_learn_page_trains_induction_and_names_the_drop_and_the_two_heads():
     assert_clean(at)
     from ui import compute
     task = engine.TASKS["induction"]
-    run = compute.train(task.config, presets.training("trained-induction"))
+    run = compute.train(task.config, presets.training("trained-induction")).run
     drop = engine.loss_drop_step(run.losses)
     notice = next(s.value for s in at.success if "What to notice" in s.value)
     assert f"fastest at step {drop}" in notice

@@ -1,4 +1,5 @@
-"""The engine is plain NumPy: importing and running it pulls in no app or dataframe library."""
+"""The engine is plain NumPy, and the services beside it plain Python: importing and running them pulls in no
+app or dataframe library."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -9,6 +10,7 @@ PROBE = """
 import json, sys
 import engine
 from engine import analysis, experiments
+from services import weights, workers
 trace = engine.run_preset("part4").layers[0]
 analysis.extend(engine.PRESETS["day33"].config, engine.PRESETS["day33"].tokens, 9)
 experiments.shuffle(engine.PRESETS["part4"].config, engine.PRESETS["part4"].tokens, 0)

@@ -59,7 +59,7 @@ def test_a_trained_preset_reads_only_its_vocabulary():
 
 
 def test_one_training_however_many_sessions_ask_at_once(monkeypatch):
-    from ui import training_process
+    from services import workers as training_process
     calls = []
     real = training_process.train                                       # the app trains in a worker process
 
@@ -283,12 +283,12 @@ def test_circuit_names_every_head_from_the_measurements():
 
 def test_replay_saves_weights_at_most_ten_steps_apart_across_the_drop():
     run = engine.train("previous", steps=300)
-    first, last = importlib.import_module("engine.train").drop_window(run.losses)
+    first, last = importlib.import_module("engine.training").drop_window(run.losses)
     inside = [step for step, _ in run.checkpoints if first <= step <= last]
     assert inside and np.diff([first, *inside, last]).max() <= 10
     assert len(run.checkpoints) < 40 + (last - first) // 2              # the flat parts are thinned
     # The largest run a lecturer can ask for: induction's model, 1,500 steps, saved while training.
-    from engine.train import DENSE_SAVES, CHECKPOINTS, dense_every
+    from engine.training import DENSE_SAVES, CHECKPOINTS, dense_every
     numbers = sum(a.size for a in engine.params.param_arrays(engine.init_params(engine.TASKS["induction"].config)))
     assert dense_every(state.STEPS[1]) <= 10
     assert (DENSE_SAVES + CHECKPOINTS + 1) * numbers * 8 < 20e6
@@ -312,7 +312,7 @@ def test_a_deep_task_needs_no_other_task(monkeypatch):
     monkeypatch.setattr(engine.tasks, "TASKS", {"deep": deep})
     monkeypatch.setattr(engine, "TASKS", {"deep": deep})
     training = presets.Training(task="deep", steps=20, lr=deep.lr)
-    previous, drop = compute.circuit(deep.config, training)
+    previous, drop = compute.circuit(compute.train(deep.config, training))
     assert previous.shape[1:] == (2, deep.config.num_heads)
     assert "A head that solves it" in words.task("deep")
 
@@ -328,7 +328,7 @@ def test_a_stack_is_shown_beside_one_layer_trained_with_the_same_budget():
     two_layers = engine.evaluate(task, task.config, compute.train(task.config, training).params)
     assert metrics["accuracy, 2 layers"] == f"{two_layers:.1%}"
     assert metrics["accuracy, 1 layer"] == f"{engine.evaluate(task, one, compute.train(one, training).params):.1%}"
-    assert compute.trained(one, training).steps == 20
+    assert compute.model(one, training).run.steps == 20
 
 
 def test_knockout_sentence_names_every_head_that_costs_accuracy():
@@ -377,8 +377,8 @@ def test_induction_needs_its_first_layer():
     roles = next(t for t in tables(at) if "strongest measured role" in t.columns)
     task = engine.TASKS["induction"]
     params = compute.train(task.config, presets.training("trained-induction")).params
-    tokens, _ = task.sample(np.random.RandomState(compute.SHARE_SEED), compute.SHARE_SEQUENCES)
-    scores = engine.head_scores(task.config, params, tokens, task)
+    tokens, targets = task.sample(np.random.RandomState(compute.SHARE_SEED), compute.SHARE_SEQUENCES)
+    scores = engine.head_scores(task.config, params, tokens, task, targets)
     for i, (layer, head) in enumerate([(0, 0), (0, 1), (1, 0), (1, 1)]):
         name, score = scores.role(layer, head, 0.5)
         shown = roles["strongest measured role"][i].replace("\\", "")

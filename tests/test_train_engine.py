@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 import engine
 from engine.params import flatten, unflatten
 from engine.model import backprop
-from engine.train import DECAY_FROM, DTYPE, LR_FLOOR, WARMUP, checkpoint_steps, learning_rate
+from engine.training import (DECAY_FROM, DTYPE, LR_FLOOR, WARMUP, checkpoint_steps, dense_every, drop_window,
+                             learning_rate)
 
 FEW = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -163,7 +164,9 @@ def test_run_record_is_frozen_and_complete():
     run = engine.train("first", steps=200, seed=1)
     steps = [s for s, _ in run.checkpoints]
     assert steps[0] == 0 and steps[-1] == 200 and steps == sorted(set(steps))
-    assert 30 <= len(steps) <= 60
+    first, last = drop_window(run.losses)                               # from the run's own losses: its drop
+    dense = {s for s in range(0, 201, dense_every(200)) if first <= s <= last}
+    assert set(steps) == set(checkpoint_steps(200).tolist()) | dense  # the schedule, and every saved step of the drop
     assert sum(s <= 20 for s in steps) >= 8                              # denser early
     assert run.losses.shape == run.accuracies.shape == (200,)
     assert np.all((run.accuracies >= 0) & (run.accuracies <= 1)) and np.all(np.isfinite(run.losses))

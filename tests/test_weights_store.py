@@ -1,5 +1,7 @@
-"""Finished runs kept on disk (engine.store): a sound file comes back exactly; a corrupt, cut-short or
-stale one is never loaded but trained again; writers racing on one file cannot leave a broken one."""
+"""Finished runs kept on disk (engine.store): a sound file comes back exactly (a real default run of
+every task too, with every checkpoint it saved); a corrupt, cut-short or stale one is never loaded but
+trained again; writers racing on one file cannot leave a broken one; two servers that trained the same
+setting end with one stored run and both show it."""
 from __future__ import annotations
 
 import multiprocessing
@@ -10,7 +12,7 @@ import pytest
 
 import engine
 from engine import store
-from engine.train import flatten
+from engine.training import flatten
 
 TASK, STEPS, SEED = "first", 12, 3          # a run small enough to train many times
 
@@ -66,22 +68,23 @@ def _altered_numbers(path):
     """A file rewritten with other weights but the old checksum: only the checksum can tell."""
     with np.load(path) as data:
         arrays = {name: data[name] for name in data.files}
-    arrays["thetas"] = arrays["thetas"] + 1e-9
+    arrays["init"] = arrays["init"] + 1e-9                               # float64, so the change is kept
     np.savez_compressed(path, **arrays)
 
 
 def _stale(path, monkeypatch):
-    monkeypatch.setattr(store.training, "VERSION", store.training.VERSION + 1)   # the training code changed
+    monkeypatch.setattr(engine.training, "VERSION", engine.training.VERSION + 1)   # the training code changed
 
 
 def _app_train(monkeypatch, folder):
     """ui.compute.train as a fresh server runs it (nothing in memory), on `folder`; and a list that
     counts its engine.train calls."""
+    from services import weights
     from ui import compute
     from ui.shell import presets
 
     monkeypatch.setenv(store.CACHE_ENV, str(folder))
-    from ui import training_process
+    from services import workers as training_process
     calls, real = [], training_process.train                            # the app trains in a worker process
 
     def counting(*args, **kwargs):
@@ -91,8 +94,8 @@ def _app_train(monkeypatch, folder):
     monkeypatch.setattr(training_process, "train", counting)
 
     def fresh_server():
-        compute._slot.clear()                                           # a restart: memory is empty
-        return compute.train(engine.TASKS[TASK].config, presets.Training(task=TASK, steps=STEPS, seed=SEED))
+        weights.forget()                                                # a restart: memory is empty
+        return compute.train(engine.TASKS[TASK].config, presets.Training(task=TASK, steps=STEPS, seed=SEED)).run
     return fresh_server, calls
 
 
@@ -178,3 +181,137 @@ def test_racing_writers_never_leave_a_broken_file(run, tmp_path):
     assert seen == {"sound": 200, "absent": 0}, seen
     _same(_load(tmp_path), run, seconds=False)                         # each writer timed its own run
     assert len(list(tmp_path.iterdir())) == 1, "every temporary file was renamed or removed"
+
+
+# --------------------------------------------------------------------------- whole default runs, replicas
+@pytest.mark.parametrize("task", list(engine.TASKS))
+def test_a_real_default_run_of_every_task_comes_back_whole(task, tmp_path):
+    """A default run keeps extra checkpoints across its loss's drop (more than checkpoint_steps gives): the
+    store reads the steps it wrote, so every one of them comes back."""
+    run = engine.train(task)
+    store.save(run, tmp_path)
+    t = engine.TASKS[task]
+    loaded = store.load_run(tmp_path, task, t.config, t.steps, 0)
+    assert loaded is not None, "a real run must come back"
+    _same(loaded, run)
+    assert len(run.checkpoints) >= len(store.training.checkpoint_steps(t.steps)), "the run's own count, whatever it is"
+
+
+def test_a_file_whose_steps_do_not_make_a_whole_run_is_refused(run, tmp_path):
+    cut = replace(run, checkpoints=run.checkpoints[:-1])               # no checkpoint at the last step
+    store.save(cut, tmp_path, name=store.file_name(store.key_of(run)))
+    assert _load(tmp_path) is None
+
+
+def test_the_first_run_stored_wins_and_the_second_is_dropped(run, tmp_path):
+    theta = flatten(run.params).copy()
+    theta[0] += 1.0
+    other = replace(run, params=engine.unflatten(run.params, theta),
+                    checkpoints=run.checkpoints[:-1] + ((STEPS, engine.unflatten(run.params, theta)),))
+    assert store.keep_first(run, tmp_path) is run
+    kept = store.keep_first(other, tmp_path)                            # the same key, other weights
+    _same(kept, run)
+    assert [p.name for p in tmp_path.glob("*.npz")] == [store.file_name(store.key_of(run))]
+    assert store.keep_first(run, None) is run                           # no folder: nothing kept, the run itself
+
+
+REPLICA = r"""
+import json, sys, time
+from dataclasses import replace
+from pathlib import Path
+import engine
+from engine.params import flatten, unflatten
+from services import weights, workers
+folder, tag = Path(sys.argv[1]), int(sys.argv[2])
+
+def tagged(task, cfg, steps, seed=0, lr=None, on_progress=None):
+    run = engine.train(task, cfg, steps, seed=seed, lr=lr)
+    theta = flatten(run.params).copy()
+    theta[0] += tag                                            # this writer's own weights
+    params = unflatten(run.params, theta)
+    losses = run.losses.copy()
+    losses[0] = tag                                            # and its tag
+    (folder / f"trained-{tag}").touch()
+    while len(list(folder.glob("trained-*"))) < 2:             # both have trained before either stores
+        time.sleep(0.01)
+    return replace(run, params=params, checkpoints=run.checkpoints[:-1] + ((steps, params),), losses=losses)
+
+workers.train = tagged
+task = engine.TASKS["first"]
+training = weights.Training(task="first", steps=12, seed=3)
+first = weights.get(task.config, training)
+weights.forget()                                               # and after a restart, from the disk
+again = weights.find(task.config, training)
+print(json.dumps({"shown": float(first.run.losses[0]), "origin": first.origin, "digest": first.digest,
+                  "again": again.digest}))
+"""
+
+
+def test_two_servers_that_train_the_same_setting_show_one_run(tmp_path):
+    """Two processes share a cache folder and train the same setting at once, each a run of its own
+    (tagged 1 and 2): both end showing the one stored first, the other's run is gone, and a restart
+    reads the same."""
+    import json
+    import os
+    import subprocess
+    import sys
+    env = {**os.environ, "ATTENTION_LAB_CACHE": str(tmp_path), "PYTHONPATH": str(store.ROOT)}
+    procs = [subprocess.Popen([sys.executable, "-c", REPLICA, str(tmp_path), str(tag)], env=env, cwd=store.ROOT,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for tag in (1, 2)]
+    said = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+        said.append(json.loads(out.strip().splitlines()[-1]))
+    files = list(tmp_path.glob("*.npz"))
+    assert len(files) == 1, files
+    with np.load(files[0]) as data:
+        stored_tag = float(data["losses"][0])
+    assert stored_tag in (1.0, 2.0)
+    assert [s["shown"] for s in said] == [stored_tag, stored_tag], said          # both show the stored run
+    assert said[0]["digest"] == said[1]["digest"] == said[0]["again"] == said[1]["again"]
+    assert sorted(s["origin"] for s in said) == ["stored", "trained here"]      # the loser says whose it shows
+
+
+SECOND_SERVER = r"""
+import json, sys
+sys.path.insert(0, "tests")
+from conftest import open_app
+from services import workers
+from ui.shell import site
+
+def refuse(*args, **kwargs):
+    raise AssertionError("a training run on the second server")
+
+workers.train = refuse
+at = open_app(site.by_path("learn").file, {"task": "induction", "train_seed": "1"}, timeout=120)
+print(json.dumps({"exceptions": [e.message for e in at.exception], "replay": [s.key for s in at.select_slider],
+                  "buttons": [b.key for b in at.button], "workers": workers.worker_pids(),
+                  "notice": [s.value for s in at.success]}))
+"""
+
+
+def test_a_second_server_replays_a_stored_induction_run_without_training(tmp_path):
+    """A real induction run (batch seed 1: not the shipped one) trained and kept by one server, with the
+    one-layer model its Learn page sets beside it: a second server process on the same folder shows the
+    Learn replay at once, and no worker is started."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from services import weights
+    from ui.shell import presets
+    task = engine.TASKS["induction"]
+    store.keep_first(engine.train("induction", seed=1), tmp_path)
+    store.keep_first(engine.train("induction", replace(task.config, n_layers=1), seed=1), tmp_path)
+    env = {**os.environ, "ATTENTION_LAB_CACHE": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", SECOND_SERVER], env=env, cwd=store.ROOT, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    said = json.loads(done.stdout.strip().splitlines()[-1])
+    assert not said["exceptions"] and not said["workers"], said
+    assert "learn_step" in said["replay"] and "learn_train" not in said["buttons"]
+    stored = store.load_run(tmp_path, "induction", task.config, task.steps, 1)
+    accuracy = engine.evaluate(task, task.config, stored.params)
+    assert any(f"predicts {accuracy:.1%} of 1,000" in n for n in said["notice"]), said["notice"]
+    assert weights.Training(task="induction", steps=task.steps, seed=1) == presets.Training("induction", task.steps, 1)

@@ -63,9 +63,23 @@ def header(view: frame.View, title: str, intro: str, formula: str | Sequence[str
         latex(view, line)
     for note in view.notes:
         st.info(md_escape(note), icon=":material/info:")
+    weights = trained_weights(view)
+    if weights:
+        st.caption(weights)
     outside = outside_training(view)
     if outside:
         st.warning(md_escape(outside), icon=":material/model_training:")
+
+
+def trained_weights(view: frame.View) -> str:
+    """Which trained weights the page shows (shipped, stored or trained here, and their digest); '' for an
+    article's preset or while the model is still training (the Learn page trains it live)."""
+    from ui import compute
+
+    if view.training is None or view.page.trains:
+        return ""
+    trained = compute.model(view.config, view.training)
+    return "" if trained is None else f"Trained weights in use: {trained.said()}."
 
 
 def outside_training(view: frame.View) -> str:
@@ -81,14 +95,15 @@ def outside_training(view: frame.View) -> str:
     changed, longer = presets.departures(view.controls.preset, view.config, T)
     if not changed and not longer:
         return ""
-    if not compute.ready(view.config, view.training):                # the Learn page trains it live
+    trained = compute.model(view.config, view.training)
+    if trained is None:                                               # the Learn page trains it live
         return ""
-    task = presets.task_of(view.controls.preset)
-    preset_cfg = task.config
-    here, per_position = compute.accuracy(view.config, view.training, T)
-    return words(task.title, task.seq_len, T, changed, here,
-                 compute.accuracy(view.config, view.training, task.seq_len)[0],
-                 compute.accuracy(preset_cfg, view.training, task.seq_len)[0] if changed else None, per_position)
+    task = trained.task
+    here, at_length = compute.metrics(trained, T), compute.metrics(trained)
+    preset = compute.in_use(task.config, view.training) if changed else None
+    return words(task.title, task.seq_len, T, changed, here.overall_accuracy, at_length.overall_accuracy,
+                 None if preset is None else compute.metrics(preset).overall_accuracy, here.accuracy, here.count,
+                 compute.METRICS_N)
 
 
 def latex(view: frame.View, formula: str) -> None:

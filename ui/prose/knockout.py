@@ -14,13 +14,18 @@ def _heads(knocked) -> str:
     return names([f"layer {layer} head {head}" for layer, head in knocked])
 
 
-def metrics_caption(task_title: str, knocked, n: int) -> str:
-    """What the accuracy and loss metrics measured."""
+def _sequences(n: int, T: int, seq_len: int) -> str:
+    """The sample a figure was measured on: n fresh sequences of T tokens (saying so when T is not the training length)."""
+    return f"{n:,} fresh {T}-token sequences" + ("" if T == seq_len else f" (the model was trained on {seq_len} tokens)")
+
+
+def metrics_caption(task_title: str, knocked, n: int, T: int, seq_len: int) -> str:
+    """What the accuracy and loss metrics measured: on n fresh sequences of the length shown."""
     if not knocked:
-        return (f"The task '{task_title}' on {n:,} fresh sequences, no head knocked out. Pick heads above to "
+        return (f"The task '{task_title}' on {_sequences(n, T, seq_len)}, no head knocked out. Pick heads above to "
                 f"remove them ({MODE}).")
-    return (f"The task '{task_title}' on {n:,} fresh sequences with {_heads(knocked)} knocked out; the deltas "
-            f"compare with no knock-out. Method: {MODE}.")
+    return (f"The task '{task_title}' on {_sequences(n, T, seq_len)} with {_heads(knocked)} knocked out; the deltas "
+            f"compare with no knock-out on the same sequences. Method: {MODE}.")
 
 
 def no_task(knocked, before: np.ndarray, after: np.ndarray) -> str:
@@ -52,9 +57,10 @@ def role(name: str, score: float) -> str:
     return f"{name} {fmt(score, '.2f')}"
 
 
-def roles_caption(n: int) -> str:
-    """How the roles were measured."""
-    return (f"Each head is scored on {n} fresh sequences of the task: its mean weight on the previous token, on the "
+def roles_caption(n: int, seq_len: int, T: int) -> str:
+    """How the roles were measured (at the training length, seq_len, whatever length T the page shows)."""
+    at = f"{seq_len} tokens, the training length" + ("" if T == seq_len else f", not the {T} shown")
+    return (f"Each head is scored on {n} fresh sequences of the task ({at}): its mean weight on the previous token, on the "
             "first token, on the token right after an earlier copy of the current one (induction, measured on "
             "repeated random sequences) and on the task's own keys. The label is the strongest score, or 'no "
             f"clear role' when none reaches {ROLE_MIN}. Measured without knock-outs.")

@@ -5,7 +5,7 @@ import numpy as np
 
 import engine
 from engine.analysis import NEAR_UNIFORM, spread
-from engine.train import drop_window
+from engine.training import drop_window
 from ui.prose.numbers import count, fmt, names
 
 LOCKED = 0.9          # a head has locked on once this share of its weight lands on the expected keys
@@ -40,6 +40,39 @@ def formula_words(cfg: engine.Config) -> str:
             "θ is every trained number: the embedding table E, every block's weights and W_U.")
 
 
+ORIGIN = {
+    "shipped": "the run that ships with the app: python -m engine.ship trains it in one pinned arithmetic, so these "
+               "are the same weights on every machine",
+    "stored": "a run trained earlier with these settings on this server (or on another server sharing its disk) "
+              "and kept there",
+    "trained here": "trained with these settings on this server, and kept",
+}
+
+
+def origin(where: str, digest: str, short: bool = False) -> str:
+    """Which weights a run's are (services.weights.Model.origin), with the first digits of their digest."""
+    if short:
+        return ORIGIN[where].split(":")[0] + f" (weights {digest[:8]})"
+    return (f"These weights are {ORIGIN[where]}; every page of this app shows them at these settings (weights "
+            f"{digest[:8]}).")
+
+
+def press(replayed_seconds: float | None, deep: bool) -> str:
+    """What pressing Train does: replay the shipped run at its training speed, or train here."""
+    if replayed_seconds is not None:
+        return (f"it replays the run that ships with the app at the speed it was trained, "
+                f"{fmt(replayed_seconds, '.1f')} s")
+    return (("a few seconds" if deep else "under a second") + " on one core; the first student to press it trains "
+            "for the whole room")
+
+
+def replay_line(seconds: float) -> str:
+    """The one line under the Train button when the run ships with the app."""
+    return (f"Train replays the run that ships with the app (what python -m engine.ship trains) at the speed it was "
+            f"trained, {fmt(seconds, '.1f')} s, so every machine shows the same model; another batch seed, number of "
+            "steps or learning rate trains here, for real.")
+
+
 def untrained(weights: np.ndarray, visible: np.ndarray, expected: np.ndarray | None, seconds: str) -> str:
     """Before training: how evenly the initial weights' rows spread, counted on (L, H, T, T) weights;
     with the task's keys (T, T) drawn dashed (one layer), the mean weight they get against an even share."""
@@ -54,15 +87,13 @@ def untrained(weights: np.ndarray, visible: np.ndarray, expected: np.ndarray | N
             f"lopsided row gives one key {fmt(top[where], '.2f')} where an even spread gives "
             f"{fmt(uniform[where[-1]], '.2f')}. ")
     if expected is None:
-        return said + (f"Press Train and watch the maps change ({seconds} on one core; the first student to press "
-                       "it trains for the whole room).")
+        return said + f"Press Train and watch the maps change ({seconds})."
     keyed = expected.any(axis=-1) & rows                              # (T,) rows with a dashed key and a choice
     on_keys = (weights * expected).sum(axis=-1)[..., keyed]           # (L, H, R')
     fair = (np.count_nonzero(expected & visible, axis=-1) / np.count_nonzero(visible, axis=-1))[keyed]
     said += (f"The dashed keys get {fmt(on_keys.mean(), '.0%')} of their rows' weight on average, where an even "
              f"spread gives {fmt(fair.mean(), '.0%')}. ")
-    return said + (f"Press Train and watch the dashed cells take the weight ({seconds} on one core; the first "
-                   "student to press it trains for the whole room).")
+    return said + f"Press Train and watch the dashed cells take the weight ({seconds})."
 
 
 def lock(steps: np.ndarray, shares: np.ndarray) -> tuple[int, int, int] | None:
@@ -165,7 +196,7 @@ def depth_notice(losses, drop: int, steps: np.ndarray, shares: np.ndarray, previ
         said += ("After the last step no head puts more than half of its weight on the previous token or on the "
                  "task's keys. ")
     said += knockouts
-    best = np.unravel_index(int(np.argmax(shares[-1])), shares[-1].shape)
+    best = np.unravel_index(int(np.argmax(shares[at])), shares[at].shape)   # at the step shown, not the last
     said += (f"At step {int(steps[at])} of the replay, the head now most on the task's keys (layer {best[0]} head "
              f"{best[1]}) puts {fmt(float(shares[at][best]), '.0%')} there.")
     return said + f" After the last step the model predicts {_right(accuracy)} 1,000 fresh sequences' scored targets right."

@@ -18,26 +18,45 @@ def facts(preset: str, heads: int) -> str:
 
 
 DOES_TASK = 0.9          # a position where at least this share of targets is right is one where the task is done
+MIN_CASES = 30           # a per-position share from fewer scored sequences than this is too few to tell
 
 
-def reach(per_position) -> int | None:
-    """The last position up to which every scored position is right at least DOES_TASK of the time (None: not even
-    the first)."""
-    import math
-
+def reach(accuracy, count) -> tuple[int | None, int | None]:
+    """Over the positions that at least MIN_CASES sequences score: the last one up to which each is right at least
+    DOES_TASK of the time (None: not even the first), and the first one that is not (None: none)."""
     last = None
-    for i, a in enumerate(per_position):
-        if math.isnan(a):
+    for i, (share, cases) in enumerate(zip(accuracy, count)):
+        if cases < MIN_CASES:
             continue
-        if a < DOES_TASK:
-            return last
+        if share < DOES_TASK:
+            return last, i
         last = i
-    return last
+    return last, None
+
+
+def _too_few(count, T: int) -> str:
+    """Where the task scores too few sequences to tell, as a clause ('' where every scored position has enough)."""
+    from ui.prose.numbers import count as counted
+
+    thin = [i for i, cases in enumerate(count) if 0 < cases < MIN_CASES]
+    if not thin:
+        return ""
+    return (f"; {counted(len(thin), 'position')} of the {T} ({_span(thin)}) are scored in fewer than {MIN_CASES} of "
+            "the sequences, too few to tell")
+
+
+def _span(positions: list[int]) -> str:
+    return (f"position {positions[0]}" if len(positions) == 1 else
+            f"positions {positions[0]}–{positions[-1]}" if positions[-1] - positions[0] == len(positions) - 1 else
+            "positions " + ", ".join(map(str, positions)))
 
 
 def outside_training(task_title: str, seq_len: int, T: int, changed: list[str], accuracy_here: float,
-                     accuracy_trained_length: float, accuracy_preset: float | None, per_position=()) -> str:
-    """What changed from a trained preset's training, and the task's accuracy at this setting (measured)."""
+                     accuracy_trained_length: float, accuracy_preset: float | None, per_position=(),
+                     count=(), sequences: int = 1000) -> str:
+    """What changed from a trained preset's training, and the task's accuracy at this setting: every figure
+    measured on `sequences` fresh sequences of the task (per_position and count: each position's share
+    right and how many of them score it)."""
     from ui.prose.numbers import fmt, names
 
     said = []
@@ -45,20 +64,22 @@ def outside_training(task_title: str, seq_len: int, T: int, changed: list[str], 
         said.append(f"This is not the preset's model: {names(changed)}. The block in use was trained on "
                     f"'{task_title}' with these settings, on {seq_len}-token sequences")
         if accuracy_preset is not None:
-            said[-1] += (f"; it predicts {fmt(accuracy_trained_length, '.0%')} of the task's targets right on fresh "
-                         f"{seq_len}-token sequences, the preset's own model {fmt(accuracy_preset, '.0%')}")
+            said[-1] += (f"; it predicts {fmt(accuracy_trained_length, '.1%')} of the task's targets right on "
+                         f"{sequences:,} fresh {seq_len}-token sequences, the preset's own model "
+                         f"{fmt(accuracy_preset, '.1%')}")
         said[-1] += "."
     if T != seq_len:
-        said.append(f"The block was trained on {seq_len}-token sequences and is shown on {T} tokens: on fresh "
-                    f"{T}-token sequences of the task it predicts {fmt(accuracy_here, '.0%')} of the targets right "
-                    f"(at {seq_len} tokens: {fmt(accuracy_trained_length, '.0%')})")
-        last = reach(per_position)
-        if last is None:
-            said[-1] += f", and no position is right {fmt(DOES_TASK, '.0%')} of the time."
-        elif last < T - 1:
-            said[-1] += (f": it does the task up to position {last} (each position right at least "
-                         f"{fmt(DOES_TASK, '.0%')} of the time) and stops there, so its rows past that need not do "
-                         "the task.")
-        else:
-            said[-1] += "."
+        said.append(f"The block was trained on {seq_len}-token sequences and is shown on {T} tokens: on {sequences:,} "
+                    f"fresh {T}-token sequences of the task it predicts {fmt(accuracy_here, '.1%')} of the targets "
+                    f"right (at {seq_len} tokens: {fmt(accuracy_trained_length, '.1%')})")
+        last, stop = reach(per_position, count)
+        if last is None and stop is not None:
+            said[-1] += (f", and at the first position scored in at least {MIN_CASES} sequences, {stop}, it is right "
+                         f"{fmt(per_position[stop], '.0%')} of the time, under {fmt(DOES_TASK, '.0%')}")
+        elif stop is not None:
+            said[-1] += (f": it does the task up to position {last} (each position scored in at least {MIN_CASES} "
+                         f"sequences right at least {fmt(DOES_TASK, '.0%')} of the time) and not at position {stop} "
+                         f"({fmt(per_position[stop], '.0%')} of {int(count[stop])}), so its rows past that need not do "
+                         "the task")
+        said[-1] += _too_few(count, T) + "."
     return " ".join(said)

@@ -27,17 +27,18 @@ def effect(view: View, before: engine.Stack, after: engine.Stack) -> None:
     """What the knock-out changed: the task's accuracy and loss (trained presets), or each output row's
     norm (the articles' presets, which have no task)."""
     knocked = view.controls.ablate
-    if view.training is not None:
-        base = compute.knockout(view.config, view.training, ())
-        now = compute.knockout(view.config, view.training, knocked)
+    trained = compute.model(view.config, view.training)               # ready: the frame trained it first
+    if trained is not None:
+        T = len(view.words)
+        base, now = compute.metrics(trained, T), compute.metrics(trained, T, knocked)
         left, right = layout.columns(view, 2)
-        delta = (now.accuracy - base.accuracy) * 100
+        delta = (now.overall_accuracy - base.overall_accuracy) * 100
         with left:
-            st.metric("accuracy", f"{now.accuracy:.1%}", delta=f"{delta:+.1f} points" if knocked else None)
+            st.metric("accuracy", f"{now.overall_accuracy:.1%}", delta=f"{delta:+.1f} points" if knocked else None)
         with right:
-            st.metric("loss", fmt(now.loss, ".3g"), delta=fmt(now.loss - base.loss, "+.3g") if knocked else None,
-                      delta_color="inverse")
-        st.caption(words.metrics_caption(engine.TASKS[view.training.task].title, knocked, compute.KNOCKOUT_N))
+            st.metric("loss", fmt(now.overall_loss, ".3g"),
+                      delta=fmt(now.overall_loss - base.overall_loss, "+.3g") if knocked else None, delta_color="inverse")
+        st.caption(words.metrics_caption(trained.task.title, knocked, compute.METRICS_N, T, trained.task.seq_len))
         return
     norm_before = np.linalg.norm(before.output, axis=-1)                 # (T,)
     norm_after = np.linalg.norm(after.output, axis=-1)                   # (T,)
@@ -57,9 +58,10 @@ def redrawn(view: View, knocked) -> None:
 def roles(view: View) -> list[list[str]]:
     """Each map's strongest measured role and score (trained presets: engine.head_scores on fresh
     sequences of the task); [] for an article's preset, which has no vocabulary to draw them from."""
-    if view.training is None:
+    trained = compute.model(view.config, view.training)
+    if trained is None:
         return []
-    scores = compute.head_scores(view.config, view.training)
+    scores = compute.head_scores(trained)
     return [[words.role(*scores.role(layer, head, words.ROLE_MIN)) for head in range(view.config.num_heads)]
             for layer in range(view.config.n_layers)]
 
@@ -72,7 +74,10 @@ def labels(view: View, roles: list[list[str]]) -> None:
                    "is scored for a role.")
         return
     pairs = [(layer, head) for layer in range(cfg.n_layers) for head in range(cfg.num_heads)]
+    scores = compute.head_scores(compute.model(cfg, view.training)).roles()   # every role's score, as measured
     tables.table({"map": [f"layer {layer} head {head}" for layer, head in pairs],
                   "strongest measured role": [roles[layer][head] for layer, head in pairs],
+                  **{name: [fmt(values[pair], ".2f") for pair in pairs] for name, values in scores.items()},
                   "knocked out": ["yes" if pair in knocked else "no" for pair in pairs]})
-    st.caption(words.roles_caption(compute.SHARE_SEQUENCES))
+    task = engine.TASKS[view.training.task]
+    st.caption(words.roles_caption(compute.SHARE_SEQUENCES, task.seq_len, len(view.words)))

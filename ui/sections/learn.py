@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
+from urllib.parse import urlencode
 
 import numpy as np
 import streamlit as st
 
 import engine
-from engine.train import DECAY_FROM, DTYPE, LR_FLOOR, WARMUP
+from engine.training import DECAY_FROM, DTYPE, LR_FLOOR, WARMUP
+from services import weights as service
+from services.weights import Model, Training
 from ui import charts, compute
 from ui.page import footer, layout, tables
 from ui.shell import presets, session, state
 from ui.sections.model_view import StackArrays
 from ui.shell.frame import View
-from ui.shell.presets import Training
 from ui.shell.session import FIELD
 from ui.prose import learn as words
 from ui.prose.numbers import fmt
@@ -135,11 +137,27 @@ def _grid(view: View, stack: engine.Stack, title: str, key: str | None = None, w
                       domain=(0.0, 1.0), present=view.present, key=key)
 
 
-def train_live(view: View, cfg: engine.Config, run_of: Training, seq: Sequence) -> engine.TrainRun | None:
+WATCHED = "learn_watched"    # the digests of the shipped runs this session has watched being replayed
+
+
+def run_to_show(view: View, cfg: engine.Config, run_of: Training, seq: Sequence) -> Model | None:
+    """The finished run to replay, or None (the Train button is drawn). A run trained on this server (or
+    kept on disk) is shown at once; the shipped run of the task's defaults is shown once this session has
+    pressed Train and watched it replayed, so a class still sees the model learn."""
+    found = compute.model(cfg, run_of)
+    if found is not None and (found.origin != "shipped" or found.digest in st.session_state.get(WATCHED, ())):
+        return found
+    return train_live(view, cfg, run_of, seq, found)
+
+
+def train_live(view: View, cfg: engine.Config, run_of: Training, seq: Sequence, found: Model | None) -> Model | None:
     """The Train button; pressed, the run draws itself as it goes: progress, curves, each head's map
-    (with more than one layer: the model view, every layer × head)."""
+    (with more than one layer: the model view, every layer × head). A run that exists already (the
+    shipped one) is replayed at the speed it was trained at, not trained again."""
     button = st.empty()
     if not button.button("Train", key=session.LEARN_TRAIN, type="primary", icon=":material/play_arrow:"):
+        if found is not None:
+            st.caption(words.replay_line(found.run.seconds))
         return None
     button.empty()
     task, last = engine.TASKS[run_of.task], [0.0]
@@ -173,14 +191,18 @@ def train_live(view: View, cfg: engine.Config, run_of: Training, seq: Sequence) 
                                x_title="key", y_title="query", signed=False, domain=(0.0, 1.0), mask=trace.mask,
                                present=view.present, width=box.width, area=300, expected=seq.expected)
 
-    run = compute.train(cfg, run_of, on_progress=progress)
+    if found is None:
+        found = compute.train(cfg, run_of, on_progress=progress)
+    else:
+        service.replay(found, progress)
+        st.session_state[WATCHED] = {*st.session_state.get(WATCHED, ()), found.digest}
     for slot in [bar, curve, *live]:
         slot.empty()
     still.empty()
-    return run
+    return found
 
 
-def untrained(view: View, cfg: engine.Config, seq: Sequence) -> None:
+def untrained(view: View, cfg: engine.Config, run_of: Training, seq: Sequence) -> None:
     """Before any training: the initial weights' maps (every layer × head of a stack), what they do."""
     params = compute.params(cfg)                           # the initial, random weights
     stack = engine.task_stack(engine.TASKS[view.controls.task], cfg, params, list(seq.ids))
@@ -190,50 +212,63 @@ def untrained(view: View, cfg: engine.Config, seq: Sequence) -> None:
     else:
         _maps(view, stack.layers[0], seq.expected, layout.columns(view, min(cfg.num_heads, 2)), live=False)
     layout.notice(words.untrained(weights, stack.layers[0].visible, None if cfg.n_layers > 1 else seq.expected,
-                                  "a few seconds" if cfg.n_layers > 1 else "under a second"))
+                                  words.press(_shipped_seconds(cfg, run_of), cfg.n_layers > 1)))
     _exports(StackArrays(stack))
 
 
-def _replay_step(run: engine.TrainRun) -> int:
-    steps = [step for step, _ in run.checkpoints]
+def _shipped_seconds(cfg: engine.Config, run_of: Training) -> float | None:
+    """The training time of the shipped run that Train replays here, or None where Train trains."""
+    found = compute.model(cfg, run_of)
+    return found.run.seconds if found is not None and found.origin == "shipped" else None
+
+
+def _replay_step(trained: Model) -> int:
+    steps = list(trained.steps)
     return st.select_slider("Replay: the weights after step", steps, value=steps[-1], key=session.LEARN_STEP,
                             help="Saved at least every 10 steps across the loss's drop, more sparsely elsewhere.")
 
 
-def replay(view: View, cfg: engine.Config, run_of: Training, run: engine.TrainRun, seq: Sequence) -> None:
+def replay(view: View, trained: Model, seq: Sequence) -> None:
     """A finished run: scrub the checkpoints from the random start to the end, see the heads sharpen."""
-    task = engine.TASKS[run_of.task]
-    at_step = _replay_step(run)
-    steps = [step for step, _ in run.checkpoints]
-    history, shares, accuracy = compute.share_history(cfg, run_of)
-    stack = compute.task_stack(cfg, run_of, at_step, seq.ids)
+    cfg, run, task = trained.config, trained.run, trained.task
+    at_step = _replay_step(trained)
+    history, shares = compute.share_history(trained)
+    accuracy = compute.metrics(trained).overall_accuracy
+    stack = compute.task_stack(trained, at_step, seq.ids)
     if cfg.n_layers > 1:
-        _replay_stack(view, cfg, run_of, run, at_step, stack, history, shares, accuracy)
+        _replay_stack(view, trained, at_step, stack, history, shares, accuracy)
     else:
         charts.curves(run.losses, run.accuracies, at_step=at_step, present=view.present)
         _maps(view, stack.layers[0], seq.expected, layout.columns(view, min(cfg.num_heads, 2)), live=False)
-        layout.notice(words.notice(history, shares, steps.index(at_step), accuracy))
-    st.caption(f"Trained in {run.seconds:.1f} s on one core, in {np.dtype(DTYPE).name} arithmetic ({run.steps} Adam "
-               f"steps of {run.batch} sequences, learning rate {run.lr:g}, {_schedule(run)}; batch seed {run.seed}); "
-               f"every student's page with these settings shows these same weights, and computes with them in "
-               f"float64.")
-    predictions(compute.task_stack(cfg, run_of, None, seq.ids), task, seq)
-    by_position(view, cfg, run_of, task)
+        layout.notice(words.notice(history, shares, list(trained.steps).index(at_step), accuracy))
+    st.caption(f"{words.origin(trained.origin, trained.digest)} Trained in {run.seconds:.1f} s on one core, in "
+               f"{np.dtype(DTYPE).name} arithmetic ({run.steps} Adam steps of {run.batch} sequences, learning rate "
+               f"{run.lr:g}, {_schedule(run)}; batch seed {run.seed}); the pages compute with these weights in float64.")
+    predictions(compute.task_stack(trained, None, seq.ids), task, seq)
+    by_position(view, trained)
     if cfg.n_layers > 1:
-        one_layer(view, cfg, run_of, seq, accuracy)
-    default = run_of == Training(task=task.name, steps=task.steps, lr=task.lr)
+        one_layer(view, trained, seq, accuracy)
     page = "model" if cfg.n_layers > 1 else "qkv"
     st.markdown(f"See it on every page: [open the {'model view' if page == 'model' else 'Q, K, V page'} with "
-                f"{'these' if default else 'the default run’s'} weights](" + page
-                + f"?preset={presets.TRAINED_PREFIX}{task.name}).")
+                f"these weights]({page}?{urlencode(link_params(trained))}).")
     _exports(StackArrays(stack))
 
 
-def _replay_stack(view: View, cfg: engine.Config, run_of: Training, run: engine.TrainRun, at_step: int,
-                  stack: engine.Stack, history, shares, accuracy: float) -> None:
+def link_params(trained: Model) -> dict[str, str]:
+    """The URL parameters of a trained preset's pages that show exactly this run's weights (its task's
+    preset, and the run's steps, batch seed and learning rate when they are not the task's own)."""
+    run = trained.run
+    controls = replace(state.preset_controls(presets.TRAINED_PREFIX + run.task), steps=run.steps,
+                       train_seed=run.seed, lr=run.lr)
+    return state.to_params(controls)
+
+
+def _replay_stack(view: View, trained: Model, at_step: int, stack: engine.Stack, history, shares,
+                  accuracy: float) -> None:
     """A stack's run: the loss and its drop, the model view at the step, each head's weight on the
     previous token and on the task's keys over the run (any task with more than one layer)."""
-    previous, drop = compute.circuit(cfg, run_of)
+    cfg, run = trained.config, trained.run
+    previous, drop = compute.circuit(trained)
     charts.curves(run.losses, run.accuracies, at_step=at_step, drop=drop, present=view.present)
     _grid(view, stack, f"every layer × head after step {at_step}", key="learn_grid")
     st.caption("The model view of the sequence above: rows are layers, columns heads, one colour scale from 0 "
@@ -248,43 +283,45 @@ def _replay_stack(view: View, cfg: engine.Config, run_of: Training, run: engine.
     st.markdown("**Which head locked on when**: each head's weight on whichever it ends up looking at more: the "
                 "previous token (dashed) or the keys of the task (solid).")
     charts.history(history, series, at_step=at_step, y_title="mean weight on those keys", present=view.present)
-    steps = [step for step, _ in run.checkpoints]
-    base, single, layers = compute.circuit_knockouts(cfg, run_of)
-    layout.notice(words.depth_notice(run.losses, drop, history, shares, previous, steps.index(at_step), accuracy,
-                                     engine.TASKS[run_of.task].title,
-                                     words.knockouts(base, single, layers, compute.KNOCKOUT_N)))
+    base, single, layers = compute.circuit_knockouts(trained)
+    layout.notice(words.depth_notice(run.losses, drop, history, shares, previous, list(trained.steps).index(at_step),
+                                     accuracy, trained.task.title,
+                                     words.knockouts(base, single, layers, compute.METRICS_N)))
 
 
-def by_position(view: View, cfg: engine.Config, run_of: Training, task: engine.Task) -> None:
+def by_position(view: View, trained: Model) -> None:
     """The trained model's loss and accuracy at each position, over 1,000 fresh sequences of the task."""
-    metrics = compute.position_metrics(cfg, run_of)
+    metrics = compute.metrics(trained)
     charts.by_position(metrics.loss, metrics.accuracy, metrics.scored, present=view.present,
-                       title=f"loss and accuracy by position, {compute.KNOCKOUT_N:,} fresh sequences")
-    st.caption(words.by_position(metrics.loss, metrics.accuracy, metrics.scored, metrics.count, task.title))
+                       title=f"loss and accuracy by position, {compute.METRICS_N:,} fresh sequences")
+    st.caption(words.by_position(metrics.loss, metrics.accuracy, metrics.scored, metrics.count, trained.task.title))
 
 
-def one_layer(view: View, cfg: engine.Config, run_of: Training, seq: Sequence, accuracy: float) -> None:
+def one_layer(view: View, trained: Model, seq: Sequence, accuracy: float) -> None:
     """The same task and budget with one layer: its accuracy and model view beside the stack's."""
+    cfg, run = trained.config, trained.run
     one = replace(cfg, n_layers=1)
+    same = Training(task=run.task, steps=run.steps, seed=run.seed, lr=run.lr)
     st.subheader("One layer, same budget")
-    if compute.trained(one, run_of) is None:
-        with st.spinner(f"Training a one-layer model with the same {run_of.steps} steps …"):
-            compute.train(one, run_of)
-    single = compute.knockout(one, run_of, ()).accuracy             # nothing knocked out
+    single_model = compute.model(one, same)
+    if single_model is None:
+        with st.spinner(f"Training a one-layer model with the same {run.steps} steps …"):
+            single_model = compute.train(one, same)
+    single = compute.metrics(single_model).overall_accuracy            # nothing knocked out
     left, right = layout.columns(view, 2)
     with left:
         st.metric(f"accuracy, {cfg.n_layers} layers", f"{accuracy:.1%}")
-        _grid(view, compute.task_stack(cfg, run_of, None, seq.ids), f"{cfg.n_layers} layers", width=left.width)
+        _grid(view, compute.task_stack(trained, None, seq.ids), f"{cfg.n_layers} layers", width=left.width)
     with right:
         st.metric("accuracy, 1 layer", f"{single:.1%}", delta=f"{(single - accuracy) * 100:+.1f} points")
-        _grid(view, compute.task_stack(one, run_of, None, seq.ids), "1 layer", width=right.width)
-    st.caption(f"Both trained with the same steps, batches and learning rate; accuracy on 1,000 fresh sequences. "
-               f"The one-layer model predicts {fmt(single, '.1%')} right, the {cfg.n_layers}-layer one "
-               f"{fmt(accuracy, '.1%')}.")
+        _grid(view, compute.task_stack(single_model, None, seq.ids), "1 layer", width=right.width)
+    st.caption(f"Both trained with the same steps, batches and learning rate; accuracy on {compute.METRICS_N:,} fresh "
+               f"sequences. The one-layer model predicts {fmt(single, '.1%')} right, the {cfg.n_layers}-layer one "
+               f"{fmt(accuracy, '.1%')}. The one-layer model is {words.origin(single_model.origin, single_model.digest, short=True)}.")
 
 
 def _schedule(run: engine.TrainRun) -> str:
-    """How the run's learning rate moved (engine.train.learning_rate), in a few words."""
+    """How the run's learning rate moved (engine.training.learning_rate), in a few words."""
     return (f"reached over the first {WARMUP:.0%} of the steps, held to {DECAY_FROM:.0%}, then lowered to "
             f"{run.lr * LR_FLOOR:g}")
 

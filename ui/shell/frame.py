@@ -135,7 +135,7 @@ def start():
     said = [tokens.note] if tokens.note and page.sentence else []      # what was done to the sidebar's tokens
     _here.view = View(controls=controls, config=state.to_config(controls), tokens=tokens,
                       notes=tuple(notes + said), page=page,
-                      width=width, training=presets.training(controls.preset), stacked=stacked)
+                      width=width, training=state.to_training(controls), stacked=stacked)
     if controls.present:
         presenter.bar(pages, current)
     join = {k: v for k, v in params.items() if k != "present"} | poll.share_params()   # students: this view, no presenter view

@@ -5,28 +5,18 @@ defaults; every page then shows it on a sequence from that task. Pure Python (no
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 
 import engine
+from services.weights import Training
 from ui.prose.numbers import count
 
 TRAINED_PREFIX = "trained-"
 TRAINED_TASKS = tuple(engine.TASKS)   # one trained preset per task of engine/tasks.py, in its order
 SAMPLE_SEED = 0             # the sequence a trained preset starts on: RandomState(0), the same for everyone
 BATCH_SEED = 0              # the training batches' stream (the sidebar's seed draws the initial weights)
-
-
-@dataclass(frozen=True)
-class Training:
-    """Which trained weights a view shows: the task, the number of Adam steps, the batches' seed and
-    the learning rate (the rest is the config, which is part of every cache key beside this)."""
-
-    task: str
-    steps: int
-    seed: int = BATCH_SEED
-    lr: float | None = None         # None: the task's own (the Learn page and the presets give it)
 
 
 def names() -> list[str]:
@@ -50,14 +40,19 @@ def title(name: str) -> str:
     return engine.get_preset(name).title if task is None else f"Trained: {task.title}"
 
 
-def summary(name: str, cfg: engine.Config | None = None, T: int | None = None) -> str:
-    """What the preset's model is; for a trained preset, the model actually in use (cfg, shown on T tokens)."""
+def summary(name: str, cfg: engine.Config | None = None, T: int | None = None, run: Training | None = None) -> str:
+    """What the preset's model is; for a trained preset, the model actually in use (cfg, shown on T tokens,
+    trained as `run` says: None or the default run, or the Learn page's run of other settings)."""
     task = task_of(check(name))
     if task is None:
         return engine.get_preset(name).summary
     c = cfg or task.config
     shown = f", shown on {T}" if T is not None and T != task.seq_len else ""
-    return (f"trained in NumPy on '{task.title}' ({task.steps} Adam steps, vocabulary "
+    how = f"{task.steps} Adam steps"
+    if run is not None and not run.defaults():
+        lr = task.lr if run.lr is None else run.lr
+        how = f"the Learn page's run: {run.steps} Adam steps, batch seed {run.seed}, learning rate {lr:g}"
+    return (f"trained in NumPy on '{task.title}' ({how}, vocabulary "
             f"{c.vocab[0]}–{c.vocab[-1]}, {task.seq_len}-token sequences{shown}); "
             + f"{count(c.n_layers, 'block')}, "
             + f"d_model {c.d_model}, {count(c.num_heads, 'head')}, d_ff {c.d_ff}, "
@@ -113,8 +108,9 @@ def default_words(name: str) -> tuple[str, ...]:
 
 
 def training(name: str) -> Training | None:
+    """A trained preset's default run (the one that ships), or None for an article's preset."""
     task = task_of(check(name))
-    return None if task is None else Training(task=task.name, steps=task.steps, lr=task.lr)
+    return None if task is None else Training(task=task.name, steps=task.steps, seed=BATCH_SEED, lr=task.lr)
 
 
 def fit_words(name: str, typed: list[str], T: int) -> tuple[list[str], list[str]]:

@@ -40,7 +40,9 @@ def _learn(c: Controls) -> None:
                     help=f"From {state.STEPS[0]} to {state.STEPS[1]:,}; the task's own: {task.steps}.")
     sb.number_input("Learning rate", *state.LR, step=0.005, format="%.4f", key=FIELD.lr,
                     help=f"Adam's step size, from {state.LR[0]:g} to {state.LR[1]:g}; the task's own: {task.lr:g}.")
-    sb.caption("Each setting is trained once per server: the first student to press Train trains it for the room.")
+    sb.caption("The task's own settings (batch seed 0, its steps and learning rate) are the run that ships with the "
+               "app: Train replays it. Any other setting is trained once per server: the first student to press "
+               "Train trains it for the room.")
 
 
 def draw(c: Controls, link: str, trains: bool = False) -> None:
@@ -73,7 +75,7 @@ def _concepts(c: Controls) -> None:
                  help="Sets every control to the preset's values: an article's example (at these values the "
                       "numbers match that article's script exactly), or a block trained on a task (its "
                       "training settings, on a sequence of the task).")
-    in_use = presets.summary(c.preset, state.to_config(c), c.seq_len)
+    in_use = presets.summary(c.preset, state.to_config(c), c.seq_len, state.to_training(c))
     sb.caption(" ".join(part for part in (in_use + ".", preset_facts(c.preset, c.heads)) if part))
     sb.text_input("Tokens (a sentence)", key=FIELD.text, max_chars=state.MAX_TEXT,
                   help="Split on spaces. Cut to the sequence length, or padded from a fixed word list.")

@@ -80,6 +80,16 @@ def preset_controls(name: str, **view) -> Controls:
                     layer_norm=cfg.layer_norm, **{**learn, **view})
 
 
+def to_training(c: Controls) -> presets.Training | None:
+    """The trained weights a trained preset's pages show: the run the Learn page's controls name when
+    they name the preset's task (its link to the model view carries them), else the task's default
+    run (the one that ships); None for an article's preset."""
+    default = presets.training(c.preset)
+    if default is None or c.task != default.task:
+        return default
+    return presets.Training(task=c.task, steps=c.steps, seed=c.train_seed, lr=c.lr)
+
+
 def switched(c: Controls) -> bool:
     """A switch is away from its usual position (mask or positions or layer norm on, scaling off)."""
     return c.causal or c.positional or not c.scale or c.layer_norm

@@ -3,7 +3,7 @@
 A training step is a few hundred small NumPy calls, and Python runs one thread's Python code at a time:
 trained inside the server, ten students' trainings took turns with every other student's page on
 one core, whatever the machine had (benchmarks/storm.py: the others' rerun p95 rose 10×). Here a run
-goes to a worker: `python -m ui.training_process`, a plain interpreter with the engine (not the app,
+goes to a worker: `python -m services.workers`, a plain interpreter with the engine (not the app,
 not multiprocessing's copy of the server's main module), started when a training first needs it and
 then kept for the next one. There are up to one per core (at most MAX_WORKERS), each at a lower
 priority (nice 10): when a student's page and a training both want a core, the page gets it (a

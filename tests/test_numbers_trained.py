@@ -1,0 +1,90 @@
+"""One quantity, one number (issue 32, defects 1, 5, 6 and 7): a trained model's accuracy is one function
+of one sample wherever it shows (the model view's metric, the warning above it), it names the length it
+was measured at, a per-position statement needs enough cases, and the Learn replay's notice reads the
+step it shows. Trained numbers are read from the model the app uses at that setting."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import engine
+from conftest import assert_clean, open_app
+from ui import compute
+from ui.prose import learn as learn_words
+from ui.prose import presets as preset_words
+from ui.shell import site, state
+
+MODEL = site.by_path("model").file
+
+
+def _model(params: dict):
+    controls, _ = state.from_params(params)
+    return compute.in_use(state.to_config(controls), state.to_training(controls)), state.to_tokens(controls).words
+
+
+def _warning(at) -> str:
+    return " ".join(w.value.replace("\\", "") for w in at.warning if "trained on" in w.value)
+
+
+# --------------------------------------------------------------------------- defect 1
+def test_defect01_the_replay_notice_names_the_head_most_on_the_keys_at_the_step_shown():
+    """At step 303 the notice named layer 1 head 1 (33 %) while head 0 had 36.5 %: picked at the last step."""
+    steps = np.array([0, 303, 480])
+    shares = np.array([[[0.1, 0.1], [0.1, 0.1]], [[0.05, 0.04], [0.365, 0.333]], [[0.05, 0.04], [0.95, 0.99]]])
+    previous = np.array([[[0.1, 0.1], [0.1, 0.1]], [[0.6, 0.2], [0.02, 0.01]], [[0.77, 0.2], [0.02, 0.01]]])
+    said = learn_words.depth_notice(np.linspace(3, 1, 480), 330, steps, shares, previous, 1, 0.99, "induction")
+    assert "At step 303 of the replay, the head now most on the task's keys (layer 1 head 0) puts 36%" in said
+    said = learn_words.depth_notice(np.linspace(3, 1, 480), 330, steps, shares, previous, 2, 0.99, "induction")
+    assert "(layer 1 head 1) puts 99%" in said
+
+
+# --------------------------------------------------------------------------- defects 5 and 6
+@pytest.mark.parametrize("preset, T", [("trained-previous", 64), ("trained-reverse", 64), ("trained-induction", 64),
+                                       ("trained-induction", 16)])
+def test_defect05_06_the_model_views_accuracy_is_the_one_the_warning_gives_at_the_length_shown(preset, T):
+    params = {"preset": preset, "seq_len": str(T)}
+    at = open_app(MODEL, params, timeout=300)
+    assert_clean(at)
+    model, _ = _model(params)
+    task = model.task
+    here = engine.position_metrics(task, model.config, model.params, compute.METRICS_N, compute.METRICS_SEED, T=T)
+    metric = next(m.value for m in at.metric if m.label == "accuracy")
+    assert metric == f"{here.overall_accuracy:.1%}", "measured on sequences of the length shown"
+    said = " ".join(c.value for c in at.caption)
+    assert f"1,000 fresh {T}-token sequences" in said
+    if T == task.seq_len:
+        assert not _warning(at) and "the model was trained on" not in said
+        return
+    assert f"(the model was trained on {task.seq_len} tokens)" in said
+    assert f"{task.seq_len} tokens, the training length, not the {T} shown" in said        # the roles' sample
+    warned = _warning(at)
+    at_length = engine.evaluate(task, model.config, model.params)
+    assert f"it predicts {metric} of the targets right (at {task.seq_len} tokens: {at_length:.1%})" in warned
+
+
+# --------------------------------------------------------------------------- defect 7
+def test_defect07_a_position_scored_in_too_few_sequences_is_no_finding():
+    accuracy = np.array([0, 1.0, 1.0, 0.95, 0.5, 0.67, 0.0])
+    count = np.array([0, 900, 800, 400, 12, 3, 0])                  # positions 4 and 5: too few cases
+    assert preset_words.reach(accuracy, count) == (3, None)
+    said = preset_words.outside_training("induction", 16, 7, [], 0.9, 0.99, None, accuracy, count)
+    assert "does the task up to position" not in said and "2 positions of the 7 (positions 4–5)" in said
+    assert "fewer than 30 of the sequences, too few to tell" in said
+    count[4] = 30                                                    # now position 4 has enough, and fails
+    said = preset_words.outside_training("induction", 16, 7, [], 0.9, 0.99, None, accuracy, count)
+    assert "does the task up to position 3" in said and "not at position 4 (50% of 30)" in said
+
+
+def test_defect07_the_induction_warning_at_64_tokens_counts_its_cases():
+    params = {"preset": "trained-induction", "seq_len": "64"}
+    at = open_app(MODEL, params, timeout=300)
+    model, _ = _model(params)
+    metrics = engine.position_metrics(model.task, model.config, model.params, compute.METRICS_N,
+                                      compute.METRICS_SEED, T=64)
+    warned = _warning(at)
+    for position in re.findall(r"position (\d+)", warned.split("too few")[0]):
+        assert metrics.count[int(position)] >= preset_words.MIN_CASES, (position, warned)
+    thin = int(np.count_nonzero((metrics.count > 0) & (metrics.count < preset_words.MIN_CASES)))
+    assert (thin > 0) == ("too few to tell" in warned)
