@@ -114,6 +114,21 @@ def read_rows(weights: np.ndarray, visible: np.ndarray) -> list[RowReading]:
     return rows
 
 
+def read_head(trace: Trace, head: int, beta: float = 1.0) -> tuple[np.ndarray, list[RowReading]]:
+    """One head's (T, T) weights at inverse temperature beta and each row read by the rules: what the
+    softmax page draws and says, and what the poll's top-key question grades."""
+    weights = weights_at(trace.scaled[head], beta)
+    return weights, read_rows(weights, trace.visible)
+
+
+def score_spread(trace: Trace, head: int) -> tuple[float, float]:
+    """The standard deviation of one head's visible scores, raw and divided by √d_head (whether or not
+    the block divides): what the scaled-scores page says the division does, and the poll grades."""
+    seen = trace.visible                                              # (T, T)
+    raw = trace.scores[head][seen]
+    return float(np.std(raw)), float(np.std(raw / np.sqrt(trace.config.d_head)))
+
+
 def weights_at(scaled: np.ndarray, beta: float) -> np.ndarray:
     """softmax(beta * scaled) over the last axis: the weights at inverse temperature beta (beta = 1 is
     the model). Hidden keys (-inf) stay hidden at every beta, beta = 0 included (then uniform over the

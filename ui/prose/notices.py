@@ -113,7 +113,7 @@ def scores_notice(t: Trace, head: int, quote: Quote = _plain) -> str:
     if d == 1:
         return said + ("With d_head = 1 the divisor is √1 = 1, so the division changes nothing: scaled and raw "
                        "scores are the same numbers.")
-    before, after = _std(t.scores[head], t.visible), _std(t.scaled[head], t.visible)
+    before, after = analysis.score_spread(t, head)                       # the poll's question reads the same
     return said + (f"Dividing every score by the same √{d} = {fmt(divisor, '.3f')} keeps the order within each "
                    f"row and shrinks the spread the softmax will see by that factor (std {fmt(before, '.3f')} → "
                    f"{fmt(after, '.3f')}).")

@@ -1,0 +1,75 @@
+"""Issue 32: one quantity, one number. One test (or a few) per defect of the issue, numbered as it numbers
+them, each at the settings the issue gives; each fails without its fix. Trained numbers are read from the
+run in use (ui.compute at the same settings), never written down: training differs between CPUs."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conftest import assert_clean, open_app, tables
+from engine import analysis
+from ui import compute
+from ui.poll import questions, view as poll_view
+from ui.shell import presets, session, site, state
+
+PAGE = {p.path: p.file for p in site.PAGES}
+
+
+def setting(params: dict[str, str]):
+    """(controls, config, words, training) of a URL, as the frame makes them."""
+    c, _ = state.from_params(params)
+    return c, state.to_config(c), state.to_tokens(c).words, presets.training(c.preset)
+
+
+def trace(params: dict[str, str], layer: int = 0):
+    c, cfg, words, training = setting(params)
+    return compute.trace(cfg, words, training, layer)
+
+
+def column(at, name: str) -> list[str]:
+    table = next(t for t in tables(at) if name in t.columns)
+    return [str(x).replace("\\", "") for x in table[name]]
+
+
+@pytest.fixture
+def poll_db(tmp_path, monkeypatch):
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    monkeypatch.setenv("ATTENTION_LAB_POLL_DB", str(tmp_path / "poll.sqlite3"))
+    poll_view.store.clear()
+    yield
+    poll_view.store.clear()
+
+
+def asked_on_page(page: str, params: dict[str, str]):
+    """The presenter asks this page's question; the question as the store keeps it, and the page."""
+    at = open_app(PAGE[page], {**params, "present": "1"}, timeout=180)
+    at.button(key=session.POLL_START).click().run()
+    at.button(key=session.POLL_ASK).click().run()
+    assert_clean(at)
+    code = at.query_params["room"]
+    code = code if isinstance(code, str) else code[0]
+    return poll_view.store().questions(code)[0], open_app(PAGE[page], params, timeout=180)
+
+
+# =========================================================================== 3 · the poll names every tied key
+def test_defect03_poll_accepts_every_key_tied_with_the_top(poll_db):
+    params = {"preset": "trained-max"}
+    t = trace(params)
+    row = analysis.read_head(t, 0)[1][t.T - 1]
+    assert row.kind == "lean" and len(row.top) >= 2                   # '5' three times, no positions: a tie
+    q, page = asked_on_page("softmax", params)
+    assert q.answers == tuple(str(j) for j in row.top)
+    shown = column(page, "attends most to")[t.T - 1]                   # the page's own reading of that row
+    assert shown == " = ".join(t.labels[j] for j in row.top) + " (tie)"
+
+
+# =========================================================================== 9 · no key is right in an even row
+@pytest.mark.parametrize("preset", ["part4", "day33"])
+def test_defect09_poll_on_an_even_row_grades_the_pages_answer(poll_db, preset):
+    params = {"preset": preset}
+    t = trace(params)
+    assert analysis.read_head(t, 0)[1][t.T - 1].kind == "even"
+    q, page = asked_on_page("softmax", params)
+    assert q.answers == (questions.EVEN,)
+    assert column(page, "attends most to")[t.T - 1] == "none: spread evenly"
+    assert "spread almost evenly" in q.label(questions.EVEN)
