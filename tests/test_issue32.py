@@ -73,3 +73,25 @@ def test_defect09_poll_on_an_even_row_grades_the_pages_answer(poll_db, preset):
     assert q.answers == (questions.EVEN,)
     assert column(page, "attends most to")[t.T - 1] == "none: spread evenly"
     assert "spread almost evenly" in q.label(questions.EVEN)
+
+
+# =========================================================================== 10 · one scale of magnitude words
+def test_defect10_magnitude_words_follow_one_scale():
+    from ui.prose.numbers import LARGE, SMALL, TINY, next_to
+    assert (TINY, SMALL, LARGE) == (1e-3, 0.2, 5.0)
+    assert [next_to(x) for x in (1e-5, 0.15, 0.2, 1 / 3, 0.9, 1.0, 1.7, 4.9, 5.0, 1e9)] == [
+        "tiny next to", "small next to", "small next to", "33% of", "90% of", "about as large as", "1.7 times", "4.9 times",
+        "large next to", "large next to"]
+
+
+def test_defect10_a_third_is_not_large_next_to_its_old_total():
+    """Part 4's exercise: e^s/Z = 0.33 for 'AI' (read from the run): the sentence says what a third is."""
+    from ui.prose import exercise as words
+    from ui.prose.numbers import next_to, parse
+    import re
+    c, cfg, tokens, training = setting({"preset": "part4"})
+    ext = compute.extension(cfg, tokens, state.next_word(c), training)
+    said = words.sentences(ext, 0)[0]
+    ratio, phrase = re.search(r"e\^s/Z = ([^:]+): e\^s is (.+?) its old total Z", said).groups()
+    assert 0.2 < parse(ratio) < 0.5 and phrase == next_to(parse(ratio)) == f"{round(parse(ratio) * 100)}% of"
+    assert "large next to" not in said

@@ -12,7 +12,7 @@ from engine.analysis import Extension, read_rows
 from engine.config import Config
 from engine.exercise import SAME, Outputs, Twist, old_rows
 from engine.tokens import MAX_WORD_CHARS, Token, clean_word, token_id
-from ui.prose.numbers import diff, every, fmt
+from ui.prose.numbers import diff, every, fmt, next_to
 
 Quote = Callable[[str], str]
 KINDS = ("id", "word")                       # how the new token is given: a vocabulary id or a typed word
@@ -96,6 +96,11 @@ def _log10_ratio(r, i: int) -> float:
     return float((r.score_new[i] - np.log(r.z[i])) / np.log(10))
 
 
+def _ratio_value(r, i: int) -> float:
+    """e^s / Z for old row i as a number (10³⁰⁰ at most: a word of magnitude needs no more)."""
+    return 10 ** min(_log10_ratio(r, i), 300.0)
+
+
 def _ratio(r, i: int) -> str:
     """e^s / Z for old row i as text, even where e^s and Z themselves overflow or underflow."""
     power = _log10_ratio(r, i)
@@ -122,8 +127,9 @@ def _visible_but_negligible(ext: Extension, head: int, quote: Quote) -> str:
     share = shares(ext, head)
     i = int(np.argmax(share))
     return (f"every old query sees {quote(r.new_label)} (its scores against it are finite, "
-            f"{fmt(float(np.min(r.score_new)), '.3f')} to {fmt(float(np.max(r.score_new)), '.3f')}), but e^s is tiny "
-            f"next to each old total Z: the largest share, e^s/(Z + e^s) for {quote(r.labels[i])}, is "
+            f"{fmt(float(np.min(r.score_new)), '.3f')} to {fmt(float(np.max(r.score_new)), '.3f')}), but e^s is "
+            f"{next_to(_ratio_value(r, i))} each old total Z: the largest share, e^s/(Z + e^s) for "
+            f"{quote(r.labels[i])}, is "
             f"{fmt(float(share[i]), '.4f')} (s = {fmt(float(r.score_new[i]), '.3f')}), "
             "visible but negligible")
 
@@ -152,10 +158,9 @@ def sentences(ext: Extension, head: int, quote: Quote = _plain_quote) -> tuple[s
         return (f"Appending {new} took almost nothing from any old row: {_visible_but_negligible(ext, head, quote)}.",
                 factors)
     highest = int(np.argmax(r.score_new))
-    compare = "large" if _log10_ratio(r, i) > -1 else "small"
     if highest == i:
         why = (f"it has the highest score against the new key of any old query (s = {fmt(s, '.3f')}, so "
-               f"e^s/Z = {_ratio(r, i)}: e^s is {compare} next to its old total Z)")
+               f"e^s/Z = {_ratio(r, i)}: e^s is {next_to(_ratio_value(r, i))} its old total Z)")
     else:
         why = (f"its score against the new key is the largest relative to its own old scores (s = {fmt(s, '.3f')}, "
                f"e^s/Z = {_ratio(r, i)}); {quote(r.labels[highest])} scores the new key higher "

@@ -7,7 +7,7 @@ from typing import Callable
 import numpy as np
 
 from engine import Trace, analysis
-from ui.prose.numbers import count, fmt, verb
+from ui.prose.numbers import count, fmt, next_to, verb
 
 Quote = Callable[[str], str]
 
@@ -120,9 +120,6 @@ def scores_notice(t: Trace, head: int, quote: Quote = _plain) -> str:
 
 
 # --------------------------------------------------------------------------- Block output
-SMALL = 0.25              # the FFN's change is called "small next to" what the residual carries below this ratio
-
-
 def output_notice(t: Trace) -> str:
     """What the ReLU zeroed and how far the feed-forward layer moved the vectors, compared, not asserted."""
     T, F = t.ffn_hidden.shape
@@ -133,9 +130,7 @@ def output_notice(t: Trace) -> str:
                        f"attention output (mean |output| {fmt(float(np.abs(t.output).mean()), '.3f')} per entry).")
     moved = float(np.abs(t.output - t.after_attn).mean())                # the FFN's own part: hidden·W₂ + b₂
     carried = float(np.abs(t.after_attn).mean())                          # what the residual path brings
-    ratio = moved / carried if carried > 0 else float("inf")
-    compare = ("small next to" if ratio < SMALL else "larger than" if ratio >= 1 else
-               f"{fmt(ratio, '.0%')} of")
+    compare = next_to(moved / carried if carried > 0 else float("inf"))   # the one scale of magnitude words
     return said + (f"; the feed-forward layer then moved the vectors by {fmt(moved, '.3f')} on average per entry, "
                    f"{compare} the {fmt(carried, '.3f')} the residual path carries through (mean "
                    f"|{'X + P' if t.positions is not None else 'X'} + attn|).")
