@@ -40,7 +40,8 @@ class OldRows:
     exp_new: np.ndarray        # (T,) e^{s_i,new} (0 where hidden)
     z: np.ndarray              # (T,) Z_i = Σ_j<T e^{s_ij}: the old row's softmax denominator
     factor: np.ndarray         # (T,) Z_i / (Z_i + e^{s_i,new}), from the extension
-    lost: np.ndarray           # (T,) 1 − factor: the share each old row now gives the new token
+    lost: np.ndarray           # (T,) the weight each old row now gives the new token, read from the softmax:
+                               # 1 − factor in exact arithmetic (1 − factor itself rounds a share of 10⁻³⁶ to 0)
     ratio_min: np.ndarray      # (T,) smallest new/old over the row's visible keys
     ratio_max: np.ndarray      # (T,) largest new/old: equal to ratio_min when the ratios are kept
     row_error: np.ndarray      # (T,) max_j |new_ij − factor_i · old_ij|
@@ -81,7 +82,7 @@ def old_rows(ext: Extension, head: int) -> OldRows:
         ratio = np.where(seen, new / np.where(seen, old, 1.0), np.nan)   # (T, T)
     ratio_min = np.min(np.where(seen, ratio, np.inf), axis=-1)
     ratio_max = np.max(np.where(seen, ratio, -np.inf), axis=-1)
-    lost = 1.0 - factor
+    lost = ext.after.weights[head, :T, T]                            # (T,); exactly 0 where hidden
     return OldRows(
         head=head, labels=ext.before.labels, new_label=ext.after.labels[T], score_new=score_new,
         exp_new=exp_new, z=z, factor=factor, lost=lost, ratio_min=ratio_min, ratio_max=ratio_max,

@@ -83,7 +83,9 @@ def test_causal_mask_leaves_the_first_rows_identical(cfg, tokens, new):
     assert exercise.outputs(ext).changed == 0
     assert words.sentences(ext, 0)[0].startswith("No old row lost any attention")
     assert words.verdict(ext, 0, "unchanged")[0] == "right"
-    assert words.verdict(ext, 0, "own_factor")[0] == "partly"
+    assert words.verdict(ext, 0, "own_factor")[0] == "right"             # factor 1 for each row: true, and more
+    assert words.verdict(ext, 0, "same_factor")[0] == "wrong"            # nothing shrinks
+    assert words.right_predictions(ext, 0) == ["unchanged", "own_factor"]
 
 
 @pytest.mark.parametrize("cfg, tokens, new", CASES)

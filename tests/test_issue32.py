@@ -95,3 +95,36 @@ def test_defect10_a_third_is_not_large_next_to_its_old_total():
     ratio, phrase = re.search(r"e\^s/Z = ([^:]+): e\^s is (.+?) its old total Z", said).groups()
     assert 0.2 < parse(ratio) < 0.5 and phrase == next_to(parse(ratio)) == f"{round(parse(ratio) * 100)}% of"
     assert "large next to" not in said
+
+
+# =========================================================================== 2 · factors that are 1 are called 1
+def revealed(params: dict[str, str], prediction: str):
+    at = open_app(PAGE["exercise"], params, timeout=180)
+    at.radio(key=session.EX_PREDICTION).set_value(prediction).run()
+    at.button(key=session.EX_REVEAL).click().run()
+    assert_clean(at)
+    return at
+
+
+def test_defect02_factors_of_one_the_page_its_verdicts_and_the_poll_agree():
+    from engine.exercise import SAME, old_rows
+    from rules import one_minus_tiny, same_item_twice
+    from test_words import text_of
+    from ui.prose import exercise as words
+
+    params = {"preset": "trained-max"}
+    c, cfg, tokens, training = setting(params)
+    ext = compute.extension(cfg, tokens, state.next_word(c), training)
+    shares = old_rows(ext, 0).lost
+    assert 0 < shares.max() <= SAME                       # the setting: visible, every factor 1 up to rounding
+    right = questions.exercise_prediction(ext, 0).answers
+    assert right == ["unchanged", "own_factor"] == words.right_predictions(ext, 0)
+    for choice in words.PREDICTIONS:
+        at = revealed(params, choice)
+        said = text_of(at)
+        assert not one_minus_tiny(said) and not same_item_twice(said), (choice, one_minus_tiny(said),
+                                                                         same_item_twice(said))
+        boxes = {"right": at.success, "wrong": at.warning}
+        status = "right" if choice in right else "wrong"                 # the poll's grade, on the page
+        assert any("You predicted" in b.value for b in boxes[status]), (choice, status)
+    assert "every factor Z/(Z + e^s) = 1 − share is 1 up to rounding" in said

@@ -84,5 +84,4 @@ def exercise_prediction(ext: analysis.Extension, head: int) -> Asked:
     T = ext.before.T
     return Asked("exercise", f"Head {head}: what happens to the {T} rows of attention weights when the token "
                              f"{ext.after.labels[T]!r} is appended as token {T}?",
-                 list(words.PREDICTIONS.items()),
-                 [c for c in words.PREDICTIONS if words.verdict(ext, head, c)[0] == "right"])
+                 list(words.PREDICTIONS.items()), words.right_predictions(ext, head))

@@ -81,6 +81,11 @@ def parse(text: str) -> float:
     return value / 100 if percent else value
 
 
+def power(x: float) -> str:
+    """A power of ten as a sentence writes it: power(1e-12) -> '10⁻¹²'."""
+    return "10" + str(round(math.log10(float(x)))).translate(_SUPER)
+
+
 def tex(x: float, spec: str) -> str:
     """fmt for a formula (st.latex)."""
     return fmt(x, spec, tex=True)

@@ -111,7 +111,7 @@ def result(view: View, ext: analysis.Extension, revealed: dict) -> None:
     new = layout.quote(a.labels[T])
     status, verdict = words.verdict(ext, h, revealed["prediction"], quote=layout.quote)
     said = words.PREDICTIONS.get(revealed["prediction"])
-    {"right": st.success, "partly": st.info, "wrong": st.warning, "none": st.info}[status](
+    {"right": st.success, "wrong": st.warning, "none": st.info}[status](
         (f"**You predicted:** {said}  \n" if said else "") + verdict)
     guess = revealed["guess"].strip()
     if guess:
@@ -134,7 +134,6 @@ def result(view: View, ext: analysis.Extension, revealed: dict) -> None:
                f"{T + 1}-token map: the factor its weights were multiplied by.")
     rows = r.table()
     rows["s (new key)"] = [score(s) for s in rows["s (new key)"]]        # a masked score reads −∞ (masked)
-    rows["lost to new"] = words.shares(ext, h)                          # e^s/(Z+e^s) exactly: 1 − factor rounds 10⁻³⁶ to 0
     tables.table(pd.DataFrame(rows),
                  { "e^s": ".4f", "Z (old row)": ".4f", "factor Z/(Z+e^s)": ".6f",
                   "new ÷ old, min": ".6f", "new ÷ old, max": ".6f", "lost to new": ".4f"})
