@@ -153,7 +153,7 @@ def focus(weights: np.ndarray) -> np.ndarray:
     return np.where(visible > 1, row_entropy(weights) / top, 0.0)
 
 
-# --------------------------------------------------------------------------- the 5 → 6 exercise
+# --------------------------------------------------------------------------- the exercise: one more token
 @dataclass(frozen=True)
 class Extension:
     """What appending one token did to the first T rows of attention and of the output."""

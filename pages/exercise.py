@@ -13,9 +13,10 @@ T = len(view.words)
 nth = words.ordinal(T + 1)
 layout.header(
     view,
-    f"Exercise: {T} → {T + 1} tokens",
+    view.page.title,                                  # one name in the navigation, the title, the steps and the poll
     f"The Day 33 article ends with a challenge: run 6 token ids instead of 5 and look at the attention "
-    f"matrix again. Here the sentence is the sidebar's {T} tokens. Look at their attention rows, predict "
+    f"matrix again. Here the sentence is the sidebar's {T} tokens, so one more makes {T + 1}. Look at their "
+    f"attention rows, predict "
     f"what appending a {nth} token does to them, then reveal the {T + 1}-token run. The formula below is "
     f"all you need to reason it out.",
     rf"w_{{ij}} = \frac{{e^{{s_{{ij}}}}}}{{Z_i}},\qquad Z_i = \sum_{{j=0}}^{{{T - 1}}} e^{{s_{{ij}}}}"

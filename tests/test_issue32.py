@@ -128,3 +128,17 @@ def test_defect02_factors_of_one_the_page_its_verdicts_and_the_poll_agree():
         status = "right" if choice in right else "wrong"                 # the poll's grade, on the page
         assert any("You predicted" in b.value for b in boxes[status]), (choice, status)
     assert "every factor Z/(Z + e^s) = 1 − share is 1 up to rounding" in said
+
+
+# =========================================================================== 14 · one name for the exercise
+@pytest.mark.parametrize("params", [{}, {"preset": "day33"}, {"seq_len": "12"}])
+def test_defect14_the_exercise_has_one_name_true_at_every_setting(poll_db, params):
+    name = site.by_path("exercise").title
+    at = open_app(PAGE["exercise"], {**params, "present": "1"}, timeout=120)
+    at.button(key=session.POLL_START).click().run()
+    assert_clean(at)
+    step = [c.value for c in at.caption if c.value.startswith("Step ")]
+    ask = [b.label for b in at.button if b.key == session.POLL_ASK]
+    assert at.title[0].value == name and step and step[0].endswith(" · " + name)
+    assert ask and name.split(": ")[1] in ask[0]                          # "one more token"
+    assert "→" not in name + step[0] + ask[0]                            # no length that holds at one setting only

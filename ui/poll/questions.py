@@ -12,7 +12,7 @@ from ui.poll.store import MAX_OPTIONS
 from ui.prose import exercise as words
 from ui.prose import rows as row_words
 
-QIDS = {"exercise": "the one-more-token prediction", "softmax": "the top key", "scores": "the spread after ÷√d"}
+QIDS = {"exercise": "what one more token does", "softmax": "the top key", "scores": "the spread after ÷√d"}
 EVEN = "even"              # the top-key option for a row the page calls spread almost evenly (it names no key)
 
 
