@@ -10,6 +10,7 @@ import numpy as np
 
 from .analysis import Extension, logsumexp
 from .config import Config
+from .model import Stack
 
 SAME = 1e-12                                 # differences at or below this are rounding, not change
 
@@ -107,6 +108,28 @@ def outputs(ext: Extension) -> Outputs:
     relative = np.divide(change, length, out=np.zeros(T), where=length > 0)
     changed = int(np.count_nonzero(change > SAME * np.maximum(1.0, length)))
     return Outputs(change=change, relative=relative, changed=changed)
+
+
+@dataclass(frozen=True)
+class Deeper:
+    """What the new token did to the old rows of every layer of a stack (layer 0 is the exercise's)."""
+
+    weights: np.ndarray        # (L,) max |Δ weight| over each layer's old T × T block, every head
+    outputs: np.ndarray        # (L,) max ‖Δ output row‖ over each layer's old rows
+    scale: np.ndarray          # (L,) each layer's longest old output row: what outputs is rounding relative to
+
+
+def deeper(before: Stack, after: Stack) -> Deeper:
+    """Compare every layer's old rows in the T-token and the (T+1)-token runs of the same stack."""
+    T = before.layers[0].T
+    if after.layers[0].T != T + 1 or len(after.layers) != len(before.layers):
+        raise ValueError("deeper compares a T-token run with the same model's (T+1)-token run")
+    pairs = list(zip(before.layers, after.layers))
+    return Deeper(
+        weights=np.array([float(np.max(np.abs(a.weights[:, :T, :T] - b.weights))) for b, a in pairs]),
+        outputs=np.array([float(np.max(np.linalg.norm(a.output[:T] - b.output, axis=-1))) for b, a in pairs]),
+        scale=np.array([float(np.max(np.linalg.norm(b.output, axis=-1))) for b, _ in pairs]),
+    )
 
 
 # --------------------------------------------------------------------------- the twists

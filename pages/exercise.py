@@ -24,8 +24,8 @@ layout.header(
 )
 if view.config.n_layers > 1:
     st.info(f"With {view.config.n_layers} layers this exercise works on layer 0, the first block, which reads the "
-            "tokens themselves: its rows change exactly as the formula says. A later layer reads layer 0's "
-            "output, which the new token changes too.", icon=":material/layers:")
+            "tokens themselves: its rows change exactly as the formula says. The result also shows what one more "
+            "token does to the old rows of the later layers.", icon=":material/layers:")
 before = compute.trace(view.config, view.words, view.training)            # layer 0
 prediction = sections.predict(view, before)
 new_token = sections.choose_token(view)
@@ -36,6 +36,7 @@ if revealed is not None:
     sections.explain(view, ext)
     sections.twists(view, ext, new_token)
     sections.outputs(view, ext)
+    sections.later(view, new_token)
     layout.notice(words.notice(ext, view.head, quote=layout.quote))
     sections.hide()
     h, b, a = view.head, ext.before, ext.after

@@ -142,3 +142,24 @@ def test_defect14_the_exercise_has_one_name_true_at_every_setting(poll_db, param
     assert at.title[0].value == name and step and step[0].endswith(" · " + name)
     assert ask and name.split(": ")[1] in ask[0]                          # "one more token"
     assert "→" not in name + step[0] + ask[0]                            # no length that holds at one setting only
+
+
+# =========================================================================== 4 · what a later layer does, measured
+@pytest.mark.parametrize("params", [{"preset": "trained-induction"}, {"layers": "2"}, {"layers": "3", "causal": "1"}])
+def test_defect04_the_later_layers_sentence_says_what_the_numbers_say(params):
+    from engine import exercise
+    from test_words import text_of
+    c, cfg, tokens, training = setting(params)
+    new = state.next_word(c)
+    d = exercise.deeper(compute.stack(cfg, tokens, training), compute.stack(cfg, (*tokens, new), training))
+    at = open_app(PAGE["exercise"], params, timeout=180)
+    before = text_of(at)
+    assert "which the new token changes too" not in before             # no claim before the numbers are shown
+    at.button(key=session.EX_REVEAL_NOW).click().run()
+    assert_clean(at)
+    said = [m.value for m in at.markdown if "old rows stayed as they were" in m.value or "can change too" in m.value]
+    assert len(said) == 1
+    moved = bool(np.max(d.weights[1:]) > exercise.SAME)
+    assert ("can change too" in said[0]) == moved, (said[0], d)
+    if cfg.causal:                                                      # the mask: exactly nothing, every layer
+        assert not moved and np.max(d.outputs) <= exercise.SAME * max(1.0, float(np.max(d.scale)))

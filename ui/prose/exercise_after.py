@@ -1,5 +1,5 @@
-"""What else appending one token did, in words: the block's old output rows and the twists (the causal
-mask or positions switched on). Every number comes from engine.exercise."""
+"""What else appending one token did, in words: the block's old output rows, the later layers' old rows,
+and the twists (the causal mask or positions switched on). Every number comes from engine.exercise."""
 from __future__ import annotations
 
 from typing import Callable
@@ -7,7 +7,7 @@ from typing import Callable
 import numpy as np
 
 from engine.analysis import Extension
-from engine.exercise import SAME, Outputs, Twist
+from engine.exercise import SAME, Deeper, Outputs, Twist
 from ui.prose.numbers import diff, every, fmt
 
 Quote = Callable[[str], str]
@@ -36,6 +36,19 @@ def output_sentence(ext: Extension, out: Outputs, quote: Quote = _plain_quote) -
             f"(‖Δ‖ = {fmt(float(change[hi]), '.4f')}, {fmt(float(relative[hi]), '.1%')} of its length){least}, "
             f"because each output row is a weighted sum of the value vectors of every key it can see{mix}, and the "
             f"value vector of {new} now takes a share of that sum.")
+
+
+def later_layers(d: Deeper, causal: bool) -> str:
+    """What the new token did to the old rows of every layer, read from both runs (not asserted)."""
+    L = len(d.weights)
+    changes = [f"layer {k}'s old weights by {diff(d.weights[k])} and its old output rows by "
+               f"{diff(d.outputs[k], d.scale[k])}" for k in range(L)]
+    if all(d.weights[k] <= SAME and d.outputs[k] <= SAME * max(1.0, d.scale[k]) for k in range(L)):
+        return (f"In {every(L, 'layer')} the old rows stayed as they were: the new token changed " + "; ".join(changes)
+                + (". The causal mask hides the new token from every old query in every layer, and each layer's old "
+                   "rows read only the old rows of the layer before." if causal else "."))
+    return ("A later layer's old rows read layer 0's output and see the new token themselves, so they can change "
+            "too: the new token changed " + "; ".join(changes[1:]) + ".")
 
 
 def twist_sentence(tw: Twist, twisted: Extension, quote: Quote = _plain_quote) -> str:

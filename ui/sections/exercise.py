@@ -197,6 +197,15 @@ def outputs(view: View, ext: analysis.Extension) -> None:
     st.markdown(words.output_sentence(ext, out, quote=layout.quote))
 
 
+def later(view: View, new_token) -> None:
+    """With more than one layer: what the new token did to every later layer's old rows, from both runs."""
+    if view.config.n_layers == 1:
+        return
+    before = compute.stack(view.config, view.words, view.training)
+    after = compute.stack(view.config, (*view.words, new_token), view.training)
+    st.markdown(words.later_layers(exercise.deeper(before, after), view.config.causal))
+
+
 def hide() -> None:
     st.button("Hide the result and predict again", key=session.EX_HIDE, icon=":material/visibility_off:",
               on_click=session.hide_reveal)
