@@ -163,3 +163,21 @@ def test_defect04_the_later_layers_sentence_says_what_the_numbers_say(params):
     assert ("can change too" in said[0]) == moved, (said[0], d)
     if cfg.causal:                                                      # the mask: exactly nothing, every layer
         assert not moved and np.max(d.outputs) <= exercise.SAME * max(1.0, float(np.max(d.scale)))
+
+
+# =========================================================================== 8 · the model view judges rows
+@pytest.mark.parametrize("params", [{"preset": "part4"}, {"preset": "day33"}, {"layers": "3"}])
+def test_defect08_model_view_judges_evenness_by_rows_as_the_heads_page_does(params):
+    from test_words import notice
+    c, cfg, tokens, training = setting(params)
+    stack = compute.stack(cfg, tokens, training)
+    rows = np.stack([analysis.spread(t.weights, t.visible) for t in stack.layers])   # (L, H, T)
+    chosen = rows[~np.isnan(rows)]
+    even = int(np.count_nonzero(chosen >= analysis.NEAR_UNIFORM))
+    said = notice(open_app(PAGE["model"], params, timeout=120))
+    assert ("Every row of every map is spread almost evenly" in said) == (even == chosen.size)
+    assert "Every map is spread almost evenly" not in said                      # a mean is not a row
+    if 0 < even < chosen.size:
+        assert f"{even} of {chosen.size} rows that have a choice are spread almost evenly" in said
+        heads = notice(open_app(PAGE["heads"], {**params, "layer": str(int(np.nanargmin(np.nanmin(rows, axis=(1, 2)))))}))
+        assert "the sharpest row is" in heads and said.split("the sharpest row is ")[1].split(" in ")[0] in heads

@@ -92,6 +92,12 @@ def softmax_notice(rows: list[RowReading], labels: Sequence[str], quote: Quote =
     return "; ".join(parts) + f". Here {rule()}."
 
 
+def even_count(spread: np.ndarray) -> tuple[int, int]:
+    """(rows spread almost evenly, rows that have a choice) among spreads of any shape (NaN: one key)."""
+    chosen = spread[~np.isnan(spread)]
+    return int(np.count_nonzero(chosen >= NEAR_UNIFORM)), int(chosen.size)
+
+
 def spread_notice(spread: np.ndarray, labels: Sequence[str], quote: Quote = _plain, trained: bool = False) -> str:
     """The per-head page's 'what to notice' from (H, T) spreads (NaN where a row sees one key)."""
     H = spread.shape[0]
@@ -108,7 +114,7 @@ def spread_notice(spread: np.ndarray, labels: Sequence[str], quote: Quote = _pla
     where = names([f"{quote(labels[t])} in head {h}" for h, t in hits[:SHOWN]])
     tied = f" (tied, {count(len(hits), 'row')})" if len(hits) > 1 else ""
     said = f"the sharpest row is {where}{tied}: spread {fmt(low, '.3f')}, where 0 is all weight on one key"
-    even_rows, rows = int(np.count_nonzero(spread[chosen] >= NEAR_UNIFORM)), int(np.count_nonzero(chosen))
+    even_rows, rows = even_count(spread)
     if even_rows:
         said += (f"; {even_rows} of {count(rows, 'row')} that have a choice {verb(even_rows, 'is', 'are')} "
                  f"spread almost evenly ({even_cause(trained)})")
