@@ -204,6 +204,17 @@ def largest(matrix: np.ndarray, visible: np.ndarray | None = None) -> tuple[int,
     return i, j, float(matrix[i, j])
 
 
+def largest_all(matrix: np.ndarray, visible: np.ndarray | None = None) -> tuple[list[tuple[int, int]], float]:
+    """Every (row, column) of a 2-D matrix whose entry equals the largest up to rounding (TIE, relative to
+    it), in row-major order, and that value; -inf, NaN and (if given) the entries where `visible` is False
+    never count."""
+    i, j, top = largest(matrix, visible)
+    shown = matrix if visible is None else np.where(visible, matrix, -np.inf)
+    shown = np.where(np.isnan(shown), -np.inf, shown)
+    tied = np.argwhere(shown >= top - TIE * max(abs(top), 1e-300)) if np.isfinite(top) else np.array([[i, j]])
+    return [(int(a), int(b)) for a, b in tied], top
+
+
 def head_columns(cfg: Config, head: int) -> tuple[int, int]:
     """First and last column of Q, K and V that belong to one head."""
     return head * cfg.d_head, (head + 1) * cfg.d_head - 1

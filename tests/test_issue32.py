@@ -181,3 +181,17 @@ def test_defect08_model_view_judges_evenness_by_rows_as_the_heads_page_does(para
         assert f"{even} of {chosen.size} rows that have a choice are spread almost evenly" in said
         heads = notice(open_app(PAGE["heads"], {**params, "layer": str(int(np.nanargmin(np.nanmin(rows, axis=(1, 2)))))}))
         assert "the sharpest row is" in heads and said.split("the sharpest row is ")[1].split(" in ")[0] in heads
+
+
+# =========================================================================== 11 · ties among the largest scores
+@pytest.mark.parametrize("page, stage", [("qkv", "scores"), ("scores", "scaled")])
+def test_defect11_every_pair_tied_with_the_largest_score_is_named(page, stage):
+    from test_words import notice
+    params = {"preset": "trained-max"}
+    t = trace(params)
+    found, top = analysis.largest_all(getattr(t, stage)[0], t.visible)
+    assert len(found) >= 2                                    # three '5's, no positions: identical keys tie
+    said = notice(open_app(PAGE[page], params, timeout=120))
+    for i, j in found:
+        assert f"‘{t.labels[i]}’" in said and f"‘{t.labels[j]}’" in said, (t.labels[i], t.labels[j], said)
+    assert "tied" in said
