@@ -195,3 +195,26 @@ def test_defect11_every_pair_tied_with_the_largest_score_is_named(page, stage):
     for i, j in found:
         assert f"‘{t.labels[i]}’" in said and f"‘{t.labels[j]}’" in said, (t.labels[i], t.labels[j], said)
     assert "tied" in said
+
+
+# =========================================================================== 12 · what the roles are measured on
+def test_defect12_roles_caption_says_what_the_induction_score_is_measured_on():
+    """The caption's description, done by hand, gives the engine's induction score."""
+    import engine
+    from ui.prose import knockout as words
+    said = words.roles_caption(compute.SHARE_SEQUENCES)
+    assert "random" not in said and "first half of each of these sequences followed by itself" in said
+    assert "the task's own tokens" in said
+    c, cfg, _, training = setting({"preset": "trained-induction"})
+    params = compute.weights(cfg, training)
+    tokens, _ = engine.TASKS["induction"].sample(np.random.RandomState(compute.SHARE_SEED), compute.SHARE_SEQUENCES)
+    half = tokens.shape[1] // 2
+    twice = np.concatenate([tokens[:, :half], tokens[:, :half]], axis=1)          # the first half, then itself
+    stack = engine.forward(cfg, params, params.embeddings[twice])
+    total = np.zeros((cfg.n_layers, cfg.num_heads))
+    for n in range(len(twice)):
+        for i in range(half, 2 * half):                                            # every query of the second half
+            keys = [j for j in range(1, i + 1) if twice[n, j - 1] == twice[n, i] and j <= half]
+            for layer, t in enumerate(stack.layers):
+                total[layer] += t.weights[n][:, i, keys].sum(axis=-1)
+    np.testing.assert_allclose(total / (len(twice) * half), compute.head_scores(cfg, training).induction, atol=1e-9)
