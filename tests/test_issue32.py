@@ -218,3 +218,34 @@ def test_defect12_roles_caption_says_what_the_induction_score_is_measured_on():
             for layer, t in enumerate(stack.layers):
                 total[layer] += t.weights[n][:, i, keys].sum(axis=-1)
     np.testing.assert_allclose(total / (len(twice) * half), compute.head_scores(cfg, training).induction, atol=1e-9)
+
+
+# =========================================================================== 13 · the induction preset's own sequence
+def test_defect13_induction_preset_shows_a_longest_segment_the_same_everywhere():
+    import engine
+    task = engine.TASKS["induction"]
+    words = presets.default_words("trained-induction")
+    ids, targets = presets.sample(task, task.seq_len)
+    assert tuple(task.vocab[i] for i in ids) == words
+    rng = np.random.RandomState(presets.SAMPLE_SEED)                   # the rule, redone: the first with the most
+    drawn = [task.sample(rng, 1, task.seq_len) for _ in range(presets.CANDIDATES)]
+    scored = [int(np.count_nonzero(tg >= 0)) for _, tg in drawn]
+    assert np.array_equal(drawn[scored.index(max(scored))][0][0], ids)
+    longest = min(8, task.seq_len // 3, task.config.vocab_size - 1)      # induction_draw's longest segment
+    assert int(np.count_nonzero(targets >= 0)) == longest - 1 == 4
+    # the layer-1 maps show the stripe: every layer-1 head puts its most weight on an induction key at every
+    # scored position (at least 4)
+    c, cfg, tokens, training = setting({"preset": "trained-induction"})
+    assert tokens == words
+    t = compute.trace(cfg, tokens, training, 1)
+    expected = task.expected_keys(np.array([ids]))[0]
+    for h in range(cfg.num_heads):
+        on = [i for i in np.flatnonzero(targets >= 0) if expected[i, int(np.argmax(t.weights[h][i]))]]
+        assert len(on) >= 4, (h, on)
+    # the sidebar states the rule, on a concept page and on the Learn page; the Learn page shows the same sequence
+    for page, params in (("softmax", {"preset": "trained-induction"}), ("learn", {"task": "induction"})):
+        at = open_app(PAGE[page], params, timeout=240)
+        assert_clean(at)
+        said = " ".join(x.value for x in at.sidebar.caption)
+        assert "the first with the most scored positions (the longest repeated segment)" in said, said
+    assert at.text_input(key=session.FIELD.sequence).placeholder == " ".join(words)   # "empty: the task's own"
