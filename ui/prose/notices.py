@@ -47,6 +47,12 @@ def qkv_intro(positional: bool) -> str:
             "Each head then works with its own slice of columns.")
 
 
+def _three(x: float) -> str:
+    """Three decimals from 1 up, three significant digits below (0.00136, not 0.001): a ratio of two such
+    numbers reads true to about 1%."""
+    return fmt(x, ".3f") if abs(x) >= 1 else fmt(x, "#.3g")
+
+
 def pairs(found: list[tuple[int, int]], labels, quote: Quote = _plain, shown: int = 6) -> str:
     """(query, key) pairs tied at the top, named: 'query ‘a’ with key ‘b’', 'query ‘a’ with keys ‘b’ and ‘c’,
     tied', 'queries … with keys …, tied (n pairs)' where every such query ties with every such key, else
@@ -78,7 +84,7 @@ def qkv_notice(t: Trace, head: int, quote: Quote = _plain) -> str:
     first = f" (for {quote(t.labels[i])} → {quote(t.labels[j])})" if several else ""
     said = (f"in head {head}, the largest dot product{among} is {'shared by ' * several}"
             f"{pairs(found, t.labels, quote)}: q·k = "
-            f"{fmt(top, '.3f')}{' each' * several}{first} = |q| |k| cos θ = {fmt(qn, '.3f')} × {fmt(kn, '.3f')} × "
+            f"{_three(top)}{' each' * several}{first} = |q| |k| cos θ = {_three(qn)} × {_three(kn)} × "
             f"{fmt(float(cos[i, j]), '.3f')}. ")
     if top < 0:
         said += "Every q·k here is negative: the largest is the one closest to 0. "
@@ -93,7 +99,7 @@ def qkv_notice(t: Trace, head: int, quote: Quote = _plain) -> str:
         said += (f"A dot product mixes length and direction: the pair pointing most the same way is "
                  + (f"{quote(t.labels[ci])} with {quote(t.labels[cj])}" if len(aligned) == 1 else
                     pairs(aligned, t.labels, quote))
-                 + f" (cos θ = {fmt(best, '.3f')}, q·k = {fmt(float(t.scores[head, ci, cj]), '.3f')}). ")
+                 + f" (cos θ = {fmt(best, '.3f')}, q·k = {_three(float(t.scores[head, ci, cj]))}). ")
     how = ("dividing every score by the same √d_head keeps their order" if t.config.scale_scores else
            "with scaling off the scores go on unchanged")
     if several:
@@ -137,18 +143,18 @@ def scores_notice(t: Trace, head: int, quote: Quote = _plain) -> str:
     pair = (f"the largest scaled score in head {head} is {quote(t.labels[i])} → {quote(t.labels[j])}" if not several
             else f"the largest scaled score in head {head} is shared by {pairs(found, t.labels, quote)}")
     if not cfg.scale_scores:
-        return (f"{pair}: {fmt(raw, '.3f')}{' each' * several}. Scaling is switched off, so nothing is divided: the softmax sees "
+        return (f"{pair}: {_three(raw)}{' each' * several}. Scaling is switched off, so nothing is divided: the softmax sees "
                 "the raw scores and their full spread.")
     d = cfg.d_head
     divisor = float(np.sqrt(d))
-    said = f"{pair}: {fmt(raw, '.3f')} ÷ √{d} = {fmt(top, '.3f')}{' each' * several}. "
+    said = f"{pair}: {_three(raw)} ÷ √{d} = {_three(top)}{' each' * several}. "
     if d == 1:
         return said + ("With d_head = 1 the divisor is √1 = 1, so the division changes nothing: scaled and raw "
                        "scores are the same numbers.")
     before, after = analysis.score_spread(t, head)                       # the poll's question reads the same
     return said + (f"Dividing every score by the same √{d} = {fmt(divisor, '.3f')} keeps the order within each "
-                   f"row and shrinks the spread the softmax will see by that factor (std {fmt(before, '.3f')} → "
-                   f"{fmt(after, '.3f')}).")
+                   f"row and shrinks the spread the softmax will see by that factor (std {_three(before)} → "
+                   f"{_three(after)}).")
 
 
 # --------------------------------------------------------------------------- Block output
