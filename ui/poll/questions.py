@@ -58,6 +58,9 @@ def scores_spread(t: engine.Trace, cfg: engine.Config, head: int) -> Asked:
     """What dividing by √d_head does to the spread (standard deviation) of one head's scores, measured
     by the page's own function (analysis.score_spread)."""
     d = cfg.d_head
+    if not cfg.scale_scores:
+        raise Unanswerable("Scaling is switched off, so this page divides nothing and says nothing about a spread "
+                           "after ÷√d_head: switch ÷√d_head on (sidebar, Switches) to ask this question.")
     raw, divided = analysis.score_spread(t, head)
     if not raw > 0:
         raise Unanswerable(f"Head {head}'s visible scores are all equal: they have no spread to shrink.")

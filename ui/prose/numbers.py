@@ -116,6 +116,8 @@ def diff(x: float, scale: float = 1.0) -> str:
     return fmt(x, ".3g")
 
 
+MIN_CASES = 30        # a share or rate measured on fewer cases than this is "too few … to tell", never a finding
+
 # One scale for the words of magnitude, wherever one amount is compared with another (a / b): "tiny next
 # to" under a thousandth, "small next to" up to a fifth, "large next to" from five times up; in between
 # the ratio itself is the word ("33% of", "1.7 times"): a third is neither small nor large.
