@@ -166,3 +166,13 @@ def test_the_rules_catch_what_they_must():
     assert off_scale("moved the vectors by 0.500 on average per entry, larger than the 0.300 the residual")
     assert off_scale("the change is small next to the inputs")                     # a magnitude word, no ratio
     assert too_few("right in 2 of 3 sequences", MIN_CASES) and not too_few("right in 20 of 200 sequences", MIN_CASES)
+
+
+def test_magnitude_words_come_from_the_one_scale_only():
+    """No page, section or sentence writes its own 'large/small/tiny next to': numbers.next_to does."""
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent
+    own = re.compile(r"\b(?:large|small|tiny|huge) next to\b|\blarger than (?:the|its)\b")
+    found = [f"{path.relative_to(root)}:{n}" for folder in ("ui", "pages") for path in (root / folder).rglob("*.py")
+             if path.name != "numbers.py" for n, line in enumerate(path.read_text().splitlines(), 1) if own.search(line)]
+    assert not found, found
