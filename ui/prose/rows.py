@@ -24,12 +24,12 @@ def _plain(text: str) -> str:
     return "‘" + text + "’"
 
 
-def even_cause(trained: bool = False, beta: float = 1.0) -> str:
-    """Why rows are spread almost evenly, true for these weights and this β."""
+def even_cause(trained: bool = False, beta: float = 1.0, rows: int = 2) -> str:
+    """Why rows (this many) are spread almost evenly, true for these weights and this β."""
     if beta == 0:
         return "β = 0 multiplies every score by 0, which makes every row exactly uniform whatever the weights"
     if trained:
-        return "the trained weights give these rows no key to prefer"
+        return f"the trained weights give {'this row' if rows == 1 else 'these rows'} no key to prefer"
     return "this is what untrained weights do"
 
 
@@ -84,7 +84,7 @@ def softmax_notice(rows: list[RowReading], labels: Sequence[str], quote: Quote =
         parts.append(at + "; ".join(said))
         if even:
             parts.append(f"{count(len(even), 'row')} {verb(len(even), 'is', 'are')} spread almost evenly "
-                         f"({even_cause(trained, beta)}), so no key is named for "
+                         f"({even_cause(trained, beta, len(even))}), so no key is named for "
                          + ("it" if len(even) == 1 else "them"))
     if forced:
         who = names([quote(labels[i]) for i in forced])
@@ -117,7 +117,7 @@ def spread_notice(spread: np.ndarray, labels: Sequence[str], quote: Quote = _pla
     even_rows, rows = even_count(spread)
     if even_rows:
         said += (f"; {even_rows} of {count(rows, 'row')} that have a choice {verb(even_rows, 'is', 'are')} "
-                 f"spread almost evenly ({even_cause(trained)})")
+                 f"spread almost evenly ({even_cause(trained, rows=even_rows)})")
     if H > 1:
         even = int(np.nanargmax(means))
         said += f"; the most even head is head {even} (mean spread {fmt(float(means[even]), '.3f')})"

@@ -14,7 +14,7 @@ from ui.page import layout, tables
 from ui.shell import presets, session, state
 from ui.shell.frame import View
 from ui.prose import exercise as words
-from ui.prose.numbers import every, fmt, metric, score
+from ui.prose.numbers import diff, every, fmt, metric, score
 
 SIDE_BY_SIDE = 16          # longest extended sentence whose two maps sit side by side
 
@@ -139,7 +139,7 @@ def result(view: View, ext: analysis.Extension, revealed: dict) -> None:
                   "new ÷ old, min": ".6f", "new ÷ old, max": ".6f", "lost to new": ".4f"})
     st.caption(f"s is each old query's score against {new}, Z the total of its old row. In every row new ÷ old "
                f"is the same for every key (min = max = factor): the ratios between the old weights are "
-               f"unchanged, up to {metric(ext.ratio_error)}. What a row lost is the weight it gives {new}.")
+               f"unchanged (largest deviation {diff(ext.ratio_error)}). What a row lost is the weight it gives {new}.")
     if b.num_heads > 1:
         with st.expander(f"Factors in {every(b.num_heads, 'head')}"):
             factors = pd.DataFrame(ext.factors, index=[f"head {k}" for k in range(b.num_heads)],
