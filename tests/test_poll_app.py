@@ -89,6 +89,7 @@ def test_the_softmax_answer_is_the_row_argmax_of_the_engine():
     cfg = engine.Config(d_model=128, num_heads=1, d_ff=512)              # rows that lean to one key
     words = ("AI", "builds", "neural", "models")
     t = analysis.run(cfg, words).layers[0]
+    assert any(r.kind == "lean" for r in analysis.read_rows(t.weights[0], t.visible))
     for row in range(4):
         q = questions.softmax_top_key(t, 0, row)
         if analysis.read_rows(t.weights[0], t.visible)[row].kind == "lean":
