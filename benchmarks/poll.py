@@ -217,7 +217,7 @@ async def hall(args) -> dict:
     asked = questions_for_room()
     room = store.create_room()
     for q in asked:
-        store.ask(room.code, room.key, q.qid, q.prompt, q.options, q.answer)
+        store.ask(room.code, room.key, q.qid, q.prompt, q.options, q.answers)
     server = cluster = None
     if args.replicas:
         port, *ports = bs.free_ports(args.replicas + 1)

@@ -114,6 +114,21 @@ def read_rows(weights: np.ndarray, visible: np.ndarray) -> list[RowReading]:
     return rows
 
 
+def read_head(trace: Trace, head: int, beta: float = 1.0) -> tuple[np.ndarray, list[RowReading]]:
+    """One head's (T, T) weights at inverse temperature beta and each row read by the rules: what the
+    softmax page draws and says, and what the poll's top-key question grades."""
+    weights = weights_at(trace.scaled[head], beta)
+    return weights, read_rows(weights, trace.visible)
+
+
+def score_spread(trace: Trace, head: int) -> tuple[float, float]:
+    """The standard deviation of one head's visible scores, raw and divided by √d_head (whether or not
+    the block divides): what the scaled-scores page says the division does, and the poll grades."""
+    seen = trace.visible                                              # (T, T)
+    raw = trace.scores[head][seen]
+    return float(np.std(raw)), float(np.std(raw / np.sqrt(trace.config.d_head)))
+
+
 def weights_at(scaled: np.ndarray, beta: float) -> np.ndarray:
     """softmax(beta * scaled) over the last axis: the weights at inverse temperature beta (beta = 1 is
     the model). Hidden keys (-inf) stay hidden at every beta, beta = 0 included (then uniform over the
@@ -138,7 +153,7 @@ def focus(weights: np.ndarray) -> np.ndarray:
     return np.where(visible > 1, row_entropy(weights) / top, 0.0)
 
 
-# --------------------------------------------------------------------------- the 5 → 6 exercise
+# --------------------------------------------------------------------------- the exercise: one more token
 @dataclass(frozen=True)
 class Extension:
     """What appending one token did to the first T rows of attention and of the output."""
@@ -187,6 +202,17 @@ def largest(matrix: np.ndarray, visible: np.ndarray | None = None) -> tuple[int,
     flat = int(np.argmax(np.where(np.isnan(matrix), -np.inf, matrix)))
     i, j = divmod(flat, matrix.shape[1])
     return i, j, float(matrix[i, j])
+
+
+def largest_all(matrix: np.ndarray, visible: np.ndarray | None = None) -> tuple[list[tuple[int, int]], float]:
+    """Every (row, column) of a 2-D matrix whose entry equals the largest up to rounding (TIE, relative to
+    it), in row-major order, and that value; -inf, NaN and (if given) the entries where `visible` is False
+    never count."""
+    i, j, top = largest(matrix, visible)
+    shown = matrix if visible is None else np.where(visible, matrix, -np.inf)
+    shown = np.where(np.isnan(shown), -np.inf, shown)
+    tied = np.argwhere(shown >= top - TIE * max(abs(top), 1e-300)) if np.isfinite(top) else np.array([[i, j]])
+    return [(int(a), int(b)) for a, b in tied], top
 
 
 def head_columns(cfg: Config, head: int) -> tuple[int, int]:

@@ -10,6 +10,7 @@ import numpy as np
 
 from .analysis import Extension, logsumexp
 from .config import Config
+from .model import Stack
 
 SAME = 1e-12                                 # differences at or below this are rounding, not change
 
@@ -40,7 +41,8 @@ class OldRows:
     exp_new: np.ndarray        # (T,) e^{s_i,new} (0 where hidden)
     z: np.ndarray              # (T,) Z_i = Σ_j<T e^{s_ij}: the old row's softmax denominator
     factor: np.ndarray         # (T,) Z_i / (Z_i + e^{s_i,new}), from the extension
-    lost: np.ndarray           # (T,) 1 − factor: the share each old row now gives the new token
+    lost: np.ndarray           # (T,) the weight each old row now gives the new token, read from the softmax:
+                               # 1 − factor in exact arithmetic (1 − factor itself rounds a share of 10⁻³⁶ to 0)
     ratio_min: np.ndarray      # (T,) smallest new/old over the row's visible keys
     ratio_max: np.ndarray      # (T,) largest new/old: equal to ratio_min when the ratios are kept
     row_error: np.ndarray      # (T,) max_j |new_ij − factor_i · old_ij|
@@ -81,7 +83,7 @@ def old_rows(ext: Extension, head: int) -> OldRows:
         ratio = np.where(seen, new / np.where(seen, old, 1.0), np.nan)   # (T, T)
     ratio_min = np.min(np.where(seen, ratio, np.inf), axis=-1)
     ratio_max = np.max(np.where(seen, ratio, -np.inf), axis=-1)
-    lost = 1.0 - factor
+    lost = ext.after.weights[head, :T, T]                            # (T,); exactly 0 where hidden
     return OldRows(
         head=head, labels=ext.before.labels, new_label=ext.after.labels[T], score_new=score_new,
         exp_new=exp_new, z=z, factor=factor, lost=lost, ratio_min=ratio_min, ratio_max=ratio_max,
@@ -106,6 +108,28 @@ def outputs(ext: Extension) -> Outputs:
     relative = np.divide(change, length, out=np.zeros(T), where=length > 0)
     changed = int(np.count_nonzero(change > SAME * np.maximum(1.0, length)))
     return Outputs(change=change, relative=relative, changed=changed)
+
+
+@dataclass(frozen=True)
+class Deeper:
+    """What the new token did to the old rows of every layer of a stack (layer 0 is the exercise's)."""
+
+    weights: np.ndarray        # (L,) max |Δ weight| over each layer's old T × T block, every head
+    outputs: np.ndarray        # (L,) max ‖Δ output row‖ over each layer's old rows
+    scale: np.ndarray          # (L,) each layer's longest old output row: what outputs is rounding relative to
+
+
+def deeper(before: Stack, after: Stack) -> Deeper:
+    """Compare every layer's old rows in the T-token and the (T+1)-token runs of the same stack."""
+    T = before.layers[0].T
+    if after.layers[0].T != T + 1 or len(after.layers) != len(before.layers):
+        raise ValueError("deeper compares a T-token run with the same model's (T+1)-token run")
+    pairs = list(zip(before.layers, after.layers))
+    return Deeper(
+        weights=np.array([float(np.max(np.abs(a.weights[:, :T, :T] - b.weights))) for b, a in pairs]),
+        outputs=np.array([float(np.max(np.linalg.norm(a.output[:T] - b.output, axis=-1))) for b, a in pairs]),
+        scale=np.array([float(np.max(np.linalg.norm(b.output, axis=-1))) for b, _ in pairs]),
+    )
 
 
 # --------------------------------------------------------------------------- the twists

@@ -13,9 +13,10 @@ T = len(view.words)
 nth = words.ordinal(T + 1)
 layout.header(
     view,
-    f"Exercise: {T} → {T + 1} tokens",
+    view.page.title,                                  # one name in the navigation, the title, the steps and the poll
     f"The Day 33 article ends with a challenge: run 6 token ids instead of 5 and look at the attention "
-    f"matrix again. Here the sentence is the sidebar's {T} tokens. Look at their attention rows, predict "
+    f"matrix again. Here the sentence is the sidebar's {T} tokens, so one more makes {T + 1}. Look at their "
+    f"attention rows, predict "
     f"what appending a {nth} token does to them, then reveal the {T + 1}-token run. The formula below is "
     f"all you need to reason it out.",
     rf"w_{{ij}} = \frac{{e^{{s_{{ij}}}}}}{{Z_i}},\qquad Z_i = \sum_{{j=0}}^{{{T - 1}}} e^{{s_{{ij}}}}"
@@ -23,8 +24,8 @@ layout.header(
 )
 if view.config.n_layers > 1:
     st.info(f"With {view.config.n_layers} layers this exercise works on layer 0, the first block, which reads the "
-            "tokens themselves: its rows change exactly as the formula says. A later layer reads layer 0's "
-            "output, which the new token changes too.", icon=":material/layers:")
+            "tokens themselves: its rows change exactly as the formula says. The result also shows what one more "
+            "token does to the old rows of the later layers.", icon=":material/layers:")
 before = compute.trace(view.config, view.words, view.training)            # layer 0
 prediction = sections.predict(view, before)
 new_token = sections.choose_token(view)
@@ -35,6 +36,7 @@ if revealed is not None:
     sections.explain(view, ext)
     sections.twists(view, ext, new_token)
     sections.outputs(view, ext)
+    sections.later(view, new_token)
     layout.notice(words.notice(ext, view.head, quote=layout.quote))
     sections.hide()
     h, b, a = view.head, ext.before, ext.after

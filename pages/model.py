@@ -48,7 +48,8 @@ st.caption(f"Outlined: layer {view.layer}, head {view.head}, the block and head 
            "4 layers × 16 heads of 64 tokens draw at once.")
 knockout.labels(view, roles)
 knockout.redrawn(view, knocked)
-layout.notice(words.notice(spread, top, uniform, trained=view.training is not None))
+layout.notice(words.notice(spread, top, uniform, trained=view.training is not None, per_row=numbers.row_spread(shown),
+                           labels=shown.labels, quote=layout.quote))
 knockout.effect(view, stack, shown)
 everything = numbers.StackArrays(stack)
 footer.exports("model", everything, everything.weights(), code=[engine.forward])

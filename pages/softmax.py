@@ -28,8 +28,7 @@ layout.header(
 t = compute.trace(view.config, view.words, view.training, view.layer)
 cfg, h, present = view.config, view.controls.head, view.present
 cell, beta = view.cell, view.controls.beta
-weights = analysis.weights_at(t.scaled[h], beta)                      # (T, T); exactly t.weights[h] at β = 1
-rows = analysis.read_rows(weights, t.visible)
+weights, rows = analysis.read_head(t, h, beta)                        # (T, T) at β, each row read; the poll reads the same
 at = "" if beta == 1 else f" at β = {beta:g}"
 
 left, right = layout.columns(view, [3, 2])
@@ -44,9 +43,8 @@ with right:
                      help="Multiplies every scaled score before the softmax, on this page only; it travels in the link.")
     query = st.selectbox("Query row to plot", range(t.T), format_func=lambda i: f"{i}: {t.labels[i]}",
                          index=cell[0] if cell else 0, key=session.SOFTMAX_QUERY)
-    lone = rows[query].kind == "lean" and len(rows[query].top) == 1
     charts.bars(weights[query], t.labels, title=f"weights of query {t.labels[query]!r}{at}, head {h}",
-                highlight=rows[query].top[0] if lone else None, present=present)
+                highlight=rows[query].top if rows[query].kind == "lean" else None, present=present)
 sums = pd.DataFrame({"query": list(t.labels), "keys": [r.keys for r in rows], "row sum": weights.sum(axis=-1),
                      "weight": [r.weight for r in rows], "uniform": [r.uniform for r in rows],
                      "entropy (bits)": engine.row_entropy(weights), "spread": [spread_cell(r.spread) for r in rows],

@@ -83,7 +83,9 @@ def test_causal_mask_leaves_the_first_rows_identical(cfg, tokens, new):
     assert exercise.outputs(ext).changed == 0
     assert words.sentences(ext, 0)[0].startswith("No old row lost any attention")
     assert words.verdict(ext, 0, "unchanged")[0] == "right"
-    assert words.verdict(ext, 0, "own_factor")[0] == "partly"
+    assert words.verdict(ext, 0, "own_factor")[0] == "right"             # factor 1 for each row: true, and more
+    assert words.verdict(ext, 0, "same_factor")[0] == "wrong"            # nothing shrinks
+    assert words.right_predictions(ext, 0) == ["unchanged", "own_factor"]
 
 
 @pytest.mark.parametrize("cfg, tokens, new", CASES)
@@ -238,7 +240,7 @@ def all_text(at) -> str:
 def test_page_before_reveal_shows_nothing_of_the_longer_run(params, T):
     at = open_app(PAGE, params)
     assert_clean(at)
-    assert at.title[0].value == f"Exercise: {T} → {T + 1} tokens"
+    assert at.title[0].value == "Exercise: one more token" and f"{T} tokens, so one more makes {T + 1}" in all_text(at)
     assert at.radio(key="ex_prediction").value is None
     assert at.button(key="ex_reveal").disabled                         # a prediction first
     assert not at.button(key="ex_reveal_now").disabled
@@ -304,7 +306,7 @@ def test_a_new_preset_brings_its_default_token():
     at.selectbox(key="preset").set_value("day33").run()
     assert_clean(at)
     assert at.radio(key="ex_token_kind").value == "id" and at.number_input(key="ex_token_id").value == 2
-    assert at.title[0].value == "Exercise: 5 → 6 tokens"
+    assert "5 tokens, so one more makes 6" in all_text(at)
 
 
 def test_typed_word_and_back_to_default():
@@ -369,4 +371,4 @@ def test_slider_extremes(params, T):
     at.toggle(key="ex_twist_positions").set_value(True).run()
     assert_clean(at)
     assert len(factor_table(at)) == T
-    assert at.title[0].value == f"Exercise: {T} → {T + 1} tokens"
+    assert at.title[0].value == "Exercise: one more token" and f"{T} tokens, so one more makes {T + 1}" in all_text(at)

@@ -52,8 +52,9 @@ def test_defect01_masked_new_key_score_reads_minus_infinity_masked(params):
 def test_defect02_visible_but_negligible_is_not_called_masked():
     at = revealed({"preset": "trained-max"}, prediction="unchanged")
     said = text_of(at)
-    assert "no old query can see the new token" not in said and "−∞" not in [s for s in at.info if "Nearly" in s.value]
-    assert "visible but negligible" in said and "Nearly:" in said
+    assert "no old query can see the new token" not in said and "causal mask" not in said
+    # issue 32: every share is below rounding here, so the prediction is right, for the reason the numbers give
+    assert "every old query sees" in said and "Right, up to rounding:" in said and "this app counts as rounding" in said
 
 
 def test_defect02_huge_and_tiny_numbers_in_scientific_notation():

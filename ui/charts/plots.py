@@ -43,13 +43,15 @@ def bars_template(n: int, present: bool, fmt: str) -> sp.Template:
     return sp.Template(spec=spec, slots={"title": (("title", "text"),), "labels": (("encoding", "y", "sort"),)})
 
 
-def bars(values: Sequence[float], labels: Sequence[str], *, title: str, highlight: int | None = None,
+def bars(values: Sequence[float], labels: Sequence[str], *, title: str, highlight=None,
          present: bool = False, fmt: str = ".3f") -> None:
-    """Horizontal bars of one row (e.g. a query's weights), in token order, values printed."""
+    """Horizontal bars of one row (e.g. a query's weights), in token order, values printed; highlight:
+    the index of a bar to colour, or several (tied keys, every right answer)."""
     labels = [str(x) for x in labels]
+    highlight = {highlight} if isinstance(highlight, (int, np.integer)) else set(highlight or ())
     data = pa.table({"token": pa.array(labels, pa.string()),
                      "value": pa.array(np.asarray(values, dtype=np.float64)),
-                     "top": pa.array([i == highlight for i in range(len(labels))], pa.bool_())})
+                     "top": pa.array([i in highlight for i in range(len(labels))], pa.bool_())})
     spec = bars_template(len(labels), present, fmt).fill(title=title, labels=labels)
     spec["datasets"] = {"bars": data}
     spec["description"] = describe.bars(values, labels, title)

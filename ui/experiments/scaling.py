@@ -58,7 +58,7 @@ def random_vectors(view: View) -> None:
     said = (f"at d_head = {d} the raw scores' variance is {curve.raw[i]:.1f}, {abs(curve.raw_off[i]):.1%} from "
             f"the theory's {d}, and the scaled scores' {curve.scaled[i]:.2f} (theory 1); over {T} random keys the "
             f"softmax row peaks at {rnd.raw_peak:.2f} without the division and {rnd.scaled_peak:.2f} with it "
-            f"(uniform {rnd.uniform:.2f}). Section 2 shows what this does in the sidebar's block.")
+            f"(uniform {rnd.uniform:.3f}). Section 2 shows what this does in the sidebar's block.")
     layout.notice(said)
     widths = [str(w) for w in xp.D_HEADS]
     footer.exports("experiment-variance", compute.trace(cfg, words, view.training), {

@@ -1,17 +1,23 @@
-"""The poll's questions, each with its right answer computed from the engine's numbers for the
-presenter's settings. Pure: each takes the traces the page shows and returns an Asked."""
+"""The poll's questions, each with its right answers computed by the same function as the page's own
+sentence at the presenter's settings. Pure: each takes the numbers the page shows and returns an Asked,
+or raises Unanswerable (with the reason) where the page itself gives no single answer to grade."""
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 
-import numpy as np
-
 import engine
 from engine import analysis
+from ui.poll.store import MAX_OPTIONS
 from ui.prose import exercise as words
+from ui.prose import rows as row_words
 
-QIDS = {"exercise": "the 5 → 6 prediction", "softmax": "the top key", "scores": "the spread after ÷√d"}
+QIDS = {"exercise": "what one more token does", "softmax": "the top key", "scores": "the spread after ÷√d"}
+EVEN = "even"              # the top-key option for a row the page calls spread almost evenly (it names no key)
+
+
+class Unanswerable(ValueError):
+    """This page, at these settings, has no question the poll can grade; the message says why."""
 
 
 @dataclass(frozen=True)
@@ -19,45 +25,66 @@ class Asked:
     qid: str                                  # the page it belongs to
     prompt: str
     options: list[tuple[str, str]]            # (value stored, label shown)
-    answer: str
+    answers: list[str]                        # every right option's value (ties: all of them)
 
 
-def softmax_top_key(t: engine.Trace, head: int, row: int) -> Asked:
-    """Which key takes the most weight in one row (ties go to the first such key)."""
-    visible = np.flatnonzero(t.visible[row]) if t.visible is not None else np.arange(t.T)
-    weights = t.weights[head][row]
-    top = int(visible[np.argmax(weights[visible])])
-    options = [(str(j), f"{j}: {t.labels[j]}") for j in visible]
-    return Asked("softmax", f"Head {head}, query row {row} ({t.labels[row]}): which key will take the most weight "
-                            "after the softmax?", options, str(top))
+def softmax_top_key(t: engine.Trace, head: int, row: int, beta: float = 1.0) -> Asked:
+    """Which key takes the most weight in one row at the page's β, read as the page reads it
+    (analysis.read_head): every key tied with the top is right, and a row the page calls spread almost
+    evenly has the answer 'none'. A row that sees one key, or more keys than a question has options,
+    is not asked."""
+    _, rows = analysis.read_head(t, head, beta)
+    r, label = rows[row], t.labels[row]
+    if r.kind == "forced":
+        raise Unanswerable(f"Row {row} ({label}) sees one key only under the causal mask: its weight 1 is forced, "
+                           "so there is nothing to predict. Click a cell of a later row to ask about that row.")
+    if r.keys + 1 > MAX_OPTIONS:
+        raise Unanswerable(f"Row {row} ({label}) sees {r.keys} keys, more than the {MAX_OPTIONS - 1} keys a poll "
+                           "question can offer. Use a shorter sentence, or click a cell of an earlier row under "
+                           "the causal mask.")
+    visible = [j for j in range(t.T) if t.visible[row, j]]
+    options = [(str(j), f"{j}: {t.labels[j]}") for j in visible] + [(EVEN, "none: the row is spread almost evenly")]
+    answers = [EVEN] if r.kind == "even" else [str(j) for j in r.top]
+    at = "" if beta == 1 else f" at β = {beta:g}"
+    return Asked("softmax", f"Head {head}, query row {row} ({label}){at}: which key will take the most weight after "
+                            f"the softmax? ({row_words.rule().capitalize()}; such a row names no key.)",
+                 options, answers)
+
+
+CANDIDATES = ("same", "root", "full", "grows", "half", "double")
 
 
 def scores_spread(t: engine.Trace, cfg: engine.Config, head: int) -> Asked:
-    """What dividing by √d_head does to the spread (standard deviation) of one head's scores."""
+    """What dividing by √d_head does to the spread (standard deviation) of one head's scores, measured
+    by the page's own function (analysis.score_spread)."""
     d = cfg.d_head
-    seen = t.visible if t.visible is not None else np.ones(t.scores[head].shape, bool)
-    raw = t.scores[head][seen]
-    divided = t.scaled[head][seen] if cfg.scale_scores else raw / math.sqrt(d)
-    ratio = float(np.std(divided) / np.std(raw))             # measured on the numbers shown
+    if not cfg.scale_scores:
+        raise Unanswerable("Scaling is switched off, so this page divides nothing and says nothing about a spread "
+                           "after ÷√d_head: switch ÷√d_head on (sidebar, Switches) to ask this question.")
+    raw, divided = analysis.score_spread(t, head)
+    if not raw > 0:
+        raise Unanswerable(f"Head {head}'s visible scores are all equal: they have no spread to shrink.")
+    ratio = divided / raw                                    # measured on the numbers shown
     candidates = {"same": (1.0, "it stays the same"),
                   "root": (1 / math.sqrt(d), f"it shrinks to 1/√{d} ≈ {1 / math.sqrt(d):.3f} of what it was"),
                   "full": (1 / d, f"it shrinks to 1/{d} ≈ {1 / d:.3f} of what it was"),
                   "grows": (math.sqrt(d), f"it grows √{d} ≈ {math.sqrt(d):.3f} times"),
                   "half": (0.5, "it halves"), "double": (2.0, "it doubles")}   # the last two for d_head = 1
     options, factors = [], []
-    for value, (factor, label) in candidates.items():
+    for value in CANDIDATES:
+        factor, label = candidates[value]
         if all(abs(factor - f) > 1e-9 for f in factors) and len(options) < 4:   # d_head = 1: 1/√d = 1/d = 1
             options.append((value, label))
             factors.append(factor)
     answer = min(zip(options, factors), key=lambda of: abs(of[1] - ratio))[0][0]
     return Asked("scores", f"Head {head}, d_head = {d}: what happens to the spread (standard deviation) of the "
-                           f"{t.T} × {t.T} scores when every score is divided by √d_head?", options, answer)
+                           f"{t.T} × {t.T} scores when every score is divided by √d_head?", options, [answer])
 
 
 def exercise_prediction(ext: analysis.Extension, head: int) -> Asked:
-    """The exercise's prediction: what appending a token does to the old rows (the first right choice)."""
+    """The exercise's prediction: what appending a token does to the old rows. Right: every choice the
+    page's own verdict calls right."""
     T = ext.before.T
-    answer = next(c for c in words.PREDICTIONS if words.verdict(ext, head, c)[0] == "right")
     return Asked("exercise", f"Head {head}: what happens to the {T} rows of attention weights when the token "
                              f"{ext.after.labels[T]!r} is appended as token {T}?",
-                 list(words.PREDICTIONS.items()), answer)
+                 list(words.PREDICTIONS.items()), words.right_predictions(ext, head))

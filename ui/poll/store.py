@@ -3,6 +3,7 @@
 Pure Python (no Streamlit). SQLite by default (one file in WAL mode, so every replica on the machine
 shares it and a restart keeps it); PostgreSQL when DATABASE_URL is set (the app on several machines).
 Every count is read from the store, never kept in memory, and every write is one transaction.
+A question keeps every right answer (a JSON list): keys tied within the page's own rule are all right.
 
 Who may do what:
 * anyone with the room's code reads its questions and answers them (choices only: no free text, no
@@ -92,12 +93,29 @@ class Question:
     qid: str                          # which question ("exercise", "softmax", "scores")
     prompt: str
     options: tuple[tuple[str, str], ...]   # (value stored, label shown)
-    answer: str                       # the right option's value
+    answers: tuple[str, ...]          # every right option's value (ties: several), in option order
     revealed: bool
     asked_at: float
 
     def label(self, value: str | None) -> str:
         return dict(self.options).get(value or "", "no answer")
+
+    def right(self, value: str | None) -> bool:
+        return value in self.answers
+
+    def answer_label(self) -> str:
+        """The right option(s) as a student reads them: 'A', or 'A or B'."""
+        labels = [self.label(v) for v in self.answers]
+        return labels[0] if len(labels) == 1 else "; ".join(labels[:-1]) + "; or " + labels[-1]
+
+
+def _answers(options: list[tuple[str, str]], answers) -> list[str]:
+    """The right answers as a list in option order (one value given alone is one right answer)."""
+    chosen = {answers} if isinstance(answers, str) else set(answers)
+    values = [v for v, _ in options]
+    if not chosen or not chosen <= set(values):
+        raise PollError("a question needs 2 to 16 options, every right answer among them")
+    return [v for v in values if v in chosen]
 
 
 # Each entry is one schema version; the app applies those it has not applied yet, in one transaction.
@@ -113,6 +131,9 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "choice TEXT NOT NULL, answered_at DOUBLE PRECISION NOT NULL, PRIMARY KEY (code, qid, seat))",
         "CREATE INDEX poll_rooms_expiry ON poll_rooms (expires_at)",
     ),
+    # Version 2: a question may have several right answers (keys tied within the page's own rule), so
+    # poll_questions.answer holds a JSON list; an old row's single value becomes a list of one.
+    (r"""UPDATE poll_questions SET answer = '["' || REPLACE(REPLACE(answer, '\', '\\'), '"', '\"') || '"]'""",),
 )
 
 
@@ -268,13 +289,13 @@ class Store:
             return cur.rowcount
 
     # -- questions (the presenter's)
-    def ask(self, code: str, key: str, qid: str, prompt: str, options: list[tuple[str, str]], answer: str) -> None:
-        """Put a question to the room (the same question asked with other options or another answer
-        starts afresh: its answers would not fit)."""
+    def ask(self, code: str, key: str, qid: str, prompt: str, options: list[tuple[str, str]], answers) -> None:
+        """Put a question to the room with its right answer(s), a value or a list of values (the same
+        question asked with other options or other answers starts afresh: its answers would not fit)."""
         options = [(str(v)[:MAX_TEXT], str(label)[:MAX_TEXT]) for v, label in options]
-        if not 2 <= len(options) <= MAX_OPTIONS or answer not in dict(options):
-            raise PollError("a question needs 2 to 16 options, the right answer among them")
-        blob = json.dumps(options)
+        if not 2 <= len(options) <= MAX_OPTIONS:
+            raise PollError("a question needs 2 to 16 options, every right answer among them")
+        blob, answer = json.dumps(options), json.dumps(_answers(options, answers))
         with self._tx() as cur:
             self._room(cur, code, key)
             cur.execute("SELECT prompt, options, answer FROM poll_questions WHERE code = ? AND qid = ?", (code, qid))
@@ -312,8 +333,8 @@ class Store:
             cur.execute("SELECT qid, prompt, options, answer, revealed, asked_at FROM poll_questions "
                         "WHERE code = ? ORDER BY asked_at DESC", (code,))
             rows = cur.fetchall()
-        return [Question(qid, prompt, tuple(tuple(o) for o in json.loads(options)), answer, bool(revealed), at)
-                for qid, prompt, options, answer, revealed, at in rows]
+        return [Question(qid, prompt, tuple(tuple(o) for o in json.loads(options)), tuple(json.loads(answer)),
+                         bool(revealed), at) for qid, prompt, options, answer, revealed, at in rows]
 
     # -- answers (the students')
     def answer(self, code: str, seat: str, qid: str, choice: str) -> None:
@@ -358,7 +379,7 @@ class Store:
         writer = csv.writer(out)
         writer.writerow(["question", "prompt", "choice", "right", "seconds_after_asked"])
         for qid, prompt, choice, answer, after in rows:
-            writer.writerow([qid, prompt, choice, int(choice == answer), f"{max(after, 0):.1f}"])
+            writer.writerow([qid, prompt, choice, int(choice in json.loads(answer)), f"{max(after, 0):.1f}"])
         return out.getvalue()
 
 

@@ -38,18 +38,22 @@ def qr_png(url: str) -> bytes:
     return out.getvalue()
 
 
-def asked_for(view) -> questions.Asked | None:
-    """This page's question, from the presenter's own numbers; None on a page without one."""
+def asked_for(view) -> questions.Asked | str | None:
+    """This page's question, from the presenter's own numbers; why not (a sentence) where the page gives
+    no single answer to grade at these settings; None on a page without one."""
     page, h = view.page.path, view.head
-    if page == "softmax":
-        t = compute.trace(view.config, view.words, view.training, view.layer)
-        return questions.softmax_top_key(t, h, view.cell[0] if view.cell else t.T - 1)
-    if page == "scores":
-        t = compute.trace(view.config, view.words, view.training, view.layer)
-        return questions.scores_spread(t, view.config, h)
-    if page == "exercise":
-        ext = compute.extension(view.config, view.words, state.next_word(view.controls), view.training)
-        return questions.exercise_prediction(ext, h)
+    try:
+        if page == "softmax":
+            t = compute.trace(view.config, view.words, view.training, view.layer)
+            return questions.softmax_top_key(t, h, view.cell[0] if view.cell else t.T - 1, view.controls.beta)
+        if page == "scores":
+            t = compute.trace(view.config, view.words, view.training, view.layer)
+            return questions.scores_spread(t, view.config, h)
+        if page == "exercise":
+            ext = compute.extension(view.config, view.words, state.next_word(view.controls), view.training)
+            return questions.exercise_prediction(ext, h)
+    except questions.Unanswerable as why:
+        return str(why)
     return None
 
 
@@ -107,7 +111,9 @@ def _presenter(view, link: Link, join_url: str) -> None:
             st.caption("Join at (the QR code holds the same link):")
             st.code(join_url, language=None, wrap_lines=True)
         with live:
-            if asked is not None:
+            if isinstance(asked, str):
+                st.caption(layout.md_escape(asked))
+            elif asked is not None:
                 st.button(f"Ask this page's question ({questions.QIDS[asked.qid]})", key=session.POLL_ASK,
                           type="primary", on_click=_ask, args=(link, asked), icon=":material/campaign:")
             else:
@@ -124,7 +130,7 @@ def _presenter(view, link: Link, join_url: str) -> None:
 
 def _ask(link: Link, asked: questions.Asked) -> None:
     try:
-        store().ask(link.room, link.key, asked.qid, asked.prompt, asked.options, asked.answer)
+        store().ask(link.room, link.key, asked.qid, asked.prompt, asked.options, asked.answers)
     except PollError as err:
         session.poll_say(str(err))
 
@@ -165,7 +171,7 @@ def _presenter_live(code: str, key: str, page: str, present: bool) -> None:
     link = Link(code, key)
     left, right = st.columns(2)
     if q.revealed:
-        left.success(f"Revealed: {layout.md_escape(q.label(q.answer))}")
+        left.success(f"Revealed: {layout.md_escape(q.answer_label())}")
     else:
         left.button("Reveal the answer", key=session.POLL_REVEAL, on_click=_act, args=("reveal", link, q.qid),
                     icon=":material/visibility:")
@@ -179,7 +185,7 @@ def _presenter_live(code: str, key: str, page: str, present: bool) -> None:
 
 def _bars(q: Question, counts: dict[str, int], present: bool) -> None:
     labels = [f"{chr(65 + i)}. {label[:48]}" for i, (_, label) in enumerate(q.options)]
-    right = next(i for i, (value, _) in enumerate(q.options) if value == q.answer) if q.revealed else None
+    right = [i for i, (value, _) in enumerate(q.options) if q.right(value)] if q.revealed else None
     charts.bars([counts.get(value, 0) for value, _ in q.options], labels, title="answers", highlight=right,
                 present=present, fmt="d")
 
@@ -223,7 +229,7 @@ def _student_live(code: str, seat: str) -> None:
                  on_change=_answer, args=(code, seat, q.qid, widget))
         if q.revealed:
             yours = mine.get(q.qid)
-            say = st.success if yours == q.answer else st.info
-            say(f"**Right answer:** {layout.md_escape(q.label(q.answer))}  \n"
+            say = st.success if q.right(yours) else st.info
+            say(f"**Right answer{'s' * (len(q.answers) > 1)}:** {layout.md_escape(q.answer_label())}  \n"
                 f"**Yours:** {layout.md_escape(q.label(yours))}")
             _bars(q, counts.get(q.qid, {}), False)

@@ -62,5 +62,7 @@ def roles_caption(n: int, seq_len: int, T: int) -> str:
     at = f"{seq_len} tokens, the training length" + ("" if T == seq_len else f", not the {T} shown")
     return (f"Each head is scored on {n} fresh sequences of the task ({at}): its mean weight on the previous token, on the "
             "first token, on the token right after an earlier copy of the current one (induction, measured on "
-            "repeated random sequences) and on the task's own keys. The label is the strongest score, or 'no "
+            "the first half of each of these sequences followed by itself, so every token of the second half has an "
+            "earlier copy; those halves are the task's own tokens and may repeat a token within a half) and on the "
+            "task's own keys (at the positions the task scores). The label is the strongest score, or 'no "
             f"clear role' when none reaches {ROLE_MIN}. Measured without knock-outs.")

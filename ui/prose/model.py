@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.analysis import NEAR_UNIFORM
-from ui.prose.numbers import count, fmt
+from ui.prose.numbers import count, fmt, names, verb
+from ui.prose.rows import SHOWN, even_cause, even_count, rule
 
 
 def head_line(spread: float, top: float) -> str:
@@ -14,9 +14,12 @@ def head_line(spread: float, top: float) -> str:
     return f"mean spread {fmt(spread, '.2f')}, mean largest weight {fmt(top, '.2f')}"
 
 
-def notice(spread: np.ndarray, top: np.ndarray, uniform: float, trained: bool = False) -> str:
+def notice(spread: np.ndarray, top: np.ndarray, uniform: float, trained: bool = False, per_row: np.ndarray | None = None,
+           labels=None, quote=lambda text: "‘" + text + "’") -> str:
     """spread, top: (L, H) each map's mean row spread and mean largest weight; uniform: the mean largest
-    weight an even spread gives. Names the sharpest and the most even head, and how the layers differ."""
+    weight an even spread gives; per_row: (L, H, T) every row's spread, labels its tokens. Names the sharpest and
+    the most even head, and how the layers differ; whether the rows are spread almost evenly is judged row
+    by row, by the rule the per-head and softmax pages follow (a map's mean can pass where a row does not)."""
     L, H = spread.shape
     if np.all(np.isnan(spread)):
         return "every row sees one key only (one token): each weight is 1, forced, in every map."
@@ -37,7 +40,18 @@ def notice(spread: np.ndarray, top: np.ndarray, uniform: float, trained: bool = 
         means = np.nanmean(spread, axis=1)
         said += (" Mean spread by layer: " + ", ".join(f"layer {layer} {fmt(m, '.2f')}" for layer, m in enumerate(means))
                  + ".")
-    if np.nanmin(spread) >= NEAR_UNIFORM:
-        said += (" Every map is spread almost evenly: " + ("the trained weights give these rows no key to prefer."
-                 if trained else "random weights at this scale barely prefer any key."))
+    per_row = spread[..., None] if per_row is None else per_row
+    n_even, total = even_count(per_row)                                 # the per-head page's count, every map
+    low = float(np.nanmin(per_row))
+    if n_even == total:
+        said += f" Every row of every map is spread almost evenly (lowest spread {fmt(low, '.3f')}): {even_cause(trained)}."
+    elif n_even:
+        hits = np.argwhere(per_row <= low + 1e-12)                      # (n, 3) ties included
+        where = names([f"{quote(labels[i]) if labels is not None else f'row {i}'} in {who((layer, head))}"
+                       for layer, head, i in hits[:SHOWN]])
+        tied = f" (tied, {count(len(hits), 'row')})" if len(hits) > 1 else ""
+        said += (f" {n_even} of {count(total, 'row')} that have a choice {verb(n_even, 'is', 'are')} spread almost "
+                 f"evenly; the sharpest row is {where}{tied} (spread {fmt(low, '.3f')}).")
+    if n_even:
+        said += f" Here {rule()}."
     return said + " Click a map to open that layer's heads on the per-head page."

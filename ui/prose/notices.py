@@ -7,7 +7,7 @@ from typing import Callable
 import numpy as np
 
 from engine import Trace, analysis
-from ui.prose.numbers import count, fmt, verb
+from ui.prose.numbers import count, fmt, names, next_to, verb
 
 Quote = Callable[[str], str]
 
@@ -47,27 +47,63 @@ def qkv_intro(positional: bool) -> str:
             "Each head then works with its own slice of columns.")
 
 
+def _three(x: float) -> str:
+    """Three decimals from 1 up, three significant digits below (0.00136, not 0.001): a ratio of two such
+    numbers reads true to about 1%."""
+    return fmt(x, ".3f") if abs(x) >= 1 else fmt(x, "#.3g")
+
+
+def pairs(found: list[tuple[int, int]], labels, quote: Quote = _plain, shown: int = 6) -> str:
+    """(query, key) pairs tied at the top, named: 'query ‘a’ with key ‘b’', 'query ‘a’ with keys ‘b’ and ‘c’,
+    tied', 'queries … with keys …, tied (n pairs)' where every such query ties with every such key, else
+    the pairs (the first `shown`, then how many more)."""
+    def some(idx):
+        said = [quote(labels[k]) for k in idx]
+        return names(said[:shown] + ([f"{len(said) - shown} more"] if len(said) > shown else []))
+    queries = sorted({i for i, _ in found})
+    keys = sorted({j for _, j in found})
+    if len(found) == 1:
+        return f"query {quote(labels[queries[0]])} with key {quote(labels[keys[0]])}"
+    if len(found) == len(queries) * len(keys):
+        who = f"query {some(queries)}" if len(queries) == 1 else f"queries {some(queries)}"
+        return f"{who} with keys {some(keys)}, tied" + (f" ({len(found)} pairs)" if len(queries) > 1 else "")
+    listed = [f"{quote(labels[i])} → {quote(labels[j])}" for i, j in found]
+    return "the tied pairs " + names(listed[:shown] + ([count(len(listed) - shown, "more pair")]
+                                                       if len(listed) > shown else []))
+
+
 def qkv_notice(t: Trace, head: int, quote: Quote = _plain) -> str:
-    """The largest q·k among the pairs the mask lets through, what it is made of, and what it is not."""
+    """The largest q·k among the pairs the mask lets through (every pair tied with it named), what it is
+    made of, and what it is not."""
     visible = t.visible
-    i, j, top = analysis.largest(t.scores[head], visible)
+    found, top = analysis.largest_all(t.scores[head], visible)
+    (i, j), several = found[0], len(found) > 1
     cos = analysis.cosines(t.q, t.k)[head]                               # (T, T)
     qn, kn = float(np.linalg.norm(t.q[head, i])), float(np.linalg.norm(t.k[head, j]))
     among = " among the pairs the causal mask lets through (key ≤ query)" if t.config.causal else ""
-    said = (f"in head {head}, the largest dot product{among} is query {quote(t.labels[i])} with key "
-            f"{quote(t.labels[j])}: q·k = {fmt(top, '.3f')} = |q| |k| cos θ = {fmt(qn, '.3f')} × "
-            f"{fmt(kn, '.3f')} × {fmt(float(cos[i, j]), '.3f')}. ")
+    first = f" (for {quote(t.labels[i])} → {quote(t.labels[j])})" if several else ""
+    said = (f"in head {head}, the largest dot product{among} is {'shared by ' * several}"
+            f"{pairs(found, t.labels, quote)}: q·k = "
+            f"{_three(top)}{' each' * several}{first} = |q| |k| cos θ = {_three(qn)} × {_three(kn)} × "
+            f"{fmt(float(cos[i, j]), '.3f')}. ")
     if top < 0:
         said += "Every q·k here is negative: the largest is the one closest to 0. "
-    ci, cj, best = analysis.largest(cos, visible)
-    if (ci, cj) == (i, j):
-        said += "It is also the pair whose vectors point most the same way. "
+    aligned, best = analysis.largest_all(cos, visible)
+    if set(aligned) == set(found):
+        said += f"{'They are' if several else 'It is'} also the pair{'s' * several} whose vectors point most the same way. "
+    elif set(found) & set(aligned):                                   # among the most aligned, with other pairs
+        said += (f"{'Their' if several else 'Its'} vectors point as much the same way as any pair's (cos θ = "
+                 f"{fmt(best, '.3f')}, a tie with {count(len(set(aligned) - set(found)), 'other pair')}). ")
     elif np.isfinite(best):
+        ci, cj = aligned[0]
         said += (f"A dot product mixes length and direction: the pair pointing most the same way is "
-                 f"{quote(t.labels[ci])} with {quote(t.labels[cj])} (cos θ = {fmt(best, '.3f')}, q·k = "
-                 f"{fmt(float(t.scores[head, ci, cj]), '.3f')}). ")
+                 + (f"{quote(t.labels[ci])} with {quote(t.labels[cj])}" if len(aligned) == 1 else
+                    pairs(aligned, t.labels, quote))
+                 + f" (cos θ = {fmt(best, '.3f')}, q·k = {_three(float(t.scores[head, ci, cj]))}). ")
     how = ("dividing every score by the same √d_head keeps their order" if t.config.scale_scores else
            "with scaling off the scores go on unchanged")
+    if several:
+        return said + f"On the next page the same pairs have head {head}'s largest scaled score too: {how}."
     return said + (f"On the next page the largest-dot-product pair, {quote(t.labels[i])} → {quote(t.labels[j])}, has "
                    f"head {head}'s largest scaled score too: {how}.")
 
@@ -101,28 +137,27 @@ def scores_intro(t: Trace) -> str:
 def scores_notice(t: Trace, head: int, quote: Quote = _plain) -> str:
     """The largest scaled score worked out, and what the division does at these settings."""
     cfg = t.config
-    i, j, top = analysis.largest(t.scaled[head])                         # -inf (hidden) is never the largest
+    found, top = analysis.largest_all(t.scaled[head])                  # -inf (hidden) is never the largest
+    (i, j), several = found[0], len(found) > 1
     raw = float(t.scores[head, i, j])
-    pair = f"the largest scaled score in head {head} is {quote(t.labels[i])} → {quote(t.labels[j])}"
+    pair = (f"the largest scaled score in head {head} is {quote(t.labels[i])} → {quote(t.labels[j])}" if not several
+            else f"the largest scaled score in head {head} is shared by {pairs(found, t.labels, quote)}")
     if not cfg.scale_scores:
-        return (f"{pair}: {fmt(raw, '.3f')}. Scaling is switched off, so nothing is divided: the softmax sees "
+        return (f"{pair}: {_three(raw)}{' each' * several}. Scaling is switched off, so nothing is divided: the softmax sees "
                 "the raw scores and their full spread.")
     d = cfg.d_head
     divisor = float(np.sqrt(d))
-    said = f"{pair}: {fmt(raw, '.3f')} ÷ √{d} = {fmt(top, '.3f')}. "
+    said = f"{pair}: {_three(raw)} ÷ √{d} = {_three(top)}{' each' * several}. "
     if d == 1:
         return said + ("With d_head = 1 the divisor is √1 = 1, so the division changes nothing: scaled and raw "
                        "scores are the same numbers.")
-    before, after = _std(t.scores[head], t.visible), _std(t.scaled[head], t.visible)
+    before, after = analysis.score_spread(t, head)                       # the poll's question reads the same
     return said + (f"Dividing every score by the same √{d} = {fmt(divisor, '.3f')} keeps the order within each "
-                   f"row and shrinks the spread the softmax will see by that factor (std {fmt(before, '.3f')} → "
-                   f"{fmt(after, '.3f')}).")
+                   f"row and shrinks the spread the softmax will see by that factor (std {_three(before)} → "
+                   f"{_three(after)}).")
 
 
 # --------------------------------------------------------------------------- Block output
-SMALL = 0.25              # the FFN's change is called "small next to" what the residual carries below this ratio
-
-
 def output_notice(t: Trace) -> str:
     """What the ReLU zeroed and how far the feed-forward layer moved the vectors, compared, not asserted."""
     T, F = t.ffn_hidden.shape
@@ -133,9 +168,7 @@ def output_notice(t: Trace) -> str:
                        f"attention output (mean |output| {fmt(float(np.abs(t.output).mean()), '.3f')} per entry).")
     moved = float(np.abs(t.output - t.after_attn).mean())                # the FFN's own part: hidden·W₂ + b₂
     carried = float(np.abs(t.after_attn).mean())                          # what the residual path brings
-    ratio = moved / carried if carried > 0 else float("inf")
-    compare = ("small next to" if ratio < SMALL else "larger than" if ratio >= 1 else
-               f"{fmt(ratio, '.0%')} of")
+    compare = next_to(moved / carried if carried > 0 else float("inf"))   # the one scale of magnitude words
     return said + (f"; the feed-forward layer then moved the vectors by {fmt(moved, '.3f')} on average per entry, "
                    f"{compare} the {fmt(carried, '.3f')} the residual path carries through (mean "
                    f"|{'X + P' if t.positions is not None else 'X'} + attn|).")

@@ -3,7 +3,8 @@
 * a nonzero number never prints as 0: below the shown precision it switches to scientific notation
   (2.5·10⁻⁹), and so does a huge one (9.4·10¹⁰, never a 19-digit float);
 * −∞ prints as "−∞" (a masked score), never "inf"; NaN prints as "—" (callers say why: "—, one key");
-* no negative zero.
+* no negative zero;
+* one amount next to another is worded on one scale (next_to).
 """
 from __future__ import annotations
 
@@ -80,6 +81,11 @@ def parse(text: str) -> float:
     return value / 100 if percent else value
 
 
+def power(x: float) -> str:
+    """A power of ten as a sentence writes it: power(1e-12) -> '10⁻¹²'."""
+    return "10" + str(round(math.log10(float(x)))).translate(_SUPER)
+
+
 def tex(x: float, spec: str) -> str:
     """fmt for a formula (st.latex)."""
     return fmt(x, spec, tex=True)
@@ -108,6 +114,31 @@ def diff(x: float, scale: float = 1.0) -> str:
     if is_rounding(x, scale):
         return f"0 up to rounding ({fmt(abs(x), '.0e')})"
     return fmt(x, ".3g")
+
+
+MIN_CASES = 30        # a share or rate measured on fewer cases than this is "too few … to tell", never a finding
+
+# One scale for the words of magnitude, wherever one amount is compared with another (a / b): "tiny next
+# to" under a thousandth, "small next to" up to a fifth, "large next to" from five times up; in between
+# the ratio itself is the word ("33% of", "1.7 times"): a third is neither small nor large.
+TINY, SMALL, LARGE = 1e-3, 0.2, 5.0
+
+
+def next_to(ratio: float) -> str:
+    """How a compares with b, from a / b, on the one scale: 'tiny next to', 'small next to', '33% of',
+    'about as large as', '1.7 times', 'large next to'."""
+    ratio = float(ratio)
+    if math.isnan(ratio):
+        raise ValueError("a ratio of NaN compares nothing")
+    if ratio < TINY:
+        return "tiny next to"
+    if ratio <= SMALL:
+        return "small next to"
+    if ratio < 0.95:
+        return f"{fmt(ratio, '.0%')} of"
+    if ratio < 1.05:
+        return "about as large as"
+    return f"{fmt(ratio, '.2g')} times" if ratio < LARGE else "large next to"
 
 
 def count(n: int, noun: str, plural: str | None = None) -> str:

@@ -2,6 +2,8 @@
 inputs come from, whose words the labels are. Pure Python; the sidebar shows them under the preset."""
 from __future__ import annotations
 
+from ui.prose.numbers import MIN_CASES
+
 
 def facts(preset: str, heads: int) -> str:
     """One caption of facts for this preset at this head count."""
@@ -17,8 +19,14 @@ def facts(preset: str, heads: int) -> str:
     return ""
 
 
+def sequence_rule(task_title: str, candidates: int, seed: int) -> str:
+    """How a trained preset's own sequence is chosen (ui.shell.presets.sample), for the sidebar."""
+    return (f"Its sequence: of the first {candidates} sequences of '{task_title}' drawn from seed {seed}, the first "
+            "with the most scored positions" + (" (the longest repeated segment)" if task_title == "induction" else "")
+            + ", the same on every page and on the Learn page.")
+
+
 DOES_TASK = 0.9          # a position where at least this share of targets is right is one where the task is done
-MIN_CASES = 30           # a per-position share from fewer scored sequences than this is too few to tell
 
 
 def reach(accuracy, count) -> tuple[int | None, int | None]:

@@ -24,12 +24,12 @@ def _plain(text: str) -> str:
     return "‘" + text + "’"
 
 
-def even_cause(trained: bool = False, beta: float = 1.0) -> str:
-    """Why rows are spread almost evenly, true for these weights and this β."""
+def even_cause(trained: bool = False, beta: float = 1.0, rows: int = 2) -> str:
+    """Why rows (this many) are spread almost evenly, true for these weights and this β."""
     if beta == 0:
         return "β = 0 multiplies every score by 0, which makes every row exactly uniform whatever the weights"
     if trained:
-        return "the trained weights give these rows no key to prefer"
+        return f"the trained weights give {'this row' if rows == 1 else 'these rows'} no key to prefer"
     return "this is what untrained weights do"
 
 
@@ -84,12 +84,18 @@ def softmax_notice(rows: list[RowReading], labels: Sequence[str], quote: Quote =
         parts.append(at + "; ".join(said))
         if even:
             parts.append(f"{count(len(even), 'row')} {verb(len(even), 'is', 'are')} spread almost evenly "
-                         f"({even_cause(trained, beta)}), so no key is named for "
+                         f"({even_cause(trained, beta, len(even))}), so no key is named for "
                          + ("it" if len(even) == 1 else "them"))
     if forced:
         who = names([quote(labels[i]) for i in forced])
         parts.append(f"{who} sees only itself under the causal mask, so its weight 1 is forced, not a finding")
     return "; ".join(parts) + f". Here {rule()}."
+
+
+def even_count(spread: np.ndarray) -> tuple[int, int]:
+    """(rows spread almost evenly, rows that have a choice) among spreads of any shape (NaN: one key)."""
+    chosen = spread[~np.isnan(spread)]
+    return int(np.count_nonzero(chosen >= NEAR_UNIFORM)), int(chosen.size)
 
 
 def spread_notice(spread: np.ndarray, labels: Sequence[str], quote: Quote = _plain, trained: bool = False) -> str:
@@ -108,10 +114,10 @@ def spread_notice(spread: np.ndarray, labels: Sequence[str], quote: Quote = _pla
     where = names([f"{quote(labels[t])} in head {h}" for h, t in hits[:SHOWN]])
     tied = f" (tied, {count(len(hits), 'row')})" if len(hits) > 1 else ""
     said = f"the sharpest row is {where}{tied}: spread {fmt(low, '.3f')}, where 0 is all weight on one key"
-    even_rows, rows = int(np.count_nonzero(spread[chosen] >= NEAR_UNIFORM)), int(np.count_nonzero(chosen))
+    even_rows, rows = even_count(spread)
     if even_rows:
         said += (f"; {even_rows} of {count(rows, 'row')} that have a choice {verb(even_rows, 'is', 'are')} "
-                 f"spread almost evenly ({even_cause(trained)})")
+                 f"spread almost evenly ({even_cause(trained, rows=even_rows)})")
     if H > 1:
         even = int(np.nanargmax(means))
         said += f"; the most even head is head {even} (mean spread {fmt(float(means[even]), '.3f')})"

@@ -14,7 +14,7 @@ from ui.page import layout, tables
 from ui.shell import presets, session, state
 from ui.shell.frame import View
 from ui.prose import exercise as words
-from ui.prose.numbers import every, fmt, metric, score
+from ui.prose.numbers import diff, every, fmt, metric, score
 
 SIDE_BY_SIDE = 16          # longest extended sentence whose two maps sit side by side
 
@@ -111,7 +111,7 @@ def result(view: View, ext: analysis.Extension, revealed: dict) -> None:
     new = layout.quote(a.labels[T])
     status, verdict = words.verdict(ext, h, revealed["prediction"], quote=layout.quote)
     said = words.PREDICTIONS.get(revealed["prediction"])
-    {"right": st.success, "partly": st.info, "wrong": st.warning, "none": st.info}[status](
+    {"right": st.success, "wrong": st.warning, "none": st.info}[status](
         (f"**You predicted:** {said}  \n" if said else "") + verdict)
     guess = revealed["guess"].strip()
     if guess:
@@ -134,13 +134,12 @@ def result(view: View, ext: analysis.Extension, revealed: dict) -> None:
                f"{T + 1}-token map: the factor its weights were multiplied by.")
     rows = r.table()
     rows["s (new key)"] = [score(s) for s in rows["s (new key)"]]        # a masked score reads −∞ (masked)
-    rows["lost to new"] = words.shares(ext, h)                          # e^s/(Z+e^s) exactly: 1 − factor rounds 10⁻³⁶ to 0
     tables.table(pd.DataFrame(rows),
                  { "e^s": ".4f", "Z (old row)": ".4f", "factor Z/(Z+e^s)": ".6f",
                   "new ÷ old, min": ".6f", "new ÷ old, max": ".6f", "lost to new": ".4f"})
     st.caption(f"s is each old query's score against {new}, Z the total of its old row. In every row new ÷ old "
                f"is the same for every key (min = max = factor): the ratios between the old weights are "
-               f"unchanged, up to {metric(ext.ratio_error)}. What a row lost is the weight it gives {new}.")
+               f"unchanged (largest deviation {diff(ext.ratio_error)}). What a row lost is the weight it gives {new}.")
     if b.num_heads > 1:
         with st.expander(f"Factors in {every(b.num_heads, 'head')}"):
             factors = pd.DataFrame(ext.factors, index=[f"head {k}" for k in range(b.num_heads)],
@@ -196,6 +195,15 @@ def outputs(view: View, ext: analysis.Extension) -> None:
                                "share of its length": out.relative}),
                  {"‖Δ output‖": ".4f", "share of its length": ".1%"})
     st.markdown(words.output_sentence(ext, out, quote=layout.quote))
+
+
+def later(view: View, new_token) -> None:
+    """With more than one layer: what the new token did to every later layer's old rows, from both runs."""
+    if view.config.n_layers == 1:
+        return
+    before = compute.stack(view.config, view.words, view.training)
+    after = compute.stack(view.config, (*view.words, new_token), view.training)
+    st.markdown(words.later_layers(exercise.deeper(before, after), view.config.causal))
 
 
 def hide() -> None:

@@ -95,8 +95,7 @@ def sequence(view: View, task: engine.Task) -> Sequence:
     if typed:
         targets = task.targets(np.array([ids]))[0]
     else:                                                             # the task's own scoring of its sample
-        _, drawn = task.sample(np.random.RandomState(presets.SAMPLE_SEED), 1, max(len(ids), task.min_len))
-        targets = drawn[0][:len(ids)]
+        targets = presets.sample(task, len(ids))[1]
     return Sequence(ids=ids, words=chosen, targets=targets, expected=task.expected_keys(np.array([ids]))[0],
                     typed=typed is not None)
 

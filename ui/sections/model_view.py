@@ -27,6 +27,11 @@ def summary(stack: engine.Stack) -> tuple[np.ndarray, np.ndarray, float]:
     return spread, top, uniform
 
 
+def row_spread(stack: engine.Stack) -> np.ndarray:
+    """(L, H, T) every row's spread in every map (NaN where a row sees one key): what the per-head page reads."""
+    return analysis.spread(weights(stack), stack.layers[0].visible)
+
+
 class StackArrays:
     """Every layer's arrays of a stack, for the exports: the .npz (names prefixed layer0_, layer1_ …)
     and every head's weights as CSV."""

@@ -7,7 +7,7 @@ import engine
 from ui.page import lazy
 from ui.prose.numbers import count
 from ui.shell import presets, session, state
-from ui.prose.presets import facts as preset_facts
+from ui.prose.presets import facts as preset_facts, sequence_rule
 from ui.shell.session import FIELD
 from ui.shell.state import Controls
 
@@ -32,7 +32,8 @@ def _learn(c: Controls) -> None:
                f"{count(cfg.n_layers, 'layer')}, d_ff {cfg.d_ff}"
                + (", causal mask" if cfg.causal else ", no mask")
                + (", sinusoidal positions" if cfg.positional != "none" else ", no positions")
-               + (", pre-layer-norm" if cfg.layer_norm else "") + ". The other pages' controls do not apply here.")
+               + (", pre-layer-norm" if cfg.layer_norm else "") + ". The other pages' controls do not apply here. "
+               + sequence_rule(task.title, presets.CANDIDATES, presets.SAMPLE_SEED))
     sb.number_input("Batch seed", *state.TRAIN_SEED, step=1, key=FIELD.train_seed,
                     help="Seeds the training batches. Another seed: other batches, another run (the plateau "
                          f"moves). From {state.TRAIN_SEED[0]} to {state.TRAIN_SEED[1]:,}.")
@@ -76,7 +77,9 @@ def _concepts(c: Controls) -> None:
                       "numbers match that article's script exactly), or a block trained on a task (its "
                       "training settings, on a sequence of the task).")
     in_use = presets.summary(c.preset, state.to_config(c), c.seq_len, state.to_training(c))
-    sb.caption(" ".join(part for part in (in_use + ".", preset_facts(c.preset, c.heads)) if part))
+    task = presets.task_of(c.preset)
+    rule = sequence_rule(task.title, presets.CANDIDATES, presets.SAMPLE_SEED) if task is not None else ""
+    sb.caption(" ".join(part for part in (in_use + ".", preset_facts(c.preset, c.heads), rule) if part))
     sb.text_input("Tokens (a sentence)", key=FIELD.text, max_chars=state.MAX_TEXT,
                   help="Split on spaces. Cut to the sequence length, or padded from a fixed word list.")
     sb.slider("Sequence length T", *state.SEQ_LEN, key=FIELD.seq_len)

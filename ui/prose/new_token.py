@@ -1,0 +1,60 @@
+"""The exercise's new token, as a student gives it: a vocabulary id or one typed word (and why it cannot be
+used), and where the default comes from. Pure Python."""
+from __future__ import annotations
+
+import re
+
+from engine.config import Config
+from engine.tokens import MAX_WORD_CHARS, Token, clean_word, token_id
+
+KINDS = ("id", "word")                       # how the new token is given: a vocabulary id or a typed word
+MAX_TYPED = 64                               # characters a page lets a student type for the new word
+_MARKUP = re.compile(r"<\s*/?\s*[A-Za-z!?][^<>]*>")   # an HTML-like tag such as <b>, </p> or <!-- x -->
+
+
+def _short(text: str, limit: int = 30) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def parse_next_token(cfg: Config, kind: str, value) -> Token:
+    """The new token from a page's input: a vocabulary id, or one typed word. ValueError says what to fix."""
+    if kind == "id":
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if value is None or isinstance(value, str):
+            raise ValueError(f"choose a vocabulary id between 0 and {cfg.vocab_size - 1}")
+        return token_id(cfg, value)           # ValueError: outside the vocabulary, or not a whole number
+    if kind != "word":
+        raise ValueError(f"the new token is given as one of {KINDS}, got {kind!r}")
+    if not isinstance(value, str):
+        raise ValueError(f"the typed word must be text, got {type(value).__name__}")
+    parts = value.split()
+    if not parts:
+        raise ValueError("the word box is empty: type one word for the new token")
+    if len(parts) > 1:
+        raise ValueError(f"type a single word without spaces; ‘{_short(value.strip())}’ is {len(parts)} words")
+    word = parts[0]
+    if _MARKUP.search(word):
+        raise ValueError(f"‘{_short(word)}’ looks like HTML markup (a <…> tag); "
+                         "type a plain word: this page shows tokens as text and never runs markup")
+    if len(word) > MAX_WORD_CHARS:
+        raise ValueError(f"‘{_short(word)}’ is {len(word)} characters long; "
+                         f"a token may have at most {MAX_WORD_CHARS}")
+    cleaned = clean_word(word)
+    if not cleaned:
+        raise ValueError("the typed word has only invisible characters: type a visible word")
+    return cleaned
+
+
+def default_token_note(word: str, vocab_id: int | None, T: int) -> str:
+    """Where the default new token comes from (word already quoted): this app's rule, not an article's."""
+    said = f"Default: {word}" + (f" (id {vocab_id})" if vocab_id is not None else "")
+    return (said + f", the token the sidebar's sequence-length slider appends when moved from {T} to {T + 1}, so "
+            f"both give the same {T + 1}-token run. This is this app's choice: the articles name no "
+            f"{ordinal(T + 1)} token.")
+
+
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, …, 11th, 12th, 13th, 21st, …"""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
