@@ -2,13 +2,12 @@
 import streamlit as st
 
 from engine import analysis, exercise
-from ui import compute
+from ui import app, compute
 from ui.page import footer, layout
-from ui.shell import frame
 from ui.sections import exercise as sections
 from ui.prose import exercise as words
 
-view = frame.view()
+view = app.view()
 T = len(view.words)
 nth = words.ordinal(T + 1)
 layout.header(
@@ -37,7 +36,7 @@ if revealed is not None:
     sections.twists(view, ext, new_token)
     sections.outputs(view, ext)
     sections.later(view, new_token)
-    layout.notice(words.notice(ext, view.head, quote=layout.quote))
+    layout.notice(words.notice(ext, view.head))
     sections.hide()
     h, b, a = view.head, ext.before, ext.after
     footer.exports("exercise", a, {

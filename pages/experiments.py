@@ -1,14 +1,15 @@
 """Experiments: three design choices made visible (÷√d_head, positions, the causal mask), live numbers."""
 import streamlit as st
 
+from ui import app
 from ui.page import layout
-from ui.shell import frame, session
+from ui.shell import session
 from ui.experiments import mask, positions, scaling
 from ui.experiments.common import TITLES
 from ui.prose import experiments as said
 from ui.prose import stages
 
-view = frame.view()
+view = app.view()
 layout.header(
     view,
     "Experiments: why?",

@@ -4,14 +4,13 @@ import streamlit as st
 
 import engine
 from engine import analysis
-from ui import charts, compute
+from ui import app, charts, compute
 from ui.page import footer, layout
-from ui.shell import frame
 from ui.prose import rows as row_words
 from ui.prose import stages
 from ui.prose.numbers import count, every
 
-view = frame.view()
+view = app.view()
 layout.header(
     view,
     "Per-head maps",
@@ -69,7 +68,7 @@ with cols[1]:
     else:
         st.info("This preset has no output projection: the concat is the attention output.")
 
-layout.notice(row_words.spread_notice(spread, t.labels, quote=layout.quote, trained=view.training is not None))
+layout.notice(row_words.spread_notice(spread, t.labels, trained=view.training is not None))
 footer.exports("heads", t, {**{f"weights head {h}": (t.weights[h], t.labels, t.labels) for h in range(H)},
                             "concat": (t.concat, t.labels, dims), "attn": (t.attn, t.labels, dims)},
                code=[engine.merge_heads])

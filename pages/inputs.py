@@ -2,13 +2,13 @@
 import streamlit as st
 
 import engine
-from ui import charts, compute
+from ui import app, charts, compute
 from ui.page import footer, layout, tables
-from ui.shell import frame, presets, session
-from ui.page.lazy import opened
+from ui.shell import presets, session
+from ui.shell.lazy import opened
 from ui.prose import notices, stages
 
-view = frame.view()
+view = app.view()
 layout.header(
     view,
     "Inputs X",

@@ -1,11 +1,11 @@
 """Learn: train the block in NumPy on a task whose answer is an attention pattern; watch a head learn it."""
 import engine
+from ui import app
 from ui.page import layout
 from ui.prose import learn as words
 from ui.sections import learn
-from ui.shell import frame
 
-view = frame.view()
+view = app.view()
 cfg = engine.TASKS[view.controls.task].config
 layout.header(
     view,

@@ -2,15 +2,15 @@
 import engine
 import streamlit as st
 
-from ui import charts, compute
+from ui import app, charts, compute
 from ui.page import footer, layout
-from ui.shell import frame, session
+from ui.shell import session
 from ui.sections import knockout, model_view as numbers
 from ui.prose import model as words
 from ui.prose import stages
 from ui.prose.numbers import count
 
-view = frame.view()
+view = app.view()
 cfg = view.config
 layout.header(
     view,
@@ -49,7 +49,7 @@ st.caption(f"Outlined: layer {view.layer}, head {view.head}, the block and head 
 knockout.labels(view, roles)
 knockout.redrawn(view, knocked)
 layout.notice(words.notice(spread, top, uniform, trained=view.training is not None, per_row=numbers.row_spread(shown),
-                           labels=shown.labels, quote=layout.quote))
+                           labels=shown.labels))
 knockout.effect(view, stack, shown)
 everything = numbers.StackArrays(stack)
 footer.exports("model", everything, everything.weights(), code=[engine.forward])

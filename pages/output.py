@@ -2,12 +2,11 @@
 import pandas as pd
 
 import engine
-from ui import charts, compute
+from ui import app, charts, compute
 from ui.page import footer, layout, tables
-from ui.shell import frame
 from ui.prose import notices, stages
 
-view = frame.view()
+view = app.view()
 layout.header(
     view,
     "Block output",

@@ -3,14 +3,14 @@ import streamlit as st
 
 import engine
 from engine import analysis
-from ui import charts, compute
+from ui import app, charts, compute
 from ui.page import footer, layout
 from ui.sections import projection
-from ui.shell import frame, session
+from ui.shell import session
 from ui.prose import notices, stages
 from ui.prose.numbers import count
 
-view = frame.view()
+view = app.view()
 layout.header(
     view,
     "Q, K, V projections",
@@ -55,7 +55,7 @@ charts.heatmap(full[h], t.labels, [str(c) for c in range(first, last + 1)],
                domain=domain, key=session.QKV_SLICE, pick=local, present=present, width=view.width, area=600, selectable=True)
 st.caption("Click (or tap) a cell of the head's slice to see that number computed from X and the weight matrix.")
 
-layout.notice(notices.qkv_notice(t, h, quote=layout.quote))
+layout.notice(notices.qkv_notice(t, h))
 projection.show(t, params, picked, stages.source(cfg, view.layer))
 footer.exports("qkv", t, {"X": (source, t.labels, dims), "Q": (engine.merge_heads(t.q), t.labels, dims),
                           "K": (engine.merge_heads(t.k), t.labels, dims),

@@ -2,13 +2,13 @@
 import streamlit as st
 
 import engine
-from ui import charts, compute
+from ui import app, charts, compute
 from ui.page import footer, layout
 from ui.sections import inspector
-from ui.shell import frame, session
+from ui.shell import session
 from ui.prose import notices, stages
 
-view = frame.view()
+view = app.view()
 t = compute.trace(view.config, view.words, view.training, view.layer)
 layout.header(
     view,
@@ -41,7 +41,7 @@ with scaled_col:
 st.caption("One colour scale for both maps, so the shrinking shows. Hover a cell for its exact value; "
            "click (or tap) it for the worked calculation below (double-click clears the chart's selection).")
 
-layout.notice(notices.scores_notice(t, h, quote=layout.quote))
+layout.notice(notices.scores_notice(t, h))
 inspector.show(t, h, cell)
 footer.exports("scores", t, {f"scores head {h}": (t.scores[h], t.labels, t.labels),
                              f"scaled head {h}": (t.scaled[h], t.labels, t.labels)},

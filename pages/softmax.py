@@ -4,15 +4,15 @@ import streamlit as st
 
 import engine
 from engine import analysis
-from ui import charts, compute
+from ui import app, charts, compute
 from ui.page import footer, layout, tables
 from ui.sections import inspector
-from ui.shell import frame, session, state
+from ui.shell import session, state
 from ui.prose import rows as row_words
 from ui.prose import stages
 from ui.prose.numbers import spread as spread_cell
 
-view = frame.view()
+view = app.view()
 layout.header(
     view,
     "Softmax weights",
@@ -54,7 +54,7 @@ st.caption(f"Each row{at}. weight: the row's largest weight; uniform: 1 ÷ the k
            "when one key takes everything, log₂(keys) when the row is uniform; spread: entropy ÷ log₂(keys), "
            "1 when every key gets the same weight; a row that sees one key has no spread (—).")
 
-layout.notice(row_words.softmax_notice(rows, t.labels, quote=layout.quote, beta=beta,
+layout.notice(row_words.softmax_notice(rows, t.labels, beta=beta,
                                          trained=view.training is not None))
 if cell is not None and beta != 1:
     st.caption(f"The worked cell below uses the model's β = 1, not the β = {beta:g} of the maps above.")

@@ -6,6 +6,7 @@ import streamlit as st
 
 import engine
 from ui import compute
+from ui.shell.parts import Part
 
 
 def ensure(view) -> None:
@@ -22,3 +23,11 @@ def ensure(view) -> None:
 
     compute.train(view.config, view.training, on_progress=progress)
     box.empty()
+
+
+def _draw(view, join_url: str) -> None:
+    if not view.page.trains:                     # a page that trains draws its own training live
+        ensure(view)
+
+
+PART = Part("trainer", draw=_draw)

@@ -8,7 +8,7 @@ from engine import experiments as xp
 from ui import charts
 from ui.page import layout
 from ui.charts import colours
-from ui.shell.frame import View
+from ui.shell.view import View
 
 TITLES = {"scale": "1 · Why ÷ √d_head", "init": "2 · ÷ √d_head in this block", "positions": "3 · Why positions",
           "mask": "4 · Why a causal mask"}

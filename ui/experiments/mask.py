@@ -9,7 +9,7 @@ from ui import charts, compute
 from ui.page import footer, layout, tables
 from ui.experiments.common import TITLES, prose, two_maps
 from ui.prose import experiments as said
-from ui.shell.frame import View
+from ui.shell.view import View
 
 
 # --------------------------------------------------------------------------- 4 · causal mask
@@ -50,7 +50,7 @@ def mask(view: View) -> None:
     st.caption("Largest change of row i (over every head) between the step that produced token i and the "
                "whole sentence. The last row is computed at the last step, so it cannot change.")
 
-    layout.notice(said.mask_notice(ct, h, quote=layout.quote))
+    layout.notice(said.mask_notice(ct, h))
     footer.exports("experiment-mask", ct.masked, {
         f"weights no mask head {h}": (ct.open.weights[h], labels, labels),
         f"weights causal head {h}": (ct.masked.weights[h], labels, labels),

@@ -11,7 +11,8 @@ from ui.shell import session
 from ui.experiments.common import TITLES, prose, two_maps
 from ui.prose import experiments as said
 from ui.prose.numbers import fmt
-from ui.shell.frame import View
+from ui.shell.view import View
+from ui.prose.text import quote
 
 
 # --------------------------------------------------------------------------- 3 · positions
@@ -30,7 +31,7 @@ def positions(view: View) -> None:
     moved = [labels[p] for p in pt.perm]
     left, right = st.columns([1, 4], vertical_alignment="center")
     left.button("Shuffle again", key=session.XP_SHUFFLE, on_click=session.next_shuffle, icon=":material/shuffle:")
-    shown = ", ".join(layout.quote(w) for w in moved[:12]) + (", …" if len(moved) > 12 else "")
+    shown = ", ".join(quote(w) for w in moved[:12]) + (", …" if len(moved) > 12 else "")
     right.markdown(f"Shuffle {seed}: the new order is {shown}.")
     if cfg.causal:
         st.info("The causal mask is switched off for this experiment: a mask knows positions too (query i "
@@ -84,7 +85,7 @@ def positions(view: View) -> None:
     layout.latex(view, r"E_{p,\,2i} = \sin\!\big(p / 10000^{2i/d_{model}}\big),\qquad "
                        r"E_{p,\,2i+1} = \cos\!\big(p / 10000^{2i/d_{model}}\big)")
 
-    layout.notice(said.positions_notice(pt, h, labels, cfg.residual, quote=layout.quote))
+    layout.notice(said.positions_notice(pt, h, labels, cfg.residual))
     footer.exports("experiment-positions", pt.encoded.original, {
         f"A head {h}": (pt.plain.original.weights[h], labels, labels),
         f"A' shuffled head {h}": (pt.plain.shuffled.weights[h], moved, moved),

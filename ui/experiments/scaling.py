@@ -12,7 +12,7 @@ from ui import charts, compute
 from ui.page import footer, layout, tables
 from ui.shell import session, state
 from ui.experiments.common import TITLES, lines, prose, two_maps
-from ui.shell.frame import View
+from ui.shell.view import View
 from ui.prose import experiments as said
 
 

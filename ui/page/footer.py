@@ -10,8 +10,8 @@ import numpy as np
 import streamlit as st
 
 from ui.page import figures
-from ui.page.lazy import opened
-from ui.shell import frame, session
+from ui.shell.lazy import opened
+from ui.shell import session, view
 
 
 def _csv(matrices: dict[str, tuple[np.ndarray, Sequence[str], Sequence[str]]]) -> Callable[[], str]:
@@ -44,7 +44,7 @@ def exports(slug: str, trace, matrices: dict[str, tuple[np.ndarray, Sequence[str
             code: Sequence[Callable] = ()) -> None:
     """Download this page's matrices (CSV) and the whole trace (.npz), save its charts as figures,
     show the engine's code: each behind an expander, drawn once opened."""
-    if frame.view().present:
+    if view.current().present:
         return
     if box := opened("Download these numbers, save figures for slides", session.export_key(slug),
                      icon=":material/download:"):

@@ -2,15 +2,15 @@
 on a phone), and the 'what to notice' line."""
 from __future__ import annotations
 
-import string
 from dataclasses import dataclass
 from typing import Any, Sequence
 
 import streamlit as st
 
-from ui.shell import frame
+from ui.prose.text import md_escape
 
-_PUNCT = set(string.punctuation)
+from ui.shell.view import View
+
 GAP_PX = 17                     # between two of st.columns (Streamlit's "small" gap: 1rem at a 17 px base font)
 
 
@@ -28,7 +28,7 @@ class Column:
         return self.box.__exit__(*exc)
 
 
-def columns(view: frame.View, spec: Sequence[float] | int, **options) -> list[Column]:
+def columns(view: View, spec: Sequence[float] | int, **options) -> list[Column]:
     """st.columns, each with its width in px (from the main column's width and the shares; on a
     phone, where Streamlit stacks the columns, each is the main column's full width)."""
     shares = [1.0] * spec if isinstance(spec, int) else [float(s) for s in spec]
@@ -39,22 +39,12 @@ def columns(view: frame.View, spec: Sequence[float] | int, **options) -> list[Co
     return [Column(box, room * share / sum(shares)) for box, share in zip(boxes, shares)]
 
 
-def two(view: frame.View, side_by_side: bool) -> list[Column]:
+def two(view: View, side_by_side: bool) -> list[Column]:
     """Two places for the two maps of a comparison: side by side, or one under the other (full width)."""
     return columns(view, 2) if side_by_side else [Column(st.container(), view.width) for _ in range(2)]
 
 
-def md_escape(text: str) -> str:
-    """Show user text literally inside Markdown: every ASCII punctuation mark is backslash-escaped."""
-    return "".join("\\" + ch if ch in _PUNCT else ch for ch in str(text))
-
-
-def quote(label: str) -> str:
-    """A token label quoted for a Markdown sentence."""
-    return "‘" + md_escape(label) + "’"
-
-
-def header(view: frame.View, title: str, intro: str, formula: str | Sequence[str]) -> None:
+def header(view: View, title: str, intro: str, formula: str | Sequence[str]) -> None:
     """Title, a few sentences (hidden in presenter view), the formula(s), and any notes of this run."""
     st.title(title)
     if not view.present:
@@ -71,7 +61,7 @@ def header(view: frame.View, title: str, intro: str, formula: str | Sequence[str
         st.warning(md_escape(outside), icon=":material/model_training:")
 
 
-def trained_weights(view: frame.View) -> str:
+def trained_weights(view: View) -> str:
     """Which trained weights the page shows (shipped, stored or trained here, and their digest); '' for an
     article's preset or while the model is still training (the Learn page trains it live)."""
     from ui import compute
@@ -82,7 +72,7 @@ def trained_weights(view: frame.View) -> str:
     return "" if trained is None else f"Trained weights in use: {trained.said()}."
 
 
-def outside_training(view: frame.View) -> str:
+def outside_training(view: View) -> str:
     """For a trained preset used outside its training (another length, switch, layer count or width): what
     changed and the task's accuracy at this setting; '' otherwise or while the model is still training."""
     from ui import compute
@@ -106,7 +96,7 @@ def outside_training(view: frame.View) -> str:
                  compute.METRICS_N)
 
 
-def latex(view: frame.View, formula: str) -> None:
+def latex(view: View, formula: str) -> None:
     """st.latex, on a phone one equation a line (see formula_lines); elsewhere the line may wrap between
     its equations when the column is too narrow (the frame's CSS lets KaTeX wrap at its break points)."""
     for part in formula_lines(formula) if view.stacked else [r"\qquad\allowbreak ".join(formula_lines(formula))]:

@@ -9,8 +9,8 @@ import numpy as np
 import pyarrow as pa
 import streamlit as st
 
-from ui.page.layout import md_escape
-from ui.shell import frame
+from ui.prose.text import md_escape
+from ui.shell import view
 from ui.prose.numbers import HUGE, fmt
 
 if TYPE_CHECKING:
@@ -93,8 +93,8 @@ def table(data: pd.DataFrame | dict[str, Sequence], formats: dict[str, str] | No
             name = md_escape(col)                       # a Markdown table's header is Markdown too
             text = _text(values)
             columns[name] = ([md_escape(x) for x in values] if text else _cells(values, formats.get(col)), not text)
-        view = frame.view()
-        if not (view.stacked and drawn_px(columns) > view.width):
+        shown = view.current()
+        if not (shown.stacked and drawn_px(columns) > shown.width):
             st.markdown(markdown_table(columns))
             return
         # Wider than a phone's column: an st.table of the column's width, which scrolls sideways in a box
@@ -113,7 +113,7 @@ def table(data: pd.DataFrame | dict[str, Sequence], formats: dict[str, str] | No
                 digits = int(spec[1]) if spec else 4
                 shown[name] = np.where(np.round(values, digits) == 0, 0.0, values)
     height = 38 + 35 * TABLE_ROWS if rows > TABLE_ROWS else "content"
-    width = int(frame.view().width) if rows <= TABLE_ROWS else "stretch"
+    width = int(view.current().width) if rows <= TABLE_ROWS else "stretch"
     if hide_index or not _is_frame(data):
         st.table(pa.table(shown), hide_index=True, height=height, width=width)
     else:                                                     # a labelled index: pandas carries it

@@ -15,10 +15,13 @@ import streamlit as st
 
 from ui import charts, compute
 from ui.page import layout
-from ui.poll import questions
+from ui.poll import place, questions
+from ui.poll import link as links
 from ui.poll.link import Link
 from ui.poll.store import NoRoom, NotPresenter, PollError, Question, Store, new_seat
-from ui.shell import session, state
+from ui.shell import state
+from ui.shell.parts import Part
+from ui.prose.text import md_escape
 
 PRESENTER_EVERY_S = 1.5        # the projector's counts refresh this often
 STUDENT_EVERY_S = 2.0          # a student's box looks for new questions and the reveal this often
@@ -60,16 +63,16 @@ def asked_for(view) -> questions.Asked | str | None:
 def draw(view, join_url: str) -> None:
     """The poll's part of the page: the presenter's panel, a student's box, or (presenter view, no room)
     the button that starts one."""
-    said = session.poll_said()
+    said = place.said()
     if said:
-        st.warning(layout.md_escape(said), icon=":material/how_to_vote:")
-    link = session.poll_link()
+        st.warning(md_escape(said), icon=":material/how_to_vote:")
+    link = place.link()
     if link.presenter:
         _presenter(view, link, join_url)
     elif link.student:
         _student(link)
     elif view.present:
-        st.button("Start a class poll", key=session.POLL_START, icon=":material/how_to_vote:", on_click=_start,
+        st.button("Start a class poll", key=place.START, icon=":material/how_to_vote:", on_click=_start,
                   help="A room with a short code: the hall joins by link or QR code and answers this page's "
                        "question; you see the answers live.")
 
@@ -79,14 +82,14 @@ def _start() -> None:
     try:
         room = store().create_room()
     except PollError as err:
-        session.poll_say(str(err))
+        place.say(str(err))
         return
-    session.set_poll_link(Link(room.code, room.key))
+    place.set_link(Link(room.code, room.key))
 
 
 def _leave(message: str, link: Link | None = None) -> None:
-    session.set_poll_link(link or Link())
-    session.poll_say(message)
+    place.set_link(link or Link())
+    place.say(message)
 
 
 def _presenter(view, link: Link, join_url: str) -> None:
@@ -100,10 +103,10 @@ def _presenter(view, link: Link, join_url: str) -> None:
         _leave(str(err))
         st.rerun()
     except PollError as err:                           # the database did not answer: say so, keep the room
-        st.warning(layout.md_escape(str(err)), icon=":material/how_to_vote:")
+        st.warning(md_escape(str(err)), icon=":material/how_to_vote:")
         return
     asked = asked_for(view)
-    with st.container(border=True, key=session.POLL_PANEL):
+    with st.container(border=True, key=place.PANEL):
         qr, live = st.columns([1, 2])
         with qr:
             st.image(qr_png(join_url), width=220)
@@ -112,9 +115,9 @@ def _presenter(view, link: Link, join_url: str) -> None:
             st.code(join_url, language=None, wrap_lines=True)
         with live:
             if isinstance(asked, str):
-                st.caption(layout.md_escape(asked))
+                st.caption(md_escape(asked))
             elif asked is not None:
-                st.button(f"Ask this page's question ({questions.QIDS[asked.qid]})", key=session.POLL_ASK,
+                st.button(f"Ask this page's question ({questions.QIDS[asked.qid]})", key=place.ASK,
                           type="primary", on_click=_ask, args=(link, asked), icon=":material/campaign:")
             else:
                 st.caption("Questions are on the Scaled scores, Softmax weights and Exercise pages: open one "
@@ -123,8 +126,8 @@ def _presenter(view, link: Link, join_url: str) -> None:
             left, right = st.columns(2)
             left.download_button("Download answers (CSV)", data=lambda: store().csv(link.room, link.key),
                                  file_name=f"attention-lab-poll-{link.room}.csv", mime="text/csv",
-                                 key=session.POLL_CSV, icon=":material/download:", on_click="ignore")
-            right.button("Close the room", key=session.POLL_CLOSE, on_click=_close, args=(link,),
+                                 key=place.CSV, icon=":material/download:", on_click="ignore")
+            right.button("Close the room", key=place.CLOSE, on_click=_close, args=(link,),
                          icon=":material/logout:")
 
 
@@ -132,21 +135,21 @@ def _ask(link: Link, asked: questions.Asked) -> None:
     try:
         store().ask(link.room, link.key, asked.qid, asked.prompt, asked.options, asked.answers)
     except PollError as err:
-        session.poll_say(str(err))
+        place.say(str(err))
 
 
 def _act(what: str, link: Link, qid: str) -> None:
     try:
         getattr(store(), what)(link.room, link.key, qid)
     except PollError as err:
-        session.poll_say(str(err))
+        place.say(str(err))
 
 
 def _close(link: Link) -> None:
     try:
         store().close_room(link.room, link.key)
     except PollError as err:
-        session.poll_say(str(err))
+        place.say(str(err))
         return
     _leave(f"Room {link.room} is closed: students can no longer answer.")
 
@@ -158,24 +161,24 @@ def _presenter_live(code: str, key: str, page: str, present: bool) -> None:
         asked = store().questions(code)
         counts = store().counts(code)
     except PollError as err:
-        st.warning(layout.md_escape(str(err)))
+        st.warning(md_escape(str(err)))
         return
     if not asked:
         st.caption("No question asked yet.")
         return
     q = next((q for q in asked if q.qid == page), asked[0])
     mine = counts.get(q.qid, {})
-    st.markdown(f"**{layout.md_escape(q.prompt)}**")
+    st.markdown(f"**{md_escape(q.prompt)}**")
     st.metric("answered", sum(mine.values()))
     _bars(q, mine, present)
     link = Link(code, key)
     left, right = st.columns(2)
     if q.revealed:
-        left.success(f"Revealed: {layout.md_escape(q.answer_label())}")
+        left.success(f"Revealed: {md_escape(q.answer_label())}")
     else:
-        left.button("Reveal the answer", key=session.POLL_REVEAL, on_click=_act, args=("reveal", link, q.qid),
+        left.button("Reveal the answer", key=place.REVEAL, on_click=_act, args=("reveal", link, q.qid),
                     icon=":material/visibility:")
-    right.button("Reset this question", key=session.POLL_RESET, on_click=_act, args=("reset", link, q.qid),
+    right.button("Reset this question", key=place.RESET, on_click=_act, args=("reset", link, q.qid),
                  icon=":material/restart_alt:")
     others = [o for o in asked if o.qid != q.qid]
     if others:
@@ -192,44 +195,55 @@ def _bars(q: Question, counts: dict[str, int], present: bool) -> None:
 
 # ------------------------------------------------------------------------------------ a student
 def _student(link: Link) -> None:
-    with st.container(border=True, key=session.POLL_BOX):
+    with st.container(border=True, key=place.BOX):
         _student_live(link.room, link.seat)
 
 
 def _answer(code: str, seat: str, qid: str, widget: str) -> None:
-    choice = session.raw(widget)
+    choice = st.session_state.get(widget)
     if choice is None:
         return
     try:
         store().answer(code, seat, qid, choice)
     except PollError as err:
-        session.poll_say(str(err))
+        place.say(str(err))
 
 
 @st.fragment(run_every=STUDENT_EVERY_S)
 def _student_live(code: str, seat: str) -> None:
     """The room's questions, the latest first: answer (or change it) until the reveal, then the result."""
-    said = session.poll_said()
+    said = place.said()
     if said:
-        st.warning(layout.md_escape(said))
+        st.warning(md_escape(said))
     try:
         asked = store().questions(code)
         mine = store().my_answers(code, seat)
         counts = store().counts(code) if any(q.revealed for q in asked) else {}
     except PollError as err:                           # no such room, closed, or the database did not answer
-        st.warning(layout.md_escape(str(err)), icon=":material/how_to_vote:")
+        st.warning(md_escape(str(err)), icon=":material/how_to_vote:")
         return
     st.markdown(f"**You are in room {code}.** " + ("Waiting for the presenter's first question…" if not asked else
                                                    "Answer below; you can change it until the reveal."))
     for q in asked:
-        widget = session.poll_answer_key(f"{q.qid}_{int(q.asked_at * 1000)}")   # a question asked afresh: a new radio
-        session.poll_choice(widget, mine.get(q.qid))
-        st.radio(layout.md_escape(q.prompt), [value for value, _ in q.options], key=widget,
-                 format_func=lambda v, q=q: layout.md_escape(q.label(v)), disabled=q.revealed,
+        widget = place.answer_key(f"{q.qid}_{int(q.asked_at * 1000)}")   # a question asked afresh: a new radio
+        place.choice(widget, mine.get(q.qid))
+        st.radio(md_escape(q.prompt), [value for value, _ in q.options], key=widget,
+                 format_func=lambda v, q=q: md_escape(q.label(v)), disabled=q.revealed,
                  on_change=_answer, args=(code, seat, q.qid, widget))
         if q.revealed:
             yours = mine.get(q.qid)
             say = st.success if q.right(yours) else st.info
-            say(f"**Right answer{'s' * (len(q.answers) > 1)}:** {layout.md_escape(q.answer_label())}  \n"
-                f"**Yours:** {layout.md_escape(q.label(yours))}")
+            say(f"**Right answer{'s' * (len(q.answers) > 1)}:** {md_escape(q.answer_label())}  \n"
+                f"**Yours:** {md_escape(q.label(yours))}")
             _bars(q, counts.get(q.qid, {}), False)
+
+
+def _read(params: dict[str, str]) -> list[str]:
+    """A session's first run: the poll's part of the URL (a student gets a seat here)."""
+    found, problems = links.from_params(params)
+    place.set_link(found)
+    return ["The class poll link was not usable: " + "; ".join(problems) + "."] if problems else []
+
+
+PART = Part("class poll", read=_read, url=lambda: place.link().url_params(),
+            share=lambda: place.link().share_params(), draw=draw)

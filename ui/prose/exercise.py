@@ -11,7 +11,6 @@ A "from A to B" range never names one item twice: where both ends read the same,
 """
 from __future__ import annotations
 
-from typing import Callable
 
 import numpy as np
 
@@ -20,8 +19,9 @@ from engine.exercise import SAME, old_rows
 from ui.prose.exercise_after import later_layers, output_sentence, twist_sentence  # noqa: F401
 from ui.prose.new_token import KINDS, MAX_TYPED, default_token_note, ordinal, parse_next_token  # noqa: F401
 from ui.prose.numbers import count, diff, every, fmt, names, next_to, power
+from ui.prose import text
+from ui.prose.text import Quote
 
-Quote = Callable[[str], str]
 NEGLIGIBLE = 0.5e-4     # a share of the new key below this leaves every factor printing as 1.0000
 FLOAT64_STEP = float(np.finfo(np.float64).eps) / 2   # a share below this leaves 1 − share exactly 1.0 in float64
 
@@ -33,9 +33,6 @@ PREDICTIONS = {
     "reorder": "The order of the weights within a row can change.",
 }
 
-
-def _plain_quote(text: str) -> str:
-    return "‘" + text + "’"
 
 
 def change_kind(ext: Extension, head: int) -> str:
@@ -135,7 +132,7 @@ def _visible_but_negligible(ext: Extension, head: int, quote: Quote) -> str:
             f"(s = {fmt(float(r.score_new[i]), '.3f')}), visible but negligible")
 
 
-def sentences(ext: Extension, head: int, quote: Quote = _plain_quote) -> tuple[str, str]:
+def sentences(ext: Extension, head: int, quote: Quote = text.quote) -> tuple[str, str]:
     """Two sentences from the live numbers: who lost most to the new token and why, and the invariant."""
     r, kind = old_rows(ext, head), change_kind(ext, head)
     new, T = quote(r.new_label), r.T
@@ -168,7 +165,7 @@ def sentences(ext: Extension, head: int, quote: Quote = _plain_quote) -> tuple[s
             f"because {why}.", factors)
 
 
-def verdict(ext: Extension, head: int, choice: str | None, quote: Quote = _plain_quote) -> tuple[str, str]:
+def verdict(ext: Extension, head: int, choice: str | None, quote: Quote = text.quote) -> tuple[str, str]:
     """How a prediction fared: ('right' | 'wrong' | 'none', one sentence why). Right is what the poll
     grades right (right_predictions), so the page and the poll never disagree."""
     r, kind = old_rows(ext, head), change_kind(ext, head)
@@ -225,13 +222,13 @@ def _new_row_reading(ext: Extension, head: int, quote: Quote) -> str:
     return f"{new} attends most to {winner(r, ext.after.labels, quote)}, where a uniform row gives {fmt(r.uniform, '.3f')}"
 
 
-def new_row(ext: Extension, head: int, quote: Quote = _plain_quote) -> str:
+def new_row(ext: Extension, head: int, quote: Quote = text.quote) -> str:
     """One sentence on the new token's own row: where it looks, against a uniform row."""
     old_rows(ext, head)                                                   # checks the head
     return "the new token has a row of its own: " + _new_row_reading(ext, head, quote)
 
 
-def notice(ext: Extension, head: int, quote: Quote = _plain_quote) -> str:
+def notice(ext: Extension, head: int, quote: Quote = text.quote) -> str:
     """The page's 'what to notice': what the old rows did, and the new token's own row."""
     r, kind = old_rows(ext, head), change_kind(ext, head)
     top = fmt(float(np.max(r.lost)), ".2g")

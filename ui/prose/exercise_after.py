@@ -2,22 +2,20 @@
 and the twists (the causal mask or positions switched on). Every number comes from engine.exercise."""
 from __future__ import annotations
 
-from typing import Callable
+
 
 import numpy as np
 
 from engine.analysis import Extension
 from engine.exercise import SAME, Deeper, Outputs, Twist
 from ui.prose.numbers import diff, every, fmt
-
-Quote = Callable[[str], str]
-
-
-def _plain_quote(text: str) -> str:
-    return "‘" + text + "’"
+from ui.prose import text
+from ui.prose.text import Quote
 
 
-def output_sentence(ext: Extension, out: Outputs, quote: Quote = _plain_quote) -> str:
+
+
+def output_sentence(ext: Extension, out: Outputs, quote: Quote = text.quote) -> str:
     """Which old output rows moved, by how much, and why."""
     T = ext.before.T
     change, relative, changed = out.change, out.relative, out.changed
@@ -51,7 +49,7 @@ def later_layers(d: Deeper, causal: bool) -> str:
             "too: the new token changed " + "; ".join(changes[1:]) + ".")
 
 
-def twist_sentence(tw: Twist, twisted: Extension, quote: Quote = _plain_quote) -> str:
+def twist_sentence(tw: Twist, twisted: Extension, quote: Quote = text.quote) -> str:
     """What switching the causal mask or positions on did to the old rows."""
     T = twisted.before.T
     already, max_row, out, shift = tw.already_on, tw.max_row_change, tw.output_change, tw.input_shift

@@ -2,16 +2,14 @@
 settings, from engine.experiments' results (pure Python; labels go through `quote`)."""
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Sequence
 
 from engine import experiments as xp
 from ui.prose.numbers import every, fmt, is_rounding
+from ui.prose import text
+from ui.prose.text import Quote
 
-Quote = Callable[[str], str]
 
-
-def _plain(text: str) -> str:
-    return "‘" + text + "’"
 
 
 def at_most(x: float, scale: float = 1.0) -> str:
@@ -66,7 +64,7 @@ def init_notice(r: xp.ScalingRows, published: bool, trained: bool = False) -> st
 
 # --------------------------------------------------------------------------- 3 · positions
 def positions_notice(pt: xp.PositionTest, head: int, labels: Sequence[str], residual: bool,
-                     quote: Quote = _plain) -> str:
+                     quote: Quote = text.quote) -> str:
     """Section 3's notice: what the shuffle changes without and with positions, attention's own part first."""
     plain, enc = pt.plain, pt.encoded
     said = (f"without positions the shuffled block's attention, put back in order, differs from the original "
@@ -88,7 +86,7 @@ def positions_notice(pt: xp.PositionTest, head: int, labels: Sequence[str], resi
 
 
 # --------------------------------------------------------------------------- 4 · causal mask
-def mask_notice(ct: xp.CausalTest, head: int, quote: Quote = _plain) -> str:
+def mask_notice(ct: xp.CausalTest, head: int, quote: Quote = text.quote) -> str:
     """Section 4's notice: what the unmasked rows give the future, and that masked rows never change."""
     labels, T = ct.open.labels, ct.T
     k = int(ct.past_share[head, :-1].argmin()) if T > 1 else 0

@@ -1,19 +1,17 @@
 """The concept pages' live words: intros that depend on the settings and each page's 'what to notice',
-from a Trace (pure Python; token labels go through `quote`, pages pass layout.quote)."""
+from a Trace (pure Python; token labels go through `quote`: ui.prose.text's, escaped for Markdown)."""
 from __future__ import annotations
 
-from typing import Callable
+
 
 import numpy as np
 
 from engine import Trace, analysis
 from ui.prose.numbers import count, fmt, names, next_to, verb
+from ui.prose import text
+from ui.prose.text import Quote
 
-Quote = Callable[[str], str]
 
-
-def _plain(text: str) -> str:
-    return "‘" + text + "’"
 
 
 # --------------------------------------------------------------------------- Inputs X
@@ -53,7 +51,7 @@ def _three(x: float) -> str:
     return fmt(x, ".3f") if abs(x) >= 1 else fmt(x, "#.3g")
 
 
-def pairs(found: list[tuple[int, int]], labels, quote: Quote = _plain, shown: int = 6) -> str:
+def pairs(found: list[tuple[int, int]], labels, quote: Quote = text.quote, shown: int = 6) -> str:
     """(query, key) pairs tied at the top, named: 'query ‘a’ with key ‘b’', 'query ‘a’ with keys ‘b’ and ‘c’,
     tied', 'queries … with keys …, tied (n pairs)' where every such query ties with every such key, else
     the pairs (the first `shown`, then how many more)."""
@@ -72,7 +70,7 @@ def pairs(found: list[tuple[int, int]], labels, quote: Quote = _plain, shown: in
                                                        if len(listed) > shown else []))
 
 
-def qkv_notice(t: Trace, head: int, quote: Quote = _plain) -> str:
+def qkv_notice(t: Trace, head: int, quote: Quote = text.quote) -> str:
     """The largest q·k among the pairs the mask lets through (every pair tied with it named), what it is
     made of, and what it is not."""
     visible = t.visible
@@ -134,7 +132,7 @@ def scores_intro(t: Trace) -> str:
                    "The causal mask is off: every query sees every key.")
 
 
-def scores_notice(t: Trace, head: int, quote: Quote = _plain) -> str:
+def scores_notice(t: Trace, head: int, quote: Quote = text.quote) -> str:
     """The largest scaled score worked out, and what the division does at these settings."""
     cfg = t.config
     found, top = analysis.largest_all(t.scaled[head])                  # -inf (hidden) is never the largest

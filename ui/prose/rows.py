@@ -9,19 +9,17 @@
 """
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Sequence
 
 import numpy as np
 
 from engine.analysis import NEAR_UNIFORM, RowReading
 from ui.prose.numbers import count, fmt, names, verb
+from ui.prose import text
+from ui.prose.text import Quote
 
-Quote = Callable[[str], str]
 SHOWN = 6                      # rows named one by one in a notice; the rest are counted
 
-
-def _plain(text: str) -> str:
-    return "‘" + text + "’"
 
 
 def even_cause(trained: bool = False, beta: float = 1.0, rows: int = 2) -> str:
@@ -39,7 +37,7 @@ def rule() -> str:
             f"is at least {NEAR_UNIFORM:.2f}")
 
 
-def winner(r: RowReading, labels: Sequence[str], quote: Quote = _plain) -> str:
+def winner(r: RowReading, labels: Sequence[str], quote: Quote = text.quote) -> str:
     """The top key(s) of a leaning row: "‘a’ (0.412)" or "‘a’ and ‘b’, tied at 0.300"."""
     keys = [quote(labels[j]) for j in r.top]
     if len(keys) == 1:
@@ -56,7 +54,7 @@ def top_cell(r: RowReading, labels: Sequence[str]) -> str:
     return " = ".join(labels[j] for j in r.top) + (" (tie)" if len(r.top) > 1 else "")
 
 
-def softmax_notice(rows: list[RowReading], labels: Sequence[str], quote: Quote = _plain,
+def softmax_notice(rows: list[RowReading], labels: Sequence[str], quote: Quote = text.quote,
                    beta: float = 1.0, trained: bool = False) -> str:
     """The softmax page's 'what to notice': which rows lean to a key, which are even, which are forced."""
     lean = [i for i, r in enumerate(rows) if r.kind == "lean"]
@@ -98,7 +96,7 @@ def even_count(spread: np.ndarray) -> tuple[int, int]:
     return int(np.count_nonzero(chosen >= NEAR_UNIFORM)), int(chosen.size)
 
 
-def spread_notice(spread: np.ndarray, labels: Sequence[str], quote: Quote = _plain, trained: bool = False) -> str:
+def spread_notice(spread: np.ndarray, labels: Sequence[str], quote: Quote = text.quote, trained: bool = False) -> str:
     """The per-head page's 'what to notice' from (H, T) spreads (NaN where a row sees one key)."""
     H = spread.shape[0]
     chosen = ~np.isnan(spread)

@@ -12,9 +12,10 @@ from engine import analysis, exercise
 from ui import charts, compute
 from ui.page import layout, tables
 from ui.shell import presets, session, state
-from ui.shell.frame import View
+from ui.shell.view import View
 from ui.prose import exercise as words
 from ui.prose.numbers import diff, every, fmt, metric, score
+from ui.prose.text import md_escape, quote
 
 SIDE_BY_SIDE = 16          # longest extended sentence whose two maps sit side by side
 
@@ -63,16 +64,16 @@ def choose_token(view: View) -> engine.tokens.Token | None:
                                    help="One word; a word outside the vocabulary gets its own seeded vector.")
     default_col.button("Back to the default", key=session.EX_TOKEN_DEFAULT, on_click=session.reset_exercise_token,
                        args=(defaults,), icon=":material/restart_alt:")
-    vocab = " · ".join(f"{i} {layout.quote(w)}" for i, w in enumerate(cfg.vocab))
+    vocab = " · ".join(f"{i} {quote(w)}" for i, w in enumerate(cfg.vocab))
     st.caption(f"Vocabulary (id, word): {vocab}. " + words.default_token_note(
-        layout.quote(default_word), default if as_id else None, T))
+        quote(default_word), default if as_id else None, T))
     try:
         new_token = words.parse_next_token(cfg, kind, raw)
     except ValueError as err:
-        st.warning(f"**That {nth} token cannot be used:** {layout.md_escape(str(err))}.", icon=":material/error:")
+        st.warning(f"**That {nth} token cannot be used:** {md_escape(str(err))}.", icon=":material/error:")
         return None
     known = engine.token_id(cfg, new_token)
-    st.caption(f"The {nth} token is {layout.quote(engine.label(cfg, new_token))}: "
+    st.caption(f"The {nth} token is {quote(engine.label(cfg, new_token))}: "
                + (f"vocabulary id {known}, its row of the embedding table." if known is not None else
                   "not in the vocabulary, so its vector comes from its own seeded stream (the same every time)"
                   + ("; this block was trained on its task's tokens only and never saw such a vector."
@@ -108,14 +109,14 @@ def result(view: View, ext: analysis.Extension, revealed: dict) -> None:
     b, a, h = ext.before, ext.after, view.head
     T = b.T
     r = exercise.old_rows(ext, h)
-    new = layout.quote(a.labels[T])
-    status, verdict = words.verdict(ext, h, revealed["prediction"], quote=layout.quote)
+    new = quote(a.labels[T])
+    status, verdict = words.verdict(ext, h, revealed["prediction"])
     said = words.PREDICTIONS.get(revealed["prediction"])
     {"right": st.success, "wrong": st.warning, "none": st.info}[status](
         (f"**You predicted:** {said}  \n" if said else "") + verdict)
     guess = revealed["guess"].strip()
     if guess:
-        st.markdown("**Your words:** " + "  \n".join(layout.md_escape(line) for line in guess.splitlines()))
+        st.markdown("**Your words:** " + "  \n".join(md_escape(line) for line in guess.splitlines()))
     layout.latex(view, rf"w'_{{ij}} = \frac{{e^{{s_{{ij}}}}}}{{Z_i + e^{{s_{{i,{T}}}}}}} = w_{{ij}}\cdot"
                        rf"\frac{{Z_i}}{{Z_i + e^{{s_{{i,{T}}}}}}}\qquad (j \le {T - 1};\ \text{{the new token is }} {T})")
     domain = charts.weight_domain(b.weights[h], a.weights[h])
@@ -157,7 +158,7 @@ def explain(view: View, ext: analysis.Extension) -> None:
                        x_title="key", y_title="query", mask=b.mask, key="ex_map_diff", present=view.present,
                        width=left.width, area=min(260, 44 * (T + 1)) if T + 1 <= SIDE_BY_SIDE else 560, fmt=".3f")
     with right, st.container(border=True):
-        for sentence in words.sentences(ext, h, quote=layout.quote):
+        for sentence in words.sentences(ext, h):
             st.markdown(sentence)
 
 
@@ -180,7 +181,7 @@ def twists(view: View, ext: analysis.Extension, new_token) -> None:
             else:
                 first.metric("ratio error", metric(tw.ratio_error))
                 second.metric("max change of old scores", metric(tw.score_change, tw.score_scale))
-            st.markdown(words.twist_sentence(tw, other, quote=layout.quote))
+            st.markdown(words.twist_sentence(tw, other))
             charts.heatmap(other.after.weights[h], other.after.labels, other.after.labels,
                            title=f"{T + 1} tokens with {what}", x_title="key", y_title="query", signed=False,
                            mask=other.after.mask, key=f"ex_map_{name}", present=view.present, width=col.width,
@@ -194,7 +195,7 @@ def outputs(view: View, ext: analysis.Extension) -> None:
     tables.table(pd.DataFrame({"token": list(ext.before.labels), "‖Δ output‖": out.change,
                                "share of its length": out.relative}),
                  {"‖Δ output‖": ".4f", "share of its length": ".1%"})
-    st.markdown(words.output_sentence(ext, out, quote=layout.quote))
+    st.markdown(words.output_sentence(ext, out))
 
 
 def later(view: View, new_token) -> None:

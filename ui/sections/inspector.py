@@ -9,6 +9,7 @@ from engine import analysis
 from ui.page import layout, tables
 from ui.prose.numbers import tex
 from ui.shell import session
+from ui.prose.text import quote
 
 
 def pick(trace) -> None:
@@ -30,7 +31,7 @@ def show(trace, head: int, cell: tuple[int, int] | None) -> None:
         return
     i, j = cell
     w = analysis.explain_cell(trace, head, i, j)
-    qi, kj = layout.quote(trace.labels[i]), layout.quote(trace.labels[j])
+    qi, kj = quote(trace.labels[i]), quote(trace.labels[j])
     cfg = trace.config
     st.subheader(f"Worked cell: query {i} → key {j}, head {head}")
     st.markdown(f"How much does {qi} attend to {kj}? Every number below is read from this run.")

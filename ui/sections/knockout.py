@@ -9,7 +9,7 @@ from ui import compute
 from ui.page import layout, tables
 from ui.prose import knockout as words
 from ui.prose.numbers import fmt
-from ui.shell.frame import View
+from ui.shell.view import View
 from ui.shell.session import FIELD
 
 

@@ -17,10 +17,11 @@ from ui import charts, compute
 from ui.page import footer, layout, tables
 from ui.shell import presets, session, state
 from ui.sections.model_view import StackArrays
-from ui.shell.frame import View
+from ui.shell.view import View
 from ui.shell.session import FIELD
 from ui.prose import learn as words
 from ui.prose.numbers import fmt
+from ui.prose.text import md_escape
 
 LIVE_EVERY_S = 0.15          # redraw the live maps at most this often while training
 
@@ -89,7 +90,7 @@ def sequence(view: View, task: engine.Task) -> Sequence:
                        f"was trained on {task.seq_len}.")
     typed, problem = read_sequence(view.controls.sequence, task)
     if problem:
-        st.warning(layout.md_escape(problem), icon=":material/warning:")
+        st.warning(md_escape(problem), icon=":material/warning:")
     chosen = typed or sample
     ids = tuple(task.vocab.index(w) for w in chosen)
     if typed:

@@ -9,6 +9,7 @@ from engine import analysis
 from ui.page import layout, tables
 from ui.prose.numbers import tex
 from ui.shell import session
+from ui.prose.text import quote
 
 
 def entry(name: str, first_column: int) -> tuple[str, int, int] | None:
@@ -32,7 +33,7 @@ def show(trace, params, picked: tuple[str, int, int] | None, symbol: str = "X") 
         return
     w = {"Q": params.w_q, "K": params.w_k, "V": params.w_v}[name]
     work = analysis.explain_projection(source, w, token, column)
-    st.subheader(f"Worked entry: {name}[{token}, {column}] for {layout.quote(trace.labels[token])}")
+    st.subheader(f"Worked entry: {name}[{token}, {column}] for {quote(trace.labels[token])}")
     bare = symbol.strip("()")
     shown = rf"\text{{{bare}}}" if bare.startswith("LN") else bare
     st.latex(rf"{name}_{{{token},{column}}} = \sum_d \big({shown}\big)_{{{token},d}}\,(W_{name})_{{d,{column}}}"

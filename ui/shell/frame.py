@@ -10,19 +10,16 @@ import copy
 import functools
 import importlib
 import threading
-from dataclasses import dataclass
 
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import engine
-from ui import trainer
 from ui.charts import colours as charts_colours
-from ui.poll import view as poll_view
 from ui.shell import inputs, presenter, presets, screen, session, sidebar, site, state
-from ui.shell.state import Controls
+from ui.shell.parts import Part, merged
+from ui.shell.view import View, current, set_current
 
-_here = threading.local()      # this script thread's View while a page runs (each session has its own)
 MAIN_PX = 790                  # the main column at 1280 px with the sidebar open (the narrowest laptop laid out for)
 MAIN_PX_PRESENT = 1100         # presenter view: the sidebar starts collapsed
 # A Markdown table (ui.page.tables.table) wider than its column (a phone) scrolls sideways in its own box, as
@@ -54,40 +51,6 @@ A11Y_CSS = ("<style>" + FOCUS + " { outline: 3px solid #111827 !important; outli
             " .st-key-learn_live { display: none !important; } .st-key-learn_still { display: flex; } }</style>")
 
 
-@dataclass(frozen=True)
-class View:
-    """What every page needs: the controls, the engine config they mean, the tokens and the notes."""
-
-    controls: Controls
-    config: engine.Config
-    tokens: state.Tokens
-    notes: tuple[str, ...]          # things the app changed or cut, to be said on the page
-    page: site.Page
-    width: int                      # px of the main column the page draws in
-    training: presets.Training | None   # the trained weights the pages show, or None: the config's own draw
-    stacked: bool = False           # st.columns stack, each at full width (a phone)
-
-    @property
-    def words(self) -> tuple[str, ...]:
-        return self.tokens.words
-
-    @property
-    def present(self) -> bool:
-        return self.controls.present
-
-    @property
-    def head(self) -> int:
-        return self.controls.head
-
-    @property
-    def layer(self) -> int:
-        return self.controls.layer
-
-    @property
-    def cell(self) -> tuple[int, int] | None:
-        return self.controls.cell
-
-
 @functools.cache
 def _built_pages() -> tuple:
     return tuple(st.Page(p.file, title=p.title, icon=p.icon, url_path=p.path, default=i == 0)
@@ -106,9 +69,12 @@ def sidebar_state(controls: Controls) -> str:
     return "collapsed" if controls.present else "expanded" if controls.sidebar else "auto"
 
 
-def start():
-    """Draw the frame and return the page to run (its View is then what view() gives)."""
-    controls, notes = inputs.read()
+def start(parts: tuple[Part, ...]):
+    """Draw the frame and the parts around the page, and return the page to run (its View is then what
+    view() gives)."""
+    controls, notes, first = inputs.read()
+    for part in parts if first is not None else ():
+        notes += part.read(first) if part.read else []
     cap = MAIN_PX_PRESENT if controls.present else MAIN_PX
     width, stacked = inputs.screen(cap)
     st.set_page_config(page_title="Attention Lab", page_icon="assets/icon.png",   # a local file: no icon CDN
@@ -121,11 +87,11 @@ def start():
         session.remember_controls(controls)
         st.switch_page(next(p for p in pages if p.url_path == "heads"))
     params = state.to_params(controls)
-    poll = session.poll_link()                     # a class poll's room, and this browser's key or seat
-    wanted = params | poll.url_params()
+    theirs = merged(parts, "share")                # what a link for someone else carries of the parts
+    wanted = params | merged(parts, "url")
     if wanted != st.query_params.to_dict():
         st.query_params.from_dict(wanted)                          # written once, after every input was read
-    shared = state.share_link(st.context.url or "", params | poll.share_params())   # never a key or a seat
+    shared = state.share_link(st.context.url or "", params | theirs)   # never a part's secret
     page = site.by_path(current.url_path)
     sidebar.draw(controls, shared, trains=page.trains)
     screen.watch(cap, (width, stacked))
@@ -133,15 +99,16 @@ def start():
     tokens = state.to_tokens(controls)
     charts_colours.stretch_weights(controls.stretch)
     said = [tokens.note] if tokens.note and page.sentence else []      # what was done to the sidebar's tokens
-    _here.view = View(controls=controls, config=state.to_config(controls), tokens=tokens,
+    here = View(controls=controls, config=state.to_config(controls), tokens=tokens,
                       notes=tuple(notes + said), page=page,
                       width=width, training=state.to_training(controls), stacked=stacked)
     if controls.present:
         presenter.bar(pages, current)
-    join = {k: v for k, v in params.items() if k != "present"} | poll.share_params()   # students: this view, no presenter view
-    poll_view.draw(_here.view, state.share_link(st.context.url or "", join))
-    if not _here.view.page.trains:               # a page that trains draws its own training live
-        trainer.ensure(_here.view)
+    join = {k: v for k, v in params.items() if k != "present"} | theirs   # the hall: this view, no presenter view
+    set_current(here)
+    for part in parts:
+        if part.draw:
+            part.draw(here, state.share_link(st.context.url or "", join))
     return current
 
 
@@ -163,17 +130,17 @@ def _import_later() -> None:
         later.start()
 
 
-def run() -> None:
-    """The entry script's whole job: the frame, then the page."""
-    page = start()
+def run(parts: tuple[Part, ...]) -> None:
+    """The entry script's whole job: the frame with its parts, then the page."""
+    page = start(parts)
     try:
         page.run()
     finally:
-        _here.view = None
+        set_current(None)
     _import_later()
 
 
-def view() -> View:
+def view(parts: tuple[Part, ...]) -> View:
     """The View of this run; every page calls this first.
 
     A freshly started server runs its first session through Streamlit's legacy pages/ handling, which
@@ -183,8 +150,8 @@ def view() -> View:
     switches the identity to the entry script's; the scope puts the page's back), so the student's
     first click is an ordinary rerun of the same page.
     """
-    if getattr(_here, "view", None) is None:
+    if current() is None:
         ctx = get_script_run_ctx()
         with ctx.run_with_active_hash(ctx.pages_manager.main_script_hash):
-            start()
-    return _here.view
+            start(parts)
+    return current()

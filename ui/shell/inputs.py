@@ -8,25 +8,22 @@ from dataclasses import replace
 
 import streamlit as st
 
-from ui.poll import link as poll_link
 from ui.shell import screen as measured, session, state
 from ui.shell.state import Controls
 
 
-def read() -> tuple[Controls, list[str]]:
-    """The controls of this run and what had to change to get them (notes for the page)."""
+def read() -> tuple[Controls, list[str], dict[str, str] | None]:
+    """The controls of this run, what had to change to get them (notes for the page), and on a session's
+    first run the URL's parameters (for the parts around the page to read theirs; None after)."""
     notes = session.take_notes()
+    first = None
     if session.first_run():
-        params = st.query_params.to_dict()
+        params = first = st.query_params.to_dict()
         controls, problems = state.from_params(params)
         session.load_controls(controls)
         if problems:
             notes.append("Some link parameters were not usable and fell back to defaults: "
                          + "; ".join(problems) + ".")
-        link, poll_problems = poll_link.from_params(params)
-        session.set_poll_link(link)
-        if poll_problems:
-            notes.append("The class poll link was not usable: " + "; ".join(poll_problems) + ".")
     head = session.raw(session.FIELD.head)
     if not isinstance(head, int):
         # The head picker's labels name d_model's columns. After d_model moves, the browser still
@@ -55,7 +52,7 @@ def read() -> tuple[Controls, list[str]]:
         session.ask_open_head()
     controls, fixes = state.settle(controls)
     session.write_controls(controls)                 # the widgets show the settled values
-    return controls, notes + fixes
+    return controls, notes + fixes, first
 
 
 def screen(cap: int) -> tuple[int, bool]:

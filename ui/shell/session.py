@@ -49,17 +49,6 @@ XP_SECTION, XP_DHEAD, XP_INIT, XP_SHUFFLE = "xp_section", "xp_dhead", "xp_init",
 
 LEARN_TRAIN, LEARN_STEP = "learn_train", "learn_step"     # the task is a control: FIELD.task
 
-# The class poll (ui.poll.view): the presenter's buttons, and a student's answer per question.
-POLL_START, POLL_ASK, POLL_CLOSE, POLL_CSV = "poll_start", "poll_ask", "poll_close", "poll_csv"
-POLL_REVEAL, POLL_RESET = "poll_reveal", "poll_reset"
-POLL_PANEL, POLL_BOX = "poll_panel", "poll_box"   # the presenter's panel and a student's box (containers)
-
-
-def poll_answer_key(qid: str) -> str:
-    """A student's radio for one question of the room."""
-    return f"poll_answer_{qid}"
-
-
 def download_key(kind: str, slug: str) -> str:
     return f"{kind}_{slug}"
 
@@ -84,8 +73,6 @@ _EX_REVEALED = "ex_revealed"   # {"setup", "prediction", "guess"} when the exerc
 _XP_INIT_PRESET = "xp_init_preset"
 _XP_SEED = "xp_seed"           # the shuffle experiment's seed
 _OPEN_HEAD = "open_head"       # set when a model-view click asked for the per-head page
-_POLL = "_poll"                # this browser's place in a class poll (ui.poll.link.Link), read from the URL once
-_POLL_SAID = "_poll_said"      # a poll message for the next run (a room that is gone, a key that is wrong)
 _MIRRORED = "_mirrored"        # {mirror widget key: the value the frame last wrote to it}
 
 
@@ -240,32 +227,6 @@ def reveal(setup: str, prediction: str | None) -> None:
 
 def hide_reveal() -> None:
     _ss().pop(_EX_REVEALED, None)
-
-
-# -- the class poll ------------------------------------------------------------------------------
-def poll_link():
-    """This browser's ui.poll.link.Link (an empty one until the URL named a room)."""
-    from ui.poll.link import Link
-
-    return _ss().get(_POLL) or Link()
-
-
-def set_poll_link(link) -> None:
-    _ss()[_POLL] = link
-
-
-def poll_say(message: str) -> None:
-    _ss()[_POLL_SAID] = message
-
-
-def poll_said() -> str | None:
-    return _ss().pop(_POLL_SAID, None)
-
-
-def poll_choice(widget: str, stored: str | None) -> None:
-    """Start a question's radio (poll_answer_key) at the answer the store holds for this seat (a reload,
-    a reconnect to another replica)."""
-    _ss().setdefault(widget, stored)
 
 
 # -- the experiments -----------------------------------------------------------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 import streamlit as st
 
 import engine
-from ui.page import lazy
+from ui.shell import lazy
 from ui.prose.numbers import count
 from ui.shell import presets, session, state
 from ui.prose.presets import facts as preset_facts, sequence_rule

@@ -1,0 +1,21 @@
+"""The app: the frame (ui/shell/frame.py) and the features drawn around every page, listed once. Pages
+call view(); the entry script calls run(). A feature around the pages is a Part (ui/shell/parts.py):
+adding one is its module and a line here."""
+from __future__ import annotations
+
+from ui import trainer
+from ui.poll import view as poll
+from ui.shell import frame
+from ui.shell.view import View
+
+PARTS = (poll.PART, trainer.PART)   # in this order above every page: the class poll, then a trained model's training
+
+
+def run() -> None:
+    """The entry script's whole job: the frame with its parts, then the page the URL names."""
+    frame.run(PARTS)
+
+
+def view() -> View:
+    """The View of this run; every page calls this first (see frame.view)."""
+    return frame.view(PARTS)

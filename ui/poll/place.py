@@ -1,0 +1,41 @@
+"""This browser's place in a class poll, kept in its session: the link (room, and presenter key or
+seat), a message for the next run, a student's chosen answers; and the poll's widget keys."""
+from __future__ import annotations
+
+import streamlit as st
+
+from ui.poll.link import Link
+
+START, ASK, CLOSE, CSV = "poll_start", "poll_ask", "poll_close", "poll_csv"   # the presenter's buttons
+REVEAL, RESET = "poll_reveal", "poll_reset"
+PANEL, BOX = "poll_panel", "poll_box"          # the presenter's panel and a student's box (containers)
+_LINK = "_poll"                                # ui.poll.link.Link, read from the URL once
+_SAID = "_poll_said"                           # a message for the next run (a room that is gone, a key that is wrong)
+
+
+def answer_key(qid: str) -> str:
+    """A student's radio for one question of the room."""
+    return f"poll_answer_{qid}"
+
+
+def link() -> Link:
+    """This browser's Link (an empty one until the URL named a room)."""
+    return st.session_state.get(_LINK) or Link()
+
+
+def set_link(value: Link) -> None:
+    st.session_state[_LINK] = value
+
+
+def say(message: str) -> None:
+    st.session_state[_SAID] = message
+
+
+def said() -> str | None:
+    return st.session_state.pop(_SAID, None)
+
+
+def choice(widget: str, stored: str | None) -> None:
+    """Start a question's radio at the answer the store holds for this seat (a reload, a reconnect to
+    another replica)."""
+    st.session_state.setdefault(widget, stored)

@@ -1,0 +1,30 @@
+"""What a feature drawn around every page gives the frame (the class poll, the trainer, the lessons):
+the frame calls these hooks, in the order the features are listed (once, in ui/app.py), and knows
+nothing else of them. Pure Python."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:
+    from ui.shell.view import View
+
+
+@dataclass(frozen=True)
+class Part:
+    name: str
+    read: Callable[[dict[str, str]], list[str]] | None = None   # a session's first run: the URL → notes for the page
+    url: Callable[[], dict[str, str]] | None = None             # what it keeps in this browser's own URL
+    share: Callable[[], dict[str, str]] | None = None           # what a link for another browser carries (no secret)
+    draw: Callable[["View", str], None] | None = None           # above the page: the View, and this view's link for
+                                                                # the hall (the sidebar's settings, no presenter view)
+
+
+def merged(parts: tuple[Part, ...], hook: str) -> dict[str, str]:
+    """Every part's url() or share() parameters, in one dict."""
+    out: dict[str, str] = {}
+    for part in parts:
+        given = getattr(part, hook)
+        if given is not None:
+            out |= given()
+    return out
