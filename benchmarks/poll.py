@@ -211,7 +211,7 @@ async def hall(args) -> dict:
     db = run_dir / "poll.sqlite3"
     os.environ["ATTENTION_LAB_POLL_DB"] = str(db)            # the servers inherit it: one file for all
     os.environ.pop("DATABASE_URL", None)
-    from ui.poll.store import Store
+    from services.poll.store import Store
 
     store = Store(db)
     asked = questions_for_room()

@@ -87,3 +87,27 @@ def test_cells_built_from_buffers_hold_every_cell(R, C):
     bare = maps.cells(matrix, rows, cols)                    # no mask, no pick: every value, no flag set
     assert bare.to_pylist() == plain_cells(matrix, rows, cols)
     assert bare.column_names == ["row", "col", "r", "c", "value", "pick", "nz"]
+
+
+POLL_IMPORTS = """
+import json, sys
+from streamlit.testing.v1 import AppTest
+at = AppTest.from_file("streamlit_app.py", default_timeout=60)
+for key, value in {params}.items():
+    at.query_params[key] = value
+at.run()
+print(json.dumps({{"sqlalchemy": "sqlalchemy" in sys.modules, "errors": [e.message for e in at.exception]}}))
+"""
+
+
+def test_the_poll_store_loads_sqlalchemy_only_when_a_room_is_opened(tmp_path):
+    """The poll's store is SQLAlchemy Core (0.4 s to import): a page without a room does not import it; a
+    student's link to a room does (and says the room is not there, without a traceback)."""
+    import os
+    os.environ["ATTENTION_LAB_POLL_DB"] = str(tmp_path / "poll.sqlite3")          # the probe inherits it
+    try:
+        assert run_probe(POLL_IMPORTS.format(params={})) == {"sqlalchemy": False, "errors": []}
+        assert run_probe(POLL_IMPORTS.format(params={"present": "1"})) == {"sqlalchemy": False, "errors": []}
+        assert run_probe(POLL_IMPORTS.format(params={"room": "K7QF"})) == {"sqlalchemy": True, "errors": []}
+    finally:
+        os.environ.pop("ATTENTION_LAB_POLL_DB")

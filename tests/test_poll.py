@@ -8,10 +8,11 @@ import sqlite3
 import threading
 
 import pytest
+import sqlalchemy as sa
 
 from tests import postgres
 from tests.conftest import require
-from ui.poll import store as ps
+from services.poll import store as ps
 
 OPTIONS = [("a", "first"), ("b", "second"), ("c", "third")]
 
@@ -138,10 +139,9 @@ def test_expired_rooms_and_their_answers_are_purged(make):
     s.answer(room.code, "seat-00001", "q1", "a")
     clock.now += 61
     assert s.purge() == 1
-    with s._tx(write=False) as cur:
+    with s._tx(write=False) as conn:
         for table in ("poll_rooms", "poll_questions", "poll_answers"):
-            cur.execute(f"SELECT COUNT(*) FROM {table}")
-            assert cur.fetchone()[0] == 0, table
+            assert conn.execute(sa.text(f"SELECT COUNT(*) FROM {table}")).scalar() == 0, table
 
 
 # ------------------------------------------------------------------------------------ only the presenter
@@ -161,9 +161,8 @@ def test_only_the_presenter_key_reveals_resets_closes_and_downloads(make):
 
 def test_the_key_is_not_stored_in_clear(make):
     room, s = asked(make())
-    with s._tx(write=False) as cur:
-        cur.execute("SELECT key_sha256 FROM poll_rooms WHERE code = ?", (room.code,))
-        stored = cur.fetchone()[0]
+    with s._tx(write=False) as conn:
+        stored = conn.execute(sa.text("SELECT key_sha256 FROM poll_rooms WHERE code = :code"), {"code": room.code}).scalar()
     assert room.key not in stored and len(stored) == 64
 
 

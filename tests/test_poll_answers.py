@@ -7,9 +7,10 @@ import csv
 import io
 
 import pytest
+import sqlalchemy as sa
 
 from tests.test_poll import OPTIONS, make, pg_url  # noqa: F401 - fixtures
-from ui.poll import store as ps
+from services.poll import store as ps
 
 
 def test_several_right_answers_are_kept_graded_and_downloaded(make):  # noqa: F811
@@ -37,10 +38,13 @@ def test_a_database_with_one_answer_per_question_is_migrated(make, monkeypatch):
     monkeypatch.setattr(ps, "MIGRATIONS", ps.MIGRATIONS[:1])          # the schema before issue 32
     old = make()
     room = old.create_room()
-    with old._tx() as cur:                                            # a row as the old app wrote it
-        insert = "INSERT INTO poll_questions (code, qid, prompt, options, answer, asked_at) VALUES (?, ?, ?, ?, ?, ?)"
-        cur.execute(insert, (room.code, "q1", "Which one?", ps.json.dumps(OPTIONS), "b", 1.0))
-        cur.execute(insert, (room.code, "q2", "Odd", ps.json.dumps([['a\\"x', "odd"], ["b", "b"]]), 'a\\"x', 2.0))
+    with old._tx() as conn:                                           # a row as the old app wrote it
+        insert = sa.text("INSERT INTO poll_questions (code, qid, prompt, options, answer, asked_at) "
+                         "VALUES (:code, :qid, :prompt, :options, :answer, :at)")
+        conn.execute(insert, dict(code=room.code, qid="q1", prompt="Which one?", options=ps.json.dumps(OPTIONS),
+                                  answer="b", at=1.0))
+        conn.execute(insert, dict(code=room.code, qid="q2", prompt="Odd", options=ps.json.dumps([['a\\"x', "odd"], ["b", "b"]]),
+                                  answer='a\\"x', at=2.0))
     old.answer(room.code, "seat-00001", "q1", "b")
     monkeypatch.undo()
     new = make()                                                      # the app, upgraded, starts on it

@@ -20,7 +20,7 @@ from rules import off_scale, one_minus_tiny, same_item_twice, too_few
 from test_words import notice, text_of
 from ui import compute
 from ui.poll import questions
-from ui.poll.store import Store
+from services.poll.store import Store
 from ui.prose import exercise as words
 from ui.prose.numbers import MIN_CASES, parse
 from ui.shell import presets, session, site, state

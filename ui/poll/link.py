@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ui.poll.store import PollError, new_seat, parse_code, parse_token
+from services.poll.codes import PollError, new_seat, parse_code, parse_token
 
 KEYS = ("room", "key", "seat")
 

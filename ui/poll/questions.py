@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import engine
 from engine import analysis
-from ui.poll.store import MAX_OPTIONS
+from services.poll.codes import MAX_OPTIONS
 from ui.prose import exercise as words
 from ui.prose import rows as row_words
 

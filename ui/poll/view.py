@@ -18,7 +18,7 @@ from ui.page import layout
 from ui.poll import place, questions
 from ui.poll import link as links
 from ui.poll.link import Link
-from ui.poll.store import NoRoom, NotPresenter, PollError, Question, Store, new_seat
+from services.poll.codes import NoRoom, NotPresenter, PollError, Question, new_seat
 from ui.shell import state
 from ui.shell.parts import Part
 from ui.prose.text import md_escape
@@ -28,8 +28,11 @@ STUDENT_EVERY_S = 2.0          # a student's box looks for new questions and the
 
 
 @st.cache_resource(show_spinner=False)
-def store() -> Store:
-    """One store per server process (SQLite file or DATABASE_URL), shared by its sessions."""
+def store():
+    """One store per server process (SQLite file or DATABASE_URL), shared by its sessions; SQLAlchemy is
+    imported here, when a room is first opened, not by a page without one."""
+    from services.poll.store import Store
+
     return Store()
 
 

@@ -1,0 +1,60 @@
+"""The class poll's tables, as SQLAlchemy Core sees them, and the migrations that make them.
+
+A migration is one schema version: the statements that take the database from the version before to
+this one, plain SQL that SQLite and PostgreSQL both run. The Table objects below describe the result,
+for the store's queries; a change to a table is a new migration and the matching change here.
+"""
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+metadata = sa.MetaData()
+
+schema = sa.Table("poll_schema", metadata, sa.Column("version", sa.Integer, nullable=False))
+
+rooms = sa.Table(
+    "poll_rooms", metadata,
+    sa.Column("code", sa.Text, primary_key=True),
+    sa.Column("key_sha256", sa.Text, nullable=False),
+    sa.Column("created_at", sa.Double, nullable=False),
+    sa.Column("expires_at", sa.Double, nullable=False),
+    sa.Column("closed", sa.Integer, nullable=False, server_default="0"),
+)
+
+questions = sa.Table(
+    "poll_questions", metadata,
+    sa.Column("code", sa.Text, primary_key=True),
+    sa.Column("qid", sa.Text, primary_key=True),
+    sa.Column("prompt", sa.Text, nullable=False),
+    sa.Column("options", sa.Text, nullable=False),          # JSON: [[value, label], ...]
+    sa.Column("answer", sa.Text, nullable=False),           # JSON: every right value (version 2 on)
+    sa.Column("revealed", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("asked_at", sa.Double, nullable=False),
+)
+
+answers = sa.Table(
+    "poll_answers", metadata,
+    sa.Column("code", sa.Text, primary_key=True),
+    sa.Column("qid", sa.Text, primary_key=True),
+    sa.Column("seat", sa.Text, primary_key=True),
+    sa.Column("choice", sa.Text, nullable=False),
+    sa.Column("answered_at", sa.Double, nullable=False),
+)
+
+# Each entry is one schema version; the store applies those it has not applied yet, in one transaction.
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (
+        "CREATE TABLE poll_rooms (code TEXT PRIMARY KEY, key_sha256 TEXT NOT NULL, "
+        "created_at DOUBLE PRECISION NOT NULL, expires_at DOUBLE PRECISION NOT NULL, "
+        "closed INTEGER NOT NULL DEFAULT 0)",
+        "CREATE TABLE poll_questions (code TEXT NOT NULL, qid TEXT NOT NULL, prompt TEXT NOT NULL, "
+        "options TEXT NOT NULL, answer TEXT NOT NULL, revealed INTEGER NOT NULL DEFAULT 0, "
+        "asked_at DOUBLE PRECISION NOT NULL, PRIMARY KEY (code, qid))",
+        "CREATE TABLE poll_answers (code TEXT NOT NULL, seat TEXT NOT NULL, qid TEXT NOT NULL, "
+        "choice TEXT NOT NULL, answered_at DOUBLE PRECISION NOT NULL, PRIMARY KEY (code, qid, seat))",
+        "CREATE INDEX poll_rooms_expiry ON poll_rooms (expires_at)",
+    ),
+    # Version 2: a question may have several right answers (keys tied within the page's own rule), so
+    # poll_questions.answer holds a JSON list; an old row's single value becomes a list of one.
+    (r"""UPDATE poll_questions SET answer = '["' || REPLACE(REPLACE(answer, '\', '\\'), '"', '\"') || '"]'""",),
+)
