@@ -9,7 +9,7 @@ import numpy as np
 from .attention import row_entropy, softmax
 from .block import Trace
 from .config import Config
-from .model import run
+from .model import Stack, run
 from .params import Params
 from .tokens import Token
 
@@ -243,3 +243,28 @@ def explain_projection(source: np.ndarray, w: np.ndarray, token: int, column: in
     running = np.cumsum(products)
     return ProjectionWork(token=token, column=column, x_row=x_row, w_col=w_col, products=products,
                           running=running, value=float(running[-1]))
+
+
+def stack_weights(stack: Stack) -> np.ndarray:
+    """(L, H, T, T) every layer's weights of an engine.Stack."""
+    return np.stack([layer.weights for layer in stack.layers])
+
+
+def map_summary(stack: Stack) -> tuple[np.ndarray, np.ndarray, float]:
+    """The model view's numbers: (L, H) each map's mean spread and (L, H) mean largest weight, over the rows
+    that see more than one key, and the mean largest weight an even spread gives those rows (NaNs when
+    every row sees one key)."""
+    visible = stack.layers[0].visible                                   # (T, T): the same in every layer
+    rows = np.count_nonzero(visible, axis=-1) > 1                       # (T,) rows with a choice to make
+    w = stack_weights(stack)                                            # (L, H, T, T)
+    if not rows.any():
+        nan = np.full(w.shape[:2], np.nan)
+        return nan, nan, float("nan")
+    spreads = np.nanmean(spread(w, visible)[..., rows], axis=-1)        # (L, H)
+    top = np.where(visible, w, -np.inf).max(axis=-1)[..., rows].mean(axis=-1)   # (L, H)
+    return spreads, top, float(np.mean(1.0 / np.count_nonzero(visible, axis=-1)[rows]))
+
+
+def row_spreads(stack: Stack) -> np.ndarray:
+    """(L, H, T) every row's spread in every map (NaN where a row sees one key): what the per-head page reads."""
+    return spread(stack_weights(stack), stack.layers[0].visible)

@@ -1,10 +1,9 @@
 """Exercise: append one token to the sentence; predict, then see how the old rows of attention change."""
 import streamlit as st
 
-from engine import analysis, exercise
 from ui import app, compute
 from ui.page import footer, layout
-from ui.sections import exercise as sections
+from ui.sections.exercise import steps as sections
 from ui.prose import exercise as words
 
 view = app.view()
@@ -44,4 +43,4 @@ if revealed is not None:
         f"weights head {h}, {T + 1} tokens": (a.weights[h], a.labels, a.labels),
         f"change of the old block, head {h}": (ext.diff[h], b.labels, b.labels),
         "factors (heads x old rows)": (ext.factors, [f"head {k}" for k in range(b.num_heads)], b.labels),
-    }, code=[analysis.extend, exercise.old_rows])
+    }, code=("analysis.extend", "exercise.old_rows"))

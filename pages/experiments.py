@@ -3,9 +3,7 @@ import streamlit as st
 
 from ui import app
 from ui.page import layout
-from ui.shell import session
-from ui.experiments import mask, positions, scaling
-from ui.experiments.common import TITLES
+from ui.sections.experiments import menu
 from ui.prose import experiments as said
 from ui.prose import stages
 
@@ -22,8 +20,4 @@ layout.header(
 if view.config.n_layers > 1:
     st.info(f"With {view.config.n_layers} layers these experiments run on layer 0, the first block, which reads "
             "the tokens themselves.", icon=":material/layers:")
-SECTIONS = {"scale": scaling.random_vectors, "init": scaling.in_this_block, "positions": positions.positions,
-            "mask": mask.mask}
-section = st.segmented_control("Experiment", options=list(TITLES), format_func=TITLES.get, default="scale",
-                               required=True, key=session.XP_SECTION, persist_state="session") or "scale"
-SECTIONS[section](view)
+menu.draw(view)

@@ -1,12 +1,8 @@
 """Page 0: the sentence, its tokens and the vectors the block starts from."""
-import streamlit as st
-
-import engine
-from ui import app, charts, compute
-from ui.page import footer, layout, tables
-from ui.shell import presets, session
-from ui.shell.lazy import opened
-from ui.prose import notices, stages
+from ui import app
+from ui.page import layout
+from ui.prose import stages
+from ui.sections.inputs import matrix
 
 view = app.view()
 layout.header(
@@ -23,47 +19,4 @@ layout.header(
         if view.config.positional == "sinusoidal" else ""),
      *stages.depth_formulas(view.config, view.layer)],
 )
-t = compute.trace(view.config, view.words, view.training)
-T, C = t.x.shape
-present = view.present
-st.latex(rf"T = {T}\ \text{{tokens}},\quad d_{{model}} = {C}")
-
-ids = [engine.token_id(view.config, w) for w in view.words]
-table = {"position": list(range(T)), "token": list(t.labels),             # columns (no pandas on a first page)
-         "vocab id": [str(i) if i is not None else "new word" for i in ids]}
-left, right = layout.columns(view, [3, 7])
-with left:
-    tables.table(table)
-with right:
-    charts.heatmap(t.x, t.labels, t.dims, title=f"X: {T} × {C}", x_title="dimension",
-                   y_title="token", key="inputs_x", present=present, width=right.width, area=420)
-if t.positions is not None:
-    domain = charts.symmetric_domain(t.positions, t.x_in)
-    cols = layout.columns(view, 2)
-    with cols[0]:
-        charts.heatmap(t.positions, t.labels, t.dims, title=f"P (sinusoidal): {T} × {C}",
-                       x_title="dimension", y_title="position", domain=domain, key="inputs_p",
-                       present=present, width=cols[0].width, area=230)
-    with cols[1]:
-        charts.heatmap(t.x_in, t.labels, t.dims, title=f"X + P: {T} × {C}",
-                       x_title="dimension", y_title="token", domain=domain, key="inputs_xp",
-                       present=present, width=cols[1].width, area=230)
-
-if view.layer > 0:
-    deeper = compute.trace(view.config, view.words, view.training, view.layer)
-    st.subheader(f"What layer {view.layer} reads")
-    st.markdown(f"Layer {view.layer} does not see X: it reads layer {view.layer - 1}'s output, one row per token. "
-                "The pages after this one show this layer's numbers (sidebar: Layer to show).")
-    charts.heatmap(deeper.x, deeper.labels, deeper.dims, title=f"X of layer {view.layer}: {T} × {C}",
-                   x_title="dimension", y_title="token", key="inputs_layer", present=present, width=view.width,
-                   area=420)
-
-if box := opened("Where these numbers go: every stage of the block", session.STAGES_OPEN,
-                      icon=":material/route:"):
-    with box:                                    # drawn once opened (the Block output page shows it too)
-        rows = stages.stages(t)
-        tables.table({name: [row[name] for row in rows] for name in rows[0]})
-
-known = sum(i is not None for i in ids)
-layout.notice(notices.inputs_notice(t, view.words, known, presets.title(view.controls.preset)))
-footer.exports("inputs", t, {"X": (t.x, t.labels, t.dims)}, code=[engine.embed])
+matrix.draw(view)

@@ -1,12 +1,11 @@
 """Learn: train the block in NumPy on a task whose answer is an attention pattern; watch a head learn it."""
-import engine
 from ui import app
 from ui.page import layout
 from ui.prose import learn as words
-from ui.sections import learn
+from ui.sections.learn import live, replay, task as tasks
 
 view = app.view()
-cfg = engine.TASKS[view.controls.task].config
+cfg = tasks.config(view)
 layout.header(
     view,
     "Learn: train a head",
@@ -16,11 +15,11 @@ layout.header(
     "to the pattern. Afterwards, scrub through the saved steps and see what the model predicts.",
     words.formula(cfg),
 )
-task = learn.choose(view)
-training = learn.training(view)
-seq = learn.sequence(view, task)
-trained = learn.run_to_show(view, cfg, training, seq)
+task = tasks.choose(view)
+training = tasks.training(view)
+seq = tasks.sequence(view, task)
+trained = live.run_to_show(view, cfg, training, seq)
 if trained is None:
-    learn.untrained(view, cfg, training, seq)
+    live.untrained(view, cfg, training, seq)
 else:
-    learn.replay(view, trained, seq)
+    replay.replay(view, trained, seq)

@@ -1,10 +1,8 @@
 """Page 5: the rest of the block: residual, feed-forward layer with ReLU, output."""
-import pandas as pd
-
-import engine
-from ui import app, charts, compute
-from ui.page import footer, layout, tables
-from ui.prose import notices, stages
+from ui import app
+from ui.page import layout
+from ui.prose import stages
+from ui.sections.output import ffn
 
 view = app.view()
 layout.header(
@@ -15,27 +13,4 @@ layout.header(
     "Day 33 model has none. The ReLU sets every negative hidden value to exactly 0.",
     [*stages.output_formulas(view.config, view.layer), *stages.depth_formulas(view.config, view.layer)],
 )
-t = compute.trace(view.config, view.words, view.training, view.layer)
-cfg, present = view.config, view.present
-T, C, F = t.T, cfg.d_model, cfg.d_ff
-dims, hidden = t.dims, [str(c) for c in range(F)]
-
-tables.table(pd.DataFrame(stages.stages(t)))
-domain = charts.symmetric_domain(t.x_in, t.attn, t.after_attn, t.output)
-cols = layout.columns(view, 2)
-with cols[0]:
-    charts.heatmap(t.after_attn, t.labels, dims,
-                   title=(f"{stages.block_input(cfg, view.layer)} + attn" if cfg.residual else "attn (no residual)") + f": {T} × {C}",
-                   x_title="column", y_title="token", domain=domain, key="out_after", present=present,
-                   width=cols[0].width, area=230)
-with cols[1]:
-    charts.heatmap(t.output, t.labels, dims, title=f"output{stages.where(cfg, view.layer)}: {T} × {C}", x_title="column", y_title="token",
-                   domain=domain, key="out_output", present=present, width=cols[1].width, area=230)
-charts.heatmap(t.ffn_hidden, t.labels, hidden, title=f"FFN hidden after ReLU: {T} × {F} (grey = exactly 0)",
-               x_title="hidden unit", y_title="token", mask=t.ffn_pre > 0, key="out_hidden",
-               present=present, width=view.width, area=600, mask_word="0", why="ReLU: the value before it was ≤ 0")
-
-layout.notice(notices.output_notice(t))
-footer.exports("output", t, {"after_attn": (t.after_attn, t.labels, dims),
-                             "ffn_hidden": (t.ffn_hidden, t.labels, hidden), "output": (t.output, t.labels, dims)},
-               code=[engine.block_forward])
+ffn.draw(view)

@@ -1,12 +1,8 @@
 """Page 2: every query meets every key; the scores are divided by √d_head."""
-import streamlit as st
-
-import engine
-from ui import app, charts, compute
-from ui.page import footer, layout
-from ui.sections import inspector
-from ui.shell import session
+from ui import app, compute
+from ui.page import layout
 from ui.prose import notices, stages
+from ui.sections.scores import maps
 
 view = app.view()
 t = compute.trace(view.config, view.words, view.training, view.layer)
@@ -17,32 +13,4 @@ layout.header(
     [(r"\text{scaled} = \frac{Q K^\top}{\sqrt{d_{head}}}" if view.config.scale_scores else r"\text{scaled} = Q K^\top")
      + stages.masked(view.config), *stages.mask_line(view.config), *stages.depth_formulas(view.config, view.layer)],
 )
-cfg, h, present = view.config, view.controls.head, view.present
-divisor = cfg.d_head ** 0.5 if cfg.scale_scores else 1.0
-if cfg.scale_scores:
-    st.latex(rf"d_{{head}} = {cfg.d_model}/{cfg.num_heads} = {cfg.d_head},\quad \sqrt{{{cfg.d_head}}} = "
-             rf"{divisor:.4f},\quad \text{{scaled}} = \frac{{Q K^\top}}{{{divisor:.4f}}}" + stages.masked(cfg))
-else:
-    st.warning("Scaling is switched off in the sidebar: the scaled scores equal the raw scores.")
-
-cell = view.cell
-mask = t.mask
-domain = charts.symmetric_domain(t.scores[h], t.scaled[h])
-raw_col, scaled_col = layout.columns(view, 2)
-with raw_col:
-    charts.heatmap(t.scores[h], t.labels, t.labels, title=f"raw scores Q·K^T, head {h}{stages.where(cfg, view.layer)}: {t.T} × {t.T}", x_title="key",
-                   y_title="query", domain=domain, pick=cell, key=session.SCORES_RAW, present=present,
-                   width=raw_col.width, area=230, selectable=True)
-with scaled_col:
-    charts.heatmap(t.scaled[h], t.labels, t.labels, title=(f"÷ √{cfg.d_head}" if cfg.scale_scores else "not divided (scaling off)")
-                   + (" and masked" if mask is not None else ""),
-                   x_title="key", y_title="query", domain=domain, mask=mask, pick=cell, key=session.SCORES_SCALED,
-                   present=present, width=scaled_col.width, area=230, selectable=True)
-st.caption("One colour scale for both maps, so the shrinking shows. Hover a cell for its exact value; "
-           "click (or tap) it for the worked calculation below (double-click clears the chart's selection).")
-
-layout.notice(notices.scores_notice(t, h))
-inspector.show(t, h, cell)
-footer.exports("scores", t, {f"scores head {h}": (t.scores[h], t.labels, t.labels),
-                             f"scaled head {h}": (t.scaled[h], t.labels, t.labels)},
-               code=[engine.block_forward])
+maps.draw(view)

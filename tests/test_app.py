@@ -9,7 +9,7 @@ import pytest
 
 import engine
 from conftest import PAGES, assert_clean, open_app, open_exports, open_switches, tables
-from ui.shell import session, site, state
+from ui.shell import session, site, state, url
 
 CONCEPT_PAGES = [page.file for page in site.CONCEPT_PAGES]
 
@@ -189,9 +189,9 @@ def test_moving_a_slider_writes_the_url():
 def test_round_trip_controls_to_params_and_back():
     c = state.Controls(preset="part4", d_model=32, heads=8, d_ff=64, seed=3, seq_len=9, text="x <b>y</b> z",
                        causal=True, positional=True, scale=False, head=5, cell=(8, 0), present=True, beta=0.25)
-    back, problems = state.from_params(state.to_params(c))
+    back, problems = url.from_params(url.to_params(c))
     assert back == c and problems == []
-    assert state.to_params(state.preset_controls("day33")) == {"preset": "day33"}
+    assert url.to_params(state.preset_controls("day33")) == {"preset": "day33"}
 
 
 @pytest.mark.parametrize("params, fragment", [
@@ -324,7 +324,7 @@ def _chart_tables(at):
 @pytest.mark.parametrize("params", [{}, {"preset": "day33", "causal": "1"}, {"seq_len": "9", "heads": "4", "head": "3"}])
 def test_heatmaps_carry_the_traces_numbers(params):
     at = open_app(site.file("scores"), params)
-    controls, _ = state.from_params(params)
+    controls, _ = url.from_params(params)
     t = engine.run(state.to_config(controls), state.to_tokens(controls).words).layers[0]
     h = controls.head
     raw, scaled = _chart_tables(at)[:2]

@@ -20,7 +20,7 @@ import pytest
 
 import engine
 from harness import browser as bs
-from ui.shell import presets, site
+from ui.shell import presets, site, url
 
 pytestmark = pytest.mark.browser
 
@@ -630,7 +630,7 @@ def test_a_tiny_weight_is_never_printed_as_zero_in_a_cell(tab):
     params = {"preset": "trained-max"}
     tab.open("/softmax?preset=trained-max")
     texts = tab.chart("softmax_map").locator("svg g.mark-text text").all_text_contents()[:64]   # the cells, row-major
-    controls, _ = state.from_params(params)
+    controls, _ = url.from_params(params)
     weights = compute.trace(state.to_config(controls), state.to_tokens(controls).words,
                             presets.training(controls.preset)).weights[0]
     assert len(texts) == weights.size

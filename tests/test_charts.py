@@ -12,8 +12,8 @@ from PIL import Image
 import engine
 from conftest import assert_clean, open_app
 from ui import charts
-from ui.shell import site, state
-from ui.charts import colours, plots, raster
+from ui.shell import site, state, url
+from ui.charts import bar_charts, colours, line_charts, raster
 from ui.charts import maps as heat
 from ui.charts import spec as spec_module
 
@@ -101,7 +101,7 @@ def test_every_head_map_at_the_maximum_is_a_picture_of_the_traces_weights(stretc
     params = {"seq_len": "64", "d_model": "128", "heads": "16", "d_ff": "512", **({"stretch": "1"} if stretch else {})}
     at = open_app(site.file("heads"), params)
     assert_clean(at)
-    controls, _ = state.from_params(params)
+    controls, _ = url.from_params(params)
     t = engine.run(state.to_config(controls), state.to_tokens(controls).words).layers[0]
     pictures = _pictures(at)
     assert {f"head {h}" for h in range(16)} <= set(pictures), sorted(pictures)
@@ -152,16 +152,15 @@ def test_every_label_is_drawn_while_the_cells_are_wide_enough_for_it():
 
 
 def test_bar_values_are_printed_in_a_grey_for_both_themes_and_only_while_bars_are_thick():
-    few = plots.bars_template(4, False, ".3f").fill(title="t", labels=list("abcd"))
+    few = bar_charts.bars_template(4, False, ".3f").fill(title="t", labels=list("abcd"))
     text = [layer for layer in few["layer"] if layer["mark"]["type"] == "text"]
     assert len(text) == 1 and text[0]["mark"]["color"] == colours.VALUE_TEXT
-    many = plots.bars_template(64, False, ".3f").fill(title="t", labels=[f"w{i}" for i in range(64)])
+    many = bar_charts.bars_template(64, False, ".3f").fill(title="t", labels=[f"w{i}" for i in range(64)])
     assert [layer["mark"]["type"] for layer in many["layer"]] == ["bar"]
 
 
 def test_the_learn_pages_curves_have_titles(monkeypatch):
     """Issue 23 #19: a figure for slides is listed by its title; the Learn page's curves had none."""
-    from ui.charts import plots
 
     drawn = []
 
@@ -169,8 +168,8 @@ def test_the_learn_pages_curves_have_titles(monkeypatch):
         def vega_lite_chart(self, spec, **_):
             drawn.append(spec)
 
-    plots.curves([2.0, 1.0], [0.1, 0.9], box=Box())
-    monkeypatch.setattr(plots.st, "vega_lite_chart", lambda spec, **_: drawn.append(spec))
-    plots.history([0, 10], [("previous token", [0.2, 0.9], False)], at_step=None, y_title="mean weight on those keys")
+    line_charts.curves([2.0, 1.0], [0.1, 0.9], box=Box())
+    monkeypatch.setattr(line_charts.st, "vega_lite_chart", lambda spec, **_: drawn.append(spec))
+    line_charts.history([0, 10], [("previous token", [0.2, 0.9], False)], at_step=None, y_title="mean weight on those keys")
     assert [spec["title"]["text"] for spec in drawn] == ["loss and accuracy by training step",
                                                         "mean weight on those keys, by training step"]

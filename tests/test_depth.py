@@ -10,7 +10,7 @@ import pytest
 
 import engine
 from conftest import PAGES, assert_clean, open_app, open_switches
-from ui.shell import presets, site, state
+from ui.shell import presets, site, state, url
 
 PAGE = {page.path: page.file for page in site.PAGES}
 NOTICED = [page.file for page in site.CONCEPT_PAGES] + [PAGE["model"]]
@@ -45,7 +45,7 @@ def test_the_scores_page_shows_the_picked_layer_of_the_stack(layer):
     params = {"layers": "3", "layer": str(layer), "heads": "4", "head": "3", "causal": "1"}
     at = open_app(PAGE["scores"], params)
     assert_clean(at)
-    controls, _ = state.from_params(params)
+    controls, _ = url.from_params(params)
     stack = engine.run(state.to_config(controls), state.to_tokens(controls).words)
     t = stack.layers[layer]
     raw = _tables(at)[0].column("value").to_numpy(zero_copy_only=False).reshape(t.T, t.T)
@@ -92,9 +92,9 @@ def test_pre_layernorm_switch_changes_the_numbers_and_shows_in_the_formulas():
 
 def test_layers_and_the_switch_round_trip_through_the_url():
     c = replace(state.preset_controls("part4"), layers=3, layer_norm=True, layer=2, head=1)
-    params = state.to_params(c)
+    params = url.to_params(c)
     assert params == {"layers": "3", "layer_norm": "1", "layer": "2", "head": "1"}
-    assert state.from_params(params) == (c, [])
+    assert url.from_params(params) == (c, [])
     at = open_app(PAGE["heads"], params)
     assert_clean(at)
     assert dict(at.query_params) == params
@@ -143,14 +143,14 @@ def test_model_view_draws_every_layer_and_head_in_one_picture():
 
 
 def test_model_view_notice_comes_from_the_numbers():
-    from ui.sections import model_view as model
-    controls, _ = state.from_params({"layers": "2", "preset": "trained-induction"})
+    from engine import analysis
+    controls, _ = url.from_params({"layers": "2", "preset": "trained-induction"})
     cfg, words = state.to_config(controls), state.to_tokens(controls).words
     from ui import compute
     stack = engine.run(cfg, words, compute.train(cfg, presets.training("trained-induction")).params)
-    spread, top, uniform = model.summary(stack)
+    spread, top, uniform = analysis.map_summary(stack)
     assert spread.shape == top.shape == (2, 2)
-    w = model.weights(stack)
+    w = analysis.stack_weights(stack)
     rows = np.arange(len(words)) > 0                                    # the causal mask: row 0 sees one key
     np.testing.assert_allclose(top, w.max(axis=-1)[..., rows].mean(axis=-1))
     np.testing.assert_allclose(uniform, np.mean(1 / np.arange(1, len(words) + 1)[rows]))

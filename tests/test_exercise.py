@@ -11,6 +11,7 @@ import pytest
 import engine
 from conftest import assert_clean, loaded_by, open_app, tables
 from engine import analysis, exercise
+from ui.prose import text
 from ui.shell import site
 from ui.prose import exercise as words
 
@@ -109,7 +110,7 @@ def test_sentence_names_the_row_that_lost_most(cfg, tokens, new):
     for head in range(cfg.num_heads):
         lost = [1 - f for f in plain_factors(cfg, tokens, new, head)]
         row = ext.before.labels[lost.index(max(lost))]
-        first, second = words.sentences(ext, head)
+        first, second = words.sentences(ext, head, quote=text.plain)
         assert f"took the most attention from ‘{row}’" in first
         assert f"Appending ‘{ext.after.labels[-1]}’" in first
         assert "ratios" in second and "1 − factor" in second

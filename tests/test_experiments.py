@@ -14,7 +14,7 @@ import engine
 from engine import analysis
 from engine import experiments as xp
 from conftest import assert_clean, loaded_by, open_app, tables
-from ui.shell import site, state
+from ui.shell import site, state, url
 
 PAGE = site.by_path("experiments").file
 PART4, DAY33 = engine.get_preset("part4"), engine.get_preset("day33")
@@ -246,7 +246,7 @@ EXTREMES = [
 
 def controls_for(params: dict[str, str]):
     """The config and words the sidebar makes of these URL parameters (pure ui.shell.state)."""
-    controls, _ = state.from_params(params)
+    controls, _ = url.from_params(params)
     return state.to_config(controls), state.to_tokens(controls).words, controls
 
 

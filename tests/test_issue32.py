@@ -8,16 +8,17 @@ import pytest
 
 from conftest import assert_clean, open_app, tables
 from engine import analysis
+from ui.sections.exercise import keys as exercise_keys
 from ui import compute
 from ui.poll import place, questions, view as poll_view
-from ui.shell import presets, session, site, state
+from ui.shell import presets, session, site, state, url
 
 PAGE = {p.path: p.file for p in site.PAGES}
 
 
 def setting(params: dict[str, str]):
     """(controls, config, words, training) of a URL, as the frame makes them."""
-    c, _ = state.from_params(params)
+    c, _ = url.from_params(params)
     return c, state.to_config(c), state.to_tokens(c).words, presets.training(c.preset)
 
 
@@ -100,8 +101,8 @@ def test_defect10_a_third_is_not_large_next_to_its_old_total():
 # =========================================================================== 2 · factors that are 1 are called 1
 def revealed(params: dict[str, str], prediction: str):
     at = open_app(PAGE["exercise"], params, timeout=180)
-    at.radio(key=session.EX_PREDICTION).set_value(prediction).run()
-    at.button(key=session.EX_REVEAL).click().run()
+    at.radio(key=exercise_keys.PREDICTION).set_value(prediction).run()
+    at.button(key=exercise_keys.REVEAL).click().run()
     assert_clean(at)
     return at
 
@@ -155,7 +156,7 @@ def test_defect04_the_later_layers_sentence_says_what_the_numbers_say(params):
     at = open_app(PAGE["exercise"], params, timeout=180)
     before = text_of(at)
     assert "which the new token changes too" not in before             # no claim before the numbers are shown
-    at.button(key=session.EX_REVEAL_NOW).click().run()
+    at.button(key=exercise_keys.REVEAL_NOW).click().run()
     assert_clean(at)
     said = [m.value for m in at.markdown if "old rows stayed as they were" in m.value or "can change too" in m.value]
     assert len(said) == 1

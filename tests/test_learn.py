@@ -13,7 +13,7 @@ import pytest
 import engine
 from conftest import PAGES, assert_clean, open_app, tables
 from ui import compute
-from ui.shell import presets, site, state
+from ui.shell import presets, site, state, url
 
 TRAINED = [presets.TRAINED_PREFIX + t for t in presets.TRAINED_TASKS]
 ONE_BLOCK = [t for t in presets.TRAINED_TASKS if engine.TASKS[t].config.n_layers == 1]
@@ -33,7 +33,7 @@ def test_trained_preset_shows_the_trained_pattern_on_the_softmax_page(preset):
     """The softmax page's weights are the trained block's on the task's own sequence, and the head
     puts most of each scored query's weight where the task says it should."""
     at = open_app(site.by_path("softmax").file, {"preset": preset}, timeout=60)
-    controls, _ = state.from_params({"preset": preset})
+    controls, _ = url.from_params({"preset": preset})
     task, training = presets.task_of(preset), presets.training(preset)
     cfg, words = state.to_config(controls), state.to_tokens(controls).words
     run = compute.train(cfg, training)
@@ -55,7 +55,7 @@ def test_a_trained_preset_reads_only_its_vocabulary():
     words = state.to_tokens(state.Controls(**{**c.__dict__, "text": "A B zebra <b> C", "seq_len": 5}))
     assert words.words[:3] == ("A", "B", "C") and len(words.words) == 5
     assert "left out: 'zebra', '<b>'" in words.note
-    assert state.from_params({"preset": "trained-max"})[0].text == " ".join(presets.default_words("trained-max"))
+    assert url.from_params({"preset": "trained-max"})[0].text == " ".join(presets.default_words("trained-max"))
 
 
 def test_one_training_however_many_sessions_ask_at_once(monkeypatch):
@@ -128,7 +128,7 @@ def test_learn_page_does_not_report_the_sidebars_padding():
 
 # --------------------------------------------------------------------------- issue 24 §2, issue 23 (4–7), issue 22 §2
 from ui.prose import learn as words                                   # noqa: E402
-from ui.sections import learn as sections                             # noqa: E402
+from ui.sections.learn import task as sections                         # noqa: E402
 
 
 def _learn(params: dict, timeout: float = 120):
@@ -185,15 +185,15 @@ def test_tokens_outside_the_vocabulary_get_a_message_naming_it():
 
 
 def test_training_controls_round_trip_through_the_url_with_bounds():
-    c, problems = state.from_params({"task": "induction", "train_seed": "7", "steps": "300", "lr": "0.03"})
+    c, problems = url.from_params({"task": "induction", "train_seed": "7", "steps": "300", "lr": "0.03"})
     assert (c.task, c.train_seed, c.steps, c.lr) == ("induction", 7, 300, 0.03) and not problems
-    assert state.to_params(c) == {"task": "induction", "train_seed": "7", "steps": "300", "lr": "0.03"}
-    c, problems = state.from_params({"task": "induction", "steps": "5000", "lr": "3", "train_seed": "-1"})
+    assert url.to_params(c) == {"task": "induction", "train_seed": "7", "steps": "300", "lr": "0.03"}
+    c, problems = url.from_params({"task": "induction", "steps": "5000", "lr": "3", "train_seed": "-1"})
     induction = engine.TASKS["induction"]
     assert (c.steps, c.lr, c.train_seed) == (induction.steps, induction.lr, 0)   # the task's own, each reported
     assert "steps='5000' is not valid (must be between 10 and 1200)" in problems
     assert "lr='3' is not valid (must be between 0.0005 and 0.2)" in problems
-    assert state.from_params({"task": "nope"})[1] == ["task='nope' is not valid (must be one of "
+    assert url.from_params({"task": "nope"})[1] == ["task='nope' is not valid (must be one of "
                                                       + ", ".join(engine.TASKS) + ")"]
 
 
@@ -395,7 +395,7 @@ def test_an_article_preset_has_no_task_and_shows_the_output_rows_change():
     said = " ".join(c.value for c in at.caption)
     assert "no task, so there is no accuracy to score" in said and "zero-ablation" in said
     frame = next(t for t in tables(at) if "after the knock-out" in t.columns)
-    controls, _ = state.from_params({"ablate": "0.1"})
+    controls, _ = url.from_params({"ablate": "0.1"})
     cfg, words_ = state.to_config(controls), state.to_tokens(controls).words
     before = np.linalg.norm(engine.run(cfg, words_).output, axis=-1)
     after = np.linalg.norm(engine.run(cfg, words_, None, ((0, 1),)).output, axis=-1)

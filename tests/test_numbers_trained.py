@@ -14,13 +14,13 @@ from conftest import assert_clean, open_app
 from ui import compute
 from ui.prose import learn as learn_words
 from ui.prose import presets as preset_words
-from ui.shell import site, state
+from ui.shell import site, state, url
 
 MODEL = site.by_path("model").file
 
 
 def _model(params: dict):
-    controls, _ = state.from_params(params)
+    controls, _ = url.from_params(params)
     return compute.in_use(state.to_config(controls), state.to_training(controls)), state.to_tokens(controls).words
 
 

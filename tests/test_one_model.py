@@ -20,7 +20,7 @@ from engine import store
 from services import weights, workers
 from ui import compute
 from ui.poll import questions
-from ui.shell import presets, site, state
+from ui.shell import presets, site, state, url
 
 MODEL, LEARN, SOFTMAX = (site.by_path(p).file for p in ("model", "learn", "softmax"))
 TASKS = list(presets.TRAINED_TASKS)
@@ -51,7 +51,7 @@ def fresh(monkeypatch, tmp_path):
 
 def _in_use(params: dict) -> weights.Model:
     """The model the service gives for a link's settings (the one every page must show)."""
-    controls, _ = state.from_params(params)
+    controls, _ = url.from_params(params)
     return compute.model(state.to_config(controls), state.to_training(controls))
 
 
@@ -121,7 +121,7 @@ def _softmax_poll(params: dict, model: weights.Model) -> None:
     cells = pa.ipc.open_stream(next(d for d in chart.proto.datasets if d.name == "cells").data.data).read_all()
     T = int(np.sqrt(cells.num_rows))
     shown = np.nan_to_num(cells.column("value").to_numpy(zero_copy_only=False).reshape(T, T))
-    controls, _ = state.from_params(params)
+    controls, _ = url.from_params(params)
     trace = engine.run(state.to_config(controls), state.to_tokens(controls).words, model.params).layers[0]
     row = min(T, questions.MAX_OPTIONS - 1) - 1
     asked = questions.softmax_top_key(trace, 0, row)

@@ -9,7 +9,7 @@ import pytest
 
 from conftest import assert_clean, open_app
 from ui.page import layout
-from ui.shell import frame, inputs, screen, session, site, state
+from ui.shell import frame, inputs, screen, session, site, url
 from ui.charts import spec as sp
 
 
@@ -45,9 +45,9 @@ def test_every_run_mounts_the_screen_measure():
 @pytest.mark.parametrize("params, expected", [({}, "auto"), ({"present": "1"}, "collapsed"),
                                               ({"sidebar": "1"}, "expanded"), ({"sidebar": "0"}, "auto")])
 def test_the_sidebar_starts_collapsed_on_a_narrow_screen_unless_asked(params, expected):
-    controls, problems = state.from_params(params)
+    controls, problems = url.from_params(params)
     assert not problems and frame.sidebar_state(controls) == expected
-    assert state.to_params(controls) == {k: v for k, v in params.items() if v == "1"}     # a lecturer's link keeps it
+    assert url.to_params(controls) == {k: v for k, v in params.items() if v == "1"}     # a lecturer's link keeps it
 
 
 # ----------------------------------------------------------------------------------- the layout

@@ -10,7 +10,6 @@ import engine
 from engine import analysis
 from tests.conftest import open_app
 from ui.poll import link as poll_link, place, questions, view as poll_view
-from ui.shell import session
 
 
 @pytest.fixture(autouse=True)

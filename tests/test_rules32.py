@@ -18,12 +18,14 @@ import pytest
 from conftest import assert_clean, open_app, tables
 from rules import off_scale, one_minus_tiny, same_item_twice, too_few
 from test_words import notice, text_of
+from ui.sections.experiments import common as experiment_keys
+from ui.sections.exercise import keys as exercise_keys
 from ui import compute
 from ui.poll import questions
 from services.poll.store import Store
 from ui.prose import exercise as words
 from ui.prose.numbers import MIN_CASES, parse
-from ui.shell import presets, session, site, state
+from ui.shell import presets, site, state, url
 
 PAGE = {p.path: p.file for p in site.PAGES}
 TRAINED = [presets.TRAINED_PREFIX + t for t in presets.TRAINED_TASKS]
@@ -40,7 +42,7 @@ def ident(p: dict) -> str:
 
 
 def setting(params):
-    c, _ = state.from_params(params)
+    c, _ = url.from_params(params)
     cfg, tokens, training = state.to_config(c), state.to_tokens(c).words, presets.training(c.preset)
     return c, cfg, tokens, training, compute.trace(cfg, tokens, training, c.layer)
 
@@ -70,13 +72,13 @@ def test_words_follow_the_rules_on_every_page(params):
         texts = [page_text(at)]
         if page == "exercise":
             for choice in words.PREDICTIONS:
-                at.radio(key=session.EX_PREDICTION).set_value(choice).run()
-                at.button(key=session.EX_REVEAL).click().run()
+                at.radio(key=exercise_keys.PREDICTION).set_value(choice).run()
+                at.button(key=exercise_keys.REVEAL).click().run()
                 assert_clean(at)
                 texts.append(page_text(at))
         if page == "experiments":
             for section in ("init", "positions", "mask"):
-                at.segmented_control(key=session.XP_SECTION).set_value(section).run()
+                at.segmented_control(key=experiment_keys.SECTION).set_value(section).run()
                 assert_clean(at)
                 texts.append(page_text(at))
         found += [f"{page}: {hit}" for text in texts for hit in broken(text)]
@@ -128,8 +130,8 @@ def test_the_poll_grades_what_the_page_says(params, tmp_path):
     q = questions.exercise_prediction(ext, h)
     page = open_app(PAGE["exercise"], params, timeout=300)
     for choice in words.PREDICTIONS:
-        page.radio(key=session.EX_PREDICTION).set_value(choice).run()
-        page.button(key=session.EX_REVEAL).click().run()
+        page.radio(key=exercise_keys.PREDICTION).set_value(choice).run()
+        page.button(key=exercise_keys.REVEAL).click().run()
         verdicts = [b.value for b in page.success if "You predicted" in b.value]
         assert bool(verdicts) == (choice in q.answers), (choice, q.answers)
     store.ask(room.code, room.key, "exercise", q.prompt, q.options, q.answers)

@@ -14,7 +14,7 @@ from engine import ship, store
 from engine.params import flatten, unflatten
 from services import weights
 from services import workers as training_process
-from ui.shell import presets, site, state
+from ui.shell import presets, site, state, url
 
 TRAINED = [presets.TRAINED_PREFIX + t for t in presets.TRAINED_TASKS]
 
@@ -84,7 +84,7 @@ def test_a_fresh_server_shows_every_trained_preset_without_training(no_training,
         at = open_app(page, {"preset": preset}, timeout=60)
         assert_clean(at)
         assert at.title and not any("Training the block" in p.proto.text for p in at.get("progress"))
-        controls, _ = state.from_params({"preset": preset})
+        controls, _ = url.from_params({"preset": preset})
         assert at.session_state["preset"] == preset
         assert store.load_shipped(presets.training(preset).task, state.to_config(controls),
                                   presets.training(preset).steps, presets.BATCH_SEED) is not None

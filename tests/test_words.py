@@ -13,7 +13,8 @@ import pytest
 import engine
 from conftest import assert_clean, open_app, open_exports, tables
 from engine import analysis
-from ui.shell import session, site, state
+from ui.prose import text
+from ui.shell import session, site, state, url
 from ui.prose import rows as row_words
 from ui.prose.numbers import next_to
 
@@ -22,7 +23,7 @@ PAGE = {p.path: p.file for p in site.PAGES}
 
 def run(params: dict[str, str]) -> engine.Trace:
     """The trace the sidebar makes of these URL parameters."""
-    c, _ = state.from_params(params)
+    c, _ = url.from_params(params)
     return engine.run(state.to_config(c), state.to_tokens(c).words).layers[0]
 
 
@@ -86,7 +87,7 @@ def test_defect05_ties_are_named():
     sharp = analysis.weights_at(t.scaled[0], 16.0)
     rows = analysis.read_rows(sharp, t.visible)
     assert rows[3].top == (0, 5) and rows[3].kind == "lean"
-    said = row_words.softmax_notice(rows, t.labels, beta=16.0)
+    said = row_words.softmax_notice(rows, t.labels, beta=16.0, quote=text.plain)
     assert "‘the (0)’ and ‘the (5)’, tied at" in said
     assert row_words.top_cell(rows[3], t.labels) == "the (0) = the (5) (tie)"
 
@@ -132,9 +133,9 @@ def test_beta_is_refused_when_negative_or_not_finite():
 
 def test_beta_travels_in_the_url_and_is_validated():
     c = state.Controls(beta=4.0)
-    assert state.to_params(c) == {"beta": "4"} and state.from_params({"beta": "4"}) == (c, [])
-    assert state.to_params(state.Controls()) == {}                     # β = 1 is the default: not written
-    back, problems = state.from_params({"beta": "3"})
+    assert url.to_params(c) == {"beta": "4"} and url.from_params({"beta": "4"}) == (c, [])
+    assert url.to_params(state.Controls()) == {}                     # β = 1 is the default: not written
+    back, problems = url.from_params({"beta": "3"})
     assert back.beta == 1.0 and problems == ["beta='3' is not valid (must be one of 0, 0.25, 0.5, 1, 2, 4, 8, 16, 32, 64)"]
 
 
@@ -169,7 +170,7 @@ OLD_QKV = ("point the most in the same direction", "will be the brightest")
                                     {"scale": "0"}, {"heads": "16", "seq_len": "9"}])
 def test_defect01_qkv_notice_separates_dot_product_and_direction(params):
     t = run(params)
-    c, _ = state.from_params(params)
+    c, _ = url.from_params(params)
     at = open_app(PAGE["qkv"], params)
     assert_clean(at)
     said = notice(at)
@@ -349,7 +350,7 @@ def test_defect08_ffn_against_residual_is_computed_not_asserted(params, compare)
 def test_defect09_default_token_is_what_the_slider_appends(params):
     at = open_app(PAGE["exercise"], params)
     assert_clean(at)
-    c, _ = state.from_params(params)
+    c, _ = url.from_params(params)
     T = c.seq_len
     slid = state.to_tokens(state.Controls(**{**c.__dict__, "seq_len": T + 1})).words
     assert slid[:T] == state.to_tokens(c).words                        # the slider keeps the first T tokens
@@ -633,7 +634,7 @@ TURNS = [
 
 @pytest.mark.parametrize("params", TURNS, ids=lambda p: ",".join(f"{k}={v}" for k, v in p.items()) or "defaults")
 def test_softmax_and_heads_notices_follow_the_rules(params):
-    c, _ = state.from_params(params)
+    c, _ = url.from_params(params)
     t = run(params)
     w = analysis.weights_at(t.scaled[c.head], c.beta)
     rows = analysis.read_rows(w, t.visible)

@@ -12,18 +12,20 @@ import pytest
 
 from conftest import assert_clean, open_app, open_exports, open_switches, tables
 from test_words import PAGE, bad_words, column, notice, table_text, text_of
+from ui.sections.experiments import common as experiment_keys
+from ui.sections.exercise import keys as exercise_keys
 from ui.prose import numbers, rows as row_words
 from ui.prose.exercise import NEGLIGIBLE
 from ui.prose.numbers import fmt, parse
-from ui.shell import presets, session, state
+from ui.shell import presets, session, state, url
 
 TRAINED = [presets.TRAINED_PREFIX + t for t in presets.TRAINED_TASKS]
 
 
 def revealed(params: dict[str, str], prediction: str = "own_factor"):
     at = open_app(PAGE["exercise"], params, timeout=120)
-    at.radio(key=session.EX_PREDICTION).set_value(prediction).run()
-    at.button(key=session.EX_REVEAL).click().run()
+    at.radio(key=exercise_keys.PREDICTION).set_value(prediction).run()
+    at.button(key=exercise_keys.REVEAL).click().run()
     assert_clean(at)
     return at
 
@@ -79,7 +81,7 @@ def test_defect03_a_tiny_weight_is_shown_in_scientific_notation():
     first), found from the engine's numbers: five decimals would print it as 0.00000."""
     from ui import compute
     params = {"preset": "trained-induction", "layer": "1"}
-    controls, _ = state.from_params(params)
+    controls, _ = url.from_params(params)
     weights = compute.trace(state.to_config(controls), state.to_tokens(controls).words,
                             presets.training(controls.preset), 1).weights[0]           # (T, T), head 0
     query, key = np.unravel_index(np.argmin(np.where(weights > 0, weights, np.inf)), weights.shape)
@@ -182,7 +184,7 @@ def test_defect15_next_page_pair_is_the_largest_dot_product():
 
     params = {"preset": "trained-first"}
     said = notice(open_app(PAGE["qkv"], params, timeout=120))
-    controls, _ = state.from_params(params)
+    controls, _ = url.from_params(params)
     t = compute.trace(state.to_config(controls), state.to_tokens(controls).words, presets.training(controls.preset))
     q, k = np.unravel_index(np.argmax(np.where(t.visible, t.scores[0], -np.inf)), t.visible.shape)
     assert f"pair, ‘{t.labels[q]}’ → ‘{t.labels[k]}’, has head 0's largest scaled score" in said
@@ -191,13 +193,13 @@ def test_defect15_next_page_pair_is_the_largest_dot_product():
 # =========================================================================== 16 · experiments with trained weights
 def test_defect16_init_section_describes_the_trained_weights():
     at = open_app(PAGE["experiments"], {"preset": "trained-reverse"}, timeout=120)
-    at.segmented_control(key=session.XP_SECTION).set_value("init").run()
+    at.segmented_control(key=experiment_keys.SECTION).set_value("init").run()
     assert_clean(at)
     assert r"\mathcal{N}" not in latex(at) and r"W^{\text{trained}}" in latex(at)
     said = notice(at)
     assert "not oversized weights" not in said and "training made them so" in said
     plain = open_app(PAGE["experiments"])
-    plain.segmented_control(key=session.XP_SECTION).set_value("init").run()
+    plain.segmented_control(key=experiment_keys.SECTION).set_value("init").run()
     assert r"\mathcal{N}" in latex(plain) and "initial draw" in latex(plain)
 
 
@@ -208,8 +210,8 @@ def test_defect17_no_untrained_claim_and_unknown_words_are_left_out():
     intro = open_app(PAGE["inputs"], {"preset": "trained-reverse"}).markdown[0].value
     assert "is left out" in intro and "gets a vector of its own" not in intro
     at = open_app(PAGE["exercise"], {"preset": "trained-reverse"}, timeout=120)
-    at.radio(key=session.EX_TOKEN_KIND).set_value("word").run()
-    at.text_input(key=session.EX_TOKEN_WORD).input("zebra").run()
+    at.radio(key=exercise_keys.TOKEN_KIND).set_value("word").run()
+    at.text_input(key=exercise_keys.TOKEN_WORD).input("zebra").run()
     assert any("never saw such a vector" in c.value for c in at.caption)
 
 
@@ -259,7 +261,7 @@ def test_defect21_weights_on_a_fixed_scale_unless_stretched():
     title, domain = ramp(at)
     assert title.startswith("stretched") and domain[-1] < 1.0
     assert dict(at.query_params) == {"stretch": "1"}
-    assert state.from_params({"stretch": "1"})[0].stretch and state.to_params(state.Controls()) == {}
+    assert url.from_params({"stretch": "1"})[0].stretch and url.to_params(state.Controls()) == {}
     clicked = open_switches(open_app(PAGE["model"]))
     clicked.toggle(key="stretch").set_value(True).run()
     assert ramp(clicked)[0].startswith("stretched") and dict(clicked.query_params) == {"stretch": "1"}
@@ -337,7 +339,7 @@ def test_rules_hold_on_every_page(params):
     T = int(params.get("seq_len", 0)) or len(presets.default_words(params.get("preset", "part4")))
     pages = ALL_PAGES if int(params.get("seq_len", 8)) <= 16 else ("qkv", "scores", "softmax", "output", "model")
     found = []
-    c, _ = state.from_params(params)
+    c, _ = url.from_params(params)
     cfg = state.to_config(c)
     for page in pages:
         extra = {"cell": f"{T - 1},{max(0, T - 3)}"} if page in PAGES_WITH_CELL else {}
@@ -356,11 +358,11 @@ def test_rules_hold_on_every_page(params):
             assert any("trained on" in w.value for w in at.warning), page
         if page == "experiments":
             for section in ("init", "positions", "mask"):
-                at.segmented_control(key=session.XP_SECTION).set_value(section).run()
+                at.segmented_control(key=experiment_keys.SECTION).set_value(section).run()
                 assert_clean(at)
                 found += [f"experiments {section}: {hit}" for hit in scan(at, trained)]
         if page == "exercise":
-            at.button(key=session.EX_REVEAL_NOW).click().run()
+            at.button(key=exercise_keys.REVEAL_NOW).click().run()
             assert_clean(at)
             found += [f"exercise revealed: {hit}" for hit in scan(at, trained)]
     assert not found, found

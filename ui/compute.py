@@ -240,3 +240,20 @@ def circuit(trained: Model) -> tuple:
 def task_stack(trained: Model, step: int | None, ids: tuple[int, ...]) -> engine.Stack:
     """Every block of a run (after `step`, or the end) on a sequence of token ids: maps and predictions."""
     return engine.task_stack(trained.task, trained.config, trained.at(step), list(ids))
+
+
+@st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=_KEYS)
+def initial_stack(cfg: engine.Config, task: str, ids: tuple[int, ...]) -> engine.Stack:
+    """Every block of cfg's initial, random weights on a sequence of the task's token ids."""
+    return engine.task_stack(task, cfg, _params(cfg, None), list(ids))
+
+
+def live_stack(task: engine.Task, cfg: engine.Config, params: engine.Params, ids: tuple[int, ...]) -> engine.Stack:
+    """A run's weights as they train, on a sequence of token ids (each progress call brings new weights:
+    nothing to keep)."""
+    return engine.task_stack(task, cfg, params, list(ids))
+
+
+def replay(trained: Model, on_progress) -> None:
+    """A run that exists already, replayed at the speed it was trained (services.weights.replay)."""
+    service.replay(trained, on_progress)

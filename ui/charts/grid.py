@@ -18,7 +18,7 @@ from PIL import Image
 
 from ui.charts import arrow
 from ui.charts import colours as co
-from ui.charts import describe
+from ui.charts.describe import number as describe_num
 from ui.charts import raster
 from ui.charts import spec as sp
 
@@ -126,7 +126,7 @@ def model_view(weights: np.ndarray, *, width: float, title: str, mask: np.ndarra
                                              "domain": co.ramp_domain(co.WEIGHTS, domain)},
                                    "legend": {**sp.legend(present, chart_h), "title": co.weight_legend(domain)}}}}
     spec = {"width": chart_w, "height": chart_h, "autosize": {"type": "pad"},
-            "description": describe.grid(np.where(mask, weights, np.nan) if mask is not None else weights, title),
+            "description": describe(np.where(mask, weights, np.nan) if mask is not None else weights, title),
             "title": {**sp.title(present, limit=width - 10), "text": title},
             "layer": [image, ramp, rect],
             "datasets": {"picture": arrow.table({"url": arrow.strings([_png(picture(weights, mask, domain), domain)])}),
@@ -137,3 +137,17 @@ def model_view(weights: np.ndarray, *, width: float, title: str, mask: np.ndarra
         st.vega_lite_chart(spec=spec, key=key, on_select="rerun", selection_mode="cell", width="content")
     else:
         st.vega_lite_chart(spec=spec, key=key, width="content")
+
+
+def describe(weights: np.ndarray, title: str = "") -> str:
+    """The model view: L × H maps of T × T weights; which map is the sharpest and which the flattest."""
+    weights = np.asarray(weights, dtype=np.float64)
+    L, H, T, _ = weights.shape
+    top = np.nan_to_num(weights, nan=0.0).max(axis=-1).mean(axis=-1)           # (L, H) mean largest weight
+    sharp = np.unravel_index(np.argmax(top), top.shape)
+    flat = np.unravel_index(np.argmin(top), top.shape)
+    head = f"{title}. " if title else ""
+    return (f"{head}Grid of {L} layer{'s' * (L != 1)} × {H} head{'s' * (H != 1)}, each a {T} × {T} map of "
+            f"attention weights from {describe_num(np.nanmin(weights))} to {describe_num(np.nanmax(weights))}: sharpest "
+            f"layer {sharp[0]} head {sharp[1]} (mean largest weight {describe_num(top[sharp])}), flattest layer "
+            f"{flat[0]} head {flat[1]} ({describe_num(top[flat])}).")

@@ -1,6 +1,7 @@
 """The foot of every page: its numbers to download, its charts as figures for slides, the engine's code."""
 from __future__ import annotations
 
+import importlib
 import inspect
 import io
 from functools import lru_cache
@@ -36,14 +37,17 @@ def _npz(trace) -> Callable[[], bytes]:
 
 
 @lru_cache(maxsize=64)
-def _source(fn: Callable) -> str:
-    return inspect.getsource(fn)
+def _source(name: str) -> str:
+    """The source of the engine function a page names ("block_forward", "analysis.extend")."""
+    where, _, what = name.rpartition(".")
+    return inspect.getsource(getattr(importlib.import_module("engine" + (f".{where}" if where else "")), what))
 
 
 def exports(slug: str, trace, matrices: dict[str, tuple[np.ndarray, Sequence[str], Sequence[str]]],
-            code: Sequence[Callable] = ()) -> None:
+            code: Sequence[str] = ()) -> None:
     """Download this page's matrices (CSV) and the whole trace (.npz), save its charts as figures,
-    show the engine's code: each behind an expander, drawn once opened."""
+    show the engine's code (functions named under engine: "forward", "analysis.extend"): each behind an
+    expander, drawn once opened."""
     if view.current().present:
         return
     if box := opened("Download these numbers, save figures for slides", session.export_key(slug),
@@ -59,5 +63,21 @@ def exports(slug: str, trace, matrices: dict[str, tuple[np.ndarray, Sequence[str
             figures.panel(slug)
     if code and (box := opened("Show the NumPy code for this step", session.code_key(slug), icon=":material/code:")):
         with box:
-            for fn in code:
-                st.code(_source(fn), language="python")
+            for name in code:
+                st.code(_source(name), language="python")
+
+
+class StackArrays:
+    """Every layer's arrays of a stack, for the exports: the .npz (names prefixed layer0_, layer1_ …)
+    and every head's weights as CSV."""
+
+    def __init__(self, stack) -> None:
+        self.labels = stack.labels
+        self.layers = stack.layers
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        return {f"layer{t.layer}_{name}": a for t in self.layers for name, a in t.arrays().items()}
+
+    def weights(self) -> dict:
+        return {f"weights layer {t.layer} head {h}": (t.weights[h], self.labels, self.labels)
+                for t in self.layers for h in range(t.num_heads)}

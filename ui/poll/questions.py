@@ -1,18 +1,22 @@
 """The poll's questions, each with its right answers computed by the same function as the page's own
 sentence at the presenter's settings. Pure: each takes the numbers the page shows and returns an Asked,
-or raises Unanswerable (with the reason) where the page itself gives no single answer to grade."""
+or raises Unanswerable (with the reason) where the page itself gives no single answer to grade.
+
+A question is registered with its page here, by `@asks(page, title)` on a function of the View and the
+module that gives the page's numbers (ui.compute, passed in by the poll): adding a question is this file."""
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Callable
 
 import engine
 from engine import analysis
 from services.poll.codes import MAX_OPTIONS
 from ui.prose import exercise as words
 from ui.prose import rows as row_words
+from ui.shell import state
 
-QIDS = {"exercise": "what one more token does", "softmax": "the top key", "scores": "the spread after ÷√d"}
 EVEN = "even"              # the top-key option for a row the page calls spread almost evenly (it names no key)
 
 
@@ -88,3 +92,38 @@ def exercise_prediction(ext: analysis.Extension, head: int) -> Asked:
     return Asked("exercise", f"Head {head}: what happens to the {T} rows of attention weights when the token "
                              f"{ext.after.labels[T]!r} is appended as token {T}?",
                  list(words.PREDICTIONS.items()), words.right_predictions(ext, head))
+
+
+# --------------------------------------------------------------------------- each page's question
+@dataclass(frozen=True)
+class Asks:
+    title: str                       # the question in a few words (the presenter's button names it)
+    ask: Callable                    # (view, numbers) -> Asked, or Unanswerable with the reason
+
+
+ASKS: dict[str, Asks] = {}           # page path -> the question asked on that page
+
+
+def asks(page: str, title: str) -> Callable:
+    """Register the decorated function as `page`'s question."""
+    def register(fn: Callable) -> Callable:
+        ASKS[page] = Asks(title, fn)
+        return fn
+    return register
+
+
+@asks("softmax", "the top key")
+def _on_softmax(view, numbers) -> Asked:
+    t = numbers.trace(view.config, view.words, view.training, view.layer)
+    return softmax_top_key(t, view.head, view.cell[0] if view.cell else t.T - 1, view.controls.beta)
+
+
+@asks("scores", "the spread after ÷√d")
+def _on_scores(view, numbers) -> Asked:
+    return scores_spread(numbers.trace(view.config, view.words, view.training, view.layer), view.config, view.head)
+
+
+@asks("exercise", "what one more token does")
+def _on_exercise(view, numbers) -> Asked:
+    return exercise_prediction(numbers.extension(view.config, view.words, state.next_word(view.controls),
+                                                 view.training), view.head)

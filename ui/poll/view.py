@@ -14,12 +14,11 @@ import segno
 import streamlit as st
 
 from ui import charts, compute
-from ui.page import layout
 from ui.poll import place, questions
 from ui.poll import link as links
 from ui.poll.link import Link
 from services.poll.codes import NoRoom, NotPresenter, PollError, Question, new_seat
-from ui.shell import state
+
 from ui.shell.parts import Part
 from ui.prose.text import md_escape
 
@@ -47,20 +46,13 @@ def qr_png(url: str) -> bytes:
 def asked_for(view) -> questions.Asked | str | None:
     """This page's question, from the presenter's own numbers; why not (a sentence) where the page gives
     no single answer to grade at these settings; None on a page without one."""
-    page, h = view.page.path, view.head
+    registered = questions.ASKS.get(view.page.path)
+    if registered is None:
+        return None
     try:
-        if page == "softmax":
-            t = compute.trace(view.config, view.words, view.training, view.layer)
-            return questions.softmax_top_key(t, h, view.cell[0] if view.cell else t.T - 1, view.controls.beta)
-        if page == "scores":
-            t = compute.trace(view.config, view.words, view.training, view.layer)
-            return questions.scores_spread(t, view.config, h)
-        if page == "exercise":
-            ext = compute.extension(view.config, view.words, state.next_word(view.controls), view.training)
-            return questions.exercise_prediction(ext, h)
+        return registered.ask(view, compute)
     except questions.Unanswerable as why:
         return str(why)
-    return None
 
 
 def draw(view, join_url: str) -> None:
@@ -120,7 +112,7 @@ def _presenter(view, link: Link, join_url: str) -> None:
             if isinstance(asked, str):
                 st.caption(md_escape(asked))
             elif asked is not None:
-                st.button(f"Ask this page's question ({questions.QIDS[asked.qid]})", key=place.ASK,
+                st.button(f"Ask this page's question ({questions.ASKS[asked.qid].title})", key=place.ASK,
                           type="primary", on_click=_ask, args=(link, asked), icon=":material/campaign:")
             else:
                 st.caption("Questions are on the Scaled scores, Softmax weights and Exercise pages: open one "
@@ -185,7 +177,7 @@ def _presenter_live(code: str, key: str, page: str, present: bool) -> None:
                  icon=":material/restart_alt:")
     others = [o for o in asked if o.qid != q.qid]
     if others:
-        st.caption("Also asked: " + "; ".join(f"{questions.QIDS.get(o.qid, o.qid)} ({sum(counts.get(o.qid, {}).values())} "
+        st.caption("Also asked: " + "; ".join(f"{(questions.ASKS[o.qid].title if o.qid in questions.ASKS else o.qid)} ({sum(counts.get(o.qid, {}).values())} "
                                               "answered)" for o in others))
 
 

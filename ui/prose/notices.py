@@ -94,7 +94,7 @@ def qkv_notice(t: Trace, head: int, quote: Quote = text.quote) -> str:
                  f"{fmt(best, '.3f')}, a tie with {count(len(set(aligned) - set(found)), 'other pair')}). ")
     elif np.isfinite(best):
         ci, cj = aligned[0]
-        said += (f"A dot product mixes length and direction: the pair pointing most the same way is "
+        said += ("A dot product mixes length and direction: the pair pointing most the same way is "
                  + (f"{quote(t.labels[ci])} with {quote(t.labels[cj])}" if len(aligned) == 1 else
                     pairs(aligned, t.labels, quote))
                  + f" (cos θ = {fmt(best, '.3f')}, q·k = {_three(float(t.scores[head, ci, cj]))}). ")

@@ -1,2 +1,3 @@
-"""Sections of particular pages: the worked cell and entry, the exercise, the Learn page, the model
-view's numbers."""
+"""Each page's Streamlit parts, one folder per page (pages/<path>.py draws its header, then calls them):
+the widgets, keys and state a page owns live in its folder. cell/ is the worked weight that the scores
+and softmax pages share."""

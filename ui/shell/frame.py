@@ -14,10 +14,10 @@ import threading
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-import engine
 from ui.charts import colours as charts_colours
-from ui.shell import inputs, presenter, presets, screen, session, sidebar, site, state
+from ui.shell import inputs, presenter, screen, session, sidebar, site, state, url
 from ui.shell.parts import Part, merged
+from ui.shell.state import Controls
 from ui.shell.view import View, current, set_current
 
 MAIN_PX = 790                  # the main column at 1280 px with the sidebar open (the narrowest laptop laid out for)
@@ -86,12 +86,12 @@ def start(parts: tuple[Part, ...]):
         session.write_controls(controls)
         session.remember_controls(controls)
         st.switch_page(next(p for p in pages if p.url_path == "heads"))
-    params = state.to_params(controls)
+    params = url.to_params(controls)
     theirs = merged(parts, "share")                # what a link for someone else carries of the parts
     wanted = params | merged(parts, "url")
     if wanted != st.query_params.to_dict():
         st.query_params.from_dict(wanted)                          # written once, after every input was read
-    shared = state.share_link(st.context.url or "", params | theirs)   # never a part's secret
+    shared = url.share_link(st.context.url or "", params | theirs)   # never a part's secret
     page = site.by_path(current.url_path)
     sidebar.draw(controls, shared, trains=page.trains)
     screen.watch(cap, (width, stacked))
@@ -108,7 +108,7 @@ def start(parts: tuple[Part, ...]):
     set_current(here)
     for part in parts:
         if part.draw:
-            part.draw(here, state.share_link(st.context.url or "", join))
+            part.draw(here, url.share_link(st.context.url or "", join))
     return current
 
 

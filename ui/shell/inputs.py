@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from ui.shell import screen as measured, session, state
+from ui.shell import screen as measured, session, state, url
 from ui.shell.state import Controls
 
 
@@ -19,7 +19,7 @@ def read() -> tuple[Controls, list[str], dict[str, str] | None]:
     first = None
     if session.first_run():
         params = first = st.query_params.to_dict()
-        controls, problems = state.from_params(params)
+        controls, problems = url.from_params(params)
         session.load_controls(controls)
         if problems:
             notes.append("Some link parameters were not usable and fell back to defaults: "

@@ -40,14 +40,8 @@ LINK_OPEN = "link_open"               # the sidebar's "Link to this view" expand
 SWITCHES_OPEN = "switches_open"       # the sidebar's "Switches" expander is open
 STAGES_OPEN = "stages_open"           # the Inputs page's "Where these numbers go" expander is open
 
-EX_PREDICTION, EX_GUESS = "ex_prediction", "ex_guess"
-EX_TOKEN_KIND, EX_TOKEN_ID, EX_TOKEN_WORD = "ex_token_kind", "ex_token_id", "ex_token_word"
-EX_TOKEN_DEFAULT, EX_REVEAL, EX_REVEAL_NOW, EX_HIDE = "ex_token_default", "ex_reveal", "ex_reveal_now", "ex_hide"
-EX_TWIST = {"causal": "ex_twist_causal", "positions": "ex_twist_positions"}
 
-XP_SECTION, XP_DHEAD, XP_INIT, XP_SHUFFLE = "xp_section", "xp_dhead", "xp_init", "xp_shuffle"
 
-LEARN_TRAIN, LEARN_STEP = "learn_train", "learn_step"     # the task is a control: FIELD.task
 
 def download_key(kind: str, slug: str) -> str:
     return f"{kind}_{slug}"
@@ -68,10 +62,6 @@ _CONTROLS = "_controls"        # the last complete Controls (restores widgets a 
 _LOADED = "_loaded"            # the URL has been read for this session
 _NOTES = "_notes"              # notes a callback left for the next run to show
 _QKV_ENTRY = "qkv_entry"       # (matrix name, token, column) picked on the Q/K/V page
-_EX_DEFAULT = "ex_default"     # the default new token the exercise widgets were last given
-_EX_REVEALED = "ex_revealed"   # {"setup", "prediction", "guess"} when the exercise was revealed
-_XP_INIT_PRESET = "xp_init_preset"
-_XP_SEED = "xp_seed"           # the shuffle experiment's seed
 _OPEN_HEAD = "open_head"       # set when a model-view click asked for the per-head page
 _MIRRORED = "_mirrored"        # {mirror widget key: the value the frame last wrote to it}
 
@@ -199,48 +189,3 @@ def screen() -> tuple[int, bool] | None:
     if isinstance(value, list) and len(value) == 2 and isinstance(value[0], int):
         return value[0], bool(value[1])
     return None
-
-
-# -- the exercise --------------------------------------------------------------------------------
-def exercise_defaults(default: str, defaults: dict[str, Any]) -> None:
-    """Give the new-token widgets their default (again when the default token changed: a new preset,
-    sentence or length)."""
-    ss = _ss()
-    if ss.get(_EX_DEFAULT) != default:
-        ss[_EX_DEFAULT] = default
-        ss.update(defaults)
-    for key, value in defaults.items():          # Streamlit forgets the state of a widget not drawn
-        ss.setdefault(key, value)
-
-
-def reset_exercise_token(defaults: dict[str, Any]) -> None:
-    _ss().update(defaults)
-
-
-def revealed() -> dict | None:
-    return _ss().get(_EX_REVEALED)
-
-
-def reveal(setup: str, prediction: str | None) -> None:
-    _ss()[_EX_REVEALED] = {"setup": setup, "prediction": prediction, "guess": _ss().get(EX_GUESS) or ""}
-
-
-def hide_reveal() -> None:
-    _ss().pop(_EX_REVEALED, None)
-
-
-# -- the experiments -----------------------------------------------------------------------------
-def init_scale_for(preset: str, default: float) -> None:
-    """Start the init-scale slider at the preset's own scale (again when the preset changed)."""
-    ss = _ss()
-    if XP_INIT not in ss or ss.get(_XP_INIT_PRESET) != preset:
-        ss[XP_INIT] = default
-        ss[_XP_INIT_PRESET] = preset
-
-
-def shuffle_seed() -> int:
-    return _ss().get(_XP_SEED, 0)
-
-
-def next_shuffle() -> None:
-    _ss()[_XP_SEED] = shuffle_seed() + 1

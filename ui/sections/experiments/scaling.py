@@ -10,8 +10,9 @@ import streamlit as st
 from engine import experiments as xp
 from ui import charts, compute
 from ui.page import footer, layout, tables
-from ui.shell import session, state
-from ui.experiments.common import TITLES, lines, prose, two_maps
+from ui.shell import state
+from ui.sections.experiments import common
+from ui.sections.experiments.common import TITLES, lines, prose, two_maps
 from ui.shell.view import View
 from ui.prose import experiments as said
 
@@ -26,7 +27,7 @@ def random_vectors(view: View) -> None:
     st.latex(r"\operatorname{Var}(q\cdot k) = \sum_{d=0}^{d_{head}-1} \operatorname{Var}(q_d\,k_d) = d_{head},"
              r"\qquad \operatorname{Var}\Big(\frac{q\cdot k}{\sqrt{d_{head}}}\Big) = 1")
     d = st.select_slider("d_head of the random q and k (powers of 2)", options=list(xp.D_HEADS), value=64,
-                         key=session.XP_DHEAD, persist_state="session")
+                         key=common.DHEAD, persist_state="session")
     curve = compute.variance_curve(xp.D_HEADS, xp.SAMPLES, xp.SEED)
     i = curve.index(d)
     T = len(words)
@@ -63,7 +64,7 @@ def random_vectors(view: View) -> None:
     widths = [str(w) for w in xp.D_HEADS]
     footer.exports("experiment-variance", compute.trace(cfg, words, view.training), {
         "variance of q·k by d_head": (np.column_stack([curve.raw, curve.scaled]), widths, ["raw", "scaled"]),
-    }, code=[xp.score_variance, xp.random_rows])
+    }, code=["experiments.score_variance", "experiments.random_rows"])
 
 
 # --------------------------------------------------------------------------- 2 · ÷ √d_head in this block
@@ -76,9 +77,9 @@ def in_this_block(view: View) -> None:
           "push rows towards one-hot, and the division only removes the part that comes from the width."
           + (" Here the weights are the trained ones, multiplied by the slider's scale over the preset's own "
              f"(×{cfg.init_scale:g} is the trained model itself)." if trained else ""))
-    session.init_scale_for(view.controls.preset, min(xp.INIT_SCALES, key=lambda s: abs(s - cfg.init_scale)))
+    common.init_scale_for(view.controls.preset, min(xp.INIT_SCALES, key=lambda s: abs(s - cfg.init_scale)))
     s = st.select_slider(said.INIT_LABEL,
-                         options=list(xp.INIT_SCALES), key=session.XP_INIT, format_func=lambda s: f"×{s:g}",
+                         options=list(xp.INIT_SCALES), key=common.INIT, format_func=lambda s: f"×{s:g}",
                          persist_state="session",
                          help=(f"The trained weights are multiplied by s / {cfg.init_scale:g}." if trained else
                                f"This preset draws weights with std = {cfg.init_scale:g}"
@@ -123,4 +124,4 @@ def in_this_block(view: View) -> None:
     footer.exports("experiment-scale", t, {
         f"weights ÷√d head {h}": (r.scaled.weights[h], t.labels, t.labels),
         f"weights no scaling head {h}": (r.unscaled.weights[h], t.labels, t.labels),
-    }, code=[xp.scaling_rows])
+    }, code=["experiments.scaling_rows"])

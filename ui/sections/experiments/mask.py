@@ -4,10 +4,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from engine import experiments as xp
 from ui import charts, compute
 from ui.page import footer, layout, tables
-from ui.experiments.common import TITLES, prose, two_maps
+from ui.sections.experiments.common import TITLES, prose, two_maps
 from ui.prose import experiments as said
 from ui.shell.view import View
 
@@ -54,4 +53,4 @@ def mask(view: View) -> None:
     footer.exports("experiment-mask", ct.masked, {
         f"weights no mask head {h}": (ct.open.weights[h], labels, labels),
         f"weights causal head {h}": (ct.masked.weights[h], labels, labels),
-    }, code=[xp.growing, xp.causal_test])
+    }, code=["experiments.growing", "experiments.causal_test"])

@@ -11,7 +11,8 @@ import engine
 from engine import analysis, exercise
 from ui import charts, compute
 from ui.page import layout, tables
-from ui.shell import presets, session, state
+from ui.sections.exercise import keys
+from ui.shell import presets, state
 from ui.shell.view import View
 from ui.prose import exercise as words
 from ui.prose.numbers import diff, every, fmt, metric, score
@@ -33,8 +34,8 @@ def predict(view: View, before: engine.Trace) -> str | None:
     with right:
         prediction = st.radio(f"What happens to these {T} rows when a {nth} token is appended?",
                               list(words.PREDICTIONS), format_func=words.PREDICTIONS.get, index=None,
-                              key=session.EX_PREDICTION)
-        st.text_area("In your own words: how will attention redistribute?", key=session.EX_GUESS, max_chars=500,
+                              key=keys.PREDICTION)
+        st.text_area("In your own words: how will attention redistribute?", key=keys.GUESS, max_chars=500,
                      placeholder="One or two sentences, before you reveal.")
     return prediction
 
@@ -48,21 +49,21 @@ def choose_token(view: View) -> engine.tokens.Token | None:
     as_id = (presets.task_of(name) is None and all(isinstance(t, int) for t in engine.get_preset(name).tokens)
              and engine.token_id(cfg, default_word) is not None)
     default = engine.token_id(cfg, default_word) if as_id else default_word
-    defaults = {session.EX_TOKEN_KIND: "id" if as_id else "word",
-                session.EX_TOKEN_ID: default if as_id else cfg.vocab_size - 1,
-                session.EX_TOKEN_WORD: default_word}
-    session.exercise_defaults(repr((name, default)), defaults)   # a new sentence brings its own default
+    defaults = {keys.TOKEN_KIND: "id" if as_id else "word",
+                keys.TOKEN_ID: default if as_id else cfg.vocab_size - 1,
+                keys.TOKEN_WORD: default_word}
+    keys.token_defaults(repr((name, default)), defaults)   # a new sentence brings its own default
     st.subheader(f"2 · Choose the {nth} token")
     kind_col, value_col, default_col = st.columns([2, 2, 2], vertical_alignment="bottom")
-    kind = kind_col.radio("Give it as", words.KINDS, key=session.EX_TOKEN_KIND, horizontal=True,
+    kind = kind_col.radio("Give it as", words.KINDS, key=keys.TOKEN_KIND, horizontal=True,
                           format_func={"id": "vocabulary id", "word": "typed word"}.get)
     if kind == "id":
-        raw = value_col.number_input("Vocabulary id", step=1, key=session.EX_TOKEN_ID,
+        raw = value_col.number_input("Vocabulary id", step=1, key=keys.TOKEN_ID,
                                      help=f"A whole number from 0 to {cfg.vocab_size - 1}.")
     else:
-        raw = value_col.text_input("Word", key=session.EX_TOKEN_WORD, max_chars=words.MAX_TYPED,
+        raw = value_col.text_input("Word", key=keys.TOKEN_WORD, max_chars=words.MAX_TYPED,
                                    help="One word; a word outside the vocabulary gets its own seeded vector.")
-    default_col.button("Back to the default", key=session.EX_TOKEN_DEFAULT, on_click=session.reset_exercise_token,
+    default_col.button("Back to the default", key=keys.TOKEN_DEFAULT, on_click=keys.reset_token,
                        args=(defaults,), icon=":material/restart_alt:")
     vocab = " · ".join(f"{i} {quote(w)}" for i, w in enumerate(cfg.vocab))
     st.caption(f"Vocabulary (id, word): {vocab}. " + words.default_token_note(
@@ -90,12 +91,12 @@ def reveal(view: View, new_token, prediction: str | None) -> dict | None:
         return None
     setup = repr((view.config, view.words, new_token))                 # what a reveal belongs to
     ask, now, _ = st.columns([2, 2, 3])
-    if ask.button("Check my prediction", key=session.EX_REVEAL, type="primary", disabled=prediction is None,
+    if ask.button("Check my prediction", key=keys.REVEAL, type="primary", disabled=prediction is None,
                   help="Needs a prediction above; the lecturer button reveals without one."):
-        session.reveal(setup, prediction)
-    if now.button("Reveal now (lecturer)", key=session.EX_REVEAL_NOW):
-        session.reveal(setup, prediction)
-    revealed = session.revealed()
+        keys.reveal(setup, prediction)
+    if now.button("Reveal now (lecturer)", key=keys.REVEAL_NOW):
+        keys.reveal(setup, prediction)
+    revealed = keys.revealed()
     if revealed and revealed["setup"] == setup:
         return revealed
     if revealed:
@@ -169,7 +170,7 @@ def twists(view: View, ext: analysis.Extension, new_token) -> None:
     for col, name, what in zip(layout.columns(view, 2), ("causal", "positions"),
                                ("the causal mask", "sinusoidal positions")):
         with col:
-            if not st.toggle(f"Try it with {what}", key=session.EX_TWIST[name]):
+            if not st.toggle(f"Try it with {what}", key=keys.TWIST[name]):
                 continue
             other = compute.extension(exercise.variant(view.config, name), view.words, new_token, view.training,
                                       view.config)
@@ -208,5 +209,5 @@ def later(view: View, new_token) -> None:
 
 
 def hide() -> None:
-    st.button("Hide the result and predict again", key=session.EX_HIDE, icon=":material/visibility_off:",
-              on_click=session.hide_reveal)
+    st.button("Hide the result and predict again", key=keys.HIDE, icon=":material/visibility_off:",
+              on_click=keys.hide_reveal)

@@ -36,3 +36,24 @@ def prose(view: View, text: str) -> None:
     """A paragraph of explanation (hidden in presenter view, where the lecturer speaks it)."""
     if not view.present:
         st.markdown(text)
+
+
+# The page's widget keys, and the state it keeps in the session.
+SECTION, DHEAD, INIT, SHUFFLE = "xp_section", "xp_dhead", "xp_init", "xp_shuffle"
+_INIT_PRESET, _SEED = "xp_init_preset", "xp_seed"      # the preset the init slider was set for; the shuffle's seed
+
+
+def init_scale_for(preset: str, default: float) -> None:
+    """Start the init-scale slider at the preset's own scale (again when the preset changed)."""
+    ss = st.session_state
+    if INIT not in ss or ss.get(_INIT_PRESET) != preset:
+        ss[INIT] = default
+        ss[_INIT_PRESET] = preset
+
+
+def shuffle_seed() -> int:
+    return st.session_state.get(_SEED, 0)
+
+
+def next_shuffle() -> None:
+    st.session_state[_SEED] = shuffle_seed() + 1

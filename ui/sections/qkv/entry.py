@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from engine import analysis
-from ui.page import layout, tables
+from ui.page import tables
 from ui.prose.numbers import tex
 from ui.shell import session
 from ui.prose.text import quote

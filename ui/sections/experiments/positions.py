@@ -4,11 +4,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from engine import experiments as xp
 from ui import charts, compute
 from ui.page import footer, layout, tables
-from ui.shell import session
-from ui.experiments.common import TITLES, prose, two_maps
+from ui.sections.experiments import common
+from ui.sections.experiments.common import TITLES, prose, two_maps
 from ui.prose import experiments as said
 from ui.prose.numbers import fmt
 from ui.shell.view import View
@@ -25,12 +24,12 @@ def positions(view: View) -> None:
     st.latex(r"X' = P X \;\Rightarrow\; A' = \text{softmax}\Big(\frac{P Q (P K)^\top}{\sqrt{d_{head}}}\Big)"
              r" = P A P^\top,\qquad \text{out}' = P\,\text{out}")
     st.latex(said.POSITIONS_LAW)
-    seed = session.shuffle_seed()
+    seed = common.shuffle_seed()
     pt = compute.positions_test(cfg, words, seed, view.training)
     labels = pt.plain.original.labels
     moved = [labels[p] for p in pt.perm]
     left, right = st.columns([1, 4], vertical_alignment="center")
-    left.button("Shuffle again", key=session.XP_SHUFFLE, on_click=session.next_shuffle, icon=":material/shuffle:")
+    left.button("Shuffle again", key=common.SHUFFLE, on_click=common.next_shuffle, icon=":material/shuffle:")
     shown = ", ".join(quote(w) for w in moved[:12]) + (", …" if len(moved) > 12 else "")
     right.markdown(f"Shuffle {seed}: the new order is {shown}.")
     if cfg.causal:
@@ -91,4 +90,4 @@ def positions(view: View) -> None:
         f"A' shuffled head {h}": (pt.plain.shuffled.weights[h], moved, moved),
         f"difference with positions head {h}": (diff_encoded, labels, labels),
         "sinusoidal code": (pt.encoding, positions, dims),
-    }, code=[xp.shuffle, xp.positions_test])
+    }, code=["experiments.shuffle", "experiments.positions_test"])

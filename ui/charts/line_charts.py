@@ -1,4 +1,5 @@
-"""Bar charts (one row of weights) and line charts (measured points beside the theory)."""
+"""Line charts: measured points beside the theory, a run's loss and accuracy, each head's weight over a run,
+loss and accuracy by position; their text alternative from the numbers."""
 from __future__ import annotations
 
 from functools import lru_cache
@@ -12,51 +13,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
 from ui.charts import colours as co
-from ui.charts import describe
 from ui.charts import spec as sp
-
-BAR_VALUES_MAX = 24       # bar charts print each value up to this many bars (thinner bars: the tooltip has it)
-
-
-@lru_cache(maxsize=128)
-def bars_template(n: int, present: bool, fmt: str) -> sp.Template:
-    """A bar chart with n bars, in token order, as wide as its column and as tall as its bars need."""
-    size = sp.font(present)
-    layers = [{"mark": {"type": "bar"},
-               "encoding": {"color": {"condition": {"test": "datum.top", "value": co.BAR_TOP}, "value": co.BAR_REST}}}]
-    if n <= BAR_VALUES_MAX:
-        layers.append({"mark": {"type": "text", "align": "left", "dx": 4, "fontSize": size - 1, "color": co.VALUE_TEXT},
-                       "encoding": {"text": {"field": "value", "type": "quantitative", "format": fmt}}})
-    spec = {
-        "data": {"name": "bars"}, "height": max(120, min(30 * n, 720)),
-        "autosize": {"type": "fit-x", "contains": "padding"},                 # fit the width, keep the height
-        "title": sp.title(present, offset=None),
-        "encoding": {
-            "y": {"field": "token", "type": "nominal", "sort": [], "title": None, "axis": {"labelFontSize": size}},
-            "x": {"field": "value", "type": "quantitative", "title": None,
-                  "axis": {"labelFontSize": size - 2, **({"tickMinStep": 1, "format": "d"} if fmt == "d" else {})}},  # counts: whole ticks
-            "tooltip": [{"field": "token", "type": "nominal"},
-                        {"field": "value", "type": "quantitative", "format": "d" if fmt == "d" else ".6f"}],
-        },
-        "layer": layers,
-    }
-    return sp.Template(spec=spec, slots={"title": (("title", "text"),), "labels": (("encoding", "y", "sort"),)})
-
-
-def bars(values: Sequence[float], labels: Sequence[str], *, title: str, highlight=None,
-         present: bool = False, fmt: str = ".3f") -> None:
-    """Horizontal bars of one row (e.g. a query's weights), in token order, values printed; highlight:
-    the index of a bar to colour, or several (tied keys, every right answer)."""
-    labels = [str(x) for x in labels]
-    highlight = {highlight} if isinstance(highlight, (int, np.integer)) else set(highlight or ())
-    data = pa.table({"token": pa.array(labels, pa.string()),
-                     "value": pa.array(np.asarray(values, dtype=np.float64)),
-                     "top": pa.array([i in highlight for i in range(len(labels))], pa.bool_())})
-    spec = bars_template(len(labels), present, fmt).fill(title=title, labels=labels)
-    spec["datasets"] = {"bars": data}
-    spec["description"] = describe.bars(values, labels, title)
-    st.vega_lite_chart(spec=spec, width="stretch")
-
+from ui.charts.describe import number as describe_num
 
 @lru_cache(maxsize=32)
 def lines_template(x: str, y: str, series: tuple[tuple[str, str], ...], reference: str, x_title: str,
@@ -106,7 +64,7 @@ def lines(table: pd.DataFrame, x: str, y: str, *, series: Sequence[tuple[str, st
     spec = {**template, "datasets": {"points": pa.Table.from_pandas(table, preserve_index=False),
                                                  "rule": pa.table({x: pa.array([float(pick)])})}}
     lines_of = [(name, rows[x].to_numpy(), rows[y].to_numpy()) for name, rows in table.groupby("series", sort=False)]
-    spec["description"] = describe.series(lines_of, x_title, f"{y_title} against {x_title}; dotted line at {pick:g}")
+    spec["description"] = describe(lines_of, x_title, f"{y_title} against {x_title}; dotted line at {pick:g}")
     st.vega_lite_chart(spec=spec, width="stretch")
 
 
@@ -159,7 +117,7 @@ def curves(losses: Sequence[float], accuracies: Sequence[float], *, at_step: int
     marks = pa.table({"step": pa.array([] if drop is None else [int(drop)], pa.int32()),
                       "label": pa.array([] if drop is None else [f"loss drop, step {drop}"], pa.string())})
     steps = np.arange(1, n + 1)
-    about = describe.series([("loss", steps, losses), ("accuracy", steps, accuracies)], "training step",
+    about = describe([("loss", steps, losses), ("accuracy", steps, accuracies)], "training step",
                             "Training loss and accuracy" + (f"; dotted line at step {at_step}" if at_step else "")
                             + (f"; dashed line where the loss dropped fastest, step {drop}" if drop else ""))
     box.vega_lite_chart(spec={**curves_template(present), "description": about,
@@ -197,7 +155,7 @@ def history(steps: Sequence[int], series: Sequence[tuple[str, Sequence[float], b
                                                 "aria": False},
              "encoding": {"x": {"field": "step", "type": "quantitative"}}},
         ],
-        "description": describe.series([(name, steps, values) for name, values, _ in series], "training step",
+        "description": describe([(name, steps, values) for name, values, _ in series], "training step",
                                        y_title + (f"; dotted line at step {at_step}" if at_step is not None else "")),
         "datasets": {"lines": table,
                      "rule": pa.table({"step": pa.array([] if at_step is None else [int(at_step)], pa.int32())})},
@@ -233,8 +191,26 @@ def by_position(loss: Sequence[float], accuracy: Sequence[float], scored: Sequen
         ],
         "resolve": {"scale": {"y": "independent"}},
         "datasets": {"pos": data},
-        "description": describe.series([("mean loss", np.flatnonzero(keep), np.asarray(loss)[keep]),
+        "description": describe([("mean loss", np.flatnonzero(keep), np.asarray(loss)[keep]),
                                         ("accuracy", np.flatnonzero(keep), np.asarray(accuracy)[keep])],
                                        "position i (from 0)", title),
     }
     st.vega_lite_chart(spec=spec, width="stretch")
+
+
+def describe(named: Sequence[tuple[str, Sequence[float], Sequence[float]]], x_title: str, title: str = "") -> str:
+    """A line chart: for each (name, xs, ys) line, its points, start and end, largest and smallest and where."""
+    parts = []
+    for name, xs, ys in named:
+        xs, ys = np.asarray(xs, dtype=np.float64), np.asarray(ys, dtype=np.float64)
+        ok = np.isfinite(ys)
+        if not ok.any():
+            parts.append(f"{name}: no points")
+            continue
+        xs, ys = xs[ok], ys[ok]
+        hi, lo = int(np.argmax(ys)), int(np.argmin(ys))
+        parts.append(f"{name}: {ys.size} point{'s' * (ys.size != 1)} from {describe_num(ys[0])} at {x_title} "
+                     f"{describe_num(xs[0])} to {describe_num(ys[-1])} at {describe_num(xs[-1])}, largest {describe_num(ys[hi])} at "
+                     f"{describe_num(xs[hi])}, smallest {describe_num(ys[lo])} at {describe_num(xs[lo])}")
+    head = f"{title}. " if title else ""
+    return f"{head}Line chart against {x_title}: " + "; ".join(parts) + "."

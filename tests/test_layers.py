@@ -1,0 +1,111 @@
+"""Which layer of the app may import which (read from every module's own imports, as text):
+
+* engine/    plain NumPy: imports nothing of the app;
+* services/  what serves the app but draws nothing (trained weights, training workers, the poll's store):
+             imports the engine and itself, never Streamlit or ui/;
+* ui/        everything that draws: may import the engine and the services. Its pure parts (the words in
+             ui/prose/, and the frame's state, URL, presets, page list, View and Part) import no Streamlit;
+             only ui/compute.py calls the engine's computations (a forward pass, a training, a measure) or
+             the weights service (others may name its types), so every such number is cached on small keys
+             in one place; the poll's store is imported by ui/poll/ only;
+* pages/     thin: a header, then their folder of ui/sections/: they import ui only.
+
+No module of the app is longer than 300 lines.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+APP = ("engine", "services", "ui", "pages")
+PURE_UI = ("ui/prose/", "ui/shell/state.py", "ui/shell/url.py", "ui/shell/presets.py", "ui/shell/site.py",
+           "ui/shell/view.py", "ui/shell/parts.py", "ui/poll/link.py", "ui/poll/questions.py")
+COMPUTATIONS = {"run", "forward", "train", "task_stack", "task_trace", "evaluate", "position_metrics", "head_scores",
+                "share_history", "init_params", "extend", "predict", "run_preset", "previous_share", "expected_share",
+                "share_per_query", "causal_test", "positions_test", "scaling_rows", "init_sweep", "random_rows",
+                "variance_curve", "get", "find", "replay"}
+SERVICE_TYPES = {"Model", "Training", "ORIGINS"}
+MAX_LINES = 300
+
+
+def modules() -> list[Path]:
+    files = [p for top in APP for p in (ROOT / top).rglob("*.py")] + [ROOT / "streamlit_app.py"]
+    return sorted(p for p in files if "__pycache__" not in p.parts)
+
+
+def rel(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix()
+
+
+def imports(path: Path) -> list[tuple[str, tuple[str, ...]]]:
+    """(module, names) of every import in the file, at any depth (a function's own import counts too)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, ()) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.append((node.module, tuple(alias.name for alias in node.names)))
+        elif isinstance(node, ast.ImportFrom):                        # relative: inside its own package
+            found.append((rel(path).split("/")[0] + "." + (node.module or ""), tuple(a.name for a in node.names)))
+    return found
+
+
+def top(module: str) -> str:
+    return module.split(".")[0]
+
+
+@pytest.mark.parametrize("path", modules(), ids=rel)
+def test_each_layer_imports_only_what_it_may(path):
+    where = rel(path)
+    layer = where.split("/")[0]
+    for module, names in imports(path):
+        root = top(module)
+        if layer == "engine":
+            assert root not in ("services", "ui", "pages", "streamlit"), (where, module)
+        elif layer == "services":
+            assert root not in ("ui", "pages", "streamlit"), (where, module)
+        elif layer == "pages":
+            assert root not in ("engine", "services", "numpy", "pandas"), (where, module)
+        if where.startswith(PURE_UI):
+            assert root != "streamlit", (where, module)
+        if layer == "ui" and module.startswith("services"):
+            if module.startswith("services.poll"):
+                assert where.startswith("ui/poll/"), (where, module, "the poll's store is the poll's own")
+            elif where != "ui/compute.py":
+                assert module == "services.weights" and set(names) <= SERVICE_TYPES, \
+                    (where, module, names, "only ui/compute.py calls the weights service")
+
+
+@pytest.mark.parametrize("path", [p for p in modules() if rel(p).startswith(("ui/", "pages/"))], ids=rel)
+def test_only_compute_calls_the_engines_computations(path):
+    """A call such as engine.forward(...), analysis.extend(...) or service.get(...) outside ui/compute.py
+    computes a number that no cache keeps."""
+    if rel(path) == "ui/compute.py":
+        return
+    aliases = {"engine", "analysis", "experiments", "xp", "service", "weights", "evidence", "measure", "training"}
+    calls = [f"{node.func.value.id}.{node.func.attr}" for node in ast.walk(ast.parse(path.read_text()))
+             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+             and isinstance(node.func.value, ast.Name) and node.func.value.id in aliases
+             and node.func.attr in COMPUTATIONS]
+    assert not calls, (rel(path), calls)
+
+
+@pytest.mark.parametrize("path", modules(), ids=rel)
+def test_no_module_is_longer_than_300_lines(path):
+    lines = len(path.read_text().splitlines())
+    assert lines <= MAX_LINES, f"{rel(path)} has {lines} lines"
+
+
+def test_the_rules_see_what_they_must(tmp_path):
+    """The readers above notice a forbidden import and a computation (a test that cannot fail is a defect)."""
+    sample = tmp_path / "x.py"
+    sample.write_text("import engine\nfrom services.weights import get\n\ndef f():\n    from streamlit import x\n"
+                      "    return engine.forward(1)\n")
+    assert ("engine", ()) in imports(sample) and ("streamlit", ("x",)) in imports(sample)
+    assert ("services.weights", ("get",)) in imports(sample)
+    tree = ast.parse(sample.read_text())
+    assert any(isinstance(n, ast.Call) and getattr(n.func, "attr", None) == "forward" for n in ast.walk(tree))

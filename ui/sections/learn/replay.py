@@ -1,0 +1,145 @@
+"""The Learn page after a run: scrub its saved steps, see the heads sharpen, what it predicts, its loss and
+accuracy by position, and (deep tasks) one layer against two."""
+from __future__ import annotations
+
+from dataclasses import replace
+from urllib.parse import urlencode
+
+import numpy as np
+import streamlit as st
+
+import engine
+from engine.training import DECAY_FROM, DTYPE, LR_FLOOR, WARMUP
+from services.weights import Model, Training
+from ui import charts, compute
+from ui.page import layout, tables
+from ui.prose import learn as words
+from ui.prose.numbers import fmt
+from ui.shell import presets, state, url
+from ui.sections.learn.live import exports, grid, maps
+from ui.sections.learn.task import STEP, Sequence
+from ui.shell.view import View
+
+
+def _replay_step(trained: Model) -> int:
+    steps = list(trained.steps)
+    return st.select_slider("Replay: the weights after step", steps, value=steps[-1], key=STEP,
+                            help="Saved at least every 10 steps across the loss's drop, more sparsely elsewhere.")
+
+
+def replay(view: View, trained: Model, seq: Sequence) -> None:
+    """A finished run: scrub the checkpoints from the random start to the end, see the heads sharpen."""
+    cfg, run, task = trained.config, trained.run, trained.task
+    at_step = _replay_step(trained)
+    history, shares = compute.share_history(trained)
+    accuracy = compute.metrics(trained).overall_accuracy
+    stack = compute.task_stack(trained, at_step, seq.ids)
+    if cfg.n_layers > 1:
+        _replay_stack(view, trained, at_step, stack, history, shares, accuracy)
+    else:
+        charts.curves(run.losses, run.accuracies, at_step=at_step, present=view.present)
+        maps(view, stack.layers[0], seq.expected, layout.columns(view, min(cfg.num_heads, 2)), live=False)
+        layout.notice(words.notice(history, shares, list(trained.steps).index(at_step), accuracy))
+    st.caption(f"{words.origin(trained.origin, trained.digest)} Trained in {run.seconds:.1f} s on one core, in "
+               f"{np.dtype(DTYPE).name} arithmetic ({run.steps} Adam steps of {run.batch} sequences, learning rate "
+               f"{run.lr:g}, {_schedule(run)}; batch seed {run.seed}); the pages compute with these weights in float64.")
+    predictions(compute.task_stack(trained, None, seq.ids), task, seq)
+    by_position(view, trained)
+    if cfg.n_layers > 1:
+        one_layer(view, trained, seq, accuracy)
+    page = "model" if cfg.n_layers > 1 else "qkv"
+    st.markdown(f"See it on every page: [open the {'model view' if page == 'model' else 'Q, K, V page'} with "
+                f"these weights]({page}?{urlencode(link_params(trained))}).")
+    exports(stack)
+
+
+def link_params(trained: Model) -> dict[str, str]:
+    """The URL parameters of a trained preset's pages that show exactly this run's weights (its task's
+    preset, and the run's steps, batch seed and learning rate when they are not the task's own)."""
+    run = trained.run
+    controls = replace(state.preset_controls(presets.TRAINED_PREFIX + run.task), steps=run.steps,
+                       train_seed=run.seed, lr=run.lr)
+    return url.to_params(controls)
+
+
+def _replay_stack(view: View, trained: Model, at_step: int, stack: engine.Stack, history, shares,
+                  accuracy: float) -> None:
+    """A stack's run: the loss and its drop, the model view at the step, each head's weight on the
+    previous token and on the task's keys over the run (any task with more than one layer)."""
+    cfg, run = trained.config, trained.run
+    previous, drop = compute.circuit(trained)
+    charts.curves(run.losses, run.accuracies, at_step=at_step, drop=drop, present=view.present)
+    grid(view, stack, f"every layer × head after step {at_step}", key="learn_grid")
+    st.caption("The model view of the sequence above: rows are layers, columns heads, one colour scale from 0 "
+               "to 1" + (" (grey: hidden by the causal mask)" if cfg.causal else "") + ".")
+    series = []
+    for layer in range(cfg.n_layers):
+        for head in range(cfg.num_heads):
+            on_prev = previous[-1, layer, head] > shares[-1, layer, head]    # the role it ends up in
+            series.append((f"layer {layer} head {head}: " + ("on the previous token" if on_prev else
+                                                              "on the task's keys"),
+                           (previous if on_prev else shares)[:, layer, head], bool(on_prev)))
+    st.markdown("**Which head locked on when**: each head's weight on whichever it ends up looking at more: the "
+                "previous token (dashed) or the keys of the task (solid).")
+    charts.history(history, series, at_step=at_step, y_title="mean weight on those keys", present=view.present)
+    base, single, layers = compute.circuit_knockouts(trained)
+    layout.notice(words.depth_notice(run.losses, drop, history, shares, previous, list(trained.steps).index(at_step),
+                                     accuracy, trained.task.title,
+                                     words.knockouts(base, single, layers, compute.METRICS_N)))
+
+
+def predictions(stack: engine.Stack, task: engine.Task, seq: Sequence) -> None:
+    """What the model predicts at every position: the top token, its probability, right or wrong."""
+    probs = stack.probs                                               # (T, V)
+    top = probs.argmax(axis=-1)                                       # (T,)
+    scored = seq.targets >= 0
+    right = scored & (top == seq.targets)
+    st.markdown("**What the model predicts** at every position of this sequence "
+                + ("(scored: where the task gives an answer)" if seq.typed else "(scored: where the task scores)"))
+    tables.table({
+        "position": list(range(len(seq.ids))),
+        "token": list(seq.words),
+        "scored": ["yes" if s else "no" for s in scored],
+        "target": [task.vocab[t] if t >= 0 else "—" for t in seq.targets],
+        "predicted": [task.vocab[t] for t in top],
+        "probability": [fmt(probs[i, t], ".3f") for i, t in enumerate(top)],
+        "right?": [("right" if r else "wrong") if s else "—" for s, r in zip(scored, right)],
+    })
+    st.caption(f"{int(right.sum())} of {int(scored.sum())} scored positions right on this sequence.")
+
+
+def by_position(view: View, trained: Model) -> None:
+    """The trained model's loss and accuracy at each position, over 1,000 fresh sequences of the task."""
+    metrics = compute.metrics(trained)
+    charts.by_position(metrics.loss, metrics.accuracy, metrics.scored, present=view.present,
+                       title=f"loss and accuracy by position, {compute.METRICS_N:,} fresh sequences")
+    st.caption(words.by_position(metrics.loss, metrics.accuracy, metrics.scored, metrics.count, trained.task.title))
+
+
+def one_layer(view: View, trained: Model, seq: Sequence, accuracy: float) -> None:
+    """The same task and budget with one layer: its accuracy and model view beside the stack's."""
+    cfg, run = trained.config, trained.run
+    one = replace(cfg, n_layers=1)
+    same = Training(task=run.task, steps=run.steps, seed=run.seed, lr=run.lr)
+    st.subheader("One layer, same budget")
+    single_model = compute.model(one, same)
+    if single_model is None:
+        with st.spinner(f"Training a one-layer model with the same {run.steps} steps …"):
+            single_model = compute.train(one, same)
+    single = compute.metrics(single_model).overall_accuracy            # nothing knocked out
+    left, right = layout.columns(view, 2)
+    with left:
+        st.metric(f"accuracy, {cfg.n_layers} layers", f"{accuracy:.1%}")
+        grid(view, compute.task_stack(trained, None, seq.ids), f"{cfg.n_layers} layers", width=left.width)
+    with right:
+        st.metric("accuracy, 1 layer", f"{single:.1%}", delta=f"{(single - accuracy) * 100:+.1f} points")
+        grid(view, compute.task_stack(single_model, None, seq.ids), "1 layer", width=right.width)
+    st.caption(f"Both trained with the same steps, batches and learning rate; accuracy on {compute.METRICS_N:,} fresh "
+               f"sequences. The one-layer model predicts {fmt(single, '.1%')} right, the {cfg.n_layers}-layer one "
+               f"{fmt(accuracy, '.1%')}. The one-layer model is {words.origin(single_model.origin, single_model.digest, short=True)}.")
+
+
+def _schedule(run: engine.TrainRun) -> str:
+    """How the run's learning rate moved (engine.training.learning_rate), in a few words."""
+    return (f"reached over the first {WARMUP:.0%} of the steps, held to {DECAY_FROM:.0%}, then lowered to "
+            f"{run.lr * LR_FLOOR:g}")
