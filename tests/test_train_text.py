@@ -10,6 +10,7 @@ import engine
 from engine.attention import log_softmax, rows
 from engine.block import block_backward
 from engine.model import cross_entropy, forward
+from engine.train import checkpoint_steps, thin
 from engine.windows import windows
 
 from test_train_gradients import check_gradients, nudged
@@ -69,3 +70,15 @@ def test_gradients_of_the_text_config_match_finite_differences():
         tokens, targets = real_batch(vocab_size, B, T, seed)
         compared, _ = check_gradients(cfg, nudged(engine.init_params(cfg), rng), tokens, targets, rng)
         assert compared > 0
+
+
+def test_a_steady_fall_keeps_the_schedule_and_a_sudden_drop_its_window():
+    steps = 2000
+    saves = [(step, None) for step in range(0, steps + 1, 10)] + [(s, None) for s in checkpoint_steps(steps)]
+    saves = sorted(set(saves))
+    schedule = set(checkpoint_steps(steps).tolist())
+    steady = 3 + 4 * np.exp(-np.arange(steps) / 400)                  # language: falling all along
+    assert {step for step, _ in thin(saves, steady, steps)} == schedule
+    plateau = np.where(np.arange(steps) < 1200, 3.0, 0.5)             # induction: a plateau, then a drop
+    kept = {step for step, _ in thin(saves, plateau, steps)}
+    assert schedule < kept and all(1000 <= step <= 1400 for step in kept - schedule)
