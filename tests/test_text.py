@@ -72,6 +72,14 @@ def test_sentences_start_after_a_sentence_end():
     assert text.sentence_starts(text.pieces('"Oh!" cried she. "Yes." He left.')) == [0, 7, 11]
 
 
+def test_the_real_words_of_a_window_are_its_ids():
+    corpus, known = text.corpus(), text.index()
+    for start in corpus.starts[::4000]:
+        found = corpus.words(int(start), int(start) + 80)
+        assert len(found) == 80
+        assert [known.get(w, 0) for w in found] == corpus.ids[start: start + 80].tolist()
+
+
 @pytest.mark.parametrize("split", text.SPLITS)
 def test_windows_start_at_sentence_starts_and_targets_are_next_tokens(split):
     corpus = text.corpus()
