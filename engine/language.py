@@ -18,6 +18,7 @@ from .text import ENDS, PARAGRAPH, corpus, encode, vocabulary
 from .windows import Windows, windows
 
 SEED, N = 4242, 512                                  # the held-out windows every measure here reads
+CHUNK = 128                                          # windows per forward: logits of 128 x 64 x 1,000 are 66 MB
 LAMBDAS = np.linspace(0.05, 0.95, 19)                # the bigram's interpolation weights tried
 MARKS = ENDS + (",", ";", ":", PARAGRAPH)            # what the "last mark" role looks back to
 
@@ -53,12 +54,20 @@ def baseline_losses(tokens: np.ndarray, targets: np.ndarray) -> dict[str, float]
     return {"unigram": float(-np.log(p_next[nxt]).mean()), "bigram": losses[best], "lambda": float(LAMBDAS[best])}
 
 
+def _chunks(n: int) -> list[slice]:
+    return [slice(i, i + CHUNK) for i in range(0, n, CHUNK)]
+
+
 def token_losses(cfg: Config, params: Params, tokens, targets, ablate=()) -> np.ndarray:
     """(n, T) -log p(target) at every position (0 where a target is -1), with heads in ablate knocked out."""
     tokens, targets = check_batch(cfg, params, tokens, targets)
-    logits = forward(cfg, params, params.embeddings[tokens], ablate=ablate).logits   # (n, T, V)
-    picked = np.take_along_axis(log_softmax(logits, axis=-1), np.maximum(targets, 0)[..., None], axis=-1)
-    return np.where(targets >= 0, -picked[..., 0], 0.0)              # (n, T)
+    found = []
+    for part in _chunks(len(tokens)):
+        logits = forward(cfg, params, params.embeddings[tokens[part]], ablate=ablate).logits   # (chunk, T, V)
+        wanted = np.maximum(targets[part], 0)[..., None]                                        # (chunk, T, 1)
+        picked = np.take_along_axis(log_softmax(logits, axis=-1), wanted, axis=-1)[..., 0]      # (chunk, T)
+        found.append(np.where(targets[part] >= 0, -picked, 0.0))
+    return np.concatenate(found)                                      # (n, T)
 
 
 @dataclass(frozen=True)
@@ -78,7 +87,9 @@ class Roles:
 
 
 def _share(cfg, params, tokens, keys, queries) -> np.ndarray:
-    return share_per_query(cfg, params, tokens, keys, queries).mean(axis=-1)   # (L, H, Q) -> (L, H)
+    """(L, H) mean weight on keys (n, T, T) over queries (n, T), a chunk of windows at a time."""
+    shares = [share_per_query(cfg, params, tokens[part], keys[part], queries[part]) for part in _chunks(len(tokens))]
+    return np.concatenate(shares, axis=-1).mean(axis=-1)              # (L, H, Q) -> (L, H)
 
 
 def head_roles(cfg: Config, params: Params, n: int = N, seed: int = SEED, T: int = 64) -> Roles:
@@ -98,7 +109,7 @@ def head_roles(cfg: Config, params: Params, n: int = N, seed: int = SEED, T: int
     return Roles(previous=_share(cfg, params, tokens, fixed(key == query - 1), later),
                  current=_share(cfg, params, tokens, fixed(key == query), every),
                  first=_share(cfg, params, tokens, fixed(key == 0), later),
-                 last_mark=_share(cfg, params, tokens, last_mark & (before.max(axis=-1) >= 0)[..., None], every),
+                 last_mark=_share(cfg, params, tokens, last_mark, every),
                  induction=_share(cfg, params, repeated.tokens, repeated.copy_keys(), repeated.copy_queries()))
 
 
