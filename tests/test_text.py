@@ -154,3 +154,16 @@ print(json.dumps({"before": before, "cached": cached, "after": after}))
     assert [p.rsplit("/", 1)[-1] for p in result["before"]] == ["vocab.txt"]
     assert result["cached"] == 0
     assert any(p.endswith(text.CORPUS_NAME) for p in result["after"])
+
+
+def test_a_fresh_servers_first_page_reads_no_corpus():
+    result = run_probe("""
+import json
+from streamlit.testing.v1 import AppTest
+from engine import text
+at = AppTest.from_file("streamlit_app.py", default_timeout=60)
+at.run()
+assert not at.exception, at.exception
+print(json.dumps({"read": text.corpus.cache_info().currsize}))
+""")
+    assert result["read"] == 0
