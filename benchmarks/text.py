@@ -5,8 +5,8 @@ Everything is measured on held-out chapters (engine.language): 512 plain windows
 and 512 windows that repeat a span of their own text (for induction and the second-copy loss).
 
     python -m benchmarks.text                    # train the task's default run on one thread, then measure
-    python -m benchmarks.text --save run.npz     # ... and keep its final weights (engine.store's format)
-    python -m benchmarks.text --run run.npz      # measure a kept run (e.g. the shipped one) instead
+    python -m benchmarks.text --save run.npz     # ... and keep the run (engine.store's format)
+    python -m benchmarks.text --run run.npz      # measure a kept run of the defaults (e.g. the shipped one)
 """
 from __future__ import annotations
 
@@ -60,16 +60,17 @@ def measure(cfg: engine.Config, params: engine.Params, sentence: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--run", type=Path, help="a kept run's file (the default run's) to measure instead of training")
-    parser.add_argument("--save", type=Path, help="write the trained run's final weights here")
+    parser.add_argument("--save", type=Path, help="write the trained run here")
     parser.add_argument("--sentence", default=SENTENCE, help="the sentence whose next word is predicted")
     args = parser.parse_args(argv)
     task = engine.TASKS["text"]
     with threadpool_limits(1):
         if args.run is not None:
-            params = store.load_params(args.run, "text", task.config, task.steps, SEED)
-            if params is None:
+            kept = store.read(args.run, task.config, store.run_key("text", task.config, task.steps, SEED))
+            if kept is None:
                 print(f"{args.run}: not a run of the text task's defaults (or another VERSION)", file=sys.stderr)
                 return 2
+            params = kept.params
         else:
             start = time.perf_counter()
             text.corpus()
@@ -80,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"{run.seconds:.1f} s ({run.seconds / run.steps * 1000:.1f} ms a step; the training thread's CPU "
                   f"time {cpu:.1f} s); last 100 batch losses {np.mean(run.losses[-100:]):.3f}")
             if args.save is not None:
-                print(f"kept: {store.save(run, args.save.parent, full=False, name=args.save.name)}")
+                print(f"kept: {store.save(run, args.save.parent, name=args.save.name)}")
         measure(task.config, params, args.sentence)
     return 0
 

@@ -10,7 +10,7 @@ import engine
 from engine.attention import log_softmax, rows
 from engine.block import block_backward
 from engine.model import cross_entropy, forward
-from engine.train import checkpoint_steps, thin
+from engine.training import checkpoint_steps, thin
 from engine.windows import windows
 
 from test_train_gradients import check_gradients, nudged
