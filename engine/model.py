@@ -12,7 +12,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from .attention import log_softmax, rows, sinusoidal_positions, softmax
+from .attention import rows, sinusoidal_positions, softmax
 from .block import Trace, block_backward, block_forward
 from .config import MAX_TOKENS, Config
 from .params import Params, init_params, param_arrays, stack_params
@@ -123,15 +123,20 @@ def forward(cfg: Config, params: Params, x: np.ndarray, labels: Sequence[str] | 
 
 
 def cross_entropy(logits: np.ndarray, targets: np.ndarray) -> tuple[float, np.ndarray]:
-    """Mean of -log p(target) over scored positions (targets >= 0), and d_logits (B, T, V)."""
+    """Mean of -log p(target) over scored positions (targets >= 0), and d_logits (B, T, V).
+
+    One (B, T, V) buffer, reused in place: the shifted logits, then their exponentials, then the
+    gradient (a vocabulary of 1,000 makes this array the largest of a step)."""
     scored = targets >= 0                                             # (B, T)
     picked = targets[scored]                                          # (N,): the right answers
-    log_probs = log_softmax(logits, axis=-1)                          # (B, T, V)
-    loss = -log_probs[scored, picked].mean()                          # scalar
-    d_logits = np.exp(log_probs)                                      # (B, T, V): softmax - one_hot, for scored rows
-    d_logits[scored, picked] -= 1.0
-    d_logits *= scored[..., None]                                     # unscored rows get 0
-    d_logits /= len(picked)                                           # the mean divides by N
+    shifted = logits - logits.max(axis=-1, keepdims=True)             # (B, T, V): same softmax, no overflow
+    right = shifted[scored, picked]                                   # (N,) the right answers' shifted logits
+    exp = np.exp(shifted, out=shifted)                                # (B, T, V), in place
+    total = exp.sum(axis=-1)                                          # (B, T): the softmax's denominators
+    loss = np.mean(np.log(total[scored]) - right)                     # -log p(target) = log Σ e^z - z_target
+    d_logits = exp                                                    # (B, T, V): becomes (softmax - one_hot) / N
+    d_logits *= (scored / (total * len(picked)))[..., None]          # softmax / N on scored rows, 0 on the others
+    d_logits[scored, picked] -= 1.0 / len(picked)                     # minus the one-hot of the answer, / N
     return float(loss), d_logits
 
 
@@ -144,8 +149,8 @@ def backward(cfg: Config, params: Params, stack: Stack, tokens: np.ndarray, d_lo
         d_h, d_block = block_backward(cfg, block, trace, d_h)         # (B, T, C) -> (B, T, C)
         d_blocks.insert(0, d_block)
     d_x = d_h                                                         # (B, T, C)
-    one_hot = np.eye(len(params.embeddings), dtype=d_x.dtype)[tokens.ravel()]   # (B*T, V): the lookup x = one_hot · table
-    d_embeddings = one_hot.T @ rows(d_x)                              # (V, B*T) @ (B*T, C) -> (V, C): sums each token's uses
+    d_embeddings = np.zeros_like(params.embeddings)                   # (V, C)
+    np.add.at(d_embeddings, tokens.ravel(), rows(d_x))                # row tokens[b, t] += d_x[b, t]: a token's uses add up
     return stack_params(tuple(d_blocks), d_embeddings, d_w_u)
 
 

@@ -11,6 +11,8 @@ from typing import Callable
 import numpy as np
 
 from .config import MAX_TOKENS, Config
+from .text import vocabulary
+from .windows import text_answers, text_draw, text_keys
 
 LETTERS = tuple("ABCDEFGHIJKLMNOP")
 DIGITS = tuple("0123456789")
@@ -248,6 +250,16 @@ TASKS: dict[str, Task] = {
         "copy the previous token into each position, and a second-layer head (an induction head) can then find "
         "it: the circuit behind much of what large language models copy from their context.",
         seq_len=16, steps=480, lr=0.02, min_len=6),
+    "text": _task(
+        "text", "English text",
+        _config(vocabulary(), d_model=64, num_heads=4, d_ff=256, causal=True, n_layers=2),
+        (text_draw, text_keys, text_answers),
+        "The target at position i is the token at position i + 1: the next word (or mark) of Jane Austen's "
+        "novels, in windows that start at a sentence start.",
+        "look at the token right after an earlier copy of the current one, where the text repeats itself",
+        "No single pattern solves language: the heads share the work. Half of the windows repeat a span of "
+        "their own text, so copying pays there; words outside the 999 most frequent are <unk>.",
+        seq_len=64, steps=2500, batch=32, lr=0.01, min_len=2),
 }
 
 

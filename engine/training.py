@@ -22,7 +22,8 @@ PROGRESS_CALLS = 50      # on_progress is called about this many times per run (
 DRAW_AHEAD = 64          # batches drawn in one call (one vectorised draw instead of 64 small ones)
 CHECKPOINTS = 40         # about this many snapshots of the weights, denser early
 DENSE_SAVES = 120        # at most this many more while training (every step/120, at least every 10 steps
-DENSE_EVERY = 10         # up to 1,200 steps), of which only those across the loss's drop are kept
+DENSE_EVERY = 10         # up to 1,200 steps), of which only those across the loss's drop are kept, ...
+SUDDEN = 0.6             # ... when the drop takes at most this share of the run (language's loss falls all along)
 WARMUP = 0.05            # the learning rate rises to lr over this share of a run (learning_rate), ...
 DECAY_FROM = 0.5         # ... stays at lr until this share, then falls ...
 LR_FLOOR = 0.1           # ... to LR_FLOOR * lr at the last step
@@ -108,8 +109,12 @@ def drop_window(losses, share: float = 0.05) -> tuple[int, int]:
 
 
 def thin(checkpoints: list, losses, steps: int) -> list:
-    """Keep the usual schedule (checkpoint_steps) plus every saved step inside drop_window."""
+    """Keep the usual schedule (checkpoint_steps) plus every saved step inside drop_window, if the
+    drop is sudden (at most SUDDEN of the run): a text model's loss falls all along, and all of its
+    250 saves would hold 450 MB."""
     first, last = drop_window(losses)
+    if last - first > SUDDEN * steps:
+        first, last = 0, -1                                           # no drop: the schedule alone
     keep = set(checkpoint_steps(steps).tolist())
     return [(step, params) for step, params in checkpoints if step in keep or first <= step <= last]
 
@@ -187,14 +192,14 @@ def train(task: str | Task, cfg: Config | None = None, steps: int | None = None,
         new_theta, m, v = adam_step(theta, flatten(grads), m, v, step + 1, learning_rate(lr, step, steps))
         theta[:] = new_theta                                          # in place, so params' views see it
         if step + 1 in keep or (step + 1) % dense == 0:              # dense now; thinned after the run
-            checkpoints.append((step + 1, frozen_copy(params, np.float64)))
+            checkpoints.append((step + 1, frozen_copy(params)))      # in DTYPE: half of float64's memory
         if on_progress is not None and ((step + 1) % every == 0 or step + 1 == steps):
             called = time.perf_counter()
             on_progress(step + 1, steps, _frozen_array(losses[: step + 1]),
                         _frozen_array(accuracies[: step + 1]), frozen_copy(params, np.float64))
             waited += time.perf_counter() - called                    # the UI's drawing is not training time
     seconds = time.perf_counter() - start - waited
-    checkpoints = thin(checkpoints, losses, steps)
+    checkpoints = [(step, frozen_copy(kept, np.float64)) for step, kept in thin(checkpoints, losses, steps)]
     return TrainRun(task=task.name, config=cfg, seed=int(seed), steps=int(steps), batch=int(batch), lr=float(lr),
                     params=checkpoints[-1][1], losses=_frozen_array(losses), accuracies=_frozen_array(accuracies),
                     checkpoints=tuple(checkpoints), seconds=seconds)

@@ -8,6 +8,7 @@ import pytest
 import engine
 
 SINGLE = ("previous", "first", "reverse", "max")
+PARTIAL = {"text"}       # language: only the queries an earlier copy answers have expected keys
 
 
 @pytest.fixture(scope="module", params=list(engine.TASKS))
@@ -25,7 +26,8 @@ def test_tasks_are_listed_with_their_defaults():
         assert task.config.embedding_stream == "weights"
         assert task.seq_len >= task.min_len and task.steps > 0 and task.batch > 0 and 0 < task.lr <= 1
     causal = {name: task.config.causal for name, task in engine.TASKS.items()}
-    assert causal == {"previous": True, "first": True, "reverse": False, "max": False, "induction": True}
+    assert causal == {"previous": True, "first": True, "reverse": False, "max": False, "induction": True,
+                      "text": True}
     assert engine.TASKS["max"].config.positional == "none"               # content, not position
     assert engine.TASKS["induction"].config.n_layers == 2
     assert all(engine.TASKS[name].config.n_layers == 1 for name in SINGLE)
@@ -50,6 +52,8 @@ def test_expected_keys_hold_the_answer(drawn):
     assert keys.shape == (300, task.seq_len, task.seq_len) and keys.dtype == bool
     for b, i in zip(*np.nonzero(targets >= 0)):
         where = np.flatnonzero(keys[b, i])
+        if task.name in PARTIAL and where.size == 0:
+            continue
         assert where.size >= 1, f"{task.name}: scored query {i} has no expected key"
         assert np.all(tokens[b, where] == targets[b, i]), f"{task.name}: an expected key holds another token"
         if task.config.causal:
