@@ -46,14 +46,10 @@ def predict(cfg: Config, params: Params, tokens, ablate=(), means: np.ndarray | 
 
 def evaluate(task: str | Task, cfg: Config, params: Params, n: int = 1000, seed: int = 1,
              ablate=(), ablate_mode: str = "zero") -> float:
-    """Share of scored positions predicted right on n fresh sequences drawn from RandomState(seed),
-    with the (layer, head) pairs in ablate knocked out (their output zeroed, or their mean output)."""
-    task = get_task(task)
-    tokens, targets = task.sample(np.random.RandomState(seed), n)     # (n, T) each
-    tokens, targets = check_batch(cfg, params, tokens, targets)
-    means = task_means(task, cfg, params, ablate_mode, tokens.shape[1]) if ablate else None
-    scored = targets >= 0
-    return float(np.mean(predict(cfg, params, tokens, ablate, means)[scored] == targets[scored]))
+    """Share of scored positions predicted right on n fresh sequences drawn from RandomState(seed) (the
+    task's held-out text where it has some), with the (layer, head) pairs in ablate knocked out (their
+    output zeroed, or their mean output): position_metrics' overall accuracy, from the same forward."""
+    return position_metrics(task, cfg, params, n, seed, ablate, ablate_mode).overall_accuracy
 
 
 @dataclass(frozen=True)
@@ -66,7 +62,7 @@ class PositionMetrics:
     accuracy: np.ndarray             # (T,) share predicted right over those sequences (0 where unscored)
     next_loss: np.ndarray            # (T-1,) mean -log p(the token that follows) at positions 0..T-2, scored or not
     right: np.ndarray                # (T,) how many of those sequences are predicted right there
-
+    sequences: int = 0               # n: how many sequences were measured
     @property
     def overall_accuracy(self) -> float:
         """Share of every scored position predicted right: evaluate's number, from the same forward."""
@@ -78,30 +74,38 @@ class PositionMetrics:
         return float((self.loss * self.count).sum() / self.count.sum())
 
 
+CELLS = 8_000_000         # logits computed per forward at most (64 MB in float64): longer batches go in chunks
+
+
 def position_metrics(task: str | Task, cfg: Config, params: Params, n: int = 1000, seed: int = 1,
                      ablate=(), ablate_mode: str = "zero", T: int | None = None) -> PositionMetrics:
     """Per position: the task's loss and accuracy on n fresh sequences of T tokens (None: the task's
-    training length) from RandomState(seed) (at the training length, the sequences engine.evaluate
-    scores), with the (layer, head) pairs in ablate knocked out."""
+    training length) from RandomState(seed) (Task.fresh: held-out text where the task has some; at the
+    training length, the sequences engine.evaluate scores), with the (layer, head) pairs in ablate knocked
+    out. Forwarded a chunk of sequences at a time, so a large vocabulary's logits fit in memory."""
     task = get_task(task)
-    tokens, targets = task.sample(np.random.RandomState(seed), n, T)  # (n, T) each
+    tokens, targets = task.fresh(np.random.RandomState(seed), n, T)   # (n, T) each
     tokens, targets = check_batch(cfg, params, tokens, targets)
     means = task_means(task, cfg, params, ablate_mode, tokens.shape[1]) if ablate else None
-    stack = forward(cfg, params, params.embeddings[tokens], ablate=ablate, means=means)
-    logits = stack.logits                                             # (n, T, V)
-    log_probs = log_softmax(logits, axis=-1)                          # (n, T, V)
-    has_target = targets >= 0                                         # (n, T)
-    picked = np.take_along_axis(log_probs, np.maximum(targets, 0)[..., None], axis=-1)[..., 0]   # (n, T)
-    right = logits.argmax(axis=-1) == targets                         # (n, T)
-    count = has_target.sum(axis=0)                                    # (T,)
+    n, T = tokens.shape
+    chunk = max(1, CELLS // (T * cfg.vocab_size))
+    loss, right, following = np.zeros(T), np.zeros(T, dtype=np.int64), np.zeros(max(T - 1, 0))
+    for at in range(0, n, chunk):
+        part, wanted = tokens[at: at + chunk], targets[at: at + chunk]   # (c, T) each
+        logits = forward(cfg, params, params.embeddings[part], ablate=ablate, means=means).logits   # (c, T, V)
+        log_probs = log_softmax(logits, axis=-1)                      # (c, T, V)
+        has_target = wanted >= 0                                      # (c, T)
+        picked = np.take_along_axis(log_probs, np.maximum(wanted, 0)[..., None], axis=-1)[..., 0]   # (c, T)
+        loss += np.where(has_target, -picked, 0.0).sum(axis=0)
+        right += ((logits.argmax(axis=-1) == wanted) & has_target).sum(axis=0)
+        following -= np.take_along_axis(log_probs[:, :-1], part[:, 1:, None], axis=-1)[..., 0].sum(axis=0)   # (T-1,)
+    count = (targets >= 0).sum(axis=0)                                # (T,)
     per = np.maximum(count, 1)                                        # unscored positions divide by 1, sum 0
-    following = np.take_along_axis(log_probs[:, :-1], tokens[:, 1:, None], axis=-1)[..., 0]   # (n, T-1)
-    metrics = dict(scored=count > 0, count=count, loss=np.where(has_target, -picked, 0.0).sum(axis=0) / per,
-                   accuracy=(right & has_target).sum(axis=0) / per, next_loss=-following.mean(axis=0),
-                   right=(right & has_target).sum(axis=0))
+    metrics = dict(scored=count > 0, count=count, loss=loss / per, accuracy=right / per, next_loss=following / n,
+                   right=right)
     for array in metrics.values():
         array.setflags(write=False)
-    return PositionMetrics(**metrics)
+    return PositionMetrics(**metrics, sequences=n)
 
 
 @dataclass(frozen=True)
@@ -122,9 +126,15 @@ class HeadScores:
 
     def role(self, layer: int, head: int, threshold: float = 0.5) -> tuple[str, float]:
         """The head's strongest role and its score, or ("no clear role", best score) below threshold."""
-        name, scores = max(self.roles().items(), key=lambda item: item[1][layer, head])
-        score = float(scores[layer, head])
-        return (name, score) if score >= threshold else ("no clear role", score)
+        return strongest(self.roles(), layer, head, threshold)
+
+
+def strongest(roles: dict[str, np.ndarray], layer: int, head: int, threshold: float) -> tuple[str, float]:
+    """Of roles' (L, H) scores, the head's strongest role and its score, or ("no clear role", best score)
+    below threshold."""
+    name, scores = max(roles.items(), key=lambda item: item[1][layer, head])
+    score = float(scores[layer, head])
+    return (name, score) if score >= threshold else ("no clear role", score)
 
 
 def _mean_on(weights: np.ndarray, keys: np.ndarray, queries: np.ndarray) -> np.ndarray:

@@ -11,6 +11,7 @@ import numpy as np
 
 from .attention import log_softmax, softmax
 from .config import Config
+from .evidence import strongest
 from .measure import share_per_query
 from .model import check_batch, forward
 from .params import Params
@@ -84,6 +85,14 @@ class Roles:
     def named(self) -> dict[str, np.ndarray]:
         return {"previous token": self.previous, "current token": self.current, "first token": self.first,
                 "last punctuation": self.last_mark, "induction (repeated span)": self.induction}
+
+    def roles(self) -> dict[str, np.ndarray]:
+        """Every measured role by name, (L, H) each (as engine.HeadScores.roles)."""
+        return self.named()
+
+    def role(self, layer: int, head: int, threshold: float = 0.5) -> tuple[str, float]:
+        """The head's strongest role and its score, or ("no clear role", best score) below threshold."""
+        return strongest(self.roles(), layer, head, threshold)
 
 
 def _share(cfg, params, tokens, keys, queries) -> np.ndarray:

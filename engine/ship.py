@@ -20,11 +20,17 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+
+import numpy as np
 
 SEED = 0        # the batches' seed of a trained preset (ui.shell.presets.BATCH_SEED)
 FRESH = 777     # --check compares predictions on 1,000 fresh sequences drawn from this seed
 GAP = 1e-6      # --check's largest allowed difference of any weight
+LONG_STEPS = 1500   # a default run longer than this is not retrained by --check (CI) but checked on its first stretch
+KEEP_LONG = 8       # the saved steps a long run ships between its first and its last (in float16: within 5 MB)
+PREFIX_MIN = 50     # --check trains a long run up to its first saved step from this one on
 PINNED = {"OPENBLAS_CORETYPE": "Haswell", "OPENBLAS_NUM_THREADS": "1",
           "NPY_DISABLE_CPU_FEATURES": "AVX512F AVX512CD AVX512_KNL AVX512_KNM AVX512_SKX AVX512_CLX AVX512_CNL "
                                       "AVX512_ICL AVX512_SPR"}
@@ -51,64 +57,98 @@ def run_pinned(args: list[str], **kwargs) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "engine.ship", *args], env=env, **kwargs)
 
 
-def runs(name: str) -> list[tuple[str, object, object]]:
-    """What ships for a task: (file name, config, how many checkpoints to keep: None for all) for its default
-    run and, for a task of more than one layer, the one-layer model the Learn page sets beside it (trained
-    with the same steps, batches and rate; its final weights only: it is compared, not replayed)."""
+@dataclass(frozen=True)
+class Shipped:
+    """One file that ships for a task."""
+
+    file: str                   # its name in assets/weights/
+    config: object              # the model trained (an engine.Config)
+    keep: int | None = None     # the saved steps kept between the first and the last (None: every one)
+    lossy: bool = False         # those steps in float16 (a run too large to ship whole); the last one exact
+
+
+def runs(name: str) -> list[Shipped]:
+    """What ships for a task: its default run (every saved step; a run too long to retrain in CI, the text
+    task's, keeps KEEP_LONG of them in float16 and is checked on its first stretch) and, for a task of more
+    than one layer, the one-layer model the Learn page sets beside it (trained with the same steps,
+    batches and rate; its final weights only: it is compared, not replayed)."""
     from dataclasses import replace
 
     from .tasks import TASKS
-    cfg = TASKS[name].config
-    shipped = [(f"{name}.npz", cfg, None)]
-    if cfg.n_layers > 1:
-        shipped.append((f"{name}-one-layer.npz", replace(cfg, n_layers=1), 2))
+    task = TASKS[name]
+    long = task.steps > LONG_STEPS
+    shipped = [Shipped(f"{name}.npz", task.config, KEEP_LONG if long else None, long)]
+    if task.config.n_layers > 1 and not long:
+        shipped.append(Shipped(f"{name}-one-layer.npz", replace(task.config, n_layers=1), 0))
     return shipped
 
 
-def _trained(name: str, cfg, keep):
+def _kept(run, keep: int | None):
+    """The run with `keep` of its saved steps between the first and the last, spread evenly (None: all)."""
     from dataclasses import replace
 
-    from .training import train
-    run = train(name, cfg, seed=SEED)
-    return run if keep is None else replace(run, checkpoints=(run.checkpoints[0], run.checkpoints[-1]))
+    if keep is None:
+        return run
+    between = run.checkpoints[1:-1]
+    picked = sorted({round(i) for i in np.linspace(0, len(between) - 1, keep)}) if keep and between else []
+    return replace(run, checkpoints=(run.checkpoints[0], *(between[i] for i in picked), run.checkpoints[-1]))
 
 
 def ship(tasks, folder=None) -> list:
     """Train each task's shipped runs (runs()) and write them; returns the paths."""
     from . import store
+    from .training import train
     paths = []
     for name in tasks:
-        for file, cfg, keep in runs(name):
-            run = _trained(name, cfg, keep)
-            paths.append(store.save(run, store.SHIPPED if folder is None else folder, name=file))
+        for one in runs(name):
+            run = _kept(train(name, one.config, seed=SEED), one.keep)
+            paths.append(store.save(run, store.SHIPPED if folder is None else folder, name=one.file, lossy=one.lossy))
             print(f"{paths[-1]}: {paths[-1].stat().st_size / 1000:.0f} kB, {run.steps} steps in {run.seconds:.1f} s, "
                   f"{len(run.checkpoints)} checkpoints", flush=True)
     return paths
 
 
-def check(tasks) -> bool:
-    """Train each task's shipped runs again and compare with the files: the same checkpoint steps, every
-    weight of every checkpoint within GAP, the losses within GAP, and the same predictions on 1,000 fresh
-    sequences. Prints a line per file."""
-    import numpy as np
+def _gap(a, b, lossy: bool) -> float:
+    """The largest difference of two weight vectors, in units of what is allowed: GAP, or float16's rounding."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    allowed = np.abs(b) * 2.0 ** -10 + 2.0 ** -24 if lossy else GAP   # float16: one unit in its last place
+    return float((np.abs(a - b) / allowed).max())
 
+
+def check(tasks) -> bool:
+    """Train each task's shipped runs again and compare with the files: the same saved steps, every weight of
+    every one within GAP (float16's rounding for a lossy run's steps between), the losses within GAP, and the
+    same predictions on 1,000 fresh sequences. A long run (the text task's) is trained only up to its first
+    saved step from PREFIX_MIN on (the same learning-rate schedule, stopped early) and compared there, with
+    its losses so far. Prints a line per file."""
     from . import store
     from .evidence import predict
     from .params import flatten
     from .tasks import TASKS
+    from .training import train
     good = True
     for name in tasks:
         task = TASKS[name]
-        for file, cfg, keep in runs(name):
-            shipped = store.read(store.SHIPPED / file, cfg, store.run_key(name, cfg, task.steps, SEED))
+        for one in runs(name):
+            shipped = store.read(store.SHIPPED / one.file, one.config, store.run_key(name, one.config, task.steps, SEED))
             if shipped is None:
-                print(f"{file}: missing or stale (another VERSION or settings): python -m engine.ship", flush=True)
+                print(f"{one.file}: missing or stale (another VERSION or settings): python -m engine.ship", flush=True)
                 good = False
                 continue
-            run = _trained(name, cfg, keep)
+            if one.lossy:                                             # the first stretch, against a step the file keeps
+                step, params = next((s, p) for s, p in shipped.checkpoints if s >= PREFIX_MIN)
+                run = train(name, one.config, seed=SEED, stop=step)
+                gap = max(_gap(flatten(run.params), flatten(params), step != task.steps),
+                          float(np.abs(shipped.losses[:step] - run.losses).max()) / GAP)
+                ok = gap <= 1
+                good &= ok
+                print(f"{one.file}: trained to step {step} of {task.steps}: largest gap {gap:.2f} of what is allowed "
+                      f"(float16's rounding; losses {GAP:.0e}): {'ok' if ok else 'DIFFERENT'}", flush=True)
+                continue
+            run = _kept(train(name, one.config, seed=SEED), one.keep)
             steps = [s for s, _ in shipped.checkpoints]
             if steps != [s for s, _ in run.checkpoints]:
-                print(f"{file}: other checkpoint steps ({len(steps)} shipped, {len(run.checkpoints)} now): DIFFERENT",
+                print(f"{one.file}: other checkpoint steps ({len(steps)} shipped, {len(run.checkpoints)} now): DIFFERENT",
                       flush=True)
                 good = False
                 continue
@@ -116,10 +156,10 @@ def check(tasks) -> bool:
                                                                                            run.checkpoints))
             gap = max(gap, float(np.abs(shipped.losses - run.losses).max()))
             tokens, _ = task.sample(np.random.RandomState(FRESH), 1000)
-            same = int(np.sum(predict(cfg, shipped.params, tokens) == predict(cfg, run.params, tokens)))
+            same = int(np.sum(predict(one.config, shipped.params, tokens) == predict(one.config, run.params, tokens)))
             ok = gap <= GAP and same == tokens.size
             good &= ok
-            print(f"{file}: largest gap {gap:.1e} over {len(steps)} checkpoints and the losses (at most {GAP:.0e}); "
+            print(f"{one.file}: largest gap {gap:.1e} over {len(steps)} checkpoints and the losses (at most {GAP:.0e}); "
                   f"{same} of {tokens.size} predictions the same: {'ok' if ok else 'DIFFERENT'}", flush=True)
     return good
 

@@ -25,7 +25,7 @@ from .params import flatten, init_params, unflatten
 from .tasks import get_task
 from .training import TrainRun
 
-FORMAT = 2                                   # the file layout below; bump it when the layout changes
+FORMAT = 3                                   # the file layout below; bump it when the layout changes
 ROOT = Path(__file__).resolve().parents[1]   # the repository
 SHIPPED = ROOT / "assets" / "weights"        # the trained presets' default runs, in git (python -m engine.ship)
 CACHE_ENV = "ATTENTION_LAB_CACHE"            # a folder for finished runs; "off" keeps none
@@ -69,36 +69,43 @@ def _checksum(header: bytes, arrays: dict[str, np.ndarray]) -> str:
     return digest.hexdigest()
 
 
-def _arrays(run: TrainRun) -> dict[str, np.ndarray]:
-    """The run as arrays. Training computes in float32, so every checkpoint after the first is a float32
-    number held in float64 and is kept in float32 at no loss (half the bytes); step 0 is the init as
-    drawn in float64 and is kept so ("init")."""
-    thetas = np.stack([flatten(params) for _, params in run.checkpoints])      # (K, N) float64
-    later = thetas[1:].astype(np.float32)
-    exact = np.array_equal(later.astype(np.float64), thetas[1:])            # a copy's exactness, not a comparison
+def _kept(thetas: np.ndarray, lossy: bool) -> np.ndarray:
+    """Weight vectors as stored: float16 where the caller accepts rounding (a long shipped run's replay steps),
+    else float32 where that is exact (training computes in float32), else float64."""
+    if lossy:
+        return thetas.astype(np.float16)
+    narrow = thetas.astype(np.float32)
+    return narrow if np.array_equal(narrow.astype(np.float64), thetas) else thetas   # a copy's exactness
+
+
+def _arrays(run: TrainRun, lossy: bool) -> dict[str, np.ndarray]:
+    """The run as arrays. Step 0 is the init, drawn from the config as the articles draw it: not stored, it
+    is drawn again when read. The last step's weights are kept exactly; the steps between (what the Learn
+    page replays) exactly too, or in float16 for a run too large to ship otherwise (lossy)."""
+    thetas = np.stack([flatten(params) for _, params in run.checkpoints[1:]])      # (K-1, N) float64
     return {"steps": np.array([step for step, _ in run.checkpoints], dtype=np.int64),
-            "init": thetas[0], "thetas": later if exact else thetas[1:],    # (N,) and (K-1, N)
+            "between": _kept(thetas[:-1], lossy), "final": _kept(thetas[-1], False),  # (K-2, N) and (N,)
             "losses": np.asarray(run.losses, dtype=np.float64),
             "accuracies": np.asarray(run.accuracies, dtype=np.float64)}
 
 
-def encode(run: TrainRun) -> bytes:
+def encode(run: TrainRun, lossy: bool = False) -> bytes:
     """The file's bytes: every checkpoint, the curves, the key, and the checksum of them all."""
-    arrays = _arrays(run)
-    header = json.dumps({"key": key_of(run), "seconds": run.seconds}, sort_keys=True).encode()
+    arrays = _arrays(run, lossy)
+    header = json.dumps({"key": key_of(run), "seconds": run.seconds, "lossy": lossy}, sort_keys=True).encode()
     buffer = io.BytesIO()
     np.savez_compressed(buffer, header=np.frombuffer(header, dtype=np.uint8),
                         checksum=np.array(_checksum(header, arrays)), **arrays)
     return buffer.getvalue()
 
 
-def _write(run: TrainRun, target: Path) -> None:
+def _write(run: TrainRun, target: Path, lossy: bool = False) -> None:
     """The file at target, written atomically: to a temporary file in the same folder, flushed to
     disk, then renamed over the target, so readers see the old file or the new one, never a mix."""
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as out:
-            out.write(encode(run))
+            out.write(encode(run, lossy))
             out.flush()
             os.fsync(out.fileno())
         os.replace(temporary, target)
@@ -107,12 +114,12 @@ def _write(run: TrainRun, target: Path) -> None:
         raise
 
 
-def save(run: TrainRun, folder: Path, name: str | None = None) -> Path:
+def save(run: TrainRun, folder: Path, name: str | None = None, lossy: bool = False) -> Path:
     """Write the run to folder/name (default: file_name of its key), replacing any file there."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / (name or file_name(key_of(run)))
-    _write(run, target)
+    _write(run, target, lossy)
     return target
 
 
@@ -124,7 +131,7 @@ def _decode(path: Path, key: dict) -> tuple[dict, dict[str, np.ndarray]] | None:
             header = json.loads(header_bytes)
             if header.get("key") != key:
                 return None                                           # another run's or version's: not read further
-            arrays = {name: data[name] for name in ("steps", "init", "thetas", "losses", "accuracies")}
+            arrays = {name: data[name] for name in ("steps", "between", "final", "losses", "accuracies")}
             checksum = str(data["checksum"])
     except Exception:                                                 # missing, cut short, not a zip, a field missing ...
         return None
@@ -138,8 +145,8 @@ def _whole(arrays: dict[str, np.ndarray], steps: int) -> bool:
     vector for each, and a loss and an accuracy for every step."""
     saved = arrays["steps"]
     return (saved.ndim == 1 and len(saved) >= 2 and saved[0] == 0 and saved[-1] == steps
-            and bool(np.all(np.diff(saved) > 0)) and arrays["thetas"].shape[0] == len(saved) - 1
-            and arrays["init"].ndim == 1 and arrays["thetas"].shape[1:] == arrays["init"].shape
+            and bool(np.all(np.diff(saved) > 0)) and arrays["between"].shape[0] == len(saved) - 2
+            and arrays["final"].ndim == 1 and arrays["between"].shape[1:] == arrays["final"].shape
             and arrays["losses"].shape == (steps,) and arrays["accuracies"].shape == (steps,))
 
 
@@ -156,10 +163,10 @@ def read(path: Path, cfg: Config, key: dict) -> TrainRun | None:
     if found is None or not _whole(found[1], key["steps"]):
         return None
     header, arrays = found
-    like = init_params(cfg)
-    if arrays["init"].shape != flatten(like).shape:
+    like = init_params(cfg)                                           # step 0: the init, drawn again
+    if arrays["final"].shape != flatten(like).shape:
         return None
-    thetas = [arrays["init"], *arrays["thetas"]]                     # (N,) each, step 0 first
+    thetas = [flatten(like), *arrays["between"], arrays["final"]]     # (N,) each, step 0 first
     checkpoints = tuple((int(step), unflatten(like, _frozen(theta))) for step, theta in zip(arrays["steps"], thetas))
     return TrainRun(task=key["task"], config=cfg, seed=key["seed"], steps=key["steps"], batch=key["batch"],
                     lr=key["lr"], params=checkpoints[-1][1], losses=_frozen(arrays["losses"]),

@@ -11,8 +11,8 @@ from typing import Callable
 import numpy as np
 
 from .config import MAX_TOKENS, Config
-from .text import vocabulary
-from .windows import text_answers, text_draw, text_keys
+from .text import read_text, vocabulary
+from .windows import text_answers, text_draw, text_held_out, text_keys
 
 LETTERS = tuple("ABCDEFGHIJKLMNOP")
 DIGITS = tuple("0123456789")
@@ -36,6 +36,12 @@ class Task:
     target: str = ""             # a sentence: what the target at position i is
     pattern: str = ""            # the attention pattern that solves it, completing "a head must …"
     note: str = ""               # anything more a student needs (e.g. why one layer is not enough)
+    held_out: Callable | None = None   # (rng, n, T) -> (tokens, targets) the pages measure on, where the task
+                                        # has text it never trained on (None: fresh draws of `draw`)
+    read: Callable | None = None  # typed text -> (tokens, unknown words shown as a stand-in); None: split and
+                                  # keep the vocabulary's words (the letter and digit tasks)
+    prefixes: bool = False       # a prefix of one of its sequences is one of its sequences too (shorter
+                                 # windows of text): shown on fewer tokens, the model is within its training
 
     @property
     def vocab(self) -> tuple[str, ...]:
@@ -50,6 +56,17 @@ class Task:
             if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or not low <= value <= high:
                 raise ValueError(f"{name} must be a whole number in {low}..{high} for {self.name!r}, got {value!r}")
         tokens, targets = self.draw(rng, int(n), int(T), self.config.vocab_size)
+        tokens.setflags(write=False)
+        targets.setflags(write=False)
+        return tokens, targets
+
+    def fresh(self, rng: np.random.RandomState, n: int, T: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """n sequences the pages measure the model on: held-out text where the task has some, else fresh
+        draws (sample)."""
+        if self.held_out is None:
+            return self.sample(rng, n, T)
+        T = self.seq_len if T is None else T
+        tokens, targets = self.held_out(rng, int(n), int(T))
         tokens.setflags(write=False)
         targets.setflags(write=False)
         return tokens, targets
@@ -210,10 +227,11 @@ def _config(vocab, **changes) -> Config:
 
 
 def _task(name, title, config, functions, target, pattern, note="", seq_len=8, steps=400, batch=32, lr=0.04,
-          min_len=2) -> Task:
+          min_len=2, **text) -> Task:
     draw, keys, answers = functions
     return Task(name=name, title=title, config=config, seq_len=seq_len, steps=steps, batch=batch, lr=lr,
-                min_len=min_len, draw=draw, keys=keys, answers=answers, target=target, pattern=pattern, note=note)
+                min_len=min_len, draw=draw, keys=keys, answers=answers, target=target, pattern=pattern, note=note,
+                **text)
 
 
 # Adding a task: its functions above and one entry here; the app reads names, titles and words from it.
@@ -225,7 +243,7 @@ TASKS: dict[str, Task] = {
         "previous", "previous token", _config(LETTERS[:8], causal=True),
         (previous_draw, previous_keys, previous_answers),
         "The target at position i is the token at position i − 1 (position 0 is not scored).",
-        "look one step back: the diagonal just below the main one", steps=140, lr=0.06),
+        "look one step back: the diagonal just below the main one", steps=250, lr=0.06),
     "first": _task(
         "first", "first token", _config(LETTERS[:8], causal=True), (first_draw, first_keys, first_answers),
         "The target at every position after the first is the token at position 0.",
@@ -238,7 +256,7 @@ TASKS: dict[str, Task] = {
         "max", "largest token", _config(DIGITS, positional="none"), (max_draw, max_keys, max_answers),
         "The target at every position is the largest token of the whole sequence.",
         "look at the positions holding the largest token: a pattern of content, not of position", min_len=1,
-        steps=130, lr=0.1),
+        steps=300, lr=0.03),
     "induction": _task(
         "induction", "induction",
         _config(LETTERS, d_model=32, num_heads=2, d_ff=32, causal=True, layer_norm=False, n_layers=2),
@@ -259,7 +277,7 @@ TASKS: dict[str, Task] = {
         "look at the token right after an earlier copy of the current one, where the text repeats itself",
         "No single pattern solves language: the heads share the work. Half of the windows repeat a span of "
         "their own text, so copying pays there; words outside the 999 most frequent are <unk>.",
-        seq_len=64, steps=2500, batch=32, lr=0.01, min_len=2),
+        seq_len=64, steps=2500, batch=32, lr=0.01, min_len=2, held_out=text_held_out, read=read_text, prefixes=True),
 }
 
 

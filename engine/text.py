@@ -107,6 +107,16 @@ def encode(text: str) -> Encoded:
     return Encoded(words=tuple(found), ids=ids, unknown=unknown)
 
 
+def read_text(typed: str) -> tuple[list[str], list[str]]:
+    """A typed text as the pages read it: its tokens as the model sees them (<unk> for a word outside the
+    vocabulary), and those unknown words as typed (in order, each once). No tokens: two empty lists."""
+    found = words(typed)[:MAX_TOKENS]
+    if not found:
+        return [], []
+    read = encode(" ".join(found))
+    return list(read.labels), list(dict.fromkeys(read.unknown_words))
+
+
 def read_chapters(path: Path | None = None) -> list[tuple[str, list[str]]]:
     """(title, paragraphs) of every chapter in the corpus file, in order."""
     path = FOLDER / CORPUS_NAME if path is None else Path(path)

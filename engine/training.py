@@ -13,7 +13,7 @@ from .model import backprop
 from .params import Params, flatten, frozen_copy, init_params, unflatten
 from .tasks import Task, get_task
 
-VERSION = 3              # of training's numbers: bump it when a change alters them (stored runs are then
+VERSION = 4              # of training's numbers: bump it when a change alters them (stored runs are then
                          # trained again; rerun python -m engine.ship for the shipped ones)
 DTYPE = np.float32      # training's arithmetic: half the bytes of float64 and twice the numbers per vector
                         # instruction, so a step takes about half as long; the run's weights are handed
@@ -143,12 +143,15 @@ class TrainRun:
 
 
 def train(task: str | Task, cfg: Config | None = None, steps: int | None = None, seed: int = 0,
-          on_progress: Callable | None = None, batch: int | None = None, lr: float | None = None) -> TrainRun:
+          on_progress: Callable | None = None, batch: int | None = None, lr: float | None = None,
+          stop: int | None = None) -> TrainRun:
     """Train a model on task with Adam (its rate set by learning_rate); None takes the task's default config,
     steps, batch and lr.
 
     on_progress(step, steps, losses_so_far, accuracies_so_far, latest_params) is called every few
-    steps with copies, so it cannot change the run.
+    steps with copies, so it cannot change the run. stop: end after this many of the `steps` (the
+    learning-rate schedule still spans `steps`): the first stretch of a long run, with the weights at
+    `stop` as its last checkpoint (engine.ship --check compares it with a checkpoint the shipped run keeps).
     """
     task = get_task(task)
     cfg = task.config if cfg is None else cfg
@@ -167,6 +170,9 @@ def train(task: str | Task, cfg: Config | None = None, steps: int | None = None,
         raise ValueError(f"lr must be a number in (0, 1], got {lr!r}")
     if on_progress is not None and not callable(on_progress):
         raise ValueError("on_progress must be a function or None")
+    stop = steps if stop is None else stop
+    if isinstance(stop, bool) or not isinstance(stop, (int, np.integer)) or not 1 <= stop <= steps:
+        raise ValueError(f"stop must be a whole number from 1 to steps={steps}, got {stop!r}")
 
     keep_freed_buffers()                                              # a step's buffers reused, not faulted in again
     rng = np.random.RandomState(seed)                                 # the batches' own stream
@@ -179,7 +185,7 @@ def train(task: str | Task, cfg: Config | None = None, steps: int | None = None,
     checkpoints = [(0, frozen_copy(initial))]                          # the init as drawn (training rounds it to DTYPE)
     every = max(1, steps // PROGRESS_CALLS)
     start, waited = time.perf_counter(), 0.0
-    for step in range(steps):
+    for step in range(stop):
         if step % DRAW_AHEAD == 0:
             ahead = min(DRAW_AHEAD, steps - step)
             drawn_tokens, drawn_targets = task.sample(rng, ahead * batch)   # (ahead * B, T) each
@@ -199,6 +205,11 @@ def train(task: str | Task, cfg: Config | None = None, steps: int | None = None,
                         _frozen_array(accuracies[: step + 1]), frozen_copy(params, np.float64))
             waited += time.perf_counter() - called                    # the UI's drawing is not training time
     seconds = time.perf_counter() - start - waited
+    if stop < steps:                                                  # a first stretch: the init and where it ended
+        last = frozen_copy(params, np.float64)
+        return TrainRun(task=task.name, config=cfg, seed=int(seed), steps=int(stop), batch=int(batch), lr=float(lr),
+                        params=last, losses=_frozen_array(losses[:stop]), accuracies=_frozen_array(accuracies[:stop]),
+                        checkpoints=(checkpoints[0], (int(stop), last)), seconds=seconds)
     checkpoints = [(step, frozen_copy(kept, np.float64)) for step, kept in thin(checkpoints, losses, steps)]
     return TrainRun(task=task.name, config=cfg, seed=int(seed), steps=int(steps), batch=int(batch), lr=float(lr),
                     params=checkpoints[-1][1], losses=_frozen_array(losses), accuracies=_frozen_array(accuracies),

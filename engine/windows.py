@@ -84,6 +84,12 @@ def text_draw(rng, n, T, V):
     return drawn.tokens.copy(), drawn.targets.copy()
 
 
+def text_held_out(rng, n, T):
+    """Plain windows of the held-out chapters (no span repeated): the text the pages measure on."""
+    drawn = windows("held_out", rng, n, T, repeat_share=0.0)
+    return drawn.tokens.copy(), drawn.targets.copy()
+
+
 def text_answers(tokens):
     targets = np.full(tokens.shape, -1)
     targets[:, :-1] = tokens[:, 1:]                                   # the next token; the last has none here

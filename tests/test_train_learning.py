@@ -2,9 +2,11 @@
 
 The bar for "a head puts >= 90 % of each scored query's weight on the expected keys": in the
 best head, at least 97 % of the scored queries of 300 fresh sequences individually put >= 0.9 of
-their weight there, and the mean over all of them is >= 0.95. (Measured at the defaults, since
-issue 25's shorter runs: 97.1 % of queries for previous, the tightest, 97-100 % for the others, and
-means of 0.98-1.00; see benchmarks/train_bench.py.)
+their weight there, and the mean over all of them is >= 0.95. These bars are held against the default
+runs that ship (engine.ship trains them in one pinned arithmetic, the same on every x86-64 CPU with AVX2
+and FMA, and --check proves the files are what it trains): training is chaotic, and on another CPU's
+kernels the same settings give another run. A run trained here must still solve every task (>= 97 % right;
+the defaults reach 99 % for every batch seed 0-11 tried, benchmarks/README.md), whatever its kernels.
 """
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import numpy as np
 import pytest
 
 import engine
+from engine import store
 
 SINGLE = ("previous", "first", "reverse", "max")
 FRESH = 12345          # evaluation seed; training batches come from RandomState(0)
@@ -24,11 +27,20 @@ def runs():
 
 @pytest.fixture(params=SINGLE)
 def trained(request, runs):
-    """One default run per task for the whole module."""
+    """Each task's default run as it ships."""
     name = request.param
     if name not in runs:
-        runs[name] = engine.train(name)
+        task = engine.TASKS[name]
+        runs[name] = store.load_shipped(name, task.config, task.steps, 0)
+        assert runs[name] is not None, "run: python -m engine.ship"
     return engine.TASKS[name], runs[name]
+
+
+@pytest.mark.parametrize("name", SINGLE)
+def test_a_run_trained_here_solves_the_task(name):
+    run = engine.train(name)
+    accuracy = engine.evaluate(name, run.config, run.params, n=1000, seed=FRESH)
+    assert accuracy >= 0.97, f"{name}: {accuracy:.4f} on 1,000 fresh sequences (trained on this machine's kernels)"
 
 
 def test_reaches_99_percent_on_fresh_sequences(trained):
