@@ -4,9 +4,10 @@ every head's roles, what knocking each head out costs, and its top-5 next words 
 Everything is measured on held-out chapters (engine.language): 512 plain windows of 64 tokens,
 and 512 windows that repeat a span of their own text (for induction and the second-copy loss).
 
-    python -m benchmarks.text                    # train the task's default run on one thread, then measure
-    python -m benchmarks.text --save run.npz     # ... and keep the run (engine.store's format)
-    python -m benchmarks.text --run run.npz      # measure a kept run of the defaults (e.g. the shipped one)
+    python -m benchmarks.text                    # measure the shipped run (assets/weights/text.npz)
+    python -m benchmarks.text --train            # train the task's default run on one thread, then measure
+    python -m benchmarks.text --train --save run.npz   # ... and keep the run (engine.store's format)
+    python -m benchmarks.text --run run.npz      # measure a kept run of the defaults
 """
 from __future__ import annotations
 
@@ -61,14 +62,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--run", type=Path, help="a kept run's file (the default run's) to measure instead of training")
     parser.add_argument("--save", type=Path, help="write the trained run here")
+    parser.add_argument("--train", action="store_true", help="train the default run here instead of reading the shipped one")
     parser.add_argument("--sentence", default=SENTENCE, help="the sentence whose next word is predicted")
     args = parser.parse_args(argv)
     task = engine.TASKS["text"]
     with threadpool_limits(1):
-        if args.run is not None:
-            kept = store.read(args.run, task.config, store.run_key("text", task.config, task.steps, SEED))
+        if args.run is not None or not args.train:
+            where = args.run if args.run is not None else store.shipped_path("text")
+            kept = store.read(where, task.config, store.run_key("text", task.config, task.steps, SEED))
             if kept is None:
-                print(f"{args.run}: not a run of the text task's defaults (or another VERSION)", file=sys.stderr)
+                print(f"{where}: not a run of the text task's defaults (or another VERSION)", file=sys.stderr)
                 return 2
             params = kept.params
         else:

@@ -145,8 +145,65 @@ def knockouts(cfg: Config, params: Params, pairs_list, n: int = N, seed: int = S
 
 def next_words(cfg: Config, params: Params, text: str, k: int = 5) -> list[tuple[str, float]]:
     """The k most likely next tokens after the typed text, with their probabilities, best first."""
-    ids = list(encode(text).ids)
-    logits = forward(cfg, params, params.embeddings[ids]).logits[-1]  # (V,) at the last position
+    return next_after(cfg, params, list(encode(text).ids), k)
+
+
+def next_after(cfg: Config, params: Params, ids, k: int = 5, ablate=()) -> list[tuple[str, float]]:
+    """The k most likely next tokens after a sequence of token ids, with their probabilities, best first
+    (with the (layer, head) pairs in ablate knocked out)."""
+    logits = forward(cfg, params, params.embeddings[list(ids)], ablate=ablate).logits[-1]   # (V,) at the last position
     probs = softmax(logits)                                           # (V,)
     best = np.argsort(-probs, kind="stable")[:k]
-    return [(vocabulary()[i], float(probs[i])) for i in best]
+    return [(cfg.vocab[i], float(probs[i])) for i in best]
+
+
+EVIDENCE_N = 256                                     # held-out windows the evidence is measured on (each kind)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the pages prove about a text model, measured once on held-out text: each head's roles, and the
+    losses with nothing, each head, and each layer's heads knocked out. Named by the weights' digest."""
+
+    digest: str
+    n: int                                           # windows of each kind measured on
+    roles: Roles
+    base: Knockout                                   # nothing knocked out
+    heads: tuple[Knockout, ...]                      # (layer, head) layer-major: that head knocked out
+    layers: tuple[Knockout, ...]                     # every head of that layer knocked out
+
+    def knockout(self, pairs) -> Knockout | None:
+        """The measured Knockout of exactly these (layer, head) pairs, if it is one of the above."""
+        wanted = frozenset(tuple(p) for p in pairs)
+        return next((k for k in (self.base, *self.heads, *self.layers) if k.ablate == wanted), None)
+
+
+def evidence(cfg: Config, params: Params, digest: str, n: int = EVIDENCE_N) -> Evidence:
+    """Roles and knock-outs (every single head, every whole layer) on n held-out windows of each kind."""
+    L, H = cfg.n_layers, cfg.num_heads
+    sets = [(), *(((layer, head),) for layer in range(L) for head in range(H)),
+            *(tuple((layer, head) for head in range(H)) for layer in range(L))]
+    found = knockouts(cfg, params, sets, n=n)
+    return Evidence(digest=digest, n=n, roles=head_roles(cfg, params, n=n), base=found[0],
+                    heads=tuple(found[1:1 + L * H]), layers=tuple(found[1 + L * H:]))
+
+
+def evidence_arrays(found: Evidence) -> dict[str, np.ndarray]:
+    """The evidence as arrays (for a file): every role's (L, H) scores, and the knock-outs' losses in order."""
+    arrays = {f"role {name}": scores for name, scores in found.roles.named().items()}
+    losses = [(k.overall, k.second_copy) for k in (found.base, *found.heads, *found.layers)]
+    return arrays | {"losses": np.array(losses, dtype=np.float64), "n": np.array(found.n)}
+
+
+def evidence_from(arrays: dict[str, np.ndarray], cfg: Config, digest: str) -> Evidence:
+    """evidence_arrays read back (the knock-outs' sets are the order evidence() measures them in)."""
+    L, H = cfg.n_layers, cfg.num_heads
+    sets = [(), *(((layer, head),) for layer in range(L) for head in range(H)),
+            *(tuple((layer, head) for head in range(H)) for layer in range(L))]
+    named = {name.removeprefix("role "): a for name, a in arrays.items() if name.startswith("role ")}
+    roles = Roles(previous=named["previous token"], current=named["current token"], first=named["first token"],
+                  last_mark=named["last punctuation"], induction=named["induction (repeated span)"])
+    found = [Knockout(ablate=frozenset(s), overall=float(o), second_copy=float(c))
+             for s, (o, c) in zip(sets, arrays["losses"])]
+    return Evidence(digest=digest, n=int(arrays["n"]), roles=roles, base=found[0], heads=tuple(found[1:1 + L * H]),
+                    layers=tuple(found[1 + L * H:]))

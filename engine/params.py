@@ -7,6 +7,7 @@ scripts draw them, so a one-block config gets the same numbers as before stacks 
 """
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -103,6 +104,11 @@ def unflatten(like: Params, theta: np.ndarray) -> Params:
     blocks = tuple(Block(**{name: take(getattr(block, name)) for name in BLOCK_ARRAYS}) for block in like.blocks)
     embeddings = take(like.embeddings)
     return stack_params(blocks, embeddings, take(like.w_u))
+
+
+def digest(params: Params) -> str:
+    """A short name for a set of weights: the first 16 hex digits of the SHA-256 of every number (float64)."""
+    return hashlib.sha256(np.ascontiguousarray(flatten(params), dtype=np.float64).tobytes()).hexdigest()[:16]
 
 
 def frozen_copy(params: Params, dtype=None) -> Params:

@@ -97,6 +97,7 @@ def _kept(run, keep: int | None):
 def ship(tasks, folder=None) -> list:
     """Train each task's shipped runs (runs()) and write them; returns the paths."""
     from . import store
+    from .tasks import TASKS
     from .training import train
     paths = []
     for name in tasks:
@@ -105,7 +106,21 @@ def ship(tasks, folder=None) -> list:
             paths.append(store.save(run, store.SHIPPED if folder is None else folder, name=one.file, lossy=one.lossy))
             print(f"{paths[-1]}: {paths[-1].stat().st_size / 1000:.0f} kB, {run.steps} steps in {run.seconds:.1f} s, "
                   f"{len(run.checkpoints)} checkpoints", flush=True)
+            if TASKS[name].held_out is not None and one.keep != 0:     # a text model: its evidence ships too
+                paths.append(_evidence(run, store.SHIPPED if folder is None else folder))
     return paths
+
+
+def _evidence(run, folder) -> Path:
+    """The text model's roles and knock-outs (engine.language.evidence), measured once here, named by the
+    digest of its final weights: the pages read them instead of 20 s of forwards."""
+    from . import language, store
+    from .params import digest
+    named = digest(run.params)
+    found = language.evidence(run.config, run.params, named)
+    path = store.save_evidence(language.evidence_arrays(found), named, store.evidence_path(folder, named))
+    print(f"{path}: {path.stat().st_size / 1000:.0f} kB of measures on {found.n} held-out windows", flush=True)
+    return path
 
 
 def _gap(a, b, lossy: bool) -> float:
@@ -123,7 +138,7 @@ def check(tasks) -> bool:
     its losses so far. Prints a line per file."""
     from . import store
     from .evidence import predict
-    from .params import flatten
+    from .params import digest, flatten
     from .tasks import TASKS
     from .training import train
     good = True
@@ -140,7 +155,11 @@ def check(tasks) -> bool:
                 run = train(name, one.config, seed=SEED, stop=step)
                 gap = max(_gap(flatten(run.params), flatten(params), step != task.steps),
                           float(np.abs(shipped.losses[:step] - run.losses).max()) / GAP)
-                ok = gap <= 1
+                measured = task.held_out is None or store.read_evidence(
+                    store.evidence_path(store.SHIPPED, digest(shipped.params)), digest(shipped.params)) is not None
+                if not measured:
+                    print(f"{one.file}: its evidence (evidence-<digest>.npz) is missing: python -m engine.ship", flush=True)
+                ok = gap <= 1 and measured
                 good &= ok
                 print(f"{one.file}: trained to step {step} of {task.steps}: largest gap {gap:.2f} of what is allowed "
                       f"(float16's rounding; losses {GAP:.0e}): {'ok' if ok else 'DIFFERENT'}", flush=True)

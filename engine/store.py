@@ -223,3 +223,38 @@ def keep_first(run: TrainRun, folder: Path | None) -> TrainRun:
     except OSError as error:
         print(f"attention-lab: could not keep the trained weights in {folder}: {error}", flush=True)
     return run
+
+
+def save_evidence(arrays: dict[str, np.ndarray], digest: str, path: Path) -> Path:
+    """Measures of one set of weights (engine.language.evidence_arrays), named by their digest, checked as a run is."""
+    header = json.dumps({"format": FORMAT, "digest": digest}, sort_keys=True).encode()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            np.savez_compressed(out, header=np.frombuffer(header, dtype=np.uint8),
+                                checksum=np.array(_checksum(header, arrays)), **arrays)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def read_evidence(path: Path, digest: str) -> dict[str, np.ndarray] | None:
+    """The measures stored at path if the file is sound and measured these weights (their digest); else None."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            header_bytes = data["header"].tobytes()
+            if json.loads(header_bytes) != {"format": FORMAT, "digest": digest}:
+                return None
+            arrays = {name: data[name] for name in data.files if name not in ("header", "checksum")}
+            checksum = str(data["checksum"])
+    except Exception:
+        return None
+    return arrays if checksum == _checksum(header_bytes, arrays) else None
+
+
+def evidence_path(folder: Path, digest: str) -> Path:
+    return Path(folder) / f"evidence-{digest}.npz"

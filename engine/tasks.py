@@ -12,7 +12,7 @@ import numpy as np
 
 from .config import MAX_TOKENS, Config
 from .text import read_text, vocabulary
-from .windows import text_answers, text_draw, text_held_out, text_keys
+from .windows import text_answers, text_draw, text_held_out, text_keys, text_shown
 
 LETTERS = tuple("ABCDEFGHIJKLMNOP")
 DIGITS = tuple("0123456789")
@@ -42,6 +42,8 @@ class Task:
                                   # keep the vocabulary's words (the letter and digit tasks)
     prefixes: bool = False       # a prefix of one of its sequences is one of its sequences too (shorter
                                  # windows of text): shown on fewer tokens, the model is within its training
+    shown: Callable | None = None  # (rng, n, T) -> (tokens, targets) sequences a page shows by default (held-out
+                                   # text in which a span repeats); None: draws of `draw`
 
     @property
     def vocab(self) -> tuple[str, ...]:
@@ -277,7 +279,8 @@ TASKS: dict[str, Task] = {
         "look at the token right after an earlier copy of the current one, where the text repeats itself",
         "No single pattern solves language: the heads share the work. Half of the windows repeat a span of "
         "their own text, so copying pays there; words outside the 999 most frequent are <unk>.",
-        seq_len=64, steps=2500, batch=32, lr=0.01, min_len=2, held_out=text_held_out, read=read_text, prefixes=True),
+        seq_len=64, steps=2500, batch=32, lr=0.01, min_len=2, held_out=text_held_out, read=read_text, prefixes=True,
+        shown=text_shown),
 }
 
 

@@ -32,7 +32,7 @@ HELD_OUT_EVERY = 10                                   # chapters 10, 20, 30 ... 
 REPEAT_SHARE = 0.5                                    # windows in which a span of their text comes again
 SPLITS = ("train", "held_out")
 
-TOKEN = re.compile(r"\b(?:mrs|mr|dr|st)\.|[^\W_]+(?:'[^\W_]+)*|--|[^\s_]", re.IGNORECASE)
+TOKEN = re.compile(r"<unk>|\b(?:mrs|mr|dr|st)\.|[^\W_]+(?:'[^\W_]+)*|--|[^\s_]", re.IGNORECASE)   # <unk>: typed back
 TYPOGRAPHY = {"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2014": "--", "\u2013": "-"}
 
 

@@ -90,6 +90,12 @@ def text_held_out(rng, n, T):
     return drawn.tokens.copy(), drawn.targets.copy()
 
 
+def text_shown(rng, n, T):
+    """Windows of the held-out chapters in which a span of their text repeats: what a page shows."""
+    drawn = windows("held_out", rng, n, T, repeat_share=1.0)
+    return drawn.tokens.copy(), drawn.targets.copy()
+
+
 def text_answers(tokens):
     targets = np.full(tokens.shape, -1)
     targets[:, :-1] = tokens[:, 1:]                                   # the next token; the last has none here

@@ -16,7 +16,6 @@ two weight sets can never meet in one sentence, one delta or one cache entry. Pu
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import threading
 import time
@@ -24,7 +23,6 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Callable
 
-import numpy as np
 
 import engine
 from engine import store
@@ -58,9 +56,7 @@ class Training:
         return (self.steps, self.seed, self.lr in (None, task.lr)) == (task.steps, 0, True)
 
 
-def digest(params: engine.Params) -> str:
-    """A short name for a set of weights: the first 16 hex digits of the SHA-256 of every number."""
-    return hashlib.sha256(np.ascontiguousarray(engine.flatten(params), dtype=np.float64).tobytes()).hexdigest()[:16]
+digest = engine.params.digest              # a set of weights' short name (every derived number is keyed by it)
 
 
 @dataclass(frozen=True, eq=False)

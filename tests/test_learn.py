@@ -301,8 +301,9 @@ def test_tasks_are_read_from_the_engine():
     for name, task in engine.TASKS.items():
         assert words.task(name).startswith(task.target) and task.pattern in words.task(name)
         tokens, targets = task.sample(np.random.RandomState(0), 100)
-        scored = targets >= 0
-        assert (task.targets(tokens)[scored] == targets[scored]).all()
+        answers = task.targets(tokens)
+        both = (targets >= 0) & (answers >= 0)              # a text window's last target lies past its tokens
+        assert (answers[both] == targets[both]).all() and both.sum() >= 0.9 * (targets >= 0).sum()
 
 
 def test_a_deep_task_needs_no_other_task(monkeypatch):

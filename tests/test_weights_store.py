@@ -315,7 +315,7 @@ def test_a_second_server_replays_a_stored_induction_run_without_training(tmp_pat
     assert "learn_step" in said["replay"] and "learn_train" not in said["buttons"]
     stored = store.load_run(tmp_path, "induction", task.config, task.steps, 1)
     accuracy = engine.evaluate(task, task.config, stored.params)
-    assert any(f"predicts {accuracy:.1%} of 1,000" in n for n in said["notice"]), said["notice"]
+    assert any(f"predicts {accuracy:.1%} of the scored targets of 1,000" in n for n in said["notice"]), said["notice"]
     assert weights.Training(task="induction", steps=task.steps, seed=1) == presets.Training("induction", task.steps, 1)
 
 

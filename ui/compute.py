@@ -16,6 +16,8 @@ from threadpoolctl import threadpool_limits
 
 import engine
 from engine import analysis, experiments
+from engine import language
+from services import evidence as measured
 from services import weights as service
 from services.weights import Model, Training
 
@@ -24,6 +26,7 @@ from services.weights import Model, Training
 threadpool_limits(limits=1, user_api="blas")
 SHARE_SEED, SHARE_SEQUENCES = 2, 50    # engine.share_history's defaults: the same sequences for every measure
 METRICS_N, METRICS_SEED = 1000, 1      # fresh sequences an accuracy or a knock-out is measured on (engine.evaluate's)
+TEXT_N = language.EVIDENCE_N           # held-out windows a text model is measured on (a forward of 1,000 costs 3 s)
 
 # A cache key is hashed on every call. Streamlit hashes a dataclass field by field through its
 # reduce protocol (~1 ms a call for a Config); its repr names every field's value exactly and costs
@@ -185,7 +188,8 @@ def metrics(trained: Model, T: int | None = None, ablate: tuple[tuple[int, int],
     outputs zeroed: every accuracy, knock-out and per-position figure of every page."""
     task = trained.task
     T = task.seq_len if T is None else max(T, task.min_len)
-    return engine.position_metrics(task, trained.config, trained.params, METRICS_N, METRICS_SEED, ablate=ablate, T=T)
+    n = TEXT_N if task.held_out is not None else METRICS_N
+    return engine.position_metrics(task, trained.config, trained.params, n, METRICS_SEED, ablate=ablate, T=T)
 
 
 @st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_KEYS)
@@ -209,11 +213,35 @@ def circuit_knockouts(trained: Model) -> tuple[float, dict, dict]:
 
 
 @st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_KEYS)
-def head_scores(trained: Model) -> engine.HeadScores:
-    """Every head's measured roles (engine.head_scores) on share_history's fresh sequences of the task
-    (its training length)."""
+def head_scores(trained: Model):
+    """Every head's measured roles (its .roles() and .role()), at the task's training length: engine.head_scores
+    on share_history's fresh sequences of the task, or for a text model its evidence's roles on held-out text."""
+    if trained.task.held_out is not None:
+        return text_evidence(trained).roles
     tokens, targets = trained.task.sample(np.random.RandomState(SHARE_SEED), SHARE_SEQUENCES)
     return engine.head_scores(trained.config, trained.params, tokens, trained.task, targets)
+
+
+@st.cache_resource(max_entries=8, show_spinner="Measuring every head on held-out text (about 20 s) …",
+                   hash_funcs=_KEYS)
+def text_evidence(trained: Model) -> language.Evidence:
+    """A text model's roles and knock-outs (services.evidence: shipped, stored, else measured now)."""
+    return measured.text_evidence(trained)
+
+
+@st.cache_data(max_entries=64, show_spinner=False, hash_funcs=_KEYS)
+def text_knockout(trained: Model, ablate: tuple[tuple[int, int], ...]) -> language.Knockout:
+    """A text model's held-out losses with `ablate` knocked out: the evidence's where it measured this set, else
+    measured now on the same windows."""
+    found = text_evidence(trained).knockout(ablate)
+    return found if found is not None else language.knockouts(trained.config, trained.params, [ablate], n=TEXT_N)[0]
+
+
+@st.cache_data(max_entries=64, show_spinner=False, hash_funcs=_KEYS)
+def next_words(trained: Model, ids: tuple[int, ...], ablate: tuple[tuple[int, int], ...] = (),
+               k: int = 5) -> list[tuple[str, float]]:
+    """The k most likely next tokens after the sequence of token ids (heads in ablate knocked out)."""
+    return language.next_after(trained.config, trained.params, list(ids), k, ablate)
 
 
 # --------------------------------------------------------------------------- the Learn page

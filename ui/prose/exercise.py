@@ -237,7 +237,7 @@ def notice(ext: Extension, head: int, quote: Quote = text.quote) -> str:
                        "every factor is 1 and they did not change beyond rounding"),
              "negligible": (f"the {r.T} old rows see the new token but give it almost nothing (at most {top} of a "
                             "row), so they barely change"),
-             "moved": (f"no old row was reshuffled, each only shrank"
+             "moved": ("no old row was reshuffled, each only shrank"
                        + (" or, where its factor is 1 up to rounding, stayed" if np.min(r.lost) <= SAME else "")
                        + f" ({_factors_are(ext, head, None)}), and what each gave up is exactly its entry in the "
                        "new column")}[kind]

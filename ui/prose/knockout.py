@@ -66,3 +66,33 @@ def roles_caption(n: int, seq_len: int, T: int) -> str:
             "earlier copy; those halves are the task's own tokens and may repeat a token within a half) and on the "
             "task's own keys (at the positions the task scores). The label is the strongest score, or 'no "
             f"clear role' when none reaches {ROLE_MIN}. Measured without knock-outs.")
+
+
+def text_caption(knocked, n: int) -> str:
+    """What a text model's two loss metrics measured."""
+    what = (f"Mean loss per token (nats; lower is better) on {n} windows of held-out text (chapters the model never "
+            f"trained on), and on the second copy of a span repeated in {n} other held-out windows, where copying "
+            "the first copy pays")
+    if not knocked:
+        return what + f". Pick heads above to remove them ({MODE})."
+    return what + f", with {_heads(knocked)} knocked out; the deltas compare with no knock-out. Method: {MODE}."
+
+
+def next_caption(last: str, best: list[tuple[str, float]], unknown: str) -> str:
+    """What the next-token table shows, and a word on the stand-in for unknown words."""
+    said = (f"After ‘{last}’ the model gives {fmt(best[0][1], '.1%')} to ‘{best[0][0]}’"
+            + (f" and {fmt(best[1][1], '.1%')} to ‘{best[1][0]}’" if len(best) > 1 else "") + ".")
+    if any(w == unknown for w, _ in best):
+        said += (f" {unknown} stands for every word outside its 1,000 tokens: predicting it means 'some rarer word'.")
+    return said
+
+
+def text_roles_caption(n: int, seq_len: int) -> str:
+    """How a text model's roles and knock-out costs were measured."""
+    return (f"Each head is scored on {n} windows of held-out text ({seq_len} tokens): its mean weight on the previous "
+            "token, on its own token, on the window's first token, on the latest punctuation mark or paragraph end "
+            f"before it, and (in {n} other windows that repeat a span of their text) on the token right after the "
+            "span's first copy of its own token: induction. The label is the strongest score, or 'no clear role' "
+            f"when none reaches {ROLE_MIN}. The last two columns: how much the held-out loss and the second copy's "
+            "loss (nats a token) rise with that head alone knocked out; an induction head's effect shows on the "
+            "second copy, where the overall loss barely moves. Measured without knock-outs, once per set of weights.")

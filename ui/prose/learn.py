@@ -57,19 +57,36 @@ def origin(where: str, digest: str, short: bool = False) -> str:
             f"{digest[:8]}).")
 
 
-def press(replayed_seconds: float | None, deep: bool) -> str:
-    """What pressing Train does: replay the shipped run at its training speed, or train here."""
+def duration(seconds: float) -> str:
+    """A time as a student reads it: '0.8 s', '45 s', '2 min 19 s'."""
+    if seconds < 10:
+        return f"{fmt(seconds, '.1f')} s"
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    return f"{int(seconds // 60)} min {int(seconds % 60)} s"
+
+
+def press(replayed_seconds: float | None, deep: bool, estimate: float | None = None) -> str:
+    """What pressing Train does: replay the shipped run at its training speed, or train here (about
+    `estimate` seconds, from the shipped run's time per step, where there is one)."""
     if replayed_seconds is not None:
-        return (f"it replays the run that ships with the app at the speed it was trained, "
-                f"{fmt(replayed_seconds, '.1f')} s")
-    return (("a few seconds" if deep else "under a second") + " on one core; the first student to press it trains "
-            "for the whole room")
+        return f"it replays the run that ships with the app at the speed it was trained, {duration(replayed_seconds)}"
+    how_long = (("a few seconds" if deep else "under a second") if estimate is None or estimate < 5 else
+                f"about {duration(estimate)}, at the time per step the shipped run took")
+    return how_long + " on one core; the first student to press it trains for the whole room"
+
+
+def too_long(steps: int, seconds: float) -> str:
+    """Why a long shipped run is shown at once instead of replayed live."""
+    return (f"Too long to train live in a lecture ({steps:,} Adam steps took {duration(seconds)} on one core): this "
+            "is the run that ships with the app (what python -m engine.ship trains), shown at once. Another batch "
+            "seed, number of steps or learning rate trains here, for real, in a worker process, with its progress.")
 
 
 def replay_line(seconds: float) -> str:
     """The one line under the Train button when the run ships with the app."""
     return (f"Train replays the run that ships with the app (what python -m engine.ship trains) at the speed it was "
-            f"trained, {fmt(seconds, '.1f')} s, so every machine shows the same model; another batch seed, number of "
+            f"trained, {duration(seconds)}, so every machine shows the same model; another batch seed, number of "
             "steps or learning rate trains here, for real.")
 
 
@@ -109,7 +126,7 @@ def _right(accuracy: float) -> str:
     return "every one of" if accuracy == 1.0 else fmt(accuracy, ".1%") + " of"
 
 
-def notice(steps: np.ndarray, shares: np.ndarray, at: int, accuracy: float) -> str:
+def notice(steps: np.ndarray, shares: np.ndarray, at: int, accuracy: float, sequences: str = "1,000 fresh sequences") -> str:
     """The run at checkpoint index `at`: where the best head looks, when it locked on, how well it works."""
     final = shares[-1]                                                # (L, H)
     layer, head = np.unravel_index(int(np.argmax(final)), final.shape)
@@ -129,7 +146,7 @@ def notice(steps: np.ndarray, shares: np.ndarray, at: int, accuracy: float) -> s
         first = f"head {locked[1]}" if final.shape[0] == 1 else f"layer {locked[0]} head {locked[1]}"
         when = "locks on" if steps[at] < locked[2] else "locked on"
         said += f". {first[0].upper() + first[1:]} {when} (reaches {LOCKED:.0%}) at step {locked[2]}"
-    return said + f". After the last step the model predicts {_right(accuracy)} 1,000 fresh sequences' targets right."
+    return said + f". After the last step the model predicts {_right(accuracy)} the targets of {sequences} right."
 
 
 def _loss(x: float) -> str:
@@ -181,7 +198,7 @@ def _who(pairs) -> str:
 
 
 def depth_notice(losses, drop: int, steps: np.ndarray, shares: np.ndarray, previous: np.ndarray, at: int,
-                 accuracy: float, task_title: str, knockouts: str = "") -> str:
+                 accuracy: float, task_title: str, knockouts: str = "", sequences: str = "1,000 fresh sequences") -> str:
     """A stack's run: the loss as measured, every head named by what it measurably looks at, the step."""
     said = plateau(losses, drop)
     found = roles(previous[-1], shares[-1])
@@ -199,7 +216,7 @@ def depth_notice(losses, drop: int, steps: np.ndarray, shares: np.ndarray, previ
     best = np.unravel_index(int(np.argmax(shares[at])), shares[at].shape)   # at the step shown, not the last
     said += (f"At step {int(steps[at])} of the replay, the head now most on the task's keys (layer {best[0]} head "
              f"{best[1]}) puts {fmt(float(shares[at][best]), '.0%')} there.")
-    return said + f" After the last step the model predicts {_right(accuracy)} 1,000 fresh sequences' scored targets right."
+    return said + f" After the last step the model predicts {_right(accuracy)} the scored targets of {sequences} right."
 
 
 COSTS = 0.01          # a knock-out "costs accuracy" when it loses at least this much (one point)
@@ -233,4 +250,31 @@ def by_position(loss: np.ndarray, accuracy: np.ndarray, scored: np.ndarray, coun
             f"{int(counts[where].min()):,} to {int(counts[where].max()):,} of the sequences). The mean loss is highest "
             f"at position {worst} ({fmt(loss[worst], '.3g')}, accuracy {fmt(accuracy[worst], '.1%')}) and lowest at "
             f"position {best} ({fmt(loss[best], '.3g')}, accuracy {fmt(accuracy[best], '.1%')}).")
+    return said
+
+
+def sample_words(sequences: int, held_out: bool) -> str:
+    """What an accuracy was measured on: '1,000 fresh sequences', or '256 windows of held-out text'."""
+    return f"{sequences:,} windows of held-out text" if held_out else f"{sequences:,} fresh sequences"
+
+
+def text_knockouts(found) -> str:
+    """A text model's circuit as its knock-outs measured it (engine.language.Evidence): the loss on held-out
+    text and on the second copy of a repeated span, with each head knocked out; the heads that matter most."""
+    base, L = found.base, len(found.layers)
+    H = len(found.heads) // max(L, 1)
+    costs = [((i // H, i % H), k.overall - base.overall, k.second_copy - base.second_copy)
+             for i, k in enumerate(found.heads)]
+    copier = max(costs, key=lambda c: c[2])
+    reader = max(costs, key=lambda c: c[1])
+    said = (f"Knocking out heads (their output set to zero; {found.n} windows of held-out text, loss {_loss(base.overall)} "
+            f"nats a token with none, {_loss(base.second_copy)} on the second copy of a repeated span): ")
+    said += (f"layer {copier[0][0]} head {copier[0][1]} raises the second copy's loss the most, by {fmt(copier[2], '+.2f')} "
+             f"nats, while the overall loss moves by {fmt(copier[1], '+.2f')}")
+    if reader[0] != copier[0]:
+        said += (f"; layer {reader[0][0]} head {reader[0][1]} raises the overall loss the most, by "
+                 f"{fmt(reader[1], '+.2f')}")
+    said += ". With every head of a layer removed: " + names(
+        [f"layer {i} {fmt(k.overall - base.overall, '+.2f')} overall, {fmt(k.second_copy - base.second_copy, '+.2f')} "
+         f"on second copies" for i, k in enumerate(found.layers)]) + ". "
     return said

@@ -34,6 +34,8 @@ def parse_next_token(cfg: Config, kind: str, value) -> Token:
     if len(parts) > 1:
         raise ValueError(f"type a single word without spaces; ‘{_short(value.strip())}’ is {len(parts)} words")
     word = parts[0]
+    if word in cfg.vocab:                       # a token of the vocabulary (the text model's <unk> too)
+        return word
     if _MARKUP.search(word):
         raise ValueError(f"‘{_short(word)}’ looks like HTML markup (a <…> tag); "
                          "type a plain word: this page shows tokens as text and never runs markup")

@@ -162,3 +162,10 @@ def every(n: int, noun: str, plural: str | None = None) -> str:
     if n == 1:
         return f"the only {noun}"
     return f"both {plural or noun + 's'}" if n == 2 else f"all {n} {plural or noun + 's'}"
+
+
+def vocabulary(vocab) -> str:
+    """A task's tokens for a sentence: every one where they are few, else how many and what they are."""
+    if len(vocab) <= 20:
+        return " ".join(vocab)
+    return f"{len(vocab):,} tokens ({vocab[0]} for every other word, and the {len(vocab) - 1:,} most frequent of its text)"

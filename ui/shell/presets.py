@@ -19,6 +19,8 @@ TRAINED_TASKS = tuple(engine.TASKS)   # one trained preset per task of engine/ta
 SAMPLE_SEED = 0             # the sequence a trained preset starts on: RandomState(0), the same for everyone
 CANDIDATES = 50             # sequences drawn from it to choose one with the most scored positions
 BATCH_SEED = 0              # the training batches' stream (the sidebar's seed draws the initial weights)
+TEXT_SHOWN = 32             # tokens of text a text preset shows (it trained on longer windows: their prefixes
+                            # are windows of text too, and a page of 32 × 32 maps still reads)
 
 
 def names() -> list[str]:
@@ -55,7 +57,8 @@ def summary(name: str, cfg: engine.Config | None = None, T: int | None = None, r
         lr = task.lr if run.lr is None else run.lr
         how = f"the Learn page's run: {run.steps} Adam steps, batch seed {run.seed}, learning rate {lr:g}"
     return (f"trained in NumPy on '{task.title}' ({how}, vocabulary "
-            f"{c.vocab[0]}–{c.vocab[-1]}, {task.seq_len}-token sequences{shown}); "
+            + (f"{c.vocab[0]}–{c.vocab[-1]}" if len(c.vocab) <= 20 else f"of {len(c.vocab):,} tokens")
+            + f", {task.seq_len}-token sequences{shown}); "
             + f"{count(c.n_layers, 'block')}, "
             + f"d_model {c.d_model}, {count(c.num_heads, 'head')}, d_ff {c.d_ff}, "
             + ("causal mask, " if c.causal else "no mask, ")
@@ -85,7 +88,7 @@ def departures(name: str, cfg: engine.Config, T: int) -> tuple[list[str], bool]:
     for field, what in SIZES:
         if getattr(cfg, field) != getattr(base, field):
             changed.append(f"{what} {getattr(cfg, field)} (the preset: {getattr(base, field)})")
-    return changed, T != task.seq_len
+    return changed, T > task.seq_len or (T < task.seq_len and not task.prefixes)
 
 
 def base_config(name: str) -> engine.Config:
@@ -100,7 +103,8 @@ def _sample(name: str, T: int) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.RandomState(SAMPLE_SEED)
     best = None
     for _ in range(CANDIDATES):                                       # one at a time: the first is the old default
-        tokens, targets = task.sample(rng, 1, max(T, task.min_len))   # (1, T') each
+        T_ = max(T, task.min_len)
+        tokens, targets = task.sample(rng, 1, T_) if task.shown is None else task.shown(rng, 1, T_)   # (1, T') each
         if best is None or np.count_nonzero(targets >= 0) > np.count_nonzero(best[1] >= 0):
             best = tokens, targets
     return best[0][0, :T], best[1][0, :T]                             # read-only views
@@ -110,7 +114,8 @@ def sample(task: engine.Task, T: int) -> tuple[np.ndarray, np.ndarray]:
     """The task's own sequence of T tokens (ids, targets), the same for everyone and on every page (the
     Learn page too): of the first CANDIDATES sequences drawn one at a time from RandomState(SAMPLE_SEED),
     the first with the most scored positions. For induction that is a longest repeated segment (the pattern
-    at its clearest); every other task scores the same positions in every sequence, so it is the first."""
+    at its clearest); every other task scores the same positions in every sequence, so it is the first (a
+    text task draws held-out text in which a span repeats: Task.shown)."""
     return _sample(task.name, int(T))
 
 
@@ -125,7 +130,12 @@ def default_words(name: str) -> tuple[str, ...]:
     if task is None:
         preset = engine.get_preset(name)
         return tuple(engine.label(preset.config, t) for t in preset.tokens)
-    return sample_words(task, task.seq_len)
+    return sample_words(task, shown_length(task))
+
+
+def shown_length(task: engine.Task) -> int:
+    """The tokens a trained preset shows by default: its training length (text: TEXT_SHOWN of them)."""
+    return min(task.seq_len, TEXT_SHOWN) if task.prefixes else task.seq_len
 
 
 def training(name: str) -> Training | None:
@@ -134,12 +144,16 @@ def training(name: str) -> Training | None:
     return None if task is None else Training(task=task.name, steps=task.steps, seed=BATCH_SEED, lr=task.lr)
 
 
-def fit_words(name: str, typed: list[str], T: int) -> tuple[list[str], list[str]]:
-    """A trained preset's T tokens from the typed words: words outside the task's vocabulary are
-    left out (returned second), and a short sentence is padded with the task's own sequence."""
+def fit_words(name: str, typed: list[str], T: int, text: str = "") -> tuple[list[str], list[str]]:
+    """A trained preset's T tokens from the typed words (a task that reads text its own way, Task.read,
+    reads `text` instead): words outside the task's vocabulary are left out, or read as its stand-in
+    (<unk>), and returned second; a short sentence is padded with the task's own sequence."""
     task = task_of(check(name))
-    known = [w for w in typed if w in task.vocab]
-    unknown = [w for w in typed if w not in task.vocab]
+    if task.read is not None:
+        known, unknown = task.read(text)
+    else:
+        known = [w for w in typed if w in task.vocab]
+        unknown = [w for w in typed if w not in task.vocab]
     pad = sample_words(task, max(T, task.min_len))
     return (known + list(pad[len(known):]))[:T] if len(known) < T else known[:T], unknown
 

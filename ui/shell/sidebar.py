@@ -5,7 +5,7 @@ import streamlit as st
 
 import engine
 from ui.shell import lazy
-from ui.prose.numbers import count
+from ui.prose.numbers import count, vocabulary
 from ui.shell import presets, session, state
 from ui.prose.presets import facts as preset_facts, sequence_rule
 from ui.shell.session import FIELD
@@ -28,12 +28,12 @@ def _learn(c: Controls) -> None:
     cfg = task.config
     sb.markdown(f"**Training '{task.title}'**")
     sb.caption(f"This page trains the task's own model, not the preset's: {task.seq_len}-token sequences of "
-               f"{' '.join(cfg.vocab)}; d_model {cfg.d_model}, {count(cfg.num_heads, 'head')}, "
+               f"{vocabulary(cfg.vocab)}; d_model {cfg.d_model}, {count(cfg.num_heads, 'head')}, "
                f"{count(cfg.n_layers, 'layer')}, d_ff {cfg.d_ff}"
                + (", causal mask" if cfg.causal else ", no mask")
                + (", sinusoidal positions" if cfg.positional != "none" else ", no positions")
                + (", pre-layer-norm" if cfg.layer_norm else "") + ". The other pages' controls do not apply here. "
-               + sequence_rule(task.title, presets.CANDIDATES, presets.SAMPLE_SEED))
+               + sequence_rule(task.title, presets.CANDIDATES, presets.SAMPLE_SEED, task.read is not None))
     sb.number_input("Batch seed", *state.TRAIN_SEED, step=1, key=FIELD.train_seed,
                     help="Seeds the training batches. Another seed: other batches, another run (the plateau "
                          f"moves). From {state.TRAIN_SEED[0]} to {state.TRAIN_SEED[1]:,}.")
@@ -78,7 +78,7 @@ def _concepts(c: Controls) -> None:
                       "training settings, on a sequence of the task).")
     in_use = presets.summary(c.preset, state.to_config(c), c.seq_len, state.to_training(c))
     task = presets.task_of(c.preset)
-    rule = sequence_rule(task.title, presets.CANDIDATES, presets.SAMPLE_SEED) if task is not None else ""
+    rule = sequence_rule(task.title, presets.CANDIDATES, presets.SAMPLE_SEED, task.read is not None) if task else ""
     sb.caption(" ".join(part for part in (in_use + ".", preset_facts(c.preset, c.heads), rule) if part))
     sb.text_input("Tokens (a sentence)", key=FIELD.text, max_chars=state.MAX_TEXT,
                   help="Split on spaces. Cut to the sequence length, or padded from a fixed word list.")

@@ -56,8 +56,8 @@ class Controls:
     # The Learn page: its task, how it trains, and a sequence typed for it ("": the task's own sample).
     task: str = "previous"
     train_seed: int = 0             # seeds the training batches (the sidebar's seed draws the initial weights)
-    steps: int = 140                # Adam steps (the first task's own; learn_defaults)
-    lr: float = 0.06                # Adam's learning rate
+    steps: int = engine.TASKS["previous"].steps   # Adam steps (the first task's own; learn_defaults)
+    lr: float = engine.TASKS["previous"].lr       # Adam's learning rate
     sequence: str = ""
 
 
@@ -136,12 +136,15 @@ def to_tokens(c: Controls) -> Tokens:
 
 def _task_tokens(c: Controls, task: engine.Task, typed: list[str]) -> Tokens:
     """A trained preset reads only its task's vocabulary; the rest of the sequence is the task's own."""
-    words, unknown = presets.fit_words(c.preset, typed, c.seq_len)
+    words, unknown = presets.fit_words(c.preset, typed, c.seq_len, c.text[:MAX_TEXT])
     notes = []
-    if unknown:
-        shown = ", ".join(repr(w) for w in unknown[:5]) + (", …" if len(unknown) > 5 else "")
+    shown = ", ".join(repr(w) for w in unknown[:5]) + (", …" if len(unknown) > 5 else "")
+    if unknown and task.read is not None:
+        notes.append(f"Not among the {len(task.vocab):,} tokens this model knows, so it reads {task.vocab[0]} "
+                     f"there: {shown}.")
+    elif unknown:
         notes.append(f"This block was trained on the tokens {' '.join(task.vocab)} only; left out: {shown}.")
-    kept = len(typed) - len(unknown)
+    kept = len(typed) - len(unknown) if task.read is None else len(task.read(c.text[:MAX_TEXT])[0])
     if kept < c.seq_len:
         notes.append(f"{c.seq_len - kept} of the {c.seq_len} tokens come from a sequence of the task.")
     return Tokens(words=tuple(words), typed=len(typed), note=" ".join(notes) or None)

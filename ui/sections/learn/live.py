@@ -17,6 +17,7 @@ from ui.shell.view import View
 
 
 LIVE_EVERY_S = 0.15          # redraw the live maps at most this often while training
+LIVE_S = 20.0                # a shipped run that trained longer than this is shown at once, not replayed live
 
 
 WATCHED = "learn_watched"    # the digests of the shipped runs this session has watched being replayed
@@ -43,7 +44,10 @@ def run_to_show(view: View, cfg: engine.Config, run_of: Training, seq: Sequence)
     kept on disk) is shown at once; the shipped run of the task's defaults is shown once this session has
     pressed Train and watched it replayed, so a class still sees the model learn."""
     found = compute.model(cfg, run_of)
-    if found is not None and (found.origin != "shipped" or found.digest in st.session_state.get(WATCHED, ())):
+    if found is not None and (found.origin != "shipped" or found.digest in st.session_state.get(WATCHED, ())
+                              or found.run.seconds > LIVE_S):
+        if found.origin == "shipped" and found.run.seconds > LIVE_S:
+            st.caption(words.too_long(found.run.steps, found.run.seconds))
         return found
     return train_live(view, cfg, run_of, seq, found)
 
@@ -109,7 +113,7 @@ def untrained(view: View, cfg: engine.Config, run_of: Training, seq: Sequence) -
     else:
         maps(view, stack.layers[0], seq.expected, layout.columns(view, min(cfg.num_heads, 2)), live=False)
     layout.notice(words.untrained(weights, stack.layers[0].visible, None if cfg.n_layers > 1 else seq.expected,
-                                  words.press(_shipped_seconds(cfg, run_of), cfg.n_layers > 1)))
+                                  words.press(_shipped_seconds(cfg, run_of), cfg.n_layers > 1, _estimate(cfg, run_of))))
     exports(stack)
 
 
@@ -117,6 +121,15 @@ def _shipped_seconds(cfg: engine.Config, run_of: Training) -> float | None:
     """The training time of the shipped run that Train replays here, or None where Train trains."""
     found = compute.model(cfg, run_of)
     return found.run.seconds if found is not None and found.origin == "shipped" else None
+
+
+def _estimate(cfg: engine.Config, run_of: Training) -> float | None:
+    """How long training run_of here takes, from the shipped default run's time per step (None: no such run)."""
+    task = engine.TASKS[run_of.task]
+    shipped = compute.model(task.config, Training(task=task.name, steps=task.steps, seed=0, lr=task.lr))
+    if shipped is None or shipped.origin != "shipped" or cfg != task.config:
+        return None
+    return shipped.run.seconds / shipped.run.steps * run_of.steps
 
 
 def exports(stack: engine.Stack) -> None:

@@ -18,6 +18,7 @@ from ui.prose.numbers import fmt
 from ui.shell import presets, state, url
 from ui.sections.learn.live import exports, grid, maps
 from ui.sections.learn.task import STEP, Sequence
+from ui.sections.model import text
 from ui.shell.view import View
 
 
@@ -32,20 +33,23 @@ def replay(view: View, trained: Model, seq: Sequence) -> None:
     cfg, run, task = trained.config, trained.run, trained.task
     at_step = _replay_step(trained)
     history, shares = compute.share_history(trained)
-    accuracy = compute.metrics(trained).overall_accuracy
+    measured = compute.metrics(trained)
+    accuracy, sample = measured.overall_accuracy, words.sample_words(measured.sequences, task.held_out is not None)
     stack = compute.task_stack(trained, at_step, seq.ids)
     if cfg.n_layers > 1:
-        _replay_stack(view, trained, at_step, stack, history, shares, accuracy)
+        _replay_stack(view, trained, at_step, stack, history, shares, accuracy, sample)
     else:
         charts.curves(run.losses, run.accuracies, at_step=at_step, present=view.present)
         maps(view, stack.layers[0], seq.expected, layout.columns(view, min(cfg.num_heads, 2)), live=False)
-        layout.notice(words.notice(history, shares, list(trained.steps).index(at_step), accuracy))
-    st.caption(f"{words.origin(trained.origin, trained.digest)} Trained in {run.seconds:.1f} s on one core, in "
+        layout.notice(words.notice(history, shares, list(trained.steps).index(at_step), accuracy, sample))
+    st.caption(f"{words.origin(trained.origin, trained.digest)} Trained in {words.duration(run.seconds)} on one core, in "
                f"{np.dtype(DTYPE).name} arithmetic ({run.steps} Adam steps of {run.batch} sequences, learning rate "
                f"{run.lr:g}, {_schedule(run)}; batch seed {run.seed}); the pages compute with these weights in float64.")
     predictions(compute.task_stack(trained, None, seq.ids), task, seq)
+    if task.held_out is not None:                                     # text: its next word, top 5
+        text.next_table(trained, seq.ids, seq.words[-1])
     by_position(view, trained)
-    if cfg.n_layers > 1:
+    if cfg.n_layers > 1 and task.held_out is None:                    # text: no one-layer run (2,500 steps each)
         one_layer(view, trained, seq, accuracy)
     page = "model" if cfg.n_layers > 1 else "qkv"
     st.markdown(f"See it on every page: [open the {'model view' if page == 'model' else 'Q, K, V page'} with "
@@ -63,7 +67,7 @@ def link_params(trained: Model) -> dict[str, str]:
 
 
 def _replay_stack(view: View, trained: Model, at_step: int, stack: engine.Stack, history, shares,
-                  accuracy: float) -> None:
+                  accuracy: float, sample: str) -> None:
     """A stack's run: the loss and its drop, the model view at the step, each head's weight on the
     previous token and on the task's keys over the run (any task with more than one layer)."""
     cfg, run = trained.config, trained.run
@@ -82,10 +86,13 @@ def _replay_stack(view: View, trained: Model, at_step: int, stack: engine.Stack,
     st.markdown("**Which head locked on when**: each head's weight on whichever it ends up looking at more: the "
                 "previous token (dashed) or the keys of the task (solid).")
     charts.history(history, series, at_step=at_step, y_title="mean weight on those keys", present=view.present)
-    base, single, layers = compute.circuit_knockouts(trained)
+    if trained.task.held_out is not None:                             # text: its knock-outs in nats, on held-out text
+        knocked = words.text_knockouts(compute.text_evidence(trained))
+    else:
+        base, single, layers = compute.circuit_knockouts(trained)
+        knocked = words.knockouts(base, single, layers, compute.METRICS_N)
     layout.notice(words.depth_notice(run.losses, drop, history, shares, previous, list(trained.steps).index(at_step),
-                                     accuracy, trained.task.title,
-                                     words.knockouts(base, single, layers, compute.METRICS_N)))
+                                     accuracy, trained.task.title, knocked, sample))
 
 
 def predictions(stack: engine.Stack, task: engine.Task, seq: Sequence) -> None:

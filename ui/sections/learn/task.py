@@ -11,6 +11,7 @@ import engine
 from services.weights import Training
 from ui.prose import learn as words
 from ui.prose.text import md_escape
+from ui.prose.numbers import vocabulary
 from ui.shell import presets, state
 from ui.shell.session import FIELD
 from ui.shell import session
@@ -64,7 +65,9 @@ def read_sequence(typed: str, task: engine.Task) -> tuple[tuple[str, ...] | None
     """The typed tokens (split on spaces; a word whose every letter is a token splits into letters),
     or None and a message saying why not."""
     tokens: list[str] = []
-    for word in typed.split():
+    if task.read is not None:                                         # text: its own tokenizer, <unk> for the rest
+        tokens = task.read(typed)[0]
+    for word in typed.split() if task.read is None else ():
         tokens += list(word) if word not in task.vocab and all(ch in task.vocab for ch in word) else [word]
     if not tokens:
         return None, None
@@ -72,7 +75,7 @@ def read_sequence(typed: str, task: engine.Task) -> tuple[tuple[str, ...] | None
     if unknown:
         shown = ", ".join(repr(t) for t in unknown[:5]) + (", …" if len(unknown) > 5 else "")
         return None, (f"{shown} {'is' if len(unknown) == 1 else 'are'} not in the vocabulary of "
-                      f"'{task.title}', which is {' '.join(task.vocab)}. Showing the task's own sequence.")
+                      f"'{task.title}', which is {vocabulary(task.vocab)}. Showing the task's own sequence.")
     if not task.min_len <= len(tokens) <= state.MAX_SEQUENCE:
         return None, (f"'{task.title}' needs from {task.min_len} to {state.MAX_SEQUENCE} tokens; you typed "
                       f"{len(tokens)}. Showing the task's own sequence.")
@@ -84,7 +87,7 @@ def sequence(view: View, task: engine.Task) -> Sequence:
     sample = presets.sample_words(task, task.seq_len)
     st.text_input("Your own sequence (empty: the task's own)", key=FIELD.sequence, max_chars=state.MAX_TEXT,
                   placeholder=" ".join(sample),
-                  help=f"Tokens of '{task.title}': {' '.join(task.vocab)}, separated by spaces (or written "
+                  help=f"Tokens of '{task.title}': {vocabulary(task.vocab)}, separated by spaces (or written "
                        f"together, e.g. ABCABC). From {task.min_len} to {state.MAX_SEQUENCE} tokens; the model "
                        f"was trained on {task.seq_len}.")
     typed, problem = read_sequence(view.controls.sequence, task)

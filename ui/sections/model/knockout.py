@@ -9,6 +9,7 @@ from ui import compute
 from ui.page import layout, tables
 from ui.prose import knockout as words
 from ui.prose.numbers import fmt
+from ui.sections.model import text
 from ui.shell.view import View
 from ui.shell.session import FIELD
 
@@ -28,6 +29,10 @@ def effect(view: View, before: engine.Stack, after: engine.Stack) -> None:
     norm (the articles' presets, which have no task)."""
     knocked = view.controls.ablate
     trained = compute.model(view.config, view.training)               # ready: the frame trained it first
+    if trained is not None and trained.task.held_out is not None:    # a model of text: losses, not accuracy
+        text.effect(view, trained)
+        text.next_words(view, trained)
+        return
     if trained is not None:
         T = len(view.words)
         base, now = compute.metrics(trained, T), compute.metrics(trained, T, knocked)
@@ -38,7 +43,7 @@ def effect(view: View, before: engine.Stack, after: engine.Stack) -> None:
         with right:
             st.metric("loss", fmt(now.overall_loss, ".3g"),
                       delta=fmt(now.overall_loss - base.overall_loss, "+.3g") if knocked else None, delta_color="inverse")
-        st.caption(words.metrics_caption(trained.task.title, knocked, compute.METRICS_N, T, trained.task.seq_len))
+        st.caption(words.metrics_caption(trained.task.title, knocked, now.sequences, T, trained.task.seq_len))
         return
     norm_before = np.linalg.norm(before.output, axis=-1)                 # (T,)
     norm_after = np.linalg.norm(after.output, axis=-1)                   # (T,)
@@ -74,10 +79,15 @@ def labels(view: View, roles: list[list[str]]) -> None:
                    "is scored for a role.")
         return
     pairs = [(layer, head) for layer in range(cfg.n_layers) for head in range(cfg.num_heads)]
-    scores = compute.head_scores(compute.model(cfg, view.training)).roles()   # every role's score, as measured
+    trained = compute.model(cfg, view.training)
+    scores = compute.head_scores(trained).roles()                     # every role's score, as measured
+    costs = text.head_costs(trained) if trained.task.held_out is not None else {}
     tables.table({"map": [f"layer {layer} head {head}" for layer, head in pairs],
                   "strongest measured role": [roles[layer][head] for layer, head in pairs],
                   **{name: [fmt(values[pair], ".2f") for pair in pairs] for name, values in scores.items()},
-                  "knocked out": ["yes" if pair in knocked else "no" for pair in pairs]})
+                  **costs, "knocked out": ["yes" if pair in knocked else "no" for pair in pairs]})
     task = engine.TASKS[view.training.task]
-    st.caption(words.roles_caption(compute.SHARE_SEQUENCES, task.seq_len, len(view.words)))
+    if costs:
+        st.caption(words.text_roles_caption(compute.TEXT_N, task.seq_len))
+    else:
+        st.caption(words.roles_caption(compute.SHARE_SEQUENCES, task.seq_len, len(view.words)))

@@ -1,0 +1,133 @@
+"""The English text preset on the pages (issue 36): a real sentence, typed ones with unknown words read as
+<unk> and named, the model view's measured roles and knock-outs (held-out loss, and the loss on the second
+copy of a repeated span, where an induction head's effect shows), the next-word table, and the Learn page
+showing the shipped run at once. Every number is held against the shipped run's own measures (its evidence,
+named by the weights' digest), never against a run trained here."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import engine
+from conftest import assert_clean, open_app, tables
+from engine import language, store
+from ui import compute
+from ui.shell import site, state, url
+
+MODEL, LEARN, INPUTS = (site.by_path(p).file for p in ("model", "learn", "inputs"))
+PRESET = {"preset": "trained-text"}
+
+
+def _model(params: dict):
+    controls, _ = url.from_params(params)
+    return compute.in_use(state.to_config(controls), state.to_training(controls))
+
+
+def _number(text: str) -> float:
+    return float(text.replace("\\", "").replace("−", "-").replace("+", ""))
+
+
+@pytest.fixture(scope="module")
+def view():
+    at = open_app(MODEL, PRESET, timeout=300)
+    assert_clean(at)
+    return at
+
+
+def test_the_shipped_evidence_is_this_models(view):
+    """The measures the pages read are named by the shipped weights' digest, and one of them, measured again
+    here, is the same to display precision (another CPU's last bits)."""
+    model = _model(PRESET)
+    arrays = store.read_evidence(store.evidence_path(store.SHIPPED, model.digest), model.digest)
+    assert arrays is not None and model.origin == "shipped"
+    again = language.knockouts(model.config, model.params, [()], n=language.EVIDENCE_N)[0]
+    found = compute.text_evidence(model)
+    assert again.overall == pytest.approx(found.base.overall, abs=5e-4)
+    assert again.second_copy == pytest.approx(found.base.second_copy, abs=5e-4)
+
+
+def test_the_model_view_proves_a_previous_token_head_and_an_induction_head(view):
+    roles = next(t for t in tables(view) if "strongest measured role" in t.columns)
+    found = compute.text_evidence(_model(PRESET))
+    base = found.base
+    best = {}
+    for i, label in enumerate(roles["strongest measured role"]):
+        label = label.replace("\\", "")
+        name = re.match(r"(.*?) [\d.]+$", label)
+        if name:
+            best.setdefault(name.group(1), []).append(i)
+    assert "previous token" in best and "induction (repeated span)" in best, roles
+    previous = max(best["previous token"], key=lambda i: _number(roles["previous token"][i]))
+    induction = max(best["induction (repeated span)"], key=lambda i: _number(roles["induction (repeated span)"][i]))
+    assert _number(roles["previous token"][previous]) >= 0.4
+    assert _number(roles["induction (repeated span)"][induction]) >= 0.3
+    # each head's knock-out column is the evidence's, and the induction head's effect is on the second copy
+    for i, k in enumerate(found.heads):
+        assert _number(roles["held-out loss if knocked out"][i]) == pytest.approx(k.overall - base.overall, abs=6e-4)
+        assert _number(roles["second-copy loss if knocked out"][i]) == pytest.approx(k.second_copy - base.second_copy,
+                                                                                    abs=6e-4)
+    copy_cost = _number(roles["second-copy loss if knocked out"][induction])
+    assert copy_cost > 0.3 and copy_cost > 5 * abs(_number(roles["held-out loss if knocked out"][induction]))
+
+
+def test_knocking_out_the_induction_head_shows_on_the_second_copy():
+    found = compute.text_evidence(_model(PRESET))
+    L, H = len(found.layers), len(found.heads) // len(found.layers)
+    scores = found.roles.induction
+    layer, head = np.unravel_index(int(np.argmax(scores)), scores.shape)
+    at = open_app(MODEL, {**PRESET, "ablate": f"{layer}.{head}"}, timeout=300)
+    assert_clean(at)
+    metrics = {m.label: m for m in at.metric}
+    knocked = found.heads[layer * H + head]
+    assert _number(metrics["loss, second copy of a span"].value) == pytest.approx(knocked.second_copy, abs=5e-4)
+    assert _number(metrics["loss, second copy of a span"].delta) == pytest.approx(
+        knocked.second_copy - found.base.second_copy, abs=5e-4)
+    assert _number(metrics["loss, held-out text"].value) == pytest.approx(knocked.overall, abs=5e-4)
+    assert L * H == len(found.heads)
+
+
+def test_the_next_word_table_is_the_models_own(view):
+    table = next(t for t in tables(view) if "next token" in t.columns)
+    controls, _ = url.from_params(PRESET)
+    cfg, words = state.to_config(controls), state.to_tokens(controls).words
+    model = _model(PRESET)
+    logits = engine.run(cfg, words, model.params).logits[-1]
+    probs = np.exp(logits - logits.max())
+    probs /= probs.sum()
+    top = np.argsort(-probs, kind="stable")[:5]
+    assert [w.replace("\\", "") for w in table["next token"]] == [cfg.vocab[i] for i in top]
+    assert [_number(p) for p in table["probability"]] == pytest.approx(probs[top], abs=5e-4)
+
+
+@pytest.mark.parametrize("typed, T", [("It is a truth universally acknowledged by Zebedee.", 9), ("Emma", 2),
+                                      ("the " * 70, 64)])
+def test_typed_text_reads_unknown_words_as_unk_and_names_them(typed, T):
+    at = open_app(INPUTS, {**PRESET, "text": typed, "seq_len": str(T)}, timeout=300)
+    assert_clean(at)
+    controls, _ = url.from_params({**PRESET, "text": typed, "seq_len": str(T)})
+    words = state.to_tokens(controls).words
+    assert len(words) == T
+    said = " ".join(n.value.replace("\\", "") for n in at.info)
+    read, unknown = engine.TASKS["text"].read(typed)
+    if unknown:
+        assert "<unk>" in words and all(repr(w) in said for w in unknown) and "reads <unk> there" in said
+    else:
+        assert "reads <unk>" not in said
+    assert list(words[:min(T, len(read))]) == read[:T]
+
+
+def test_the_learn_page_shows_the_shipped_run_at_once_and_says_why():
+    at = open_app(LEARN, {"task": "text"}, timeout=300)
+    assert_clean(at)
+    assert not any(b.key == "learn_train" for b in at.button), "2,500 steps: shown, not trained in a lecture"
+    said = " ".join(c.value for c in at.caption)
+    assert "Too long to train live in a lecture" in said and "2,500 Adam steps" in said
+    notice = next(s.value for s in at.success if "What to notice" in s.value).replace("\\", "")
+    found = compute.text_evidence(_model(PRESET))
+    assert f"{found.n} windows of held-out text" in notice and "raises the second copy's loss the most" in notice
+    assert any("next token" in t.columns for t in tables(at))
+    other = open_app(LEARN, {"task": "text", "train_seed": "3"}, timeout=300)
+    notice = next(s.value for s in other.success if "What to notice" in s.value)
+    assert re.search(r"about \d+ min \d+ s, at the time per step the shipped run took", notice), notice
