@@ -10,7 +10,9 @@ What the frontend does and this tab does too:
 - it remembers each element's fragment id (`Delta.fragment_id`): when a widget the server drew inside
   an `st.fragment` changes, the rerun it sends carries that fragment's id (`ClientState.fragment_id`), so
   the server reruns only that fragment; a widget outside every fragment (the sidebar's) reruns the page;
-- it keeps the messages marked cacheable, sends their hashes, and reads a `ref_hash` from what it kept;
+- it keeps the messages marked cacheable, sends their hashes, reads a `ref_hash` from what it kept, and
+  drops a kept message unused for more than the server's maxCachedMessageAge runs (a fragment run ages
+  only that fragment's messages);
 - it follows the URL the app writes (`page_info_changed`) and the page's script hash (`navigation`).
 """
 from __future__ import annotations
@@ -104,7 +106,8 @@ class Tab:
         self.states: dict[str, WidgetState] = {}       # widget id -> the state sent with every rerun
         self.triggers: dict[str, WidgetState] = {}     # a button press: sent with the next rerun only
         self.drawn: dict[str, Drawn] = {}              # widget id -> the element
-        self.cache: dict[str, bytes] = {}              # hash -> a cacheable message as received
+        self.cache: dict[str, list] = {}               # hash -> [message, run count when last used, its fragment]
+        self.runs, self.max_age = 0, 2                  # finished runs; new_session's max_cached_message_age
         self.page_hash = ""
         self.notices: list[str] = []
         self.ws = None
@@ -193,17 +196,20 @@ class Tab:
             msg.ParseFromString(raw)
             kind = msg.WhichOneof("type")
             if msg.metadata.cacheable and msg.hash:
-                self.cache[msg.hash] = raw
+                self.cache[msg.hash] = [raw, self.runs, msg.delta.fragment_id if kind == "delta" else ""]
             if kind == "ref_hash":
                 cached = self.cache.get(msg.ref_hash)
                 if cached is None:
-                    run.errors.append("a ref_hash to a message this tab never got")
+                    run.errors.append("a ref_hash to a message this tab no longer holds")
                     continue
+                cached[1] = self.runs
                 msg = ForwardMsg()
-                msg.ParseFromString(cached)
+                msg.ParseFromString(cached[0])
                 kind = msg.WhichOneof("type")
             if kind == "delta":
                 self._delta(msg.delta, seen, run)
+            elif kind == "new_session":
+                self.max_age = msg.new_session.config.max_cached_message_age
             elif kind == "page_info_changed":
                 self.query = msg.page_info_changed.query_string
             elif kind == "navigation":
@@ -219,6 +225,7 @@ class Tab:
                 if status == ForwardMsg.FINISHED_WITH_COMPILE_ERROR:
                     run.errors.append("finished with compile error")
                 self._forget(seen, fragment if status == ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY else "")
+                self._age(fragment if status == ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY else "")
                 run.seconds = time.perf_counter() - start
                 return run
 
@@ -239,6 +246,13 @@ class Tab:
         state = initial_state(kind, proto)
         if state is not None and (widget_id not in self.states or getattr(proto, "set_value", False)):
             self.states[widget_id] = state
+
+    def _age(self, fragment: str) -> None:
+        """The frontend's message cache after a finished run: drop what was not used for max_age runs."""
+        self.runs += 1
+        for digest in [h for h, (_, used, frag) in self.cache.items()
+                       if (not fragment or frag == fragment) and self.runs - used > self.max_age]:
+            del self.cache[digest]
 
     def _forget(self, seen: set[str], fragment: str) -> None:
         """After a run, the widgets it could have drawn and did not are gone (a fragment run: its own)."""
