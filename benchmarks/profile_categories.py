@@ -103,7 +103,7 @@ class Categoriser:
 
     def category(self, frames: list[str], thread: str = "") -> str:
         at, caller = self.caller(frames)
-        script = any(SCRIPT_THREAD in f for f in frames)
+        script = thread.startswith("ScriptRunner") or any(SCRIPT_THREAD in f for f in frames)
         if caller is None and thread != "MainThread" and not script:
             return "other"                       # a background thread (file polling, a worker's pipe, an import)
         for frame in reversed(frames[at + 1:]):

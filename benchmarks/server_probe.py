@@ -52,7 +52,7 @@ class Probe:
         return state
 
     @staticmethod
-    def _codes(frame, limit: int = 80) -> tuple:
+    def _codes(frame, limit: int = 150) -> tuple:
         codes = []
         while frame is not None and len(codes) < limit:
             codes.append(frame.f_code)
