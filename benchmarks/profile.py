@@ -103,11 +103,13 @@ async def station_profile(url: str, pid: int, station: mix.Station, args, record
     name = f"{station.name.split()[0].strip('/')}-{station.preset}"
     before = cpu.seconds()
     await recording.start(name)
-    started = time.perf_counter()
+    started, messages = time.perf_counter(), 0
     try:
         for _ in range(args.reruns):
             tab.set(*rerun_change(tab, station, rng, start))
-            errors += (await tab.run()).errors                      # always a full rerun (no fragment id)
+            run = await tab.run()                                   # always a full rerun (no fragment id)
+            errors += run.errors
+            messages += run.messages
         await asyncio.sleep(hall.SETTLE_S)
         wall = time.perf_counter() - started
     finally:
@@ -116,6 +118,7 @@ async def station_profile(url: str, pid: int, station: mix.Station, args, record
     used = cpu.seconds() - before
     by_category, by_caller, functions, calls, totals = cats.tally(json.loads(raw.read_text()), categoriser, used)
     return {"station": station.name, "reruns": args.reruns, "cpu_s": used, "wall_s": wall, **totals,
+            "messages": messages / args.reruns,
             "categories": dict(by_category), "elements_by_caller": dict(by_caller),
             "functions": dict(functions.most_common(300)), "calls": dict(calls), "errors": errors}
 

@@ -28,7 +28,7 @@ def station_line(result: dict) -> str:
 
 
 def _table(stations: list[dict], key: str, names, titles, first: str) -> list[str]:
-    head = ["station", first] + [titles[c] for c in names]
+    head = ["station", "msgs", first] + [titles[c] for c in names]
     out = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
     totals = Counter()
     for result in stations:
@@ -36,9 +36,11 @@ def _table(stations: list[dict], key: str, names, titles, first: str) -> list[st
         totals.update(ms)
         whole = cpu_ms(result) if key == "categories" else sum(ms.values())
         totals["whole"] += whole
-        out.append(f"| {result['station']} | {whole:.1f} | " + " | ".join(f"{ms[c]:.1f}" for c in names) + " |")
+        totals["messages"] += result.get("messages", 0)
+        out.append(f"| {result['station']} | {result.get('messages', 0):.0f} | {whole:.1f} | "
+                   + " | ".join(f"{ms[c]:.1f}" for c in names) + " |")
     n = max(1, len(stations))
-    out.append(f"| **all (mean)** | **{totals['whole'] / n:.1f}** | "
+    out.append(f"| **all (mean)** | **{totals['messages'] / n:.0f}** | **{totals['whole'] / n:.1f}** | "
                + " | ".join(f"**{totals[c] / n:.1f}**" for c in names) + " |")
     return out
 
@@ -47,7 +49,8 @@ def lines(report: dict, top: int = 15) -> list[str]:
     stations = report["stations"]
     n = max(1, len(stations))
     out = [f"checkout {report['checkout']}: {report['reruns']} full reruns per page and preset; ms of server CPU "
-           "per rerun by category ('CPU': the process's whole CPU per rerun, all threads)", ""]
+           "per rerun by category ('CPU': the process's whole CPU per rerun, all threads; 'msgs': messages the "
+           "server sent per rerun, deltas included)", ""]
     out += _table(stations, "categories", CATEGORIES, SHORT, "CPU")
     mean = {c: sum(per_run_ms(r)[c] for r in stations) / n for c in CATEGORIES}
     whole = sum(cpu_ms(r) for r in stations) / n

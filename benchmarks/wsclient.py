@@ -95,6 +95,7 @@ class Run:
     bytes: int
     fragment: str                    # the fragment id sent ("": a full run)
     errors: list[str] = field(default_factory=list)
+    messages: int = 0                # ForwardMsgs received (deltas, the new-session message, script_finished …)
 
 
 class Tab:
@@ -192,6 +193,7 @@ class Tab:
         while True:
             raw = await asyncio.wait_for(self.ws.recv(), self.timeout)
             run.bytes += len(raw)
+            run.messages += 1
             msg = ForwardMsg()
             msg.ParseFromString(raw)
             kind = msg.WhichOneof("type")
