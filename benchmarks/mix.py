@@ -165,12 +165,13 @@ def knockout(tab, station: Station, rng: random.Random, turn: int = 0):
     if drawn is None:
         return None
     state = tab.state(session.FIELD.ablate)
-    chosen = list(state.string_array_value.data) if state else []
     options = list(drawn.proto.options)
-    if chosen and (len(chosen) >= 2 or rng.random() < 0.4):
+    chosen = [o for o in (state.string_array_value.data if state else []) if o in options]
+    free = [o for o in options if o not in chosen]
+    if chosen and (len(chosen) >= 2 or not free or rng.random() < 0.4):
         chosen.remove(rng.choice(chosen))
     else:
-        chosen.append(rng.choice([o for o in options if o not in chosen]))
+        chosen.append(rng.choice(free))
     return session.FIELD.ablate, _state(string_array_value=chosen)
 
 
