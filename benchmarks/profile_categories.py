@@ -121,6 +121,7 @@ def tally(report: dict, categoriser: Categoriser, process_cpu: float) -> tuple[C
     frame"); the app's own CPU per innermost checkout function; and the totals (script threads, event
     loop, background threads)."""
     by_category, elements_by_caller, functions, calls = Counter(), Counter(), Counter(), Counter()
+    carved: Counter = Counter()
     top = Counter()
     for kind, category, frames, seconds in report["rows"]:
         if kind == "top":
@@ -147,5 +148,5 @@ def tally(report: dict, categoriser: Categoriser, process_cpu: float) -> tuple[C
     background = process_cpu - top["script"] - report["main_cpu"]
     by_category["other"] += max(0.0, background)
     totals = {"script_s": top["script"], "event_loop_s": report["main_cpu"], "background_s": background,
-              "accounted_s": sum(by_category.values())}
+              "accounted_s": sum(by_category.values()), "carved": dict(carved)}
     return by_category, elements_by_caller, functions, calls, totals

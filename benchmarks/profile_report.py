@@ -65,6 +65,19 @@ def lines(report: dict, top: int = 15) -> list[str]:
             functions[name] += 1000 * seconds / result["reruns"] / n
         for name, seconds in result["calls"].items():
             calls[name] += 1000 * seconds / result["reruns"] / n
+    carved = Counter()
+    for result in stations:
+        for name, seconds in result.get("carved", {}).items():
+            carved[name] += 1000 * seconds / result["reruns"] / n
+    if carved:
+        steps = {"populate_hash_if_needed": "message hashes (each delta serialised and hashed on the script thread)",
+                 "serialize_forward_msg": "messages serialised for the websocket (event loop)",
+                 "dumps": "vega-lite specs to JSON", "loads": "vega-lite specs read back from JSON",
+                 "convert_anything_to_arrow_bytes": "Arrow IPC of chart and table data",
+                 "convert_arrow_table_to_arrow_bytes": "Arrow IPC of Arrow tables",
+                 "convert_anything_to_pandas_df": "st.table's data to pandas"}
+        out += ["", "Carved out of Streamlit's calls (ms per rerun over all stations):", ""]
+        out += [f"- {ms:.2f} ms  {steps.get(name.split(':')[-1], name)}" for name, ms in carved.most_common()]
     if top:
         out += ["", f"Streamlit's st.* calls by CPU (ms per rerun over all stations, each call's own CPU with the "
                 f"deltas it queued, its JSON/Arrow encoding and message hashes carved out), top {top}:", ""]

@@ -79,7 +79,8 @@ class Probe:
     def region(self, kind: str, category: str = ""):
         """Wrap a function: its CPU is this region's (minus the regions inside it)."""
         def wrap(fn):
-            label = category or (fn.__name__ if kind == "element" else "")      # an st.* call: its name
+            # an st.* call: its name; a carved-out step: its category and function ("serialisation:dumps")
+            label = fn.__name__ if kind == "element" else f"{category}:{fn.__name__}" if kind == "carve" else category
 
             @functools.wraps(fn)
             def timed(*args, **kwargs):
@@ -159,11 +160,12 @@ class Probe:
 
 
 def patch(probe: Probe) -> None:
-    """Wrap Streamlit's boundaries (its 1.67 names: benchmarks.profile checks that they were found)."""
+    """Wrap Streamlit's boundaries (Streamlit 1.67's names: with a Streamlit that lacks one, the server does
+    not start and its log says which)."""
     import streamlit
     from streamlit import dataframe_util
     from streamlit.delta_generator import DeltaGenerator
-    from streamlit.elements import table, vega_charts
+    from streamlit.elements import vega_charts
     from streamlit.runtime import app_session
     from streamlit.runtime.scriptrunner import script_runner
     from streamlit.runtime.scriptrunner_utils import script_run_context
@@ -192,7 +194,6 @@ def patch(probe: Probe) -> None:
     shim.dumps = probe.region("carve", "serialisation")(json.dumps)
     shim.loads = probe.region("carve", "serialisation")(json.loads)
     vega_charts.json = shim
-    assert table.dataframe_util is dataframe_util
     starlette_websocket.serialize_forward_msg = probe.region("carve", "serialisation")(
         starlette_websocket.serialize_forward_msg)
     session = app_session.AppSession
