@@ -143,7 +143,8 @@ def tally(report: dict, categoriser: Categoriser, process_cpu: float) -> tuple[C
         elif kind == "loop":
             by_category["st_loop"] += seconds
         else:                                                  # carved out of a call: serialisation, tables
-            by_category[category] += seconds
+            by_category[category.split(":")[0]] += seconds
+            carved[category] += seconds
     by_category["sending"] += max(0.0, report["main_cpu"] - top["main"])
     background = process_cpu - top["script"] - report["main_cpu"]
     by_category["other"] += max(0.0, background)
