@@ -212,6 +212,13 @@ def main() -> None:
     if args.pages:
         wanted = {"" if p in ("", "inputs", "/") else p.strip("/") for p in args.pages.split(",")}
         pages = [(path, title) for path, title in pages if path in wanted]
+    # A page that trains (the Learn page) shows its training controls in the sidebar, not the sizes: no
+    # sequence-length slider to move there; it is still in the page switches.
+    trains = {"" if page is bs.site.PAGES[0] else page.path for page in bs.site.PAGES if page.trains}
+    switched, pages = pages, [(path, title) for path, title in pages if path not in trains]
+    if len(pages) < len(switched):
+        print("not moved (their sidebar has no sequence-length slider): "
+              + ", ".join(f"/{path}" for path, _ in switched if path in trains), flush=True)
     lengths = [int(x) for x in args.lengths.split(",") if x.strip().isdigit()]    # "none": skip
     floor_dir = write_floor()
     report: dict = {}
@@ -236,7 +243,7 @@ def main() -> None:
             report["switch"] = {}
             if args.switch_rounds:
                 print("page switch at the defaults (click → drawn and still)", flush=True)
-                report["switch"] = measure_switch(tab, app.url, pages, args.switch_rounds)
+                report["switch"] = measure_switch(tab, app.url, switched, args.switch_rounds)
     finally:
         app.stop()
         floor.stop()

@@ -98,8 +98,9 @@ class Server:
     """`streamlit run` on 127.0.0.1 and a free port; stop() ends it by its PID (and its group)."""
 
     def __init__(self, app: str = "streamlit_app.py", cwd: Path = ROOT, extra: list[str] | None = None,
-                 log_name: str | None = None, port: int | None = None):
+                 log_name: str | None = None, port: int | None = None, launcher: list[str] | None = None):
         self.app, self.cwd, self.extra = app, Path(cwd), list(extra or [])
+        self.launcher = list(launcher or [sys.executable, "-m", "streamlit"])   # what runs `streamlit run`
         self.port = port or free_port()     # a given port: the same origin as before (the browser's cache)
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen | None = None
@@ -114,7 +115,7 @@ class Server:
 
     def start(self, timeout: float = 60) -> "Server":
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        cmd = [sys.executable, "-m", "streamlit", "run", self.app, "--server.headless", "true",
+        cmd = [*self.launcher, "run", self.app, "--server.headless", "true",
                "--server.port", str(self.port), "--server.address", "127.0.0.1",
                "--browser.gatherUsageStats", "false", *self.extra]
         log = open(self.log_path, "w")
