@@ -3,7 +3,7 @@ does in turn (its plan), and how each kind of interaction changes a widget, as a
 
 Kinds: `sidebar` (a sidebar control moved: sequence length, d_model, d_ff, the seed; at a trained preset,
 where other sizes would train a new model, the sequence length, the head and the layer), `cell` (a click
-on a heatmap cell: the scores and softmax maps, ui.shell.session.CELL_CHARTS), `beta` (the softmax page's
+on a heatmap cell: the scores and softmax maps, ui.shell.CELL_CHARTS), `beta` (the softmax page's
 β), `knockout` (the model view's knock-out multiselect), `exercise` (the exercise's choices in turn: a
 prediction, "Check my prediction", a twist switched), `train` (the Learn page's Train button, once per
 student: it replays the shipped run) and `replay` (the Learn page's replay slider).
@@ -23,11 +23,16 @@ from dataclasses import dataclass
 
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-from ui.shell import session, site
+from ui.shell import site
 
 TRAINED = "preset=trained-induction"
-SIDEBAR_KEYS = {"defaults": (session.FIELD.seq_len, session.FIELD.d_model, session.FIELD.d_ff, session.FIELD.seed),
-                "trained": (session.FIELD.seq_len, session.FIELD.head, session.FIELD.layer)}
+# The widget keys the hall changes, as strings: the same in every checkout it is run against (each checkout
+# declares them in its own modules).
+SEQ_LEN, D_MODEL, D_FF, SEED, HEAD, LAYER, BETA, ABLATE = "seq_len", "d_model", "d_ff", "seed", "head", "layer", "beta", "ablate"
+CELL_CHARTS = ("scores_raw", "scores_scaled", "softmax_map")
+LEARN_STEP, LEARN_TRAIN = "learn_step", "learn_train"
+EX_REVEAL, EX_PREDICTION, EX_TWIST = "ex_reveal", "ex_prediction", ("ex_twist_causal", "ex_twist_positions")
+SIDEBAR_KEYS = {"defaults": (SEQ_LEN, D_MODEL, D_FF, SEED), "trained": (SEQ_LEN, HEAD, LAYER)}
 IN_PAGE = {"scores": ("cell",), "softmax": ("cell", "beta"), "model": ("knockout",), "exercise": ("exercise",),
            "learn": ("replay",)}
 KINDS = ("sidebar", "cell", "beta", "knockout", "exercise", "train", "replay")
@@ -58,7 +63,7 @@ def stations() -> list[Station]:
             query = "" if preset == "defaults" else TRAINED + ("&layer=1" if page.concept else "")
             found.append(Station("" if page is site.PAGES[0] else page.path, preset, query,
                                  IN_PAGE.get(page.path, ()), () if page.trains else SIDEBAR_KEYS[preset],
-                                 tuple(k for k in page.picks if k in session.CELL_CHARTS), page.file))
+                                 tuple(k for k in page.picks if k in CELL_CHARTS), page.file))
     return found
 
 
@@ -129,7 +134,7 @@ def cell(tab, station: Station, rng: random.Random, turn: int = 0):
     """Click a cell of one of the page's cell-pick maps (its T × T cells; on or below the diagonal, which a
     causal mask never hides)."""
     keys = [k for k in station.cells if tab.widget(k) is not None]
-    slider = tab.state(session.FIELD.seq_len)
+    slider = tab.state(SEQ_LEN)
     if not keys or slider is None:
         return None
     size = int(slider.double_array_value.data[0])
@@ -152,19 +157,19 @@ def _option(tab, key: str, rng: random.Random, array: bool):
 
 
 def beta(tab, station: Station, rng: random.Random, turn: int = 0):
-    return _option(tab, session.FIELD.beta, rng, array=True)
+    return _option(tab, BETA, rng, array=True)
 
 
 def replay(tab, station: Station, rng: random.Random, turn: int = 0):
-    return _option(tab, session.LEARN_STEP, rng, array=True)
+    return _option(tab, LEARN_STEP, rng, array=True)
 
 
 def knockout(tab, station: Station, rng: random.Random, turn: int = 0):
     """Knock a head out, or put one back (at most two out at once)."""
-    drawn = tab.widget(session.FIELD.ablate)
+    drawn = tab.widget(ABLATE)
     if drawn is None:
         return None
-    state = tab.state(session.FIELD.ablate)
+    state = tab.state(ABLATE)
     options = list(drawn.proto.options)
     chosen = [o for o in (state.string_array_value.data if state else []) if o in options]
     free = [o for o in options if o not in chosen]
@@ -172,27 +177,27 @@ def knockout(tab, station: Station, rng: random.Random, turn: int = 0):
         chosen.remove(rng.choice(chosen))
     else:
         chosen.append(rng.choice(free))
-    return session.FIELD.ablate, _state(string_array_value=chosen)
+    return ABLATE, _state(string_array_value=chosen)
 
 
 def train(tab, station: Station, rng: random.Random, turn: int = 0):
-    drawn = tab.widget(session.LEARN_TRAIN)
-    return None if drawn is None else (session.LEARN_TRAIN, _state(trigger_value=True))
+    drawn = tab.widget(LEARN_TRAIN)
+    return None if drawn is None else (LEARN_TRAIN, _state(trigger_value=True))
 
 
 def exercise(tab, station: Station, rng: random.Random, turn: int = 0):
     """The exercise's choices in turn: predict, check the prediction, switch a twist (each needs the one
     before it on the page: a reveal needs a prediction, a twist a revealed result)."""
     want = EXERCISE_TURNS[turn % len(EXERCISE_TURNS)]
-    reveal = tab.widget(session.EX_REVEAL)
+    reveal = tab.widget(EX_REVEAL)
     if want == "reveal" and reveal is not None and not reveal.proto.disabled:
-        return session.EX_REVEAL, _state(trigger_value=True)
+        return EX_REVEAL, _state(trigger_value=True)
     if want == "twist":
-        key = rng.choice(list(session.EX_TWIST.values()))
+        key = rng.choice(list(EX_TWIST))
         drawn, state = tab.widget(key), tab.state(key)
         if drawn is not None:
             return key, _state(bool_value=not (state.bool_value if state else False))
-    return _option(tab, session.EX_PREDICTION, rng, array=False)
+    return _option(tab, EX_PREDICTION, rng, array=False)
 
 
 HANDS = {"sidebar": sidebar, "cell": cell, "beta": beta, "knockout": knockout, "train": train, "replay": replay,

@@ -40,7 +40,6 @@ from benchmarks import profile_categories as cats
 from benchmarks import profile_report as report
 from benchmarks.wsclient import Tab
 from harness import browser as bs
-from ui.shell import session
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 WALK = 4                       # the sequence length stays within this of where the station started
@@ -80,7 +79,7 @@ def rerun_change(tab: Tab, station: mix.Station, rng: random.Random, start: dict
     """The next full rerun's change: the sequence length by ±1–3 (near where it started), or a replay step."""
     if not station.sidebar:
         return mix.replay(tab, station, rng)
-    key = session.FIELD.seq_len
+    key = mix.SEQ_LEN
     now = int(tab.state(key).double_array_value.data[0])
     start.setdefault(key, now)
     low, high = max(int(tab.widget(key).proto.min), start[key] - WALK), start[key] + WALK
@@ -97,7 +96,7 @@ async def station_profile(url: str, pid: int, station: mix.Station, args, record
     tab = Tab(url, station.page, station.query, args.timeout)
     run = await tab.open()
     errors += run.errors + tab.notices
-    if not station.sidebar and tab.widget(session.LEARN_TRAIN) is not None:
+    if not station.sidebar and tab.widget(mix.LEARN_TRAIN) is not None:
         tab.set(*mix.train(tab, station, rng))                      # Train once: the run is shown after it
         errors += (await tab.run()).errors
     name = f"{station.name.split()[0].strip('/')}-{station.preset}"

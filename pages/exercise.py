@@ -1,8 +1,8 @@
 """Exercise: append one token to the sentence; predict, then see how the old rows of attention change."""
 import streamlit as st
 
-from ui import app, compute
-from ui.page import footer, layout
+from ui import app
+from ui.page import layout
 from ui.sections.exercise import steps as sections
 from ui.prose import exercise as words
 
@@ -24,23 +24,4 @@ if view.config.n_layers > 1:
     st.info(f"With {view.config.n_layers} layers this exercise works on layer 0, the first block, which reads the "
             "tokens themselves: its rows change exactly as the formula says. The result also shows what one more "
             "token does to the old rows of the later layers.", icon=":material/layers:")
-before = compute.trace(view.config, view.words, view.training)            # layer 0
-prediction = sections.predict(view, before)
-new_token = sections.choose_token(view)
-revealed = sections.reveal(view, new_token, prediction)
-if revealed is not None:
-    ext = compute.extension(view.config, view.words, new_token, view.training)
-    sections.result(view, ext, revealed)
-    sections.explain(view, ext)
-    sections.twists(view, ext, new_token)
-    sections.outputs(view, ext)
-    sections.later(view, new_token)
-    layout.notice(words.notice(ext, view.head))
-    sections.hide()
-    h, b, a = view.head, ext.before, ext.after
-    footer.exports("exercise", a, {
-        f"weights head {h}, {T} tokens": (b.weights[h], b.labels, b.labels),
-        f"weights head {h}, {T + 1} tokens": (a.weights[h], a.labels, a.labels),
-        f"change of the old block, head {h}": (ext.diff[h], b.labels, b.labels),
-        "factors (heads x old rows)": (ext.factors, [f"head {k}" for k in range(b.num_heads)], b.labels),
-    }, code=("analysis.extend", "exercise.old_rows"))
+sections.draw(view)

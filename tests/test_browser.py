@@ -307,6 +307,7 @@ def test_clicking_a_heatmap_cell_shows_the_worked_calculation(tab):
                    .map(g => [...g.querySelectorAll('path')].filter(p => p.getAttribute('stroke') === '#e11d48').length)
                    .reduce((a, b) => a + b, 0)""")
     assert picked == 2, "the picked cell is outlined in both maps"
+    assert re.search(r"[?&]cell=1(,|%2C)2", tab.page.url), tab.page.url      # a fragment's click still writes the URL
     tab.shot("worked-cell-scores")
     tab.assert_clean()
 

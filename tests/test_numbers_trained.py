@@ -49,11 +49,13 @@ def test_defect05_06_the_model_views_accuracy_is_the_one_the_warning_gives_at_th
     assert_clean(at)
     model, _ = _model(params)
     task = model.task
-    here = engine.position_metrics(task, model.config, model.params, compute.METRICS_N, compute.METRICS_SEED, T=T)
+    n = compute.sequences(task, T)                                   # as many tokens as 1,000 at the training length
+    assert n == (1000 if T <= task.seq_len else max(200, 1000 * task.seq_len // T))
+    here = engine.position_metrics(task, model.config, model.params, n, compute.METRICS_SEED, T=T)
     metric = next(m.value for m in at.metric if m.label == "accuracy")
     assert metric == f"{here.overall_accuracy:.1%}", "measured on sequences of the length shown"
     said = " ".join(c.value for c in at.caption)
-    assert f"1,000 fresh {T}-token sequences" in said
+    assert f"{n:,} fresh {T}-token sequences" in said
     if T == task.seq_len:
         assert not _warning(at) and "the model was trained on" not in said
         return
@@ -81,7 +83,7 @@ def test_defect07_the_induction_warning_at_64_tokens_counts_its_cases():
     params = {"preset": "trained-induction", "seq_len": "64"}
     at = open_app(MODEL, params, timeout=300)
     model, _ = _model(params)
-    metrics = engine.position_metrics(model.task, model.config, model.params, compute.METRICS_N,
+    metrics = engine.position_metrics(model.task, model.config, model.params, compute.sequences(model.task, 64),
                                       compute.METRICS_SEED, T=64)
     warned = _warning(at)
     for position in re.findall(r"position (\d+)", warned.split("too few")[0]):

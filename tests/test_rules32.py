@@ -149,7 +149,7 @@ def test_a_position_is_called_done_only_on_enough_sequences(preset):
     if upto is None:
         return
     task = presets.task_of(preset)
-    _, targets = task.sample(np.random.RandomState(compute.METRICS_SEED), compute.METRICS_N, 64)
+    _, targets = task.sample(np.random.RandomState(compute.METRICS_SEED), compute.sequences(task, 64), 64)
     counts = (targets >= 0).sum(axis=0)[: int(upto.group(1)) + 1]
     few = [i for i, n in enumerate(counts) if 0 < n < MIN_CASES]
     assert not few or "too few" in warned, (few, counts[few].tolist(), warned)

@@ -188,8 +188,17 @@ def metrics(trained: Model, T: int | None = None, ablate: tuple[tuple[int, int],
     outputs zeroed: every accuracy, knock-out and per-position figure of every page."""
     task = trained.task
     T = task.seq_len if T is None else max(T, task.min_len)
-    n = TEXT_N if task.held_out is not None else METRICS_N
-    return engine.position_metrics(task, trained.config, trained.params, n, METRICS_SEED, ablate=ablate, T=T)
+    return engine.position_metrics(task, trained.config, trained.params, sequences(task, T), METRICS_SEED,
+                                   ablate=ablate, T=T)
+
+
+def sequences(task: engine.Task, T: int) -> int:
+    """How many sequences of T tokens metrics() measures: METRICS_N at the training length (engine.evaluate's);
+    at another length as many tokens in all (fewer, longer sequences: a new length costs one server the same
+    tens of ms, and each figure says how many it read), at least 200; TEXT_N windows of held-out text."""
+    if task.held_out is not None:
+        return TEXT_N
+    return METRICS_N if T <= task.seq_len else max(200, METRICS_N * task.seq_len // T)
 
 
 @st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_KEYS)

@@ -93,7 +93,7 @@ def outside_training(view: View) -> str:
     preset = compute.in_use(task.config, view.training) if changed else None
     return words(task.title, task.seq_len, T, changed, here.overall_accuracy, at_length.overall_accuracy,
                  None if preset is None else compute.metrics(preset).overall_accuracy, here.accuracy, here.count,
-                 compute.METRICS_N)
+                 here.sequences, at_length.sequences)
 
 
 def latex(view: View, formula: str) -> None:

@@ -19,6 +19,7 @@ from ui.poll import link as links
 from ui.poll.link import Link
 from services.poll.codes import NoRoom, NotPresenter, PollError, Question, new_seat
 
+from ui.shell import session
 from ui.shell.parts import Part
 from ui.prose.text import md_escape
 
@@ -113,7 +114,7 @@ def _presenter(view, link: Link, join_url: str) -> None:
                 st.caption(md_escape(asked))
             elif asked is not None:
                 st.button(f"Ask this page's question ({questions.ASKS[asked.qid].title})", key=place.ASK,
-                          type="primary", on_click=_ask, args=(link, asked), icon=":material/campaign:")
+                          type="primary", on_click=_ask, args=(link, view), icon=":material/campaign:")
             else:
                 st.caption("Questions are on the Scaled scores, Softmax weights and Exercise pages: open one "
                            "and ask it.")
@@ -126,7 +127,12 @@ def _presenter(view, link: Link, join_url: str) -> None:
                          icon=":material/logout:")
 
 
-def _ask(link: Link, asked: questions.Asked) -> None:
+def _ask(link: Link, view) -> None:
+    """The page's question at the click: from the latest View (a click on a map since the full run moved it)."""
+    asked = asked_for(session.latest_view(view))
+    if not isinstance(asked, questions.Asked):
+        place.say(asked or "This page has no question to ask.")
+        return
     try:
         store().ask(link.room, link.key, asked.qid, asked.prompt, asked.options, asked.answers)
     except PollError as err:

@@ -65,7 +65,7 @@ def _span(positions: list[int]) -> str:
 
 def outside_training(task_title: str, seq_len: int, T: int, changed: list[str], accuracy_here: float,
                      accuracy_trained_length: float, accuracy_preset: float | None, per_position=(),
-                     count=(), sequences: int = 1000) -> str:
+                     count=(), sequences: int = 1000, trained_sequences: int = 1000) -> str:
     """What changed from a trained preset's training, and the task's accuracy at this setting: every figure
     measured on `sequences` fresh sequences of the task (per_position and count: each position's share
     right and how many of them score it)."""
@@ -77,7 +77,7 @@ def outside_training(task_title: str, seq_len: int, T: int, changed: list[str], 
                     f"'{task_title}' with these settings, on {seq_len}-token sequences")
         if accuracy_preset is not None:
             said[-1] += (f"; it predicts {fmt(accuracy_trained_length, '.1%')} of the task's targets right on "
-                         f"{sequences:,} fresh {seq_len}-token sequences, the preset's own model "
+                         f"{trained_sequences:,} fresh {seq_len}-token sequences, the preset's own model "
                          f"{fmt(accuracy_preset, '.1%')}")
         said[-1] += "."
     if T != seq_len:

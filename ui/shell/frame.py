@@ -10,6 +10,7 @@ import copy
 import functools
 import importlib
 import threading
+from dataclasses import replace
 
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
@@ -18,7 +19,7 @@ from ui.charts import colours as charts_colours
 from ui.shell import inputs, presenter, screen, session, sidebar, site, state, url
 from ui.shell.parts import Part, merged
 from ui.shell.state import Controls
-from ui.shell.view import View, current, set_current
+from ui.shell.view import View, current, full_run, set_current
 
 MAIN_PX = 790                  # the main column at 1280 px with the sidebar open (the narrowest laptop laid out for)
 MAIN_PX_PRESENT = 1100         # presenter view: the sidebar starts collapsed
@@ -106,6 +107,7 @@ def start(parts: tuple[Part, ...]):
         presenter.bar(pages, current)
     join = {k: v for k, v in params.items() if k != "present"} | theirs   # the hall: this view, no presenter view
     set_current(here)
+    session.remember_view(here)
     for part in parts:
         if part.draw:
             part.draw(here, url.share_link(st.context.url or "", join))
@@ -140,6 +142,32 @@ def run(parts: tuple[Part, ...]) -> None:
     _import_later()
 
 
+def refreshed(here: View) -> View:
+    """Inside a fragment's own rerun (a click on a map, β, a knock-out pick, a replay step): the View with the
+    controls as the page's widgets now set them, read by the frame's own reader, and the URL written (a part's
+    parameters, such as a poll room's, kept). What the fragment's widgets cannot change (the config, the
+    tokens, the width) is the full run's. A click that asks for another page reruns the whole app. In the full
+    run itself the frame has just read everything: the View is returned as it is."""
+    if not get_script_run_ctx().fragment_ids_this_run:              # a full run: the frame read it all
+        return here
+    controls, notes, _ = inputs.read()
+    if session.take_open_head():
+        session.ask_open_head()                       # the frame opens it on the full rerun
+        st.rerun(scope="app")
+    if controls == here.controls:
+        set_current(here, full=False)                 # the tables and the footer read it
+        return here
+    session.remember_controls(controls)
+    own = url.to_params(controls)
+    kept = {k: v for k, v in st.query_params.to_dict().items() if k not in state.KEYS}   # the parts' own
+    if own | kept != st.query_params.to_dict():
+        st.query_params.from_dict(own | kept)
+    here = replace(here, controls=controls, notes=tuple(notes))
+    set_current(here, full=False)
+    session.remember_view(here)
+    return here
+
+
 def view(parts: tuple[Part, ...]) -> View:
     """The View of this run; every page calls this first.
 
@@ -150,7 +178,7 @@ def view(parts: tuple[Part, ...]) -> View:
     switches the identity to the entry script's; the scope puts the page's back), so the student's
     first click is an ordinary rerun of the same page.
     """
-    if current() is None:
+    if not full_run():
         ctx = get_script_run_ctx()
         with ctx.run_with_active_hash(ctx.pages_manager.main_script_hash):
             start(parts)

@@ -63,6 +63,7 @@ _LOADED = "_loaded"            # the URL has been read for this session
 _NOTES = "_notes"              # notes a callback left for the next run to show
 _QKV_ENTRY = "qkv_entry"       # (matrix name, token, column) picked on the Q/K/V page
 _OPEN_HEAD = "open_head"       # set when a model-view click asked for the per-head page
+_VIEW = "_view"                # the View of the latest run (a fragment's rerun may have moved the cell or β)
 _MIRRORED = "_mirrored"        # {mirror widget key: the value the frame last wrote to it}
 
 
@@ -189,3 +190,14 @@ def screen() -> tuple[int, bool] | None:
     if isinstance(value, list) and len(value) == 2 and isinstance(value[0], int):
         return value[0], bool(value[1])
     return None
+
+
+def remember_view(view) -> None:
+    """Keep the View of this session's latest run, full or a fragment's own, for a part drawn outside the page's
+    fragments (the poll's button asks about the cell the student picked since the last full run)."""
+    _ss()[_VIEW] = view
+
+
+def latest_view(default):
+    """The View of this session's latest run, else default."""
+    return _ss().get(_VIEW, default)

@@ -48,9 +48,16 @@ _here = threading.local()      # this script thread's View while a page runs (ea
 
 
 def current() -> View | None:
-    """The View of the page running in this thread (set by the frame before the page runs), or None."""
+    """The View of the page (or fragment) running in this thread, or None before the frame has drawn."""
     return getattr(_here, "view", None)
 
 
-def set_current(view: View | None) -> None:
-    _here.view = view
+def set_current(view: View | None, full: bool = True) -> None:
+    """The View of this thread's run: a full run's (full) or a fragment's own rerun's."""
+    _here.view, _here.full = view, full and view is not None
+
+
+def full_run() -> bool:
+    """Whether the frame has drawn in this thread's current run (a full run; not a fragment's own rerun)."""
+    return getattr(_here, "full", False)
+

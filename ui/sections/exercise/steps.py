@@ -10,9 +10,9 @@ import streamlit as st
 import engine
 from engine import analysis, exercise
 from ui import charts, compute
-from ui.page import layout, tables
+from ui.page import footer, layout, tables
 from ui.sections.exercise import keys
-from ui.shell import presets, state
+from ui.shell import frame, presets, state
 from ui.shell.view import View
 from ui.prose import exercise as words
 from ui.prose.numbers import diff, every, fmt, metric, score
@@ -211,3 +211,31 @@ def later(view: View, new_token) -> None:
 def hide() -> None:
     st.button("Hide the result and predict again", key=keys.HIDE, icon=":material/visibility_off:",
               on_click=keys.hide_reveal)
+
+
+@st.fragment
+def draw(view: View) -> None:
+    """The exercise from the prediction to the result, as one fragment: a choice, the reveal, a twist rerun only
+    this."""
+    view = frame.refreshed(view)
+    T = len(view.words)
+    before = compute.trace(view.config, view.words, view.training)            # layer 0
+    prediction = predict(view, before)
+    new_token = choose_token(view)
+    revealed = reveal(view, new_token, prediction)
+    if revealed is not None:
+        ext = compute.extension(view.config, view.words, new_token, view.training)
+        result(view, ext, revealed)
+        explain(view, ext)
+        twists(view, ext, new_token)
+        outputs(view, ext)
+        later(view, new_token)
+        layout.notice(words.notice(ext, view.head))
+        hide()
+        h, b, a = view.head, ext.before, ext.after
+        footer.exports("exercise", a, {
+            f"weights head {h}, {T} tokens": (b.weights[h], b.labels, b.labels),
+            f"weights head {h}, {T + 1} tokens": (a.weights[h], a.labels, a.labels),
+            f"change of the old block, head {h}": (ext.diff[h], b.labels, b.labels),
+            "factors (heads x old rows)": (ext.factors, [f"head {k}" for k in range(b.num_heads)], b.labels),
+        }, code=("analysis.extend", "exercise.old_rows"))

@@ -31,17 +31,9 @@ def _replay_step(trained: Model) -> int:
 def replay(view: View, trained: Model, seq: Sequence) -> None:
     """A finished run: scrub the checkpoints from the random start to the end, see the heads sharpen."""
     cfg, run, task = trained.config, trained.run, trained.task
-    at_step = _replay_step(trained)
-    history, shares = compute.share_history(trained)
     measured = compute.metrics(trained)
     accuracy, sample = measured.overall_accuracy, words.sample_words(measured.sequences, task.held_out is not None)
-    stack = compute.task_stack(trained, at_step, seq.ids)
-    if cfg.n_layers > 1:
-        _replay_stack(view, trained, at_step, stack, history, shares, accuracy, sample)
-    else:
-        charts.curves(run.losses, run.accuracies, at_step=at_step, present=view.present)
-        maps(view, stack.layers[0], seq.expected, layout.columns(view, min(cfg.num_heads, 2)), live=False)
-        layout.notice(words.notice(history, shares, list(trained.steps).index(at_step), accuracy, sample))
+    scrub(view, trained, seq, accuracy, sample)
     st.caption(f"{words.origin(trained.origin, trained.digest)} Trained in {words.duration(run.seconds)} on one core, in "
                f"{np.dtype(DTYPE).name} arithmetic ({run.steps} Adam steps of {run.batch} sequences, learning rate "
                f"{run.lr:g}, {_schedule(run)}; batch seed {run.seed}); the pages compute with these weights in float64.")
@@ -54,7 +46,23 @@ def replay(view: View, trained: Model, seq: Sequence) -> None:
     page = "model" if cfg.n_layers > 1 else "qkv"
     st.markdown(f"See it on every page: [open the {'model view' if page == 'model' else 'Q, K, V page'} with "
                 f"these weights]({page}?{urlencode(link_params(trained))}).")
-    exports(stack)
+    exports(compute.task_stack(trained, None, seq.ids))
+
+
+@st.fragment
+def scrub(view: View, trained: Model, seq: Sequence, accuracy: float, sample: str) -> None:
+    """The replay slider and what it moves (the curves' marker, the maps, each head's history, the notice), as one
+    fragment: a step moved reruns only this."""
+    cfg, run = trained.config, trained.run
+    at_step = _replay_step(trained)
+    history, shares = compute.share_history(trained)
+    stack = compute.task_stack(trained, at_step, seq.ids)
+    if cfg.n_layers > 1:
+        _replay_stack(view, trained, at_step, stack, history, shares, accuracy, sample)
+    else:
+        charts.curves(run.losses, run.accuracies, at_step=at_step, present=view.present)
+        maps(view, stack.layers[0], seq.expected, layout.columns(view, min(cfg.num_heads, 2)), live=False)
+        layout.notice(words.notice(history, shares, list(trained.steps).index(at_step), accuracy, sample))
 
 
 def link_params(trained: Model) -> dict[str, str]:

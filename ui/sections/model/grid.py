@@ -10,12 +10,15 @@ from ui.page import footer, layout
 from ui.prose import model as words
 from ui.prose.numbers import count
 from ui.sections.model import knockout
-from ui.shell import session
+from ui.shell import frame, session
 from ui.shell.view import View
 
 
+@st.fragment
 def draw(view: View) -> None:
-    """Everything under the header."""
+    """Everything under the header, as one fragment: a knock-out pick reruns only this (a click on a map asks
+    for the per-head page: the whole app reruns to open it)."""
+    view = frame.refreshed(view)
     cfg = view.config
     knocked = knockout.control(view)
     stack = compute.stack(cfg, view.words, view.training)

@@ -16,8 +16,10 @@ from ui.shell.view import View
 WHICH = "qkv_which"                    # which projection the page shows: Q, K or V
 
 
+@st.fragment
 def draw(view: View) -> None:
-    """Everything under the header."""
+    """Everything under the header, as one fragment: the projection picked and a click on the head's slice (the
+    worked entry) rerun only this."""
     t = compute.trace(view.config, view.words, view.training, view.layer)
     params = compute.block(view.config, view.training, view.layer)
     cfg, h, present = view.config, view.controls.head, view.present

@@ -7,7 +7,7 @@ from ui import charts, compute
 from ui.page import footer, layout
 from ui.prose import notices, stages
 from ui.sections.cell import worked
-from ui.shell import session
+from ui.shell import frame, session
 from ui.shell.view import View
 
 
@@ -15,14 +15,26 @@ from ui.shell.view import View
 def draw(view: View) -> None:
     """Everything under the header."""
     t = compute.trace(view.config, view.words, view.training, view.layer)
-    cfg, h, present = view.config, view.controls.head, view.present
+    cfg, h = view.config, view.controls.head
     divisor = cfg.d_head ** 0.5 if cfg.scale_scores else 1.0
     if cfg.scale_scores:
         st.latex(rf"d_{{head}} = {cfg.d_model}/{cfg.num_heads} = {cfg.d_head},\quad \sqrt{{{cfg.d_head}}} = "
                  rf"{divisor:.4f},\quad \text{{scaled}} = \frac{{Q K^\top}}{{{divisor:.4f}}}" + stages.masked(cfg))
     else:
         st.warning("Scaling is switched off in the sidebar: the scaled scores equal the raw scores.")
+    picked(view)
+    footer.exports("scores", t, {f"scores head {h}": (t.scores[h], t.labels, t.labels),
+                                 f"scaled head {h}": (t.scaled[h], t.labels, t.labels)},
+                   code=("block_forward",))
 
+
+@st.fragment
+def picked(view: View) -> None:
+    """The two maps, their notice and the worked cell: a click on a cell (or its selectors) reruns only this,
+    and the picked cell is outlined in both maps."""
+    view = frame.refreshed(view)
+    t = compute.trace(view.config, view.words, view.training, view.layer)
+    cfg, h, present = view.config, view.controls.head, view.present
     cell = view.cell
     mask = t.mask
     domain = charts.symmetric_domain(t.scores[h], t.scaled[h])
@@ -41,6 +53,3 @@ def draw(view: View) -> None:
 
     layout.notice(notices.scores_notice(t, h))
     worked.show(t, h, cell)
-    footer.exports("scores", t, {f"scores head {h}": (t.scores[h], t.labels, t.labels),
-                                 f"scaled head {h}": (t.scaled[h], t.labels, t.labels)},
-                   code=("block_forward",))
