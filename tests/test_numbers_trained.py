@@ -49,8 +49,8 @@ def test_defect05_06_the_model_views_accuracy_is_the_one_the_warning_gives_at_th
     assert_clean(at)
     model, _ = _model(params)
     task = model.task
-    n = compute.sequences(task, T)                                   # as many tokens as 1,000 at the training length
-    assert n == (1000 if T <= task.seq_len else max(200, 1000 * task.seq_len // T))
+    n = compute.sequences(task, T)                                   # 1,000 at the training length, else 200
+    assert n == (1000 if T == task.seq_len else 200)
     here = engine.position_metrics(task, model.config, model.params, n, compute.METRICS_SEED, T=T)
     metric = next(m.value for m in at.metric if m.label == "accuracy")
     assert metric == f"{here.overall_accuracy:.1%}", "measured on sequences of the length shown"

@@ -192,13 +192,16 @@ def metrics(trained: Model, T: int | None = None, ablate: tuple[tuple[int, int],
                                    ablate=ablate, T=T)
 
 
+AWAY_N = 200                           # sequences an accuracy at another length than the training one is measured on
+
+
 def sequences(task: engine.Task, T: int) -> int:
-    """How many sequences of T tokens metrics() measures: METRICS_N at the training length (engine.evaluate's);
-    at another length as many tokens in all (fewer, longer sequences: a new length costs one server the same
-    tens of ms, and each figure says how many it read), at least 200; TEXT_N windows of held-out text."""
+    """How many sequences of T tokens metrics() measures: METRICS_N at the training length (engine.evaluate's),
+    AWAY_N at any other (each new length a student picks costs the server one measure: ~20 ms, not ~150; every
+    figure says how many it read); TEXT_N windows of held-out text."""
     if task.held_out is not None:
         return TEXT_N
-    return METRICS_N if T <= task.seq_len else max(200, METRICS_N * task.seq_len // T)
+    return METRICS_N if T == task.seq_len else AWAY_N
 
 
 @st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_KEYS)

@@ -64,12 +64,7 @@ def header(view: View, title: str, intro: str, formula: str | Sequence[str]) -> 
 def trained_weights(view: View) -> str:
     """Which trained weights the page shows (shipped, stored or trained here, and their digest); '' for an
     article's preset or while the model is still training (the Learn page trains it live)."""
-    from ui import compute
-
-    if view.training is None or view.page.trains:
-        return ""
-    trained = compute.model(view.config, view.training)
-    return "" if trained is None else f"Trained weights in use: {trained.said()}."
+    return "" if view.model is None else f"Trained weights in use: {view.model.said()}."
 
 
 def outside_training(view: View) -> str:
@@ -85,12 +80,12 @@ def outside_training(view: View) -> str:
     changed, longer = presets.departures(view.controls.preset, view.config, T)
     if not changed and not longer:
         return ""
-    trained = compute.model(view.config, view.training)
+    trained = view.model
     if trained is None:                                               # the Learn page trains it live
         return ""
     task = trained.task
     here, at_length = compute.metrics(trained, T), compute.metrics(trained)
-    preset = compute.in_use(task.config, view.training) if changed else None
+    preset = compute.model(task.config, view.training) if changed else None   # if ready: never a training here
     return words(task.title, task.seq_len, T, changed, here.overall_accuracy, at_length.overall_accuracy,
                  None if preset is None else compute.metrics(preset).overall_accuracy, here.accuracy, here.count,
                  here.sequences, at_length.sequences)

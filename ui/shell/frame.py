@@ -15,6 +15,7 @@ from dataclasses import replace
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from ui import compute
 from ui.charts import colours as charts_colours
 from ui.shell import inputs, presenter, screen, session, sidebar, site, state, url
 from ui.shell.parts import Part, merged
@@ -111,6 +112,10 @@ def start(parts: tuple[Part, ...]):
     for part in parts:
         if part.draw:
             part.draw(here, url.share_link(st.context.url or "", join))
+    if here.training is not None and not page.trains:              # the trainer part has made it ready
+        here = replace(here, model=compute.model(here.config, here.training))
+        set_current(here)
+        session.remember_view(here)
     return current
 
 

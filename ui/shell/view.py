@@ -5,7 +5,7 @@ import threading
 from dataclasses import dataclass
 
 import engine
-from services.weights import Training
+from services.weights import Model, Training
 from ui.shell import site, state
 from ui.shell.state import Controls
 
@@ -22,6 +22,8 @@ class View:
     width: int                      # px of the main column the page draws in
     training: Training | None       # the trained weights the pages show, or None: the config's own draw
     stacked: bool = False           # st.columns stack, each at full width (a phone)
+    model: Model | None = None      # the trained model in use, once the frame has it (None: an article's preset,
+                                    # or the Learn page, which trains its own)
 
     @property
     def words(self) -> tuple[str, ...]:

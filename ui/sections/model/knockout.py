@@ -28,7 +28,7 @@ def effect(view: View, before: engine.Stack, after: engine.Stack) -> None:
     """What the knock-out changed: the task's accuracy and loss (trained presets), or each output row's
     norm (the articles' presets, which have no task)."""
     knocked = view.controls.ablate
-    trained = compute.model(view.config, view.training)               # ready: the frame trained it first
+    trained = view.model                                              # ready: the frame trained it first
     if trained is not None and trained.task.held_out is not None:    # a model of text: losses, not accuracy
         text.effect(view, trained)
         text.next_words(view, trained)
@@ -63,7 +63,7 @@ def redrawn(view: View, knocked) -> None:
 def roles(view: View) -> list[list[str]]:
     """Each map's strongest measured role and score (trained presets: engine.head_scores on fresh
     sequences of the task); [] for an article's preset, which has no vocabulary to draw them from."""
-    trained = compute.model(view.config, view.training)
+    trained = view.model
     if trained is None:
         return []
     scores = compute.head_scores(trained)
@@ -79,7 +79,7 @@ def labels(view: View, roles: list[list[str]]) -> None:
                    "is scored for a role.")
         return
     pairs = [(layer, head) for layer in range(cfg.n_layers) for head in range(cfg.num_heads)]
-    trained = compute.model(cfg, view.training)
+    trained = view.model
     scores = compute.head_scores(trained).roles()                     # every role's score, as measured
     costs = text.head_costs(trained) if trained.task.held_out is not None else {}
     tables.table({"map": [f"layer {layer} head {head}" for layer, head in pairs],
