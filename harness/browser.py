@@ -294,9 +294,17 @@ def settle(page, runs: Runs, before: int, quiet_ms: int = 300, timeout: float = 
 
 
 def chart_shapes(page) -> dict[str, tuple[int, int]]:
-    """{chart title: (rows, columns)} read from each drawn svg chart's axes (y labels, x labels)."""
+    """{chart title: (rows, columns)} read from each drawn svg chart's axes (y labels, x labels); a heatmap
+    painted on a canvas (ui.charts.maps.CANVAS_CELLS and more) from its text alternative ('<title>. Heatmap of
+    R rows … × C columns …')."""
     return {item["title"]: (item["rows"], item["cols"]) for item in page.evaluate(
-        """() => [...document.querySelectorAll("[data-testid='stVegaLiteChart'] svg.marks")].map(svg => {
+        """() => [...document.querySelectorAll("[data-testid='stVegaLiteChart']")].map(chart => {
+             const svg = chart.querySelector('svg.marks');
+             if (!svg) {
+               const about = chart.getAttribute('aria-label') || '';
+               const m = about.match(/^(.*)\\. Heatmap of (\\d+) rows.* × (\\d+) columns/);
+               return m && chart.querySelector('canvas.marks') ? {title: m[1], rows: +m[2], cols: +m[3]} : null;
+             }
              const axes = [...svg.querySelectorAll("g.role-axis")];
              const count = (prefix) => {
                const axis = axes.find(a => (a.getAttribute('aria-label') || '').startsWith(prefix));
@@ -304,7 +312,7 @@ def chart_shapes(page) -> dict[str, tuple[int, int]]:
              };
              const title = svg.querySelector('g.role-title-text text');
              return {title: title ? title.textContent : '', rows: count('Y-axis'), cols: count('X-axis')};
-           })""")}
+           }).filter(item => item !== null)""")}
 
 
 def cell_counts(page) -> list[int]:

@@ -611,10 +611,10 @@ def test_layers_slider_and_layer_picker_on_a_page(tab):
 @pytest.mark.parametrize("task", presets.TRAINED_TASKS)
 def test_every_page_shows_a_trained_preset(tab, task):
     """With a trained preset every page draws its frame and charts on the task's sequence, no exception:
-    every page for a one-block task and for induction's two layers; the softmax page for the other tasks
+    every page for a one-block task, for induction's two layers and for the English text model; the softmax page for the other tasks
     (the same one-block model; AppTest covers their every page)."""
-    rows = engine.TASKS[task].seq_len
-    every = task in ("previous", "induction")
+    rows = presets.shown_length(engine.TASKS[task])     # the text preset shows a prefix of its windows
+    every = task in ("previous", "induction", "text")
     for path, _file, title, charts, keys in [p for p in bs.PAGES if every or p[0] == "softmax"]:
         tab.open(f"/{path}?preset=trained-{task}")
         assert_frame(tab, path, title, charts, keys, rows=rows)

@@ -116,6 +116,16 @@ def test_typed_text_reads_unknown_words_as_unk_and_names_them(typed, T):
     else:
         assert "reads <unk>" not in said
     assert list(words[:min(T, len(read))]) == read[:T]
+    intro = at.markdown[0].value.replace("\\", "")
+    assert "read as ‘<unk>’" in intro and "left out" not in intro
+    notice = at.success[0].value.replace("\\", "")
+    unk = sum(w == "<unk>" for w in words)                  # typed unknown words and any in the padding's text
+    assert f"{T - unk} of {T} tokens are in the" in notice
+    if unk:
+        assert (f"the other {unk} are ‘<unk>’" if unk > 1 else "the other is ‘<unk>’") in notice
+    else:
+        assert "(the other" not in notice
+    assert unk > 0 or not unknown
 
 
 def test_the_learn_page_shows_the_shipped_run_at_once_and_says_why():

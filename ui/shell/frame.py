@@ -155,10 +155,9 @@ def refreshed(here: View) -> View:
     run itself the frame has just read everything: the View is returned as it is."""
     if not get_script_run_ctx().fragment_ids_this_run:              # a full run: the frame read it all
         return here
+    if session.frame_pending():                       # opening a head is the whole run's: it switches page
+        st.rerun(scope="app")                         # (read nothing here: the whole run reads it once)
     controls, notes, _ = inputs.read()
-    if session.take_open_head():
-        session.ask_open_head()                       # the frame opens it on the full rerun
-        st.rerun(scope="app")
     if controls == here.controls:
         set_current(here, full=False)                 # the tables and the footer read it
         return here
@@ -171,6 +170,16 @@ def refreshed(here: View) -> View:
     set_current(here, full=False)
     session.remember_view(here)
     return here
+
+
+def fragment(draw):
+    """A page's part that reruns alone on its own widgets (st.fragment), drawn with the View as those widgets now
+    set it (refreshed): every fragment goes through here, so none runs without the frame's View."""
+    @st.fragment
+    @functools.wraps(draw)
+    def run(here: View, *args, **kwargs):
+        return draw(refreshed(here), *args, **kwargs)
+    return run
 
 
 def view(parts: tuple[Part, ...]) -> View:

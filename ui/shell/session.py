@@ -167,6 +167,15 @@ def new_click(chart_key: str) -> tuple[int, int] | None:
     return picked if fresh else None
 
 
+def frame_pending() -> bool:
+    """A model-view action the frame must handle in a whole run (a click on a map, the layer × head selector
+    changed, "Open this head" pressed), looked at without taking it: a fragment's own rerun then reruns the app."""
+    ss = _ss()
+    points = ((ss.get(MODEL_MAP) or {}).get("selection") or {}).get("cell") or []
+    clicked = (int(points[0]["r"]), int(points[0]["c"])) if points else None
+    return bool(ss.get(_OPEN_HEAD)) or _typed(OPEN_HEAD) or (clicked is not None and clicked != ss.get(f"_seen_{MODEL_MAP}"))
+
+
 def ask_open_head() -> None:
     _ss()[_OPEN_HEAD] = True
 

@@ -213,11 +213,10 @@ def hide() -> None:
               on_click=keys.hide_reveal)
 
 
-@st.fragment
+@frame.fragment
 def draw(view: View) -> None:
     """The exercise from the prediction to the result, as one fragment: a choice, the reveal, a twist rerun only
     this."""
-    view = frame.refreshed(view)
     T = len(view.words)
     before = compute.trace(view.config, view.words, view.training)            # layer 0
     prediction = predict(view, before)

@@ -15,6 +15,12 @@ from ui.shell.view import View
 STAGES_OPEN = "stages_open"           # the "Where these numbers go" expander is open
 
 
+def stand_in_of(view: View) -> str | None:
+    """The token a trained model reads for any word outside its vocabulary (the text model's <unk>), or None."""
+    task = presets.task_of(view.controls.preset)
+    return task.vocab[0] if task is not None and task.read is not None else None
+
+
 def draw(view: View) -> None:
     """Everything under the header."""
     t = compute.trace(view.config, view.words, view.training)
@@ -58,6 +64,7 @@ def draw(view: View) -> None:
             rows = stages.stages(t)
             tables.table({name: [row[name] for row in rows] for name in rows[0]})
 
-    known = sum(i is not None for i in ids)
-    layout.notice(notices.inputs_notice(t, view.words, known, presets.title(view.controls.preset)))
+    stand_in = stand_in_of(view)
+    known = sum(i is not None and w != stand_in for i, w in zip(ids, view.words))
+    layout.notice(notices.inputs_notice(t, view.words, known, presets.title(view.controls.preset), stand_in))
     footer.exports("inputs", t, {"X": (t.x, t.labels, t.dims)}, code=("embed",))

@@ -15,7 +15,7 @@ from ui import charts, compute
 from ui.page import layout, tables
 from ui.prose import learn as words
 from ui.prose.numbers import fmt
-from ui.shell import presets, state, url
+from ui.shell import frame, presets, state, url
 from ui.sections.learn.live import exports, grid, maps
 from ui.sections.learn.task import STEP, Sequence
 from ui.sections.model import text
@@ -49,7 +49,7 @@ def replay(view: View, trained: Model, seq: Sequence) -> None:
     exports(compute.task_stack(trained, None, seq.ids))
 
 
-@st.fragment
+@frame.fragment
 def scrub(view: View, trained: Model, seq: Sequence, accuracy: float, sample: str) -> None:
     """The replay slider and what it moves (the curves' marker, the maps, each head's history, the notice), as one
     fragment: a step moved reruns only this."""

@@ -14,11 +14,10 @@ from ui.shell import frame, session
 from ui.shell.view import View
 
 
-@st.fragment
+@frame.fragment
 def draw(view: View) -> None:
     """Everything under the header, as one fragment: a knock-out pick reruns only this (a click on a map asks
     for the per-head page: the whole app reruns to open it)."""
-    view = frame.refreshed(view)
     cfg = view.config
     knocked = knockout.control(view)
     stack = compute.stack(cfg, view.words, view.training)

@@ -10,13 +10,13 @@ from ui.page import footer, layout
 from ui.prose import notices, stages
 from ui.prose.numbers import count
 from ui.sections.qkv import entry
-from ui.shell import session
+from ui.shell import frame, session
 from ui.shell.view import View
 
 WHICH = "qkv_which"                    # which projection the page shows: Q, K or V
 
 
-@st.fragment
+@frame.fragment
 def draw(view: View) -> None:
     """Everything under the header, as one fragment: the projection picked and a click on the head's slice (the
     worked entry) rerun only this."""

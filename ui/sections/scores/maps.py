@@ -28,11 +28,10 @@ def draw(view: View) -> None:
                    code=("block_forward",))
 
 
-@st.fragment
+@frame.fragment
 def picked(view: View) -> None:
     """The two maps, their notice and the worked cell: a click on a cell (or its selectors) reruns only this,
     and the picked cell is outlined in both maps."""
-    view = frame.refreshed(view)
     t = compute.trace(view.config, view.words, view.training, view.layer)
     cfg, h, present = view.config, view.controls.head, view.present
     cell = view.cell

@@ -18,11 +18,10 @@ from ui.shell.view import View
 QUERY = "softmax_query"                # the query row plotted as bars
 
 
-@st.fragment
+@frame.fragment
 def draw(view: View) -> None:
     """Everything under the header, as one fragment: β and a click on the map (or the worked cell's selectors)
     rerun only this."""
-    view = frame.refreshed(view)
     t = compute.trace(view.config, view.words, view.training, view.layer)
     cfg, h, present = view.config, view.controls.head, view.present
     cell, beta = view.cell, view.controls.beta
