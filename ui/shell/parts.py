@@ -1,6 +1,7 @@
 """What a feature drawn around every page gives the frame (the class poll, the trainer, the lessons):
 the frame calls these hooks, in the order the features are listed (once, in ui/app.py), and knows
-nothing else of them. Pure Python."""
+nothing else of them. A part that moves the view (a lesson's Next, the room's view a student follows)
+asks for it with ui.shell.session.ask_goto; the frame shows it from the next run's start. Pure Python."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -64,6 +64,7 @@ _NOTES = "_notes"              # notes a callback left for the next run to show
 _QKV_ENTRY = "qkv_entry"       # (matrix name, token, column) picked on the Q/K/V page
 _OPEN_HEAD = "open_head"       # set when a model-view click asked for the per-head page
 _MIRRORED = "_mirrored"        # {mirror widget key: the value the frame last wrote to it}
+_GOTO = "_goto"                # (Controls, page path) to show next: a lesson's step, the room's view
 
 
 def _ss():
@@ -168,6 +169,16 @@ def new_click(chart_key: str) -> tuple[int, int] | None:
 
 def ask_open_head() -> None:
     _ss()[_OPEN_HEAD] = True
+
+
+def ask_goto(c: Controls, path: str) -> None:
+    """Show these controls on the page at `path` from the next run's start (the frame switches page if
+    need be, before any widget is drawn): a lesson's Back and Next, the room's view a student follows."""
+    _ss()[_GOTO] = (c, path)
+
+
+def take_goto() -> tuple[Controls, str] | None:
+    return _ss().pop(_GOTO, None)
 
 
 def take_open_head() -> bool:
