@@ -19,6 +19,7 @@ from services.poll.store import Store
 
 MAX_LESSON = 100_000           # bytes of a lesson's TOML (an uploaded file's limit)
 MAX_VIEW = 4_000               # bytes of a view's JSON (a link's settings)
+MAX_LABEL = 200                # characters of its label
 KEEP = object()                # update(): leave this column as it is
 
 _code = sa.bindparam("code")
@@ -57,9 +58,11 @@ def lesson(store: Store, code: str) -> tuple[int, str | None]:
     return int(row.rev), row.lesson
 
 
-def view_json(page: str, params: dict[str, str]) -> dict:
-    """A view as the room keeps it (checked for size: it is a link's settings, not a document)."""
-    view = {"page": str(page), "params": {str(k): str(v) for k, v in params.items()}}
+def view_json(page: str, params: dict[str, str], label: str = "") -> dict:
+    """A view as the room keeps it: a page, its link's settings, a label for a student who does not follow
+    ("Step 3 of 8: …"); checked for size (a link's settings, not a document)."""
+    view = {"page": str(page), "params": {str(k): str(v) for k, v in params.items()},
+            **({"label": str(label)[:MAX_LABEL]} if label else {})}
     if len(json.dumps(view)) > MAX_VIEW:
         raise ValueError(f"a view's settings may take at most {MAX_VIEW:,} bytes")
     return view
@@ -76,7 +79,7 @@ def update(store: Store, code: str, key: str, *, lesson=KEEP, step=KEEP, view=KE
     if step is not KEEP:
         values["lesson_step"] = step
     if view is not KEEP:
-        values["view"] = None if view is None else json.dumps(view_json(view["page"], view["params"]))
+        values["view"] = None if view is None else json.dumps(view_json(view["page"], view["params"], view.get("label", "")))
         values["moves"] = rooms.c.moves + 1
     with store._tx() as conn:
         store._room(conn, code, key)

@@ -8,10 +8,8 @@ import streamlit as st
 
 BAR, BACK, NEXT, LEAVE, RESTORE = "lesson_bar", "lesson_back", "lesson_next", "lesson_leave", "lesson_restore"
 LIST, JUMP, NOTE = "lesson_list", "lesson_jump", "lesson_note"      # the steps' expander and list, the note's
-FOLLOW, GO = "lesson_follow", "lesson_go"        # a student's "Follow the presenter" switch, "Go there"
 LISTING = "lessons_list"                         # the Inputs page's list of lessons (a container)
 _TAKING = "_lesson"                              # Taking
-_FOLLOWED = "_lesson_followed"                   # the room's move count this student last followed
 
 
 def take_key(name: str) -> str:
@@ -35,16 +33,3 @@ def taking() -> Taking | None:
 
 def set_taking(value: Taking | None) -> None:
     st.session_state[_TAKING] = value
-
-
-def following() -> bool:
-    """A student in a room follows the presenter unless they switched it off (on by default)."""
-    return bool(st.session_state.get(FOLLOW, True))
-
-
-def followed() -> int:
-    return int(st.session_state.get(_FOLLOWED, 0))
-
-
-def set_followed(moves: int) -> None:
-    st.session_state[_FOLLOWED] = moves

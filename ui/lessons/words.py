@@ -2,7 +2,7 @@
 comes in as an argument. Pure Python."""
 from __future__ import annotations
 
-from ui.prose.numbers import count, fmt
+from ui.prose.numbers import count
 
 BARELY = 0.02          # a knock-out that moves the accuracy by at most this (2 points) "barely moves" it
 
@@ -12,11 +12,12 @@ def where(number: int, total: int, title: str) -> str:
     return f"Step {number} of {total}: {title}"
 
 
-def changed() -> str:
+def changed(room: bool = False) -> str:
     """Said when the student moved a setting away from the step's own (allowed): the text's numbers are
     the step's."""
     return ("You changed this step's settings: the numbers in its text are the step's own. Back to its settings "
-            "with the button; Next goes to the next step's own settings.")
+            "with the button; " + ("the presenter's next step brings its own." if room else
+                                   "Next goes to the next step's own settings."))
 
 
 def steps_list(titles: list[str], current: int) -> list[str]:
@@ -38,18 +39,6 @@ def before_after(step: int, drop: int) -> str:
     return f"{'before' if step < drop else 'after'} the loss's steepest fall (step {drop})"
 
 
-def presenter_at(step: int | None, total: int | None, title: str, page_title: str) -> str:
-    """Where the room's presenter is, for a student who does not follow."""
-    if step is None:
-        return f"The presenter is showing {page_title} (a view outside the lesson)."
-    return f"The presenter is on step {step} of {total}, {title} ({page_title})."
-
-
-def following(on: bool) -> str:
-    return ("Your page follows the presenter's: each step's page and settings come to you." if on else
-            "You explore on your own: the presenter's steps do not move your page.")
-
-
 def bad_file(problems: list[str]) -> str:
     """A lesson file refused: every problem, and that nothing changed."""
     shown = problems[:8] + ([f"… and {count(len(problems) - 8, 'more problem')}"] if len(problems) > 8 else [])
@@ -58,7 +47,3 @@ def bad_file(problems: list[str]) -> str:
 
 def steps_summary(steps: int, pages: int) -> str:
     return f"{count(steps, 'step')} on {count(pages, 'page')}"
-
-
-def share(value: float) -> str:
-    return fmt(value, ".0%")

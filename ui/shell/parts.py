@@ -19,6 +19,8 @@ class Part:
     share: Callable[[], dict[str, str]] | None = None           # what a link for another browser carries (no secret)
     draw: Callable[["View", str], None] | None = None           # above the page: the View, and this view's link for
                                                                 # the hall (the sidebar's settings, no presenter view)
+    steps: Callable[[], bool] | None = None                     # True while it steps through a list of its own (a
+                                                                # lesson): PageUp/PageDown are its, not the pages'
 
 
 def merged(parts: tuple[Part, ...], hook: str) -> dict[str, str]:
