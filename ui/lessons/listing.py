@@ -1,5 +1,6 @@
-"""The lessons list on the first page: every shipped lesson with its summary and a button that starts it
-(its first step's page and settings). Not in presenter view (a room's lesson is picked in the room)."""
+"""The lessons list on the first page: every shipped lesson with its summary, and one control that starts
+one (its first step's page and settings). Two elements, drawn last: the first page stays quick. Not in
+presenter view (a room's lesson is picked in the room)."""
 from __future__ import annotations
 
 import streamlit as st
@@ -8,15 +9,21 @@ from ui.lessons import bar, place, shipped, words
 from ui.prose.text import md_escape
 
 
+def _take() -> None:
+    name = st.session_state.get(place.TAKE)
+    if name:
+        bar.start(name)
+
+
 def draw(view) -> None:
     if view.present:
         return
-    with st.container(border=True, key=place.LISTING):
-        st.subheader("Lessons: a guided path through these pages")
-        for lesson in shipped.every():
-            pages = len({step.page for step in lesson.steps})
-            text, go = st.columns([4, 1], vertical_alignment="center")
-            text.markdown(f"**{md_escape(lesson.title)}** ({words.steps_summary(len(lesson.steps), pages)}): "
-                          f"{md_escape(lesson.summary)}")
-            go.button("Take it", key=place.take_key(lesson.name), on_click=bar.start, args=(lesson.name,),
-                      icon=":material/school:", help=f"Opens its first step; or link to ?lesson={lesson.name}")
+    lines = [f"- **{md_escape(lesson.title)}** "
+             f"({words.steps_summary(len(lesson.steps), len({step.page for step in lesson.steps}))}): "
+             f"{md_escape(lesson.summary)}" for lesson in shipped.every()]
+    st.markdown("**Lessons**: guided paths through these pages, step by step, each with its own settings.\n\n"
+                + "\n".join(lines))
+    st.session_state[place.TAKE] = None                # a choice, not a state: every lesson can be taken again
+    st.segmented_control("Take a lesson", shipped.names(), key=place.TAKE, on_change=_take,
+                         format_func=lambda name: shipped.load(name).title,
+                         help="Opens its first step; a link can too: ?lesson=" + shipped.names()[0])

@@ -8,13 +8,8 @@ import streamlit as st
 
 BAR, BACK, NEXT, LEAVE, RESTORE = "lesson_bar", "lesson_back", "lesson_next", "lesson_leave", "lesson_restore"
 LIST, JUMP, NOTE = "lesson_list", "lesson_jump", "lesson_note"      # the steps' expander and list, the note's
-LISTING = "lessons_list"                         # the Inputs page's list of lessons (a container)
+TAKE = "lesson_take"                             # the Inputs page's "Take a lesson"
 _TAKING = "_lesson"                              # Taking
-
-
-def take_key(name: str) -> str:
-    """The Inputs page's button that starts the lesson `name`."""
-    return f"lesson_take_{name}"
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,8 @@ GONE = -1                  # place.seen() once the room could not be read (close
 
 def switch(view, link: Link, here: dict) -> None:
     """A student's switch, and where the presenter is while it is off (drawn in the poll's box)."""
-    st.toggle("Follow the presenter", value=True, key=place.FOLLOW, on_change=_switched, args=(link.room,),
+    place.mirror_following()
+    st.toggle("Follow the presenter", key=place.FOLLOW, on_change=_switched, args=(link.room,),
               help=words.follow_help())
     now = room.current(link.room)
     if place.following() or now is None or now.view is None or room.same(now.view, here):
@@ -35,6 +36,7 @@ def switch(view, link: Link, here: dict) -> None:
 
 
 def _switched(code: str) -> None:
+    place.switched_following()
     if place.following():                              # switched back on: to the presenter's view at once
         _go(code)
 

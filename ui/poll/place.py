@@ -13,6 +13,8 @@ KEEP, ELSEWHERE = "poll_keep", "poll_elsewhere"  # the presenter key's cookie; "
 _LINK = "_poll"                                # ui.poll.link.Link, read from the URL once
 _SAID = "_poll_said"                           # a message for the next run (a room that is gone, a key that is wrong)
 FOLLOW, GO, SEND = "room_follow", "room_go", "room_send"   # a student's switch and button; the presenter's "send"
+_FOLLOWING = "_room_following"                 # the switch's value, kept apart from the widget (a page switch
+                                               # may drop a widget's state; this survives it)
 _SEEN = "_room_seen"                           # the room's change counter as this session last saw it
 _FOLLOWED = "_room_followed"                   # the room's move count this session last followed (or let pass)
 
@@ -47,7 +49,17 @@ def choice(widget: str, stored: str | None) -> None:
 
 def following() -> bool:
     """A student follows the presenter's view unless they switched it off (on by default)."""
-    return bool(st.session_state.get(FOLLOW, True))
+    return bool(st.session_state.get(_FOLLOWING, True))
+
+
+def mirror_following() -> None:
+    """Before the switch is drawn: it shows what the session keeps."""
+    st.session_state[FOLLOW] = following()
+
+
+def switched_following() -> None:
+    """The switch moved: keep its value."""
+    st.session_state[_FOLLOWING] = bool(st.session_state.get(FOLLOW, True))
 
 
 def seen() -> int | None:

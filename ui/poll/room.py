@@ -1,11 +1,11 @@
 """The room's live view for this browser (services/poll/live.py): read in one row, changed only by the
 presenter; the view as the room keeps it (a page and its link's settings, a label such as "Step 3 of 8:
-…"), and back into controls for a student who follows. Store errors become a sentence, not a traceback."""
+…"), and back into controls for a student who follows. Store errors become a sentence, not a traceback.
+The store's modules (SQLAlchemy) are imported when a room is first used, not by a page without one."""
 from __future__ import annotations
 
 import streamlit as st
 
-from services.poll import live
 from services.poll.codes import PollError
 from ui.poll import place
 from ui.poll.link import Link
@@ -17,12 +17,19 @@ OWN = ("present", "sidebar")       # the viewer's own settings: never sent to th
 _LESSON = "_room_lesson"           # (the counter when read, the room's lesson TOML) for this session
 
 
-def watch(code: str) -> live.Live:
-    """The room's live view (one row); PollError if the room is gone or the database did not answer."""
-    return live.watch(store(), code)
+def _live():
+    from services.poll import live
+
+    return live
 
 
-def current(code: str) -> live.Live | None:
+def watch(code: str):
+    """The room's live view, a services.poll.live.Live (one row); PollError if the room is gone or the
+    database did not answer."""
+    return _live().watch(store(), code)
+
+
+def current(code: str):
     """The room's live view, or None where it cannot be read (the poll's box says why)."""
     try:
         return watch(code)
@@ -30,13 +37,13 @@ def current(code: str) -> live.Live | None:
         return None
 
 
-def lesson_text(code: str, now: live.Live) -> str | None:
+def lesson_text(code: str, now) -> str | None:
     """The room's lesson as TOML, read again only when the room's counter moved since this session read it."""
     kept = st.session_state.get(_LESSON)
     if kept is not None and kept[0] == now.rev:
         return kept[1]
     try:
-        rev, text = live.lesson(store(), code)
+        rev, text = _live().lesson(store(), code)
     except PollError:
         return None
     st.session_state[_LESSON] = (rev, text)
@@ -59,12 +66,12 @@ def same(a: dict | None, b: dict | None) -> bool:
     return a is not None and b is not None and a["page"] == b["page"] and a["params"] == b["params"]
 
 
-def update(link: Link, **changes) -> live.Live | None:
+def update(link: Link, **changes):
     """The presenter changes the room (lesson=, step=, view=: services.poll.live.update); the session then
     knows the change as its own (no rerun for it, and its own move is followed). None, with the reason
     said on the page, when it could not be done."""
     try:
-        now = live.update(store(), link.room, link.key, **changes)
+        now = _live().update(store(), link.room, link.key, **changes)
     except (PollError, ValueError) as err:
         place.say(str(err))
         return None

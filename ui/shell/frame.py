@@ -89,6 +89,8 @@ def start(parts: tuple[Part, ...]):
         session.write_controls(controls)
         session.remember_controls(controls)
         if goto[1] != site.by_path(current.url_path).path:
+            for note in notes:                     # said on the page switched to
+                session.leave_note(note)
             st.switch_page(next(p for p in pages if site.by_path(p.url_path).path == goto[1]))
     if session.take_open_head():                   # a click on the model view: open that head's page
         session.write_controls(controls)
