@@ -91,7 +91,7 @@ def test_the_steps_list_jumps_and_leaving_ends_the_lesson():
     at.session_state[place.LIST] = True                                  # open the list (drawn once opened)
     at.run()
     radio = at.radio(key=place.JUMP)
-    assert list(radio.options)[4].startswith("5. Knock out")
+    assert list(radio.options)[4].replace("\\", "").startswith("5. Knock out")
     radio.set_value(5).run()
     assert_clean(at)
     assert at.title[0].value == "Model view: every head" and params(at)["ablate"] == "0.1" and params(at)["step"] == "5"

@@ -91,7 +91,7 @@ def _buttons(lesson: Lesson, number: int, role: str) -> None:
     back, ahead, leave = st.columns([2, 2, 3], vertical_alignment="center")
     back.button("◀ Back", key=place.BACK, shortcut="pageup", width="stretch", disabled=number <= 1,
                 on_click=move, args=(lesson, number - 1), help="The step before (PageUp)")
-    ahead.button("Next ▶", key=place.NEXT, shortcut="pagedown", width="stretch", type="primary",
+    ahead.button("Next ▶", key=place.NEXT, shortcut="pagedown", width="stretch",
                  disabled=number >= len(lesson.steps), on_click=move, args=(lesson, number + 1),
                  help="The next step, with its own settings (PageDown)")
     if role == "self":
@@ -109,7 +109,7 @@ def _steps(lesson: Lesson, number: int, role: str) -> None:
             return
         st.session_state[place.JUMP] = number
         st.radio("Go to step", range(1, len(lesson.steps) + 1), key=place.JUMP, on_change=_jump, args=(lesson, role),
-                 format_func=lambda i: f"{i}. {lesson.at(i).title}", label_visibility="collapsed")
+                 format_func=lambda i: md_escape(f"{i}. {lesson.at(i).title}"), label_visibility="collapsed")
 
 
 def draw(view, join_url: str) -> None:

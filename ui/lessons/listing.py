@@ -25,5 +25,5 @@ def draw(view) -> None:
                 + "\n".join(lines))
     st.session_state[place.TAKE] = None                # a choice, not a state: every lesson can be taken again
     st.segmented_control("Take a lesson", shipped.names(), key=place.TAKE, on_change=_take,
-                         format_func=lambda name: shipped.load(name).title,
+                         format_func=lambda name: md_escape(shipped.load(name).title),
                          help="Opens its first step; a link can too: ?lesson=" + shipped.names()[0])

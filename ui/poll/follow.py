@@ -19,7 +19,7 @@ from ui.prose import room as words
 from ui.prose.text import md_escape
 from ui.shell import session, site
 
-WATCH_EVERY_S = 1.0        # a follower learns of a move within this (plus its page's run)
+WATCH_EVERY_S = 1.25       # a follower learns of a move within this (plus its page's run)
 GONE = -1                  # place.seen() once the room could not be read (closed, expired, the database down)
 
 
@@ -75,6 +75,8 @@ def _check(code: str, here: dict, presenter: bool) -> None:
         place.set_followed(now.moves)
         if not room.same(now.view, here):
             session.ask_goto(room.controls_of(now.view)[0], now.view["page"])
+            if now.view["page"] != here["page"]:
+                st.switch_page(site.file(now.view["page"]))   # one run, on the presenter's page
             st.rerun()
     if news and not first:
         st.rerun()

@@ -133,6 +133,7 @@ def _ask(link: Link, asked: questions.Asked) -> None:
         store().ask(link.room, link.key, asked.qid, asked.prompt, asked.options, asked.answers)
     except PollError as err:
         place.say(str(err))
+    room.forget(link.room)
 
 
 def _act(what: str, link: Link, qid: str) -> None:
@@ -140,6 +141,7 @@ def _act(what: str, link: Link, qid: str) -> None:
         getattr(store(), what)(link.room, link.key, qid)
     except PollError as err:
         place.say(str(err))
+    room.forget(link.room)
 
 
 def _close(link: Link) -> None:
@@ -148,6 +150,8 @@ def _close(link: Link) -> None:
     except PollError as err:
         place.say(str(err))
         return
+    finally:
+        room.forget(link.room)
     _leave(f"Room {link.room} is closed: students can no longer answer.")
 
 
@@ -206,6 +210,8 @@ def _answer(code: str, seat: str, qid: str, widget: str) -> None:
         store().answer(code, seat, qid, choice)
     except PollError as err:
         place.say(str(err))
+        return
+    room.answered(qid, choice)
 
 
 @st.fragment
@@ -214,10 +220,12 @@ def _student_live(code: str, seat: str) -> None:
     said = place.said()
     if said:
         st.warning(md_escape(said))
+    now = room.current(code)                           # the room's counter: what changed since these were read
+    rev = None if now is None else now.rev
     try:
-        asked = store().questions(code)
-        mine = store().my_answers(code, seat)
-        counts = store().counts(code) if any(q.revealed for q in asked) else {}
+        asked = room.questions(code, rev)
+        mine = room.mine(code, seat, rev)
+        counts = room.counts(code, rev) if any(q.revealed for q in asked) else {}
     except PollError as err:                           # no such room, closed, or the database did not answer
         st.warning(md_escape(str(err)), icon=":material/how_to_vote:")
         return
