@@ -223,3 +223,19 @@ def test_the_checks_catch_what_they_must():
     assert not DIGIT.search(facts.PLACE.sub("", "at step {learn.step}"))
     assert not _claims()[("induction", 6)]("accuracy falls from 99.5% to 54.9%")
     assert facts.unknown("{model.nothing}") and not facts.unknown("{model.accuracy}")
+
+
+def test_the_readme_s_lesson_file_loads_and_checks():
+    from conftest import ROOT
+
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("**A lesson file.**", 1)[1].split("```toml\n", 1)[1].split("```", 1)[0]
+    lesson = check.check(parse(block, "readme"), compute)
+    assert [s.page for s in lesson.steps] == ["scores", "scores"] and lesson.at(2).question
+    for step in lesson.steps:
+        assert "{" not in facts.fill(step.text, view_of(step), compute)
+    listed = " ".join(readme.split("The facts, by page:", 1)[1].split("(each described", 1)[0].split())
+    parts = listed.split("`")[1:]                                      # page, its names, page, its names, ...
+    said = {f"{page.rstrip('.')}.{name.strip()}" for page, names in zip(parts[::2], parts[1::2])
+            for name in names.strip(" ;").split(",")}
+    assert said == set(facts.FACTS), said ^ set(facts.FACTS)            # the README lists every fact, no other
