@@ -4,9 +4,10 @@ share one SQLite file.
 
 Each student GETs the join link (`/softmax?room=CODE`), opens the websocket, keeps the seat the app
 writes into its URL, and then, with a pause of about 2 s before each, moves the sequence-length slider
-or answers one of the room's questions (a radio in the poll box: a fragment rerun carrying the radio's
-new value), three of each, in turns. Between actions its poll box refreshes itself every 2 s as a
-browser's does (an auto fragment rerun). A presenter session on the same room refreshes its panel
+or answers one of the room's questions (a radio in the poll box: a rerun of the box's fragment carrying
+the radio's new value), three of each, in turns. Between actions its page checks the room every second
+as a browser's does (the auto rerun of ui/poll/follow.py's one-row check, which draws nothing unless the
+room changed). A presenter session on the same room refreshes its panel
 every 1.5 s and its "answered" count is read from what it draws. The benchmark (holding the room's
 key) creates the room and asks the questions through the store, as the presenter's buttons do.
 
@@ -45,7 +46,7 @@ from benchmarks import load
 from deploy import replicas
 
 PAGE = "softmax"
-STUDENT_REFRESH_S, PRESENTER_REFRESH_S = 2.0, 1.5    # ui.poll.view's run_every
+STUDENT_REFRESH_S, PRESENTER_REFRESH_S = 1.25, 1.5    # ui.poll.follow's and ui.poll.view's run_every
 MAX_STUDENTS = 200
 
 
@@ -67,7 +68,8 @@ class PollStudent(load.Student):
     def __init__(self, *a, asked=(), poll=True, refresh=STUDENT_REFRESH_S, **kw):
         super().__init__(*a, **kw)
         self.asked, self.poll, self.refresh = list(asked), poll, refresh
-        self.fragment: str | None = None               # the poll box's fragment id (its auto-rerun element)
+        self.fragment: str | None = None               # the room check's fragment id (its auto-rerun element)
+        self.box: str | None = None                    # the poll box's fragment id (its radios rerun it)
         self.radios: dict[str, object] = {}            # qid -> the radio element
         self.chosen: dict[str, str] = {}               # qid -> the option value last sent and run
         self.moves: list[float] = []
@@ -108,13 +110,17 @@ class PollStudent(load.Student):
                     q = self._by_prompt(element.radio.label)
                     if q is not None:
                         self.radios[q.qid] = element.radio
+                        self.box = fmsg.delta.fragment_id or self.box
                 elif what == "metric" and element.metric.label == "answered":
                     self.metric = element.metric.body
+                self.saw(fmsg, element, what)
                 state = load.widget_state(element)
                 if state is not None and (state.id not in self.widgets or getattr(element, what).set_value):
                     self.widgets[state.id] = state
                     if what == "slider" and element.slider.label.startswith(self.slider):
                         self.slider_proto = element.slider
+            elif kind == "ref_hash":
+                self.saw_cached(fmsg.ref_hash)
             elif kind == "auto_rerun":                                 # a fragment that refreshes itself
                 self.fragment = fmsg.auto_rerun.fragment_id
             elif kind == "page_info_changed":
@@ -124,7 +130,14 @@ class PollStudent(load.Student):
             elif kind == "script_finished":
                 if fmsg.script_finished == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
                     continue
+                self.finished_how = fmsg.script_finished
                 return time.perf_counter() - start, received
+
+    def saw(self, fmsg, element, what: str) -> None:
+        """Every element drawn (a subclass reads what it needs)."""
+
+    def saw_cached(self, ref: str) -> None:
+        """A message the client already holds, sent again by its hash."""
 
     def _answer_state(self, qid: str) -> tuple[str, str]:
         """Pick an option of the question (sometimes the student changes an earlier answer)."""
@@ -156,7 +169,7 @@ class PollStudent(load.Student):
             self.refreshes.append(seconds)
         else:                                          # answer a question
             choice, _ = self._answer_state(action)
-            seconds, _ = await self._run(ws, self.fragment)
+            seconds, _ = await self._run(ws, self.box or self.fragment)
             self.answers.append(seconds)
             self.chosen[action] = choice
 

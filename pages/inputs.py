@@ -2,6 +2,7 @@
 from ui import app
 from ui.page import layout
 from ui.prose import notices, stages
+from ui.lessons import listing
 from ui.sections.inputs import matrix
 
 view = app.view()
@@ -15,3 +16,4 @@ layout.header(
      *stages.depth_formulas(view.config, view.layer)],
 )
 matrix.draw(view)
+listing.draw(view)

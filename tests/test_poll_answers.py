@@ -48,7 +48,7 @@ def test_a_database_with_one_answer_per_question_is_migrated(make, monkeypatch):
     old.answer(room.code, "seat-00001", "q1", "b")
     monkeypatch.undo()
     new = make()                                                      # the app, upgraded, starts on it
-    assert new.schema_version() == len(ps.MIGRATIONS) == 2
+    assert new.schema_version() == len(ps.MIGRATIONS) >= 2                 # every migration since, applied
     by_qid = {q.qid: q for q in new.questions(room.code)}
     assert by_qid["q1"].answers == ("b",) and by_qid["q1"].right("b")
     assert by_qid["q2"].answers == ('a\\"x',)                         # a quote and a backslash survive

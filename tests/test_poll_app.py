@@ -1,6 +1,6 @@
 """The class poll in the app (AppTest): a presenter starts a room and asks, students join by link,
 answer, and see the result once revealed; the right answers come from the engine's numbers; bad links
-get a message, never a traceback; the key never leaves the presenter's URL."""
+get a message, never a traceback; the presenter key is in no URL: it stays in the presenter's session."""
 from __future__ import annotations
 
 import numpy as np
@@ -35,7 +35,9 @@ def param(at, name: str) -> str:
 
 
 def room_of(at) -> tuple[str, str]:
-    return param(at, "room"), param(at, "key")
+    """The room from the presenter's URL, the key from the presenter's session (never in the URL)."""
+    assert "key" not in at.query_params and "seat" not in at.query_params
+    return param(at, "room"), at.session_state["_poll"].key
 
 
 def test_presenter_starts_a_room_and_the_join_link_has_no_key():
@@ -153,10 +155,10 @@ def test_reset_and_close():
     assert any("closed" in w.value for w in student.warning)
 
 
-def test_links_carry_the_key_only_in_the_presenters_own_url():
+def test_links_never_carry_the_key_but_a_remembered_key_makes_the_presenter():
     presenter, problems = poll_link.from_params({"room": "k7qf", "key": "A" * 22, "seat": "B" * 12})
     assert presenter.presenter and presenter.seat is None and not problems
-    assert presenter.url_params() == {"room": "K7QF", "key": "A" * 22}
+    assert presenter.url_params() == {"room": "K7QF"}               # the key leaves the address bar
     assert presenter.share_params() == {"room": "K7QF"}
     student, _ = poll_link.from_params({"room": "K7QF"})
     assert student.student and len(student.seat) >= 12          # a seat is given on joining
@@ -165,3 +167,9 @@ def test_links_carry_the_key_only_in_the_presenters_own_url():
     again, _ = poll_link.from_params(student.url_params())       # a reload: the same seat
     assert again == student
     assert poll_link.from_params({"seq_len": "5"}) == (poll_link.Link(), [])
+    reload, _ = poll_link.from_params(presenter.url_params(), remembered="A" * 22)   # the browser's cookie
+    assert reload == poll_link.Link("K7QF", "A" * 22)
+    seated, _ = poll_link.from_params(student.url_params(), remembered="A" * 22)     # a student's own URL: a student
+    assert seated == student
+    junk, _ = poll_link.from_params({"room": "K7QF"}, remembered="no")
+    assert junk.student

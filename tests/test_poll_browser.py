@@ -1,6 +1,7 @@
 """The class poll in real Chromium: a presenter (laptop) and three students (a laptop and two phones),
 each in their own browser context. Join by the link the presenter's screen shows, answer, the
-presenter's count moves without a click, the reveal reaches every student without a click.
+presenter's count moves without a click, the reveal reaches every student without a click (their page's
+one-row room check sees it); the presenter key is in a cookie of the presenter's browser, not the URL.
 
 Skipped without Chromium and Playwright unless REQUIRE_BROWSER=1 (CI)."""
 from __future__ import annotations
@@ -8,7 +9,7 @@ from __future__ import annotations
 import os
 import re
 import time
-from urllib.parse import parse_qs, urlparse
+from urllib.parse import parse_qs, unquote, urlparse
 
 import pytest
 
@@ -78,8 +79,9 @@ def test_presenter_and_three_students(browser, server):
         join = wait_text(panel.locator("[data-testid='stCode']"), r"room=", timeout=60).strip()
         wait_text(panel, r"Room [A-Z2-9]{4}")
         code = re.search(r"room=([A-Z2-9]{4})", join).group(1)
-        key = query(lecturer)["key"]
-        assert key not in join and "present" not in join
+        kept = {c["name"]: c["value"] for c in lecturer.context.cookies()}
+        key = unquote(kept["attention_lab_presenter"]).split(".")[1]     # kept by the browser, never in the URL
+        assert key not in join and "present" not in join and "key" not in query(lecturer)
         assert panel.locator("img").count() >= 1                  # the QR code, drawn by the app
         panel.get_by_role("button", name=re.compile("Ask this page's question")).click()
         wait_text(panel, r"answered\s*0")

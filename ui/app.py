@@ -4,11 +4,13 @@ adding one is its module and a line here."""
 from __future__ import annotations
 
 from ui import trainer
+from ui.lessons import bar as lessons
 from ui.poll import view as poll
 from ui.shell import frame
 from ui.shell.view import View
 
-PARTS = (poll.PART, trainer.PART)   # in this order above every page: the class poll, then a trained model's training
+PARTS = (lessons.PART, poll.PART, trainer.PART)   # in this order above every page: a lesson's bar, the class poll,
+                                                 # then a trained model's training
 
 
 def run() -> None:

@@ -19,6 +19,13 @@ rooms = sa.Table(
     sa.Column("created_at", sa.Double, nullable=False),
     sa.Column("expires_at", sa.Double, nullable=False),
     sa.Column("closed", sa.Integer, nullable=False, server_default="0"),
+    # version 3: the room's live view (services/poll/live.py)
+    sa.Column("rev", sa.Integer, nullable=False, server_default="0"),       # every change: a question, a move, an edit
+    sa.Column("moves", sa.Integer, nullable=False, server_default="0"),     # every move of the view followers are shown
+    sa.Column("lesson", sa.Text),                                           # the room's lesson, as its TOML file
+    sa.Column("lesson_step", sa.Integer),                                   # its step, from 1 (NULL: a view outside it)
+    sa.Column("view", sa.Text),                                             # JSON: {"page": path, "params": {...}}
+    sa.Column("changed_at", sa.Double),                                     # time of the last change
 )
 
 questions = sa.Table(
@@ -57,4 +64,12 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # Version 2: a question may have several right answers (keys tied within the page's own rule), so
     # poll_questions.answer holds a JSON list; an old row's single value becomes a list of one.
     (r"""UPDATE poll_questions SET answer = '["' || REPLACE(REPLACE(answer, '\', '\\'), '"', '\"') || '"]'""",),
+    # Version 3: a room follows a lesson and shows every student one view (issue 35): the lesson's TOML, its
+    # step, the view as JSON, and a counter every change moves, so a student's page checks one row for news.
+    ("ALTER TABLE poll_rooms ADD COLUMN rev INTEGER NOT NULL DEFAULT 0",
+     "ALTER TABLE poll_rooms ADD COLUMN moves INTEGER NOT NULL DEFAULT 0",
+     "ALTER TABLE poll_rooms ADD COLUMN lesson TEXT",
+     "ALTER TABLE poll_rooms ADD COLUMN lesson_step INTEGER",
+     "ALTER TABLE poll_rooms ADD COLUMN view TEXT",
+     "ALTER TABLE poll_rooms ADD COLUMN changed_at DOUBLE PRECISION"),
 )

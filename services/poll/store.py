@@ -38,6 +38,9 @@ QUESTIONS = (sa.select(questions.c.qid, questions.c.prompt, questions.c.options,
 MINE = sa.select(answers.c.qid, answers.c.choice).where((answers.c.code == _code) & (answers.c.seat == _seat))
 COUNTS = (sa.select(answers.c.qid, answers.c.choice, sa.func.count()).where(answers.c.code == _code)
           .group_by(answers.c.qid, answers.c.choice))
+# Every change a student's page must learn of moves the room's counter (services/poll/live.py reads it).
+BUMP = (rooms.update().where(rooms.c.code == sa.bindparam("room"))
+        .values(rev=rooms.c.rev + 1, changed_at=sa.bindparam("now")))
 
 
 def _url(target: str) -> sa.URL | str:
@@ -150,6 +153,7 @@ class Store:
         with self._tx() as conn:
             self._room(conn, code, key)
             conn.execute(rooms.update().where(rooms.c.code == code).values(closed=1))
+            self._bump(conn, code)
 
     def purge(self) -> int:
         """Delete expired rooms with their questions and answers; how many rooms went."""
@@ -179,6 +183,10 @@ class Store:
             conn.execute(questions.delete().where(this))
             conn.execute(questions.insert().values(code=code, qid=qid, prompt=prompt, options=blob, answer=answer,
                                                    asked_at=self.clock()))
+            self._bump(conn, code)
+
+    def _bump(self, conn, code: str) -> None:
+        conn.execute(BUMP, {"room": code, "now": self.clock()})
 
     def _owned(self, conn, code: str, key: str, qid: str) -> None:
         self._room(conn, code, key, open_only=False)
@@ -191,6 +199,7 @@ class Store:
             self._owned(conn, code, key, qid)
             conn.execute(questions.update().where((questions.c.code == code) & (questions.c.qid == qid))
                          .values(revealed=1))
+            self._bump(conn, code)
 
     def reset(self, code: str, key: str, qid: str) -> None:
         """Every answer to the question gone, and the answer hidden again."""
@@ -200,6 +209,7 @@ class Store:
             # asked afresh: the time moves on, so students' pages draw a new, empty choice
             conn.execute(questions.update().where((questions.c.code == code) & (questions.c.qid == qid))
                          .values(revealed=0, asked_at=self.clock()))
+            self._bump(conn, code)
 
     def questions(self, code: str) -> list[Question]:
         """The open room's questions, the latest asked first (NoRoom if wrong, expired or closed)."""

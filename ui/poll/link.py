@@ -1,8 +1,10 @@
-"""Who this browser is in a class poll, as its URL says: the room, and the presenter key or a seat.
+"""Who this browser is in a class poll: the room, and the presenter key or a seat.
 
-Pure Python. The presenter's URL carries `room` and `key`; a student's `room` and `seat` (a random id
-the app gives on joining, so a reload or a reconnect to another replica is the same student); the join
-link on the projector and the sidebar's "Link to this view" carry `room` only, never a key or a seat.
+Pure Python. The presenter's URL carries `room` only: the key stays in the session and in a cookie of the
+presenter's browser (ui/poll/keep.py), never on the projected screen; a link with `key` (continue on
+another device) is read once and the key leaves the address bar. A student's URL carries `room` and
+`seat` (a random id the app gives on joining, so a reload or a reconnect to another replica is the same
+student); the join link and the sidebar's "Link to this view" carry `room` only, never a key or a seat.
 """
 from __future__ import annotations
 
@@ -28,18 +30,19 @@ class Link:
         return self.room is not None and self.key is None
 
     def url_params(self) -> dict[str, str]:
-        """What this browser's own URL carries."""
+        """What this browser's own URL carries (never the presenter key)."""
         if self.room is None:
             return {}
-        return {"room": self.room, **({"key": self.key} if self.key else {"seat": self.seat} if self.seat else {})}
+        return {"room": self.room, **({"seat": self.seat} if self.seat and not self.key else {})}
 
     def share_params(self) -> dict[str, str]:
         """What a link for someone else carries: the room, nothing that is this browser's own."""
         return {"room": self.room} if self.room else {}
 
 
-def from_params(params: dict[str, str]) -> tuple[Link, list[str]]:
-    """The poll part of a URL; malformed parts are dropped and said (a student gets a seat here)."""
+def from_params(params: dict[str, str], remembered: str | None = None) -> tuple[Link, list[str]]:
+    """The poll part of a URL; malformed parts are dropped and said (a student gets a seat here). A URL
+    with the room alone, in the browser that keeps the room's presenter key (`remembered`), is the presenter."""
     if "room" not in params:
         return Link(), []
     try:
@@ -55,6 +58,11 @@ def from_params(params: dict[str, str]) -> tuple[Link, list[str]]:
                 problems.append(str(err))
                 continue
             key, seat = (token, seat) if name == "key" else (key, token)
+    if key is None and seat is None and remembered:
+        try:
+            key = parse_token(remembered, "presenter key")
+        except PollError:
+            pass
     if key is None:
         seat = seat or new_seat()
     return Link(room, key, None if key else seat), problems

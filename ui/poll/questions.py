@@ -104,6 +104,19 @@ class Asks:
 ASKS: dict[str, Asks] = {}           # page path -> the question asked on that page
 
 
+def step_qid(page: str, step: int | None) -> str:
+    """A question's id in the room: its page's path, or in a lesson its page and step ('softmax@5'), so two
+    steps on one page keep their answers apart."""
+    return page if step is None else f"{page}@{step}"
+
+
+def title(qid: str) -> str:
+    """The question of an id, in a few words (with its lesson step, if any)."""
+    page, _, step = qid.partition("@")
+    named = ASKS[page].title if page in ASKS else page
+    return f"{named}, step {step}" if step else named
+
+
 def asks(page: str, title: str) -> Callable:
     """Register the decorated function as `page`'s question."""
     def register(fn: Callable) -> Callable:

@@ -1,12 +1,15 @@
 """The class poll on screen: the presenter's panel (start, join link and QR code, ask, live counts,
-reveal, reset, download, close) and a student's box (the room's questions, their answer, the result).
+reveal, reset, download, close) and a student's box (follow the presenter, the room's questions, their
+answer, the result).
 
-Both refresh themselves (st.fragment(run_every=...)) and read every count from the store, so every
-replica shows the same room. Prompts and options may hold the sidebar's words: always md_escape'd,
-never HTML.
+The presenter's counts refresh themselves (st.fragment(run_every=...)); a student's page reruns when the
+room's one-row check (ui/poll/follow.py) sees a change: a question asked, revealed or reset, a move. Every
+count is read from the store, so every replica shows the same room. Prompts and options may hold the
+sidebar's words: always md_escape'd, never HTML.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import io
 
@@ -14,7 +17,8 @@ import segno
 import streamlit as st
 
 from ui import charts, compute
-from ui.poll import place, questions
+from ui.poll import follow, keep, place, questions, room
+from ui.poll.db import store
 from ui.poll import link as links
 from ui.poll.link import Link
 from services.poll.codes import NoRoom, NotPresenter, PollError, Question, new_seat
@@ -24,16 +28,6 @@ from ui.shell.parts import Part
 from ui.prose.text import md_escape
 
 PRESENTER_EVERY_S = 1.5        # the projector's counts refresh this often
-STUDENT_EVERY_S = 2.0          # a student's box looks for new questions and the reveal this often
-
-
-@st.cache_resource(show_spinner=False)
-def store():
-    """One store per server process (SQLite file or DATABASE_URL), shared by its sessions; SQLAlchemy is
-    imported here, when a room is first opened, not by a page without one."""
-    from services.poll.store import Store
-
-    return Store()
 
 
 @functools.lru_cache(maxsize=16)
@@ -44,16 +38,18 @@ def qr_png(url: str) -> bytes:
     return out.getvalue()
 
 
-def asked_for(view) -> questions.Asked | str | None:
-    """This page's question, from the presenter's own numbers; why not (a sentence) where the page gives
-    no single answer to grade at these settings; None on a page without one."""
+def asked_for(view, step: int | None = None) -> questions.Asked | str | None:
+    """This page's question, from the presenter's own numbers (keyed by the room's lesson step when the room
+    is at a step of this page, so two steps on one page keep their answers apart); why not (a sentence)
+    where the page gives no single answer to grade at these settings; None on a page without one."""
     registered = questions.ASKS.get(view.page.path)
     if registered is None:
         return None
     try:
-        return registered.ask(view, compute)
+        asked = registered.ask(view, compute)
     except questions.Unanswerable as why:
         return str(why)
+    return asked if step is None else dataclasses.replace(asked, qid=questions.step_qid(view.page.path, step))
 
 
 def draw(view, join_url: str) -> None:
@@ -63,10 +59,11 @@ def draw(view, join_url: str) -> None:
     if said:
         st.warning(md_escape(said), icon=":material/how_to_vote:")
     link = place.link()
+    here = room.here(view.page.path, view.controls)
     if link.presenter:
-        _presenter(view, link, join_url)
+        _presenter(view, link, join_url, here)
     elif link.student:
-        _student(link)
+        _student(view, link, here)
     elif view.present:
         st.button("Start a class poll", key=place.START, icon=":material/how_to_vote:", on_click=_start,
                   help="A room with a short code: the hall joins by link or QR code and answers this page's "
@@ -88,7 +85,7 @@ def _leave(message: str, link: Link | None = None) -> None:
     place.say(message)
 
 
-def _presenter(view, link: Link, join_url: str) -> None:
+def _presenter(view, link: Link, join_url: str, here: dict) -> None:
     try:
         store().check(link.room, link.key)
     except NotPresenter:
@@ -101,7 +98,11 @@ def _presenter(view, link: Link, join_url: str) -> None:
     except PollError as err:                           # the database did not answer: say so, keep the room
         st.warning(md_escape(str(err)), icon=":material/how_to_vote:")
         return
-    asked = asked_for(view)
+    now = room.current(link.room)
+    step = now.step if now is not None and now.view is not None and now.view["page"] == view.page.path else None
+    asked = asked_for(view, step)
+    keep.keep(link)
+    follow.watch(link, here)                           # a move made on another device reaches this screen
     with st.container(border=True, key=place.PANEL):
         qr, live = st.columns([1, 2])
         with qr:
@@ -109,16 +110,17 @@ def _presenter(view, link: Link, join_url: str) -> None:
             st.markdown(f"### Room {link.room}")          # a code of ALPHABET only: nothing to escape
             st.caption("Join at (the QR code holds the same link):")
             st.code(join_url, language=None, wrap_lines=True)
+            keep.elsewhere(link, join_url)
         with live:
             if isinstance(asked, str):
                 st.caption(md_escape(asked))
             elif asked is not None:
-                st.button(f"Ask this page's question ({questions.ASKS[asked.qid].title})", key=place.ASK,
-                          type="primary", on_click=_ask, args=(link, view), icon=":material/campaign:")
+                st.button(f"Ask this page's question ({questions.ASKS[view.page.path].title})", key=place.ASK,
+                          type="primary", on_click=_ask, args=(link, view, step), icon=":material/campaign:")
             else:
                 st.caption("Questions are on the Scaled scores, Softmax weights and Exercise pages: open one "
                            "and ask it.")
-            _presenter_live(link.room, link.key, view.page.path, view.present)
+            _presenter_live(link.room, link.key, questions.step_qid(view.page.path, step), view.present)
             left, right = st.columns(2)
             left.download_button("Download answers (CSV)", data=lambda: store().csv(link.room, link.key),
                                  file_name=f"attention-lab-poll-{link.room}.csv", mime="text/csv",
@@ -127,9 +129,10 @@ def _presenter(view, link: Link, join_url: str) -> None:
                          icon=":material/logout:")
 
 
-def _ask(link: Link, view) -> None:
-    """The page's question at the click: from the latest View (a click on a map since the full run moved it)."""
-    asked = asked_for(session.latest_view(view))
+def _ask(link: Link, view, step: int | None) -> None:
+    """The page's question at the click: from the latest View (a click on a map since the full run moved it),
+    keyed by the room's lesson step."""
+    asked = asked_for(session.latest_view(view), step)
     if not isinstance(asked, questions.Asked):
         place.say(asked or "This page has no question to ask.")
         return
@@ -137,6 +140,7 @@ def _ask(link: Link, view) -> None:
         store().ask(link.room, link.key, asked.qid, asked.prompt, asked.options, asked.answers)
     except PollError as err:
         place.say(str(err))
+    room.forget(link.room)
 
 
 def _act(what: str, link: Link, qid: str) -> None:
@@ -144,6 +148,7 @@ def _act(what: str, link: Link, qid: str) -> None:
         getattr(store(), what)(link.room, link.key, qid)
     except PollError as err:
         place.say(str(err))
+    room.forget(link.room)
 
 
 def _close(link: Link) -> None:
@@ -152,12 +157,14 @@ def _close(link: Link) -> None:
     except PollError as err:
         place.say(str(err))
         return
+    finally:
+        room.forget(link.room)
     _leave(f"Room {link.room} is closed: students can no longer answer.")
 
 
 @st.fragment(run_every=PRESENTER_EVERY_S)
-def _presenter_live(code: str, key: str, page: str, present: bool) -> None:
-    """The question of this page (else the latest asked): how many answered, the distribution."""
+def _presenter_live(code: str, key: str, qid: str, present: bool) -> None:
+    """The question of this page or step (else the latest asked): how many answered, the distribution."""
     try:
         asked = store().questions(code)
         counts = store().counts(code)
@@ -167,7 +174,7 @@ def _presenter_live(code: str, key: str, page: str, present: bool) -> None:
     if not asked:
         st.caption("No question asked yet.")
         return
-    q = next((q for q in asked if q.qid == page), asked[0])
+    q = next((q for q in asked if q.qid == qid), asked[0])
     mine = counts.get(q.qid, {})
     st.markdown(f"**{md_escape(q.prompt)}**")
     st.metric("answered", sum(mine.values()))
@@ -183,7 +190,7 @@ def _presenter_live(code: str, key: str, page: str, present: bool) -> None:
                  icon=":material/restart_alt:")
     others = [o for o in asked if o.qid != q.qid]
     if others:
-        st.caption("Also asked: " + "; ".join(f"{(questions.ASKS[o.qid].title if o.qid in questions.ASKS else o.qid)} ({sum(counts.get(o.qid, {}).values())} "
+        st.caption("Also asked: " + "; ".join(f"{questions.title(o.qid)} ({sum(counts.get(o.qid, {}).values())} "
                                               "answered)" for o in others))
 
 
@@ -195,9 +202,11 @@ def _bars(q: Question, counts: dict[str, int], present: bool) -> None:
 
 
 # ------------------------------------------------------------------------------------ a student
-def _student(link: Link) -> None:
+def _student(view, link: Link, here: dict) -> None:
     with st.container(border=True, key=place.BOX):
+        follow.switch(view, link, here)
         _student_live(link.room, link.seat)
+    follow.watch(link, here)
 
 
 def _answer(code: str, seat: str, qid: str, widget: str) -> None:
@@ -208,18 +217,22 @@ def _answer(code: str, seat: str, qid: str, widget: str) -> None:
         store().answer(code, seat, qid, choice)
     except PollError as err:
         place.say(str(err))
+        return
+    room.answered(qid, choice)
 
 
-@st.fragment(run_every=STUDENT_EVERY_S)
+@st.fragment
 def _student_live(code: str, seat: str) -> None:
     """The room's questions, the latest first: answer (or change it) until the reveal, then the result."""
     said = place.said()
     if said:
         st.warning(md_escape(said))
+    now = room.current(code)                           # the room's counter: what changed since these were read
+    rev = None if now is None else now.rev
     try:
-        asked = store().questions(code)
-        mine = store().my_answers(code, seat)
-        counts = store().counts(code) if any(q.revealed for q in asked) else {}
+        asked = room.questions(code, rev)
+        mine = room.mine(code, seat, rev)
+        counts = room.counts(code, rev) if any(q.revealed for q in asked) else {}
     except PollError as err:                           # no such room, closed, or the database did not answer
         st.warning(md_escape(str(err)), icon=":material/how_to_vote:")
         return
@@ -241,7 +254,7 @@ def _student_live(code: str, seat: str) -> None:
 
 def _read(params: dict[str, str]) -> list[str]:
     """A session's first run: the poll's part of the URL (a student gets a seat here)."""
-    found, problems = links.from_params(params)
+    found, problems = links.from_params(params, keep.remembered(params.get("room")))
     place.set_link(found)
     return ["The class poll link was not usable: " + "; ".join(problems) + "."] if problems else []
 

@@ -67,6 +67,9 @@ def _three(x: float) -> str:
     return fmt(x, ".3f") if abs(x) >= 1 else fmt(x, "#.3g")
 
 
+three = _three          # public: a lesson's facts print the page's spreads and scores the same way
+
+
 def pairs(found: list[tuple[int, int]], labels, quote: Quote = text.quote, shown: int = 6) -> str:
     """(query, key) pairs tied at the top, named: 'query ‘a’ with key ‘b’', 'query ‘a’ with keys ‘b’ and ‘c’,
     tied', 'queries … with keys …, tied (n pairs)' where every such query ties with every such key, else

@@ -84,6 +84,15 @@ def start(parts: tuple[Part, ...]):
     st.html(TABLE_CSS + A11Y_CSS)
     pages = _navigation_pages()
     current = st.navigation(pages)
+    goto = session.take_goto()                     # a lesson's step, the room's view: before any widget is drawn
+    if goto is not None:
+        controls = replace(goto[0], present=controls.present, sidebar=controls.sidebar)   # the viewer's own
+        session.write_controls(controls)
+        session.remember_controls(controls)
+        if goto[1] != site.by_path(current.url_path).path:
+            for note in notes:                     # said on the page switched to
+                session.leave_note(note)
+            st.switch_page(next(p for p in pages if site.by_path(p.url_path).path == goto[1]))
     if session.take_open_head():                   # a click on the model view: open that head's page
         session.write_controls(controls)
         session.remember_controls(controls)
@@ -105,7 +114,7 @@ def start(parts: tuple[Part, ...]):
                       notes=tuple(notes + said), page=page,
                       width=width, training=state.to_training(controls), stacked=stacked)
     if controls.present:
-        presenter.bar(pages, current)
+        presenter.bar(pages, current, keys=not any(part.steps and part.steps() for part in parts))
     join = {k: v for k, v in params.items() if k != "present"} | theirs   # the hall: this view, no presenter view
     set_current(here)
     session.remember_view(here)

@@ -1,6 +1,7 @@
 """What a feature drawn around every page gives the frame (the class poll, the trainer, the lessons):
 the frame calls these hooks, in the order the features are listed (once, in ui/app.py), and knows
-nothing else of them. Pure Python."""
+nothing else of them. A part that moves the view (a lesson's Next, the room's view a student follows)
+asks for it with ui.shell.session.ask_goto; the frame shows it from the next run's start. Pure Python."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -18,6 +19,8 @@ class Part:
     share: Callable[[], dict[str, str]] | None = None           # what a link for another browser carries (no secret)
     draw: Callable[["View", str], None] | None = None           # above the page: the View, and this view's link for
                                                                 # the hall (the sidebar's settings, no presenter view)
+    steps: Callable[[], bool] | None = None                     # True while it steps through a list of its own (a
+                                                                # lesson): PageUp/PageDown are its, not the pages'
 
 
 def merged(parts: tuple[Part, ...], hook: str) -> dict[str, str]:

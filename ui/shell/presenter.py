@@ -16,9 +16,12 @@ _LARGE = """
 """
 
 
-def bar(pages: list, current) -> None:
-    """Bigger type and previous / next buttons (PageUp / PageDown, as on a clicker)."""
+def bar(pages: list, current, keys: bool = True) -> None:
+    """Bigger type and previous / next buttons (PageUp / PageDown, as on a clicker); without them where
+    another part steps with those keys (a lesson's Back and Next)."""
     st.html(_LARGE)
+    if not keys:
+        return
     index = next(i for i, p in enumerate(pages) if p.url_path == current.url_path)
     back, where, ahead = st.columns([2, 3, 2], vertical_alignment="center")
     if index > 0 and back.button("◀ Previous", key=session.STEP_BACK, shortcut="pageup", width="stretch"):

@@ -65,6 +65,7 @@ _QKV_ENTRY = "qkv_entry"       # (matrix name, token, column) picked on the Q/K/
 _OPEN_HEAD = "open_head"       # set when a model-view click asked for the per-head page
 _VIEW = "_view"                # the View of the latest run (a fragment's rerun may have moved the cell or β)
 _MIRRORED = "_mirrored"        # {mirror widget key: the value the frame last wrote to it}
+_GOTO = "_goto"                # (Controls, page path) to show next: a lesson's step, the room's view
 
 
 def _ss():
@@ -168,16 +169,27 @@ def new_click(chart_key: str) -> tuple[int, int] | None:
 
 
 def frame_pending() -> bool:
-    """A model-view action the frame must handle in a whole run (a click on a map, the layer × head selector
-    changed, "Open this head" pressed), looked at without taking it: a fragment's own rerun then reruns the app."""
+    """A move the frame must handle in a whole run (a click on a model map, the layer × head selector changed,
+    "Open this head" pressed, a lesson's or the room's view to show), looked at without taking it: a
+    fragment's own rerun then reruns the app."""
     ss = _ss()
     points = ((ss.get(MODEL_MAP) or {}).get("selection") or {}).get("cell") or []
     clicked = (int(points[0]["r"]), int(points[0]["c"])) if points else None
-    return bool(ss.get(_OPEN_HEAD)) or _typed(OPEN_HEAD) or (clicked is not None and clicked != ss.get(f"_seen_{MODEL_MAP}"))
+    return bool(ss.get(_OPEN_HEAD)) or _GOTO in ss or _typed(OPEN_HEAD) or (clicked is not None and clicked != ss.get(f"_seen_{MODEL_MAP}"))
 
 
 def ask_open_head() -> None:
     _ss()[_OPEN_HEAD] = True
+
+
+def ask_goto(c: Controls, path: str) -> None:
+    """Show these controls on the page at `path` from the next run's start (the frame switches page if
+    need be, before any widget is drawn): a lesson's Back and Next, the room's view a student follows."""
+    _ss()[_GOTO] = (c, path)
+
+
+def take_goto() -> tuple[Controls, str] | None:
+    return _ss().pop(_GOTO, None)
 
 
 def take_open_head() -> bool:

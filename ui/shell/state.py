@@ -26,7 +26,7 @@ BETAS = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0)   # the softmax p
 
 KEYS = ("preset", "d_model", "heads", "d_ff", "seed", "seq_len", "text", "causal",
         "positional", "scale", "head", "cell", "present", "beta", "layers", "layer_norm", "layer", "sidebar", "stretch",
-        "ablate", "task", "train_seed", "steps", "lr", "sequence")
+        "ablate", "task", "train_seed", "steps", "lr", "sequence", "replay_step")
 
 
 @dataclass(frozen=True)
@@ -59,12 +59,13 @@ class Controls:
     steps: int = engine.TASKS["previous"].steps   # Adam steps (the first task's own; learn_defaults)
     lr: float = engine.TASKS["previous"].lr       # Adam's learning rate
     sequence: str = ""
+    replay_step: int | None = None  # the saved step the replay shows (URL key `replay`); None: the last, after Train
 
 
 def learn_defaults(task: str) -> dict:
     """The Learn page's controls for a task: its own steps and learning rate, batch seed 0, its sample."""
     t = engine.TASKS[task]
-    return dict(task=task, train_seed=0, steps=t.steps, lr=t.lr, sequence="")
+    return dict(task=task, train_seed=0, steps=t.steps, lr=t.lr, sequence="", replay_step=None)
 
 
 def preset_controls(name: str, **view) -> Controls:

@@ -69,6 +69,10 @@ def _as_beta(raw: str) -> float:
     return value
 
 
+URL_KEY = {"replay_step": "replay"}                  # a field whose URL key is not its name
+FIELD_OF = {v: k for k, v in URL_KEY.items()}
+
+
 def from_params(params: dict[str, str]) -> tuple[Controls, list[str]]:
     """Controls from URL query parameters; anything malformed keeps its default and is reported."""
     problems: list[str] = []
@@ -100,13 +104,14 @@ def from_params(params: dict[str, str]) -> tuple[Controls, list[str]]:
         "steps": lambda r: _as_int(r, *STEPS),
         "lr": lambda r: _as_float(r, *LR),
         "sequence": lambda r: r[:MAX_TEXT],
+        "replay": lambda r: _as_int(r, 0, STEPS[1]),
     }
     for key, read in readers.items():
         if key not in params:
             continue
         raw = params[key]
         try:
-            values[key] = read(str(raw))
+            values[FIELD_OF.get(key, key)] = read(str(raw))
         except (ValueError, TypeError) as error:
             shown = str(raw)[:30]
             why = f" ({error})" if str(error).startswith("must") else ""
@@ -129,16 +134,17 @@ def to_params(c: Controls) -> dict[str, str]:
         value = getattr(c, key)
         if value == getattr(base, key):
             continue
+        name = URL_KEY.get(key, key)
         if isinstance(value, bool):
-            out[key] = "1" if value else "0"
+            out[name] = "1" if value else "0"
         elif key == "cell":
-            out[key] = f"{value[0]},{value[1]}"
+            out[name] = f"{value[0]},{value[1]}"
         elif key in ("beta", "lr"):
-            out[key] = f"{value:g}"
+            out[name] = f"{value:g}"
         elif key == "ablate":
-            out[key] = ablate_text(value)
+            out[name] = ablate_text(value)
         else:
-            out[key] = str(value)
+            out[name] = str(value)
     return out
 
 

@@ -42,10 +42,12 @@ def grid(view: View, stack: engine.Stack, title: str, key: str | None = None, wi
 def run_to_show(view: View, cfg: engine.Config, run_of: Training, seq: Sequence) -> Model | None:
     """The finished run to replay, or None (the Train button is drawn). A run trained on this server (or
     kept on disk) is shown at once; the shipped run of the task's defaults is shown once this session has
-    pressed Train and watched it replayed, so a class still sees the model learn."""
+    pressed Train and watched it replayed, so a class still sees the model learn, or when the link names a
+    step to replay (replay=N: a lesson pointing at the loss's drop)."""
     found = compute.model(cfg, run_of)
     if found is not None and (found.origin != "shipped" or found.digest in st.session_state.get(WATCHED, ())
-                              or found.run.seconds > LIVE_S):
+                              or found.run.seconds > LIVE_S
+                              or view.controls.replay_step is not None):
         if found.origin == "shipped" and found.run.seconds > LIVE_S:
             st.caption(words.too_long(found.run.steps, found.run.seconds))
         return found

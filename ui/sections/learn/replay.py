@@ -19,13 +19,24 @@ from ui.shell import frame, presets, state, url
 from ui.sections.learn.live import exports, grid, maps
 from ui.sections.learn.task import STEP, Sequence
 from ui.sections.model import text
+from ui.shell.session import FIELD
 from ui.shell.view import View
 
 
-def _replay_step(trained: Model) -> int:
+def _replay_step(view: View, trained: Model) -> int:
+    """The slider over the saved steps: at the step the controls name (a link's replay=N: the nearest saved
+    step), else the last; moving it sets that control, so the URL carries it."""
     steps = list(trained.steps)
-    return st.select_slider("Replay: the weights after step", steps, value=steps[-1], key=STEP,
-                            help="Saved at least every 10 steps across the loss's drop, more sparsely elsewhere.")
+    wanted = view.controls.replay_step
+    if wanted is not None:
+        st.session_state[STEP] = min(steps, key=lambda s: (abs(s - wanted), s))
+    return st.select_slider("Replay: the weights after step", steps, key=STEP, on_change=_replayed,
+                            help="Saved at least every 10 steps across the loss's drop, more sparsely elsewhere.",
+                            **({} if wanted is not None else {"value": steps[-1]}))
+
+
+def _replayed() -> None:
+    st.session_state[FIELD.replay_step] = st.session_state[STEP]
 
 
 def replay(view: View, trained: Model, seq: Sequence) -> None:
@@ -54,7 +65,7 @@ def scrub(view: View, trained: Model, seq: Sequence, accuracy: float, sample: st
     """The replay slider and what it moves (the curves' marker, the maps, each head's history, the notice), as one
     fragment: a step moved reruns only this."""
     cfg, run = trained.config, trained.run
-    at_step = _replay_step(trained)
+    at_step = _replay_step(view, trained)
     history, shares = compute.share_history(trained)
     stack = compute.task_stack(trained, at_step, seq.ids)
     if cfg.n_layers > 1:

@@ -24,7 +24,7 @@ TRAIN, STEP = "learn_train", "learn_step"     # the Train button, the replay sli
 def _task_changed() -> None:
     """A new task starts from its own steps, learning rate and sample (the batch seed stays)."""
     defaults = state.learn_defaults(session.raw(FIELD.task))
-    for key in ("steps", "lr", "sequence"):
+    for key in ("steps", "lr", "sequence", "replay_step"):
         session.set_raw(key, defaults[key])
 
 

@@ -1,0 +1,318 @@
+"""A hall follows a lesson (issue 35): N students in a class-poll room speak Streamlit's own websocket
+protocol (benchmarks.poll's students), and a presenter, a session of its own, presses Next every --gap s.
+
+The room follows a lesson of --steps steps (the shipped lessons' first steps, in order: the Day 33 lesson,
+then the multi-head one; their questions open as the presenter reaches them). Each student GETs the join
+link, opens the websocket and runs the page as a browser does: its one-row room check is an auto fragment
+rerun every second (ui/poll/follow.py), and when the room moved, the server runs the student's page on the
+step's page and settings by itself. A student has reached step k when a run of its page finishes with the
+lesson bar showing "Step k of M"; the latency is from the presenter's Next (the click's message sent) to
+that run's end.
+
+Before the first Next, every student sits on step 1 for --idle s while nobody moves: the server CPU over
+that window is what following costs (the checks alone). With --sliders each student also moves the
+sequence-length slider every ~--pause s throughout; --no-lesson runs the same hall and slider moves without
+a room (the baseline of the slider reruns). With --replicas N the hall is spread over N replicas behind
+HAProxy sharing one SQLite file (the presenter on r2), and --kill SIGKILLs r1 after the middle step: its
+students reconnect through HAProxy with the URL they had (room and seat) onto the current step.
+
+    python -m benchmarks.lesson --students 100                      # one process
+    python -m benchmarks.lesson --students 100 --replicas 2         # 2 replicas behind HAProxy
+    python -m benchmarks.lesson --students 100 --replicas 2 --kill  # and r1 killed mid-lesson
+    python -m benchmarks.lesson --students 100 --sliders            # students move a slider throughout
+    python -m benchmarks.lesson --students 100 --sliders --no-lesson   # the same without a lesson
+
+Checks (exit status 1 if one fails): every student reached every step; step p95 ≤ 3 s with 2 replicas or
+more, ≤ 5 s on one process; the idle checks under half a core; 0 errors.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import re
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+from benchmarks import load, poll
+from deploy import replicas
+from harness import browser as bs
+
+STEP = re.compile(r"Step (\d+) of (\d+)")
+TARGET_S = {1: 5.0, 2: 3.0}                  # step p95 on one process, on 2 replicas or more
+IDLE_CORES = 0.5                             # the checks of 100 students while nobody moves
+
+
+def bench_lesson(steps: int):
+    from ui.lessons import shipped
+    from ui.lessons.lesson import Lesson
+
+    pool = [s for name in ("self-attention", "multi-head") for s in shipped.load(name).steps]
+    return Lesson("bench", "The hall benchmark", "The shipped lessons' first steps.", tuple(pool[:steps]))
+
+
+class Follower(poll.PollStudent):
+    """A student who follows: its room check ticks, a slider moves now and then, every step it reached."""
+
+    def __init__(self, *a, sliders: float = 0.0, **kw):
+        super().__init__(*a, **kw)
+        self.sliders, self.showing, self.arrived, self.came, self.checks = sliders, None, {}, {}, 0
+        self.by_hash: dict[str, int] = {}
+        self.next_id: str | None = None
+        self.drawn: set[str] = set()
+
+    def saw(self, fmsg, element, what: str) -> None:
+        drawn = getattr(getattr(element, what, None), "id", "")
+        if drawn:
+            self.drawn.add(drawn)
+        if what == "markdown":
+            found = STEP.search(element.markdown.body)
+            if found:
+                self.showing = int(found.group(1))
+                if fmsg.hash:
+                    self.by_hash[fmsg.hash] = self.showing
+        elif what == "button" and element.button.label.startswith("Next"):
+            self.next_id = element.button.id
+
+    def saw_cached(self, ref: str) -> None:
+        self.showing = self.by_hash.get(ref, self.showing)
+
+    async def _run(self, ws, fragment=None, auto=False):
+        sent, self.drawn = time.perf_counter(), set()
+        out = await super()._run(ws, fragment, auto)
+        if getattr(self, "finished_how", None) == ForwardMsg.FINISHED_SUCCESSFULLY:
+            # Like the frontend: after a whole run, only the widgets on the page send their state.
+            self.widgets = {k: v for k, v in self.widgets.items() if k in self.drawn}
+        if self.showing is not None and self.showing not in self.arrived:
+            self.arrived[self.showing] = time.perf_counter()
+            self.came[self.showing] = sent                   # the check (or run) that brought the step
+        return out
+
+    async def follow(self, until: asyncio.Event) -> None:
+        """Join, then the room check every second (and a slider move every ~sliders s) until the end;
+        reconnect with the same URL when the replica dies."""
+        ws = None
+        try:
+            while not until.is_set():
+                try:
+                    if ws is None:
+                        ws = await self._connect()
+                        seconds, received = await self._run(ws)
+                        if self.result.first is None:
+                            self.result.first, self.result.first_bytes = seconds, received
+                        tick = time.monotonic() + self.refresh
+                        move = time.monotonic() + (self.sliders * self.rng.uniform(0.5, 1.5) if self.sliders else 1e9)
+                    await asyncio.sleep(max(0.0, min(tick, move) - time.monotonic()))
+                    if until.is_set():
+                        break
+                    if time.monotonic() >= move and self.slider_proto is not None:
+                        self._move()
+                        self.moves.append((await self._run(ws))[0])
+                        move = time.monotonic() + self.sliders * self.rng.uniform(0.75, 1.25)
+                    elif time.monotonic() >= tick and self.fragment:
+                        self.refreshes.append((await self._run(ws, self.fragment, auto=True))[0])
+                        self.checks += 1
+                        tick = max(tick + self.refresh, time.monotonic())
+                except (OSError, poll.websockets.exceptions.WebSocketException) as exc:
+                    self.reconnects += 1
+                    if self.reconnects > 3:
+                        self.result.errors.append(f"{type(exc).__name__}: {exc}"[:160])
+                        return
+                    ws, self.fragment = None, None
+                    await asyncio.sleep(1.0)
+        except asyncio.TimeoutError:
+            self.result.errors.append(f"timeout ({self.timeout} s)")
+        finally:
+            if ws is not None:
+                await ws.close()
+            self.result.replica = self.cookies.get(replicas.COOKIE)
+
+
+async def press_next(presenter: Follower, ws) -> float:
+    """The presenter's Next: the button's trigger with the page's widget states; returns the send time."""
+    presenter.widgets[presenter.next_id] = WidgetState(id=presenter.next_id, trigger_value=True)
+    clicked = time.perf_counter()
+    await presenter._run(ws)
+    presenter.widgets.pop(presenter.next_id, None)
+    return clicked
+
+
+def cpu(pids: dict[str, int]) -> dict[str, float | None]:
+    out = {}
+    for name, pid in pids.items():
+        try:
+            out[name] = load.RssSampler(pid).cpu_seconds()
+        except OSError:
+            out[name] = None                                   # a killed replica
+    return out
+
+
+def pct(values, q) -> float:
+    return round(load.pct(values, q), 3) if values else 0.0
+
+
+async def hall(args) -> dict:
+    from services.poll import live
+    from services.poll.store import Store
+    from ui.lessons.lesson import dump
+    from ui.poll.room import here
+
+    run_dir = Path(tempfile.mkdtemp(prefix="attention-lab-lesson-"))
+    db = run_dir / "poll.sqlite3"
+    os.environ["ATTENTION_LAB_POLL_DB"] = str(db)
+    os.environ.pop("DATABASE_URL", None)
+    store = Store(db)
+    lesson, room = bench_lesson(args.steps), store.create_room()
+    first = lesson.at(1)
+    if not args.no_lesson:
+        live.update(store, room.code, room.key, lesson=dump(lesson), step=1,
+                    view=here(first.page, first.controls(), "Step 1"))
+    server = cluster = None
+    if args.replicas:
+        port, *ports = bs.free_ports(args.replicas + 1)
+        cluster = replicas.Cluster(args.replicas, port=port, replica_ports=ports, run_dir=run_dir / "cluster").start()
+        base = cluster.url
+    else:
+        server = bs.Server(log_name="lesson-bench.log").start()
+        base = server.url
+    kw = dict(changes=0, pause=0, timeout=args.timeout)
+    join = "" if args.no_lesson else f"room={room.code}"
+    try:
+        for name in (r.name for r in cluster.replicas) if cluster else [None]:      # warm-up: modules loaded
+            warm = Follower(base, "", join, "Sequence length", rng=random.Random(0), poll=False,
+                            cookies={replicas.COOKIE: name} if name else None, **kw)
+            await warm.lecture([], 0)
+        rng = random.Random(args.seed)
+        done = asyncio.Event()
+        students = [Follower(base, "", join, "Sequence length", rng=random.Random(rng.random()), poll=False,
+                             sliders=args.pause if args.sliders else 0.0, **kw) for _ in range(args.students)]
+
+        async def arrive(student, offset):
+            await asyncio.sleep(offset)
+            await student.follow(done)
+
+        tasks = [asyncio.create_task(arrive(s, rng.uniform(0, args.spread))) for s in students]
+        pids = {r.name: r.pid for r in cluster.replicas} if cluster else {"server": server.pid}
+        report = {"students": args.students, "lesson": not args.no_lesson, "replicas": args.replicas or None,
+                  "steps": args.steps, "gap_s": args.gap, "sliders": args.sliders}
+        deadline = time.monotonic() + args.spread + 60
+        while time.monotonic() < deadline and not all(s.result.first is not None or s.result.errors for s in students):
+            await asyncio.sleep(0.5)
+        await asyncio.sleep(3.0)                                    # the last joiners' first checks
+        before, checks, mine = cpu(pids), sum(s.checks for s in students), time.process_time()
+        await asyncio.sleep(args.idle)                              # nobody moves (sliders aside, with --sliders)
+        after, checks = cpu(pids), sum(s.checks for s in students) - checks
+        used = sum(after[n] - before[n] for n in pids)
+        report["idle"] = {"seconds": args.idle, "server_cpu_s": round(used, 2), "cores": round(used / args.idle, 3),
+                          "benchmark_cpu_s": round(time.process_time() - mine, 2),
+                          "checks": checks, "cpu_ms_per_check": round(1000 * used / max(checks, 1), 2)}
+        clicks: dict[int, float] = {}
+        killed_at, moving = None, (time.perf_counter(), cpu(pids), time.process_time())
+        if not args.no_lesson:
+            presenter = Follower(base, "", f"present=1&room={room.code}&key={room.key}", "Sequence length",
+                                 rng=random.Random(1), poll=False, cookies={replicas.COOKIE: "r2"} if cluster else None,
+                                 **kw)
+            pws = await presenter._connect()
+            await presenter._run(pws)
+            for number in range(2, args.steps + 1):
+                clicks[number] = await press_next(presenter, pws)
+                if args.kill and cluster and number == args.steps // 2 + 1:
+                    await asyncio.sleep(args.gap / 3)
+                    cluster.kill("r1")
+                    killed_at = number
+                await asyncio.sleep(args.gap - (time.perf_counter() - clicks[number]))
+            await pws.close()
+        else:
+            await asyncio.sleep(args.gap * (args.steps - 1))
+        spent, client_s = cpu(pids), time.process_time() - moving[2]   # the hall's 100 clients run in this process
+        moved_s = time.perf_counter() - moving[0]
+        done.set()
+        await asyncio.gather(*tasks)
+        late = [s.arrived[n] - t for s in students for n, t in clicks.items() if n in s.arrived]
+        missed = [(i, n) for i, s in enumerate(students) for n in range(1, args.steps + 1)
+                  if not args.no_lesson and n not in s.arrived]
+        report["step_s"] = {"p50": pct(late, 50), "p95": pct(late, 95), "max": round(max(late, default=0), 3),
+                            "count": len(late)}
+        waits = [s.came[n] - t for s in students for n, t in clicks.items() if n in s.came and s.came[n] >= t]
+        runs = [s.arrived[n] - s.came[n] for s in students for n in clicks if n in s.came]
+        report["of_which"] = {"until_the_check_p50": pct(waits, 50), "until_the_check_p95": pct(waits, 95),
+                              "check_to_drawn_p50": pct(runs, 50), "check_to_drawn_p95": pct(runs, 95)}
+        used = sum(spent[n] - moving[1][n] for n in pids if spent[n] is not None)
+        checks_cost = report["idle"]["cores"] * moved_s                 # the checks alone, at the idle rate
+        report["moving"] = {"seconds": round(moved_s, 1), "server_cpu_s": round(used, 2),
+                            "benchmark_cpu_s": round(client_s, 2),
+                            "cpu_ms_per_arrival": round(1000 * max(used - checks_cost, 0) / max(len(late), 1), 1)}
+        report["missed_steps"] = len(missed)
+        report["missed_samples"] = missed[:5]
+        report["killed_r1_after_step"] = killed_at
+        moves = [x for s in students for x in s.moves]
+        report["slider_rerun_s"] = {"p50": pct(moves, 50), "p95": pct(moves, 95), "count": len(moves)}
+        checks_s = [x for s in students for x in s.refreshes]
+        report["check_s"] = {"p50": pct(checks_s, 50), "p95": pct(checks_s, 95), "count": len(checks_s)}
+        errors = [e for s in students for e in s.result.errors]
+        report["errors"], report["error_samples"] = len(errors), sorted(set(errors))[:5]
+        report["reconnects"] = sum(s.reconnects for s in students)
+        served = [s.result.replica for s in students if s.result.replica]
+        if served:
+            report["students_per_replica_at_end"] = {n: served.count(n) for n in sorted(set(served))}
+        return report
+    finally:
+        if server:
+            server.stop()
+        if cluster:
+            cluster.stop()
+        store.close()
+        shutil.rmtree(run_dir, ignore_errors=True)
+
+
+def verdict(report: dict) -> list[str]:
+    problems = []
+    if report["errors"]:
+        problems.append(f"{report['errors']} errors: {report['error_samples']}")
+    if report["lesson"]:
+        if report["missed_steps"]:
+            problems.append(f"{report['missed_steps']} (student, step) pairs never drawn: {report['missed_samples']}")
+        target = TARGET_S[min(2, report["replicas"] or 1)]
+        if report["step_s"]["p95"] > target:
+            problems.append(f"step p95 {report['step_s']['p95']} s > {target} s")
+        per_100 = report["idle"]["cores"] * 100 / report["students"]     # a small hall is a smoke test: no verdict
+        if not report["sliders"] and report["students"] >= 50 and per_100 > IDLE_CORES:
+            problems.append(f"idle checks cost {report['idle']['cores']} cores for {report['students']} students")
+    return problems
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--students", type=int, default=100)
+    parser.add_argument("--steps", type=int, default=10)
+    parser.add_argument("--gap", type=float, default=10.0, help="s between the presenter's Nexts")
+    parser.add_argument("--idle", type=float, default=20.0, help="s on step 1 with nobody moving (CPU measured)")
+    parser.add_argument("--spread", type=float, default=10.0, help="students join within this many s")
+    parser.add_argument("--replicas", type=int, default=0, metavar="N", help="N replicas behind HAProxy")
+    parser.add_argument("--kill", action="store_true", help="SIGKILL replica r1 after the middle step")
+    parser.add_argument("--sliders", action="store_true", help="every student moves a slider every ~--pause s")
+    parser.add_argument("--pause", type=float, default=5.0)
+    parser.add_argument("--no-lesson", action="store_true", help="the same hall without a room: the baseline")
+    parser.add_argument("--timeout", type=float, default=60.0)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    if not 1 <= args.students <= poll.MAX_STUDENTS or not 2 <= args.steps <= 18:
+        parser.error(f"--students must be 1..{poll.MAX_STUDENTS}, --steps 2..18")
+    if args.kill and args.replicas < 2:
+        parser.error("--kill needs --replicas 2 or more")
+    report = asyncio.run(hall(args))
+    problems = verdict(report)
+    print(json.dumps(report, indent=1))
+    print("OK" if not problems else "FAILED: " + "; ".join(problems))
+    raise SystemExit(1 if problems else 0)
+
+
+if __name__ == "__main__":
+    main()

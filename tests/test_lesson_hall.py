@@ -1,0 +1,29 @@
+"""A small hall runs benchmarks.lesson end to end (issue 35): on 2 replicas behind HAProxy sharing one SQLite
+file, students join a room that follows a lesson and reach every step the presenter's Next opens, over
+Streamlit's own websocket protocol; replica r1 is killed mid-lesson and its students reconnect onto the
+current step. Skipped without haproxy, unless REQUIRE_BROWSER=1 (CI)."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, require
+from deploy import replicas
+
+pytestmark = pytest.mark.browser           # starts servers: with the browser and replica tests
+
+
+def test_a_replica_killed_mid_lesson_loses_no_student():
+    require(None if replicas.haproxy_path() else "haproxy is not installed (apt-get install -y haproxy)")
+    done = subprocess.run([sys.executable, "-m", "benchmarks.lesson", "--students", "8", "--steps", "5", "--gap",
+                           "7", "--idle", "3", "--spread", "2", "--replicas", "2", "--kill", "--timeout", "60"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=400)
+    body, _, last = done.stdout.rstrip().rpartition("\n")
+    assert last == "OK" and done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    report = json.loads(body)
+    assert report["missed_steps"] == 0 and report["errors"] == 0 and report["step_s"]["count"] == 8 * 4
+    assert report["killed_r1_after_step"] == 3 and report["reconnects"] >= 1
+    assert set(report["students_per_replica_at_end"]) == {"r2"}

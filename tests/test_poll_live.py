@@ -1,0 +1,90 @@
+"""A room's live view in the poll's store (issue 35), on SQLite and on PostgreSQL like every rule of the
+store: one migration adds it to an existing database; only the presenter key moves a room; every change
+moves the counter a student's page reads in one row; every replica reads the same."""
+from __future__ import annotations
+
+import pytest
+import sqlalchemy as sa
+
+from services.poll import live, schema
+from services.poll import store as ps
+from test_poll import OPTIONS, make, pg_url  # noqa: F401  (the fixtures: a store factory on each database)
+
+VIEW = {"page": "softmax", "params": {"preset": "day33", "beta": "4"}}
+
+
+def test_a_version_2_database_is_migrated_and_keeps_its_rooms(tmp_path, monkeypatch):
+    path = tmp_path / "poll.sqlite3"
+    monkeypatch.setattr(ps, "MIGRATIONS", schema.MIGRATIONS[:2])
+    old = ps.Store(path)
+    room = old.create_room()
+    with old.engine.begin() as conn:                       # a question asked by the code of version 2
+        conn.execute(schema.questions.insert().values(code=room.code, qid="softmax", prompt="Which?",
+                                                      options='[["a", "first"], ["b", "second"]]', answer='["b"]',
+                                                      asked_at=1.0))
+    old.close()
+    monkeypatch.setattr(ps, "MIGRATIONS", schema.MIGRATIONS)
+    new = ps.Store(path)
+    assert new.schema_version() == 3 == len(schema.MIGRATIONS)
+    now = live.watch(new, room.code)
+    assert (now.rev, now.moves, now.step, now.view, now.lesson) == (0, 0, None, None, False)
+    assert new.questions(room.code)[0].qid == "softmax"
+    columns = {c["name"] for c in sa.inspect(new.engine).get_columns("poll_rooms")}
+    assert {"rev", "moves", "lesson", "lesson_step", "view", "changed_at"} <= columns
+    new.close()
+
+
+def test_only_the_presenter_key_moves_the_room(make):
+    store = make()
+    room = store.create_room()
+    with pytest.raises(ps.NotPresenter):
+        live.update(store, room.code, "x" * 22, view=VIEW)
+    with pytest.raises(ps.NoRoom):
+        live.update(store, "ZZZZ", room.key, view=VIEW)
+    assert live.watch(store, room.code).moves == 0
+
+
+def test_a_lesson_its_step_and_the_view_are_one_row_for_every_replica(make):
+    one, two = make(), make()                            # two replicas on one database
+    room = one.create_room()
+    started = live.update(one, room.code, room.key, lesson="title = 'x'", step=1, view=VIEW)
+    assert (started.rev, started.moves, started.step, started.lesson) == (1, 1, 1, True)
+    seen = live.watch(two, room.code)
+    assert seen == started and seen.view == VIEW
+    assert live.lesson(two, room.code) == (1, "title = 'x'")
+    edited = live.update(two, room.code, room.key, lesson="title = 'y'")   # an edit is news, not a move
+    assert (edited.rev, edited.moves, edited.step) == (2, 1, 1)
+    detour = live.update(one, room.code, room.key, step=None, view={"page": "model", "params": {}})
+    assert (detour.moves, detour.step, detour.view["page"]) == (2, None, "model")
+    ended = live.update(one, room.code, room.key, lesson=None, step=None)
+    assert not ended.lesson and ended.view["page"] == "model" and live.lesson(one, room.code)[1] is None
+
+
+def test_every_poll_change_moves_the_counter(make):
+    store = make()
+    room = store.create_room()
+    revs = [live.watch(store, room.code).rev]
+    store.ask(room.code, room.key, "q1", "Which?", OPTIONS, "b")
+    revs.append(live.watch(store, room.code).rev)
+    store.ask(room.code, room.key, "q1", "Which?", OPTIONS, "b")     # asked again, exactly so: no news
+    revs.append(live.watch(store, room.code).rev)
+    store.answer(room.code, "seat1234", "q1", "a")                    # an answer is the presenter's news only
+    revs.append(live.watch(store, room.code).rev)
+    store.reveal(room.code, room.key, "q1")
+    revs.append(live.watch(store, room.code).rev)
+    store.reset(room.code, room.key, "q1")
+    revs.append(live.watch(store, room.code).rev)
+    assert revs == [0, 1, 1, 1, 2, 3]
+    store.close_room(room.code, room.key)
+    with pytest.raises(ps.NoRoom, match="closed"):
+        live.watch(store, room.code)
+
+
+def test_a_lesson_or_a_view_too_large_is_refused(make):
+    store = make()
+    room = store.create_room()
+    with pytest.raises(ValueError, match="100,000 bytes"):
+        live.update(store, room.code, room.key, lesson="x" * (live.MAX_LESSON + 1))
+    with pytest.raises(ValueError, match="4,000 bytes"):
+        live.update(store, room.code, room.key, view={"page": "x", "params": {"text": "y" * 5000}})
+    assert live.watch(store, room.code).rev == 0
