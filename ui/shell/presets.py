@@ -11,6 +11,7 @@ from functools import lru_cache
 import numpy as np
 
 import engine
+from engine import shown
 from services.weights import Training
 from ui.prose.numbers import count
 
@@ -100,6 +101,15 @@ def base_config(name: str) -> engine.Config:
 @lru_cache(maxsize=64)
 def _sample(name: str, T: int) -> tuple[np.ndarray, np.ndarray]:
     task = engine.TASKS[name]
+    if task.shown is not None and (found := shown.lookup(name, T)) is not None:   # text: drawn once, shipped
+        return found
+    return draw(name, T)
+
+
+def draw(name: str, T: int) -> tuple[np.ndarray, np.ndarray]:
+    """The task's own sequence of T tokens as sample() chooses it, drawn now (engine.shown ships a text
+    task's, whose drawing reads the whole corpus)."""
+    task = engine.TASKS[name]
     rng = np.random.RandomState(SAMPLE_SEED)
     best = None
     for _ in range(CANDIDATES):                                       # one at a time: the first is the old default
@@ -161,3 +171,19 @@ def fit_words(name: str, typed: list[str], T: int, text: str = "") -> tuple[list
 def with_sizes(name: str, **sizes) -> engine.Config:
     """base_config with the sidebar's sizes and switches (Config's field names)."""
     return replace(base_config(name), **sizes)
+
+
+def ship_shown() -> None:
+    """Write engine.shown's file: each text task's own sequence at the length its preset shows and at its
+    training length."""
+    samples = {task.name: {T: draw(task.name, T) for T in sorted({shown_length(task), task.seq_len})}
+               for task in engine.TASKS.values() if task.shown is not None}
+    print(shown.write(samples))
+
+
+if __name__ == "__main__":
+    import sys
+
+    if sys.argv[1:] != ["--ship-shown"]:
+        sys.exit("usage: python -m ui.shell.presets --ship-shown")
+    ship_shown()
