@@ -11,8 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import compute
-from ui.lessons import facts, hall, lesson as lessons, place, shipped, words
-from ui.lessons.facts import NoFact
+from ui.lessons import lesson as lessons, place, shipped, words
 from ui.lessons.lesson import Lesson, LessonError, Step, view_of
 from ui.lessons.place import Taking
 from ui.poll import place as poll_place, room
@@ -66,6 +65,7 @@ def _leave() -> None:
 
 
 def _jump(lesson: Lesson, role: str) -> None:
+    from ui.lessons import hall                    # here: only a lesson in a room needs it
     number = st.session_state.get(place.JUMP)
     if isinstance(number, int):
         (hall.move if role == "presenter" else go)(lesson, number)
@@ -78,15 +78,17 @@ def _restore(lesson: Lesson, number: int) -> None:
 
 # --------------------------------------------------------------------------- the bar
 def _text(view, step: Step) -> None:
+    from ui.lessons import facts                   # here, not at the top: a page outside a lesson never needs it
     """The step's text, its numbers computed at the step's own settings."""
     try:
         st.markdown(md_escape(facts.fill(step.text, view_of(step, view.controls), compute)))
-    except NoFact as why:
+    except facts.NoFact as why:
         st.markdown(md_escape(facts.PLACE.sub("…", step.text)))
         st.caption(md_escape(f"A number of this step could not be computed: {why}."))
 
 
 def _buttons(lesson: Lesson, number: int, role: str) -> None:
+    from ui.lessons import hall                    # here: only a lesson in a room needs it
     move = hall.move if role == "presenter" else go
     back, ahead, leave = st.columns([2, 2, 3], vertical_alignment="center")
     back.button("◀ Back", key=place.BACK, shortcut="pageup", width="stretch", disabled=number <= 1,
@@ -114,6 +116,7 @@ def _steps(lesson: Lesson, number: int, role: str) -> None:
 
 def draw(view, join_url: str) -> None:
     """The bar, above the page (and the presenter's lesson tools in a room)."""
+    from ui.lessons import hall                    # here: only a lesson in a room needs it
     found = source(view)
     link = poll_place.link()
     if found is None:

@@ -13,7 +13,6 @@ import dataclasses
 import functools
 import io
 
-import segno
 import streamlit as st
 
 from ui import charts, compute
@@ -34,6 +33,8 @@ PRESENTER_EVERY_S = 1.5        # the projector's counts refresh this often
 def qr_png(url: str) -> bytes:
     """The join link as a QR code, drawn here (no external service)."""
     out = io.BytesIO()
+    import segno                                   # here: only a presenter's panel draws a QR code
+
     segno.make(url, error="m").save(out, kind="png", scale=8, border=2)
     return out.getvalue()
 
