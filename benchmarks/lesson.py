@@ -43,7 +43,6 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 from benchmarks import load, poll
 from deploy import replicas
-from harness import browser as bs
 
 STEP = re.compile(r"Step (\d+) of (\d+)")
 TARGET_S = {1: 5.0, 2: 3.0}                  # step p95 on one process, on 2 replicas or more
@@ -174,14 +173,7 @@ async def hall(args) -> dict:
     if not args.no_lesson:
         live.update(store, room.code, room.key, lesson=dump(lesson), step=1,
                     view=here(first.page, first.controls(), "Step 1"))
-    server = cluster = None
-    if args.replicas:
-        port, *ports = bs.free_ports(args.replicas + 1)
-        cluster = replicas.Cluster(args.replicas, port=port, replica_ports=ports, run_dir=run_dir / "cluster").start()
-        base = cluster.url
-    else:
-        server = bs.Server(log_name="lesson-bench.log").start()
-        base = server.url
+    server, cluster, base = poll.start_hall(args.replicas, run_dir, "lesson-bench.log")
     kw = dict(changes=0, pause=0, timeout=args.timeout)
     join = "" if args.no_lesson else f"room={room.code}"
     try:

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import http.cookies
 import json
 import os
 import random
@@ -39,7 +38,6 @@ import shutil
 import statistics
 import tempfile
 import time
-import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -48,6 +46,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
+from benchmarks.wsclient import get_keeping_cookies
 from harness import browser as bs
 from deploy import replicas
 
@@ -111,15 +110,7 @@ class Student:
         return {"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())} if self.cookies else {}
 
     async def _http(self, path: str) -> None:
-        def get():
-            request = urllib.request.Request(self.base + path, headers=self._cookie_header())
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                response.read()
-                for header in response.headers.get_all("Set-Cookie") or []:
-                    jar = http.cookies.SimpleCookie()
-                    jar.load(header)
-                    self.cookies.update({name: morsel.value for name, morsel in jar.items()})
-        await asyncio.to_thread(get)
+        await get_keeping_cookies(self.base + path, self.cookies, self.timeout)
 
     def _rerun_msg(self) -> bytes:
         msg = BackMsg()

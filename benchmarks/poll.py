@@ -50,6 +50,16 @@ STUDENT_REFRESH_S, PRESENTER_REFRESH_S = 1.25, 1.5    # ui.poll.follow's and ui.
 MAX_STUDENTS = 200
 
 
+def start_hall(n_replicas: int | None, run_dir: Path, log_name: str):
+    """(server, cluster, base URL): one app process, or n replicas behind HAProxy (their files in run_dir)."""
+    if n_replicas:
+        port, *ports = bs.free_ports(n_replicas + 1)
+        cluster = replicas.Cluster(n_replicas, port=port, replica_ports=ports, run_dir=run_dir / "cluster").start()
+        return None, cluster, cluster.url
+    server = bs.Server(log_name=log_name).start()
+    return server, None, server.url
+
+
 def questions_for_room() -> list:
     """The three questions at the app's default settings (what a presenter on those pages asks)."""
     import engine
@@ -231,14 +241,7 @@ async def hall(args) -> dict:
     room = store.create_room()
     for q in asked:
         store.ask(room.code, room.key, q.qid, q.prompt, q.options, q.answers)
-    server = cluster = None
-    if args.replicas:
-        port, *ports = bs.free_ports(args.replicas + 1)
-        cluster = replicas.Cluster(args.replicas, port=port, replica_ports=ports, run_dir=run_dir / "cluster").start()
-        base = cluster.url
-    else:
-        server = bs.Server(log_name="poll-bench.log").start()
-        base = server.url
+    server, cluster, base = start_hall(args.replicas, run_dir, "poll-bench.log")
     try:
         rng = random.Random(args.seed)
         kw = dict(changes=3, pause=args.pause, timeout=args.timeout)

@@ -81,6 +81,20 @@ def initial_state(kind: str, proto) -> WidgetState | None:
     return state
 
 
+async def get_keeping_cookies(url: str, cookies: dict[str, str], timeout: float) -> None:
+    """GET url as a browser does, sending cookies and keeping what the server sets in them (one origin, so
+    name → value is enough)."""
+    def get():
+        headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in cookies.items())} if cookies else {}
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=timeout) as response:
+            response.read()
+            for header in response.headers.get_all("Set-Cookie") or []:
+                jar = http.cookies.SimpleCookie()
+                jar.load(header)
+                cookies.update({name: morsel.value for name, morsel in jar.items()})
+    await asyncio.to_thread(get)
+
+
 @dataclass
 class Drawn:
     """A widget (or selectable chart) as the last run drew it."""
@@ -137,15 +151,7 @@ class Tab:
         return {"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())} if self.cookies else {}
 
     async def _get(self, path: str) -> None:
-        def get():
-            request = urllib.request.Request(self.base + path, headers=self._cookie_header())
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                response.read()
-                for header in response.headers.get_all("Set-Cookie") or []:
-                    jar = http.cookies.SimpleCookie()
-                    jar.load(header)
-                    self.cookies.update({name: morsel.value for name, morsel in jar.items()})
-        await asyncio.to_thread(get)
+        await get_keeping_cookies(self.base + path, self.cookies, self.timeout)
 
     async def open(self) -> Run:
         """GET the page as a browser does, open the websocket and run the page; the Run includes the HTTP."""
