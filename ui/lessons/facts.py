@@ -4,37 +4,12 @@ numbers (ui.compute, passed in), formatted as the page formats it. A lesson that
 does not compute is refused when it is read (unknown); one that names a fact with no value at its
 settings is refused when it is checked (ui.lessons.check).
 
-A fact is registered with `@fact("page.name", "what it gives")` in facts_block.py (the block's pages and
-the exercise) or facts_trained.py (the model view and the Learn page). Pure Python."""
+A fact is registered with `@fact("page.name", "what it gives")` (ui/lessons/registry.py) in facts_block.py
+(the block's pages and the exercise) or facts_trained.py (the model view and the Learn page). Pure Python."""
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-from typing import Callable
-
-PLACE = re.compile(r"\{([a-z]+\.[A-Za-z0-9_]+)\}")
-
-
-class NoFact(ValueError):
-    """The fact has no value at this step's settings; the message says why and what to change."""
-
-
-@dataclass(frozen=True)
-class Fact:
-    name: str                       # page.what, as a lesson writes it between braces
-    about: str                      # what it gives, in a few words
-    value: Callable                 # (view, numbers) -> the text that replaces the placeholder
-
-
-FACTS: dict[str, Fact] = {}
-
-
-def fact(name: str, about: str) -> Callable:
-    """Register the decorated function as the fact `name`."""
-    def register(fn: Callable) -> Callable:
-        FACTS[name] = Fact(name, about, fn)
-        return fn
-    return register
+from ui.lessons import facts_block, facts_trained  # noqa: F401  (importing them registers their facts)
+from ui.lessons.registry import FACTS, PLACE, Fact, NoFact, fact  # noqa: F401  (the registry, named here too)
 
 
 def names(text: str) -> list[str]:
@@ -67,5 +42,3 @@ def fill(text: str, view, numbers) -> str:
     has none)."""
     return PLACE.sub(lambda m: FACTS[m.group(1)].value(view, numbers), text)
 
-
-from ui.lessons import facts_block, facts_trained  # noqa: E402,F401  (they register the facts)

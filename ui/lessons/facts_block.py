@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from engine import analysis
-from ui.lessons.facts import NoFact, fact
+from ui.lessons.registry import NoFact, fact
 from ui.prose.new_token import ordinal
 from ui.prose.notices import pairs, three
 from ui.prose.numbers import count, fmt, names, next_to, spread as spread_cell

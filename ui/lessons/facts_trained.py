@@ -11,7 +11,7 @@ import engine
 from engine import analysis
 from services.weights import Training
 from ui.lessons import words
-from ui.lessons.facts import NoFact, fact
+from ui.lessons.registry import NoFact, fact
 from ui.prose import learn as learn_words
 from ui.prose.knockout import ROLE_MIN, role
 from ui.prose.numbers import count, fmt, names

@@ -1,0 +1,31 @@
+"""Where a lesson's facts are registered: the placeholder's form, the fact type and the registry that
+facts_block.py and facts_trained.py fill with @fact (ui.lessons.facts reads it). Pure Python."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+PLACE = re.compile(r"\{([a-z]+\.[A-Za-z0-9_]+)\}")
+
+
+class NoFact(ValueError):
+    """The fact has no value at this step's settings; the message says why and what to change."""
+
+
+@dataclass(frozen=True)
+class Fact:
+    name: str                       # page.what, as a lesson writes it between braces
+    about: str                      # what it gives, in a few words
+    value: Callable                 # (view, numbers) -> the text that replaces the placeholder
+
+
+FACTS: dict[str, Fact] = {}
+
+
+def fact(name: str, about: str) -> Callable:
+    """Register the decorated function as the fact `name`."""
+    def register(fn: Callable) -> Callable:
+        FACTS[name] = Fact(name, about, fn)
+        return fn
+    return register
