@@ -116,12 +116,11 @@ def _steps(lesson: Lesson, number: int, role: str) -> None:
 
 def draw(view, join_url: str) -> None:
     """The bar, above the page (and the presenter's lesson tools in a room)."""
-    from ui.lessons import hall                    # here: only a lesson in a room needs it
     found = source(view)
     link = poll_place.link()
     if found is None:
         if link.presenter:
-            hall.panel(view, link, None, None)
+            _panel(view, link, None, None)
         return
     lesson, number, role, now = found
     with st.container(border=True, key=place.BAR):
@@ -148,7 +147,14 @@ def draw(view, join_url: str) -> None:
                 with st.expander("Note for the presenter", icon=":material/sticky_note_2:"):
                     st.markdown(md_escape(step.note))
     if role == "presenter":
-        hall.panel(view, link, lesson, number)
+        _panel(view, link, lesson, number)
+
+
+def _panel(view, link, lesson: Lesson | None, number: int | None) -> None:
+    """The presenter's lesson tools in a room (ui/lessons/hall.py, imported only when a presenter has a room)."""
+    from ui.lessons import hall
+
+    hall.panel(view, link, lesson, number)
 
 
 def _read(params: dict[str, str]) -> list[str]:
