@@ -64,11 +64,17 @@ def _leave() -> None:
     place.set_taking(None)
 
 
+def _hall():
+    """The presenter's room tools (ui/lessons/hall.py), imported when a lesson or a room first needs them."""
+    from ui.lessons import hall
+
+    return hall
+
+
 def _jump(lesson: Lesson, role: str) -> None:
-    from ui.lessons import hall                    # here: only a lesson in a room needs it
     number = st.session_state.get(place.JUMP)
     if isinstance(number, int):
-        (hall.move if role == "presenter" else go)(lesson, number)
+        (_hall().move if role == "presenter" else go)(lesson, number)
 
 
 def _restore(lesson: Lesson, number: int) -> None:
@@ -78,8 +84,9 @@ def _restore(lesson: Lesson, number: int) -> None:
 
 # --------------------------------------------------------------------------- the bar
 def _text(view, step: Step) -> None:
-    from ui.lessons import facts                   # here, not at the top: a page outside a lesson never needs it
     """The step's text, its numbers computed at the step's own settings."""
+    from ui.lessons import facts                   # here, not at the top: a page outside a lesson never needs it
+
     try:
         st.markdown(md_escape(facts.fill(step.text, view_of(step, view.controls), compute)))
     except facts.NoFact as why:
@@ -88,8 +95,7 @@ def _text(view, step: Step) -> None:
 
 
 def _buttons(lesson: Lesson, number: int, role: str) -> None:
-    from ui.lessons import hall                    # here: only a lesson in a room needs it
-    move = hall.move if role == "presenter" else go
+    move = _hall().move if role == "presenter" else go
     back, ahead, leave = st.columns([2, 2, 3], vertical_alignment="center")
     back.button("◀ Back", key=place.BACK, shortcut="pageup", width="stretch", disabled=number <= 1,
                 on_click=move, args=(lesson, number - 1), help="The step before (PageUp)")
@@ -120,7 +126,7 @@ def draw(view, join_url: str) -> None:
     link = poll_place.link()
     if found is None:
         if link.presenter:
-            _panel(view, link, None, None)
+            _hall().panel(view, link, None, None)
         return
     lesson, number, role, now = found
     with st.container(border=True, key=place.BAR):
@@ -147,14 +153,7 @@ def draw(view, join_url: str) -> None:
                 with st.expander("Note for the presenter", icon=":material/sticky_note_2:"):
                     st.markdown(md_escape(step.note))
     if role == "presenter":
-        _panel(view, link, lesson, number)
-
-
-def _panel(view, link, lesson: Lesson | None, number: int | None) -> None:
-    """The presenter's lesson tools in a room (ui/lessons/hall.py, imported only when a presenter has a room)."""
-    from ui.lessons import hall
-
-    hall.panel(view, link, lesson, number)
+        _hall().panel(view, link, lesson, number)
 
 
 def _read(params: dict[str, str]) -> list[str]:

@@ -57,17 +57,10 @@ def current(code: str):
 
 def lesson_text(code: str, now) -> str | None:
     """The room's lesson as TOML, read again (once for the process) only when the room's counter moved."""
-    with _guard:
-        kept = _lessons.get(code)
-    if kept is not None and kept[0] >= now.rev:
-        return kept[1]
     try:
-        rev, text = _live().lesson(store(), code)
+        return _by_rev(_lessons, code, now.rev, lambda: _live().lesson(store(), code)[1])
     except PollError:
         return None
-    with _guard:
-        _lessons[code] = (rev, text)
-    return text
 
 
 def here(page: str, controls: Controls, label: str = "") -> dict:

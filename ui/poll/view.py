@@ -32,9 +32,9 @@ PRESENTER_EVERY_S = 1.5        # the projector's counts refresh this often
 @functools.lru_cache(maxsize=16)
 def qr_png(url: str) -> bytes:
     """The join link as a QR code, drawn here (no external service)."""
-    out = io.BytesIO()
     import segno                                   # here: only a presenter's panel draws a QR code
 
+    out = io.BytesIO()
     segno.make(url, error="m").save(out, kind="png", scale=8, border=2)
     return out.getvalue()
 

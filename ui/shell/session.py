@@ -157,14 +157,18 @@ def take_notes() -> list[str]:
 
 
 # -- chart clicks --------------------------------------------------------------------------------
-def new_click(chart_key: str) -> tuple[int, int] | None:
-    """The (row, col) a selectable chart holds if it changed since the last run, else None."""
+def _picked(chart_key: str) -> tuple[tuple[int, int] | None, bool]:
+    """The (row, col) a selectable chart holds (or None), and whether it changed since the last run took it."""
     ss = _ss()
     points = ((ss.get(chart_key) or {}).get("selection") or {}).get("cell") or []
     picked = (int(points[0]["r"]), int(points[0]["c"])) if points else None
-    seen = f"_seen_{chart_key}"
-    fresh = picked is not None and picked != ss.get(seen)
-    ss[seen] = picked
+    return picked, picked is not None and picked != ss.get(f"_seen_{chart_key}")
+
+
+def new_click(chart_key: str) -> tuple[int, int] | None:
+    """The (row, col) a selectable chart holds if it changed since the last run, else None."""
+    picked, fresh = _picked(chart_key)
+    _ss()[f"_seen_{chart_key}"] = picked
     return picked if fresh else None
 
 
@@ -173,9 +177,7 @@ def frame_pending() -> bool:
     "Open this head" pressed, a lesson's or the room's view to show), looked at without taking it: a
     fragment's own rerun then reruns the app."""
     ss = _ss()
-    points = ((ss.get(MODEL_MAP) or {}).get("selection") or {}).get("cell") or []
-    clicked = (int(points[0]["r"]), int(points[0]["c"])) if points else None
-    return bool(ss.get(_OPEN_HEAD)) or _GOTO in ss or _typed(OPEN_HEAD) or (clicked is not None and clicked != ss.get(f"_seen_{MODEL_MAP}"))
+    return bool(ss.get(_OPEN_HEAD)) or _GOTO in ss or _typed(OPEN_HEAD) or _picked(MODEL_MAP)[1]
 
 
 def ask_open_head() -> None:

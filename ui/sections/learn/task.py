@@ -67,8 +67,9 @@ def read_sequence(typed: str, task: engine.Task) -> tuple[tuple[str, ...] | None
     tokens: list[str] = []
     if task.read is not None:                                         # text: its own tokenizer, <unk> for the rest
         tokens = task.read(typed)[0]
-    for word in typed.split() if task.read is None else ():
-        tokens += list(word) if word not in task.vocab and all(ch in task.vocab for ch in word) else [word]
+    else:
+        for word in typed.split():
+            tokens += list(word) if word not in task.vocab and all(ch in task.vocab for ch in word) else [word]
     if not tokens:
         return None, None
     unknown = sorted({t for t in tokens if t not in task.vocab})
