@@ -27,6 +27,19 @@ from ui.shell import site
 PAGES = [page.file for page in site.PAGES]
 
 
+@pytest.fixture
+def poll_db(tmp_path, monkeypatch):
+    """The class poll on a SQLite file of this test's own (no DATABASE_URL; the app's cached store cleared
+    before and after, since it holds the previous test's file)."""
+    from ui.poll import view as poll_view
+
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    monkeypatch.setenv("ATTENTION_LAB_POLL_DB", str(tmp_path / "poll.sqlite3"))
+    poll_view.store.clear()
+    yield
+    poll_view.store.clear()
+
+
 def open_app(page: str | None = None, params: dict[str, str] | None = None, timeout: float = 30):
     """Run the frame (optionally with URL query params), then switch to `page`. Returns the AppTest."""
     from streamlit.testing.v1 import AppTest

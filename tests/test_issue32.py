@@ -32,15 +32,6 @@ def column(at, name: str) -> list[str]:
     return [str(x).replace("\\", "") for x in table[name]]
 
 
-@pytest.fixture
-def poll_db(tmp_path, monkeypatch):
-    monkeypatch.delenv("DATABASE_URL", raising=False)
-    monkeypatch.setenv("ATTENTION_LAB_POLL_DB", str(tmp_path / "poll.sqlite3"))
-    poll_view.store.clear()
-    yield
-    poll_view.store.clear()
-
-
 def asked_on_page(page: str, params: dict[str, str]):
     """The presenter asks this page's question; the question as the store keeps it, and the page."""
     at = open_app(PAGE[page], {**params, "present": "1"}, timeout=180)

@@ -12,17 +12,11 @@ from services.poll import live
 from test_lessons_app import bar_text, params, settings, step_settings
 from ui.lessons import hall, place, shipped
 from ui.lessons.lesson import LessonError, dump, parse
-from ui.poll import place as poll_place, view as poll_view
+from ui.poll import place as poll_place
 from ui.poll.db import store
 
 
-@pytest.fixture(autouse=True)
-def poll_db(tmp_path, monkeypatch):
-    monkeypatch.delenv("DATABASE_URL", raising=False)
-    monkeypatch.setenv("ATTENTION_LAB_POLL_DB", str(tmp_path / "poll.sqlite3"))
-    poll_view.store.clear()
-    yield
-    poll_view.store.clear()
+pytestmark = pytest.mark.usefixtures("poll_db")    # conftest: a fresh SQLite file a test
 
 
 def presenter(lesson: str = "self-attention"):

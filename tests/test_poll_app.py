@@ -12,13 +12,7 @@ from tests.conftest import open_app
 from ui.poll import link as poll_link, place, questions, view as poll_view
 
 
-@pytest.fixture(autouse=True)
-def poll_db(tmp_path, monkeypatch):
-    monkeypatch.delenv("DATABASE_URL", raising=False)
-    monkeypatch.setenv("ATTENTION_LAB_POLL_DB", str(tmp_path / "poll.sqlite3"))
-    poll_view.store.clear()                       # the cached store is the previous test's file
-    yield
-    poll_view.store.clear()
+pytestmark = pytest.mark.usefixtures("poll_db")    # conftest: a fresh SQLite file a test
 
 
 def presenter(page="pages/softmax.py"):
