@@ -4,8 +4,9 @@ protocol (benchmarks.poll's students), and a presenter, a session of its own, pr
 The room follows a lesson of --steps steps (the shipped lessons' first steps, in order: the Day 33 lesson,
 then the multi-head one; their questions open as the presenter reaches them). Each student GETs the join
 link, opens the websocket and runs the page as a browser does: its one-row room check is an auto fragment
-rerun every second (ui/poll/follow.py), and when the room moved, the server runs the student's page on the
-step's page and settings by itself. A student has reached step k when a run of its page finishes with the
+rerun on the timer the server sets (ui/poll/follow.py), and a run the server starts by itself is read as it
+comes: when the room moved, the server runs the student's page (ui/poll/push.py), which moves it to the
+step's page and settings. A student has reached step k when a run of its page finishes with the
 lesson bar showing "Step k of M"; the latency is from the presenter's Next (the click's message sent) to
 that run's end.
 
@@ -66,6 +67,7 @@ class Follower(poll.PollStudent):
         self.by_hash: dict[str, int] = {}
         self.next_id: str | None = None
         self.drawn: set[str] = set()
+        self.history: list[tuple] = []                 # (run began, ended, pushed, step shown after): a miss explained
 
     def saw(self, fmsg, element, what: str) -> None:
         drawn = getattr(getattr(element, what, None), "id", "")
@@ -83,9 +85,10 @@ class Follower(poll.PollStudent):
     def saw_cached(self, ref: str) -> None:
         self.showing = self.by_hash.get(ref, self.showing)
 
-    async def _run(self, ws, fragment=None, auto=False):
-        sent, self.drawn = time.perf_counter(), set()
-        out = await super()._run(ws, fragment, auto)
+    async def _read(self, ws, start, raw=None):
+        sent, self.drawn = start, set()
+        out = await super()._read(ws, start, raw)
+        self.history.append((round(start, 3), round(time.perf_counter(), 3), raw is not None, self.showing))
         if getattr(self, "finished_how", None) == ForwardMsg.FINISHED_SUCCESSFULLY:
             # Like the frontend: after a whole run, only the widgets on the page send their state.
             self.widgets = {k: v for k, v in self.widgets.items() if k in self.drawn}
@@ -108,16 +111,17 @@ class Follower(poll.PollStudent):
                             self.result.first, self.result.first_bytes = seconds, received
                         tick = time.monotonic() + self.refresh
                         move = time.monotonic() + (self.sliders * self.rng.uniform(0.5, 1.5) if self.sliders else 1e9)
-                    await asyncio.sleep(max(0.0, min(tick, move) - time.monotonic()))
+                    await self.pause_for(ws, min(tick, move) - time.monotonic())
                     if until.is_set():
                         break
                     if time.monotonic() >= move and self.slider_proto is not None:
                         self._move()
                         self.moves.append((await self._run(ws))[0])
                         move = time.monotonic() + self.sliders * self.rng.uniform(0.75, 1.25)
-                    elif time.monotonic() >= tick and self.fragment:
-                        self.refreshes.append((await self._run(ws, self.fragment, auto=True))[0])
-                        self.checks += 1
+                    elif time.monotonic() >= tick:
+                        if self.fragment:                             # no room (--no-lesson): no check
+                            self.refreshes.append((await self._run(ws, self.fragment, auto=True))[0])
+                            self.checks += 1
                         tick = max(tick + self.refresh, time.monotonic())
                 except (OSError, poll.websockets.exceptions.WebSocketException) as exc:
                     self.reconnects += 1
@@ -243,6 +247,11 @@ async def hall(args) -> dict:
                             "cpu_ms_per_arrival": round(1000 * max(used - checks_cost, 0) / max(len(late), 1), 1)}
         report["missed_steps"] = len(missed)
         report["missed_samples"] = missed[:5]
+        if missed:                                          # the first missed student's runs around its miss
+            who, step = missed[0]
+            t0 = clicks.get(step, 0.0)
+            report["missed_history"] = [(round(a - t0, 2), round(b - t0, 2), pushed, shown)
+                                        for a, b, pushed, shown in students[who].history if -12 < a - t0 < 24]
         report["killed_r1_after_step"] = killed_at
         moves = [x for s in students for x in s.moves]
         report["slider_rerun_s"] = {"p50": pct(moves, 50), "p95": pct(moves, 95), "count": len(moves)}
@@ -251,6 +260,8 @@ async def hall(args) -> dict:
         errors = [e for s in students for e in s.result.errors]
         report["errors"], report["error_samples"] = len(errors), sorted(set(errors))[:5]
         report["reconnects"] = sum(s.reconnects for s in students)
+        report["pushed_runs"] = sum(s.pushes for s in students)         # runs the server started on a room's change
+        report["check_every_s"] = max((s.refresh for s in students), default=None)   # the timer the server set
         served = [s.result.replica for s in students if s.result.replica]
         if served:
             report["students_per_replica_at_end"] = {n: served.count(n) for n in sorted(set(served))}

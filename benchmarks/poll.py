@@ -46,7 +46,8 @@ from benchmarks import load
 from deploy import replicas
 
 PAGE = "softmax"
-STUDENT_REFRESH_S, PRESENTER_REFRESH_S = 1.25, 1.5    # ui.poll.follow's and ui.poll.view's run_every
+STUDENT_REFRESH_S, PRESENTER_REFRESH_S = 1.25, 1.5    # ui.poll.follow's WATCH_ALONE_S (a student's timer until
+                                                       # the server sent its own) and ui.poll.view's run_every
 MAX_STUDENTS = 200
 
 
@@ -75,9 +76,11 @@ def questions_for_room() -> list:
 class PollStudent(load.Student):
     """A student in the room: slider moves and answers in turns, the poll box refreshing between."""
 
-    def __init__(self, *a, asked=(), poll=True, refresh=STUDENT_REFRESH_S, **kw):
+    def __init__(self, *a, asked=(), poll=True, refresh=None, **kw):
         super().__init__(*a, **kw)
-        self.asked, self.poll, self.refresh = list(asked), poll, refresh
+        self.asked, self.poll, self.given = list(asked), poll, refresh
+        self.every: float | None = None                # the check's interval as the server sent it
+        self.pushes = 0                                # runs the server started without being asked
         self.fragment: str | None = None               # the room check's fragment id (its auto-rerun element)
         self.box: str | None = None                    # the poll box's fragment id (its radios rerun it)
         self.radios: dict[str, object] = {}            # qid -> the radio element
@@ -88,6 +91,11 @@ class PollStudent(load.Student):
         self.reconnects = 0
         self.metric: str | None = None                 # the presenter's "answered" as drawn
 
+    @property
+    def refresh(self) -> float:
+        """The timer between room checks: the one given (a presenter's panel), else the app's own."""
+        return self.given or self.every or STUDENT_REFRESH_S
+
     def _by_prompt(self, label: str):
         plain = label.replace("\\", "")
         return next((q for q in self.asked if q.prompt == plain), None)
@@ -95,6 +103,8 @@ class PollStudent(load.Student):
     async def _run(self, ws, fragment: str | None = None, auto: bool = False) -> tuple[float, int]:
         """benchmarks.load.Student._run, plus: radios, the fragment's id, the URL the app writes,
         the presenter's metric; a fragment rerun when `fragment` is given."""
+        while await self._pushed(ws, 0.001):          # a run the server started on its own, read first
+            pass
         msg = load.BackMsg()
         msg.ParseFromString(self._rerun_msg())
         if fragment:
@@ -102,12 +112,40 @@ class PollStudent(load.Student):
             msg.rerun_script.is_auto_rerun = auto
         start = time.perf_counter()
         await ws.send(msg.SerializeToString())
+        return await self._read(ws, start)
+
+    async def _pushed(self, ws, wait: float) -> bool:
+        """Wait up to `wait` s for a run the server starts without being asked (a room's change pushed to
+        this session, ui/poll/push.py) and read it as a browser does; False when none began."""
+        try:
+            raw = await asyncio.wait_for(ws.recv(), max(wait, 0.001))
+        except asyncio.TimeoutError:
+            return False
+        first = ForwardMsg()
+        first.ParseFromString(raw)
+        if first.WhichOneof("type") != "new_session":  # a status message between runs: nothing to read
+            return True
+        self.pushes += 1
+        await self._read(ws, time.perf_counter(), raw)
+        return True
+
+    async def pause_for(self, ws, seconds: float) -> None:
+        """Sleep as a browser tab does: a run the server pushes meanwhile is read when it comes."""
+        end = time.monotonic() + seconds
+        await asyncio.sleep(0)                         # let the other tabs run, whatever the wait
+        while time.monotonic() < end:
+            await self._pushed(ws, end - time.monotonic())
+
+    async def _read(self, ws, start: float, raw: bytes | None = None) -> tuple[float, int]:
+        """Read one run's messages until it finished (`raw`: its first, already received)."""
         received = 0
         while True:
-            raw = await asyncio.wait_for(ws.recv(), self.timeout)
+            if raw is None:
+                raw = await asyncio.wait_for(ws.recv(), self.timeout)
             received += len(raw)
             fmsg = ForwardMsg()
             fmsg.ParseFromString(raw)
+            raw = None
             kind = fmsg.WhichOneof("type")
             if fmsg.metadata.cacheable and fmsg.hash:
                 self.cached.add(fmsg.hash)
@@ -133,6 +171,7 @@ class PollStudent(load.Student):
                 self.saw_cached(fmsg.ref_hash)
             elif kind == "auto_rerun":                                 # a fragment that refreshes itself
                 self.fragment = fmsg.auto_rerun.fragment_id
+                self.every = fmsg.auto_rerun.interval or None          # the frontend's timer, as the app set it
             elif kind == "page_info_changed":
                 self.query = fmsg.page_info_changed.query_string      # the seat the app gave, the slider's value
             elif kind == "navigation":
@@ -203,10 +242,10 @@ class PollStudent(load.Student):
                     while todo or (until is not None and not until.is_set()):
                         target = time.monotonic() + (pause * self.rng.uniform(0.75, 1.25) if todo else self.refresh)
                         while self.poll and next_refresh < target:
-                            await asyncio.sleep(max(0.0, next_refresh - time.monotonic()))
+                            await self.pause_for(ws, next_refresh - time.monotonic())
                             await self._do(ws, "refresh")
                             next_refresh = max(next_refresh + self.refresh, time.monotonic())
-                        await asyncio.sleep(max(0.0, target - time.monotonic()))
+                        await self.pause_for(ws, target - time.monotonic())
                         if todo:
                             await self._do(ws, todo[0])
                             todo.pop(0)

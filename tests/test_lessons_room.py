@@ -158,3 +158,23 @@ def test_the_key_is_in_no_url_and_a_new_session_without_it_is_a_student():
     assert joins and all("key=" not in j for j in joins)
     again = open_app(None, {"room": code, "present": "1"})               # the same URL elsewhere: a student
     assert again.session_state["_poll"].student and not any(b.key == place.NEXT for b in again.button)
+
+
+@pytest.mark.parametrize("pushed", [True, False])
+def test_a_pushed_run_moves_a_follower_before_anything_is_drawn(monkeypatch, pushed):
+    """A run the room's change started (ui/poll/push.py) moves the follower at the frame's start: the poll
+    box is drawn once, on the presenter's page. A run the student started finds the move in the check,
+    after the old page's poll box, and runs again."""
+    from ui.poll import follow, push
+
+    at = presenter()
+    s = student(code_of(at))
+    at.button(key=place.NEXT).click().run()
+    taken = iter([pushed])
+    monkeypatch.setattr(push, "take", lambda: next(taken, False))
+    drawn, real = [], follow.watch
+    monkeypatch.setattr(follow, "watch", lambda link, here: drawn.append(here["page"]) or real(link, here))
+    s.run()
+    assert_clean(s)
+    assert s.title[0].value == at.title[0].value == "Q, K, V projections"
+    assert drawn == (["qkv"] if pushed else ["inputs", "qkv"])

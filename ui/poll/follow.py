@@ -2,9 +2,12 @@
 presenter is (for a student who does not follow) with a button to go there, and the light check that moves
 a follower's page.
 
-The check is a fragment on a timer (WATCH_EVERY_S) that reads one short row of the store (the room's
-change counter, move count and view: services/poll/live.py) and draws nothing. Only when the counter moved
-does the page run again: a follower is moved to the presenter's view (ui.shell.session.ask_goto: the frame
+The check is a fragment that reads one short row of the store (the room's change counter, move count and
+view: services/poll/live.py) and draws nothing. It runs with every run of the page, and on a timer. On a
+server, a thread of the process reads the room's row for all its sessions and runs a watching session's
+page as soon as the counter moved past what its check saw (ui/poll/push.py), so the timer is only a
+fallback and runs seldom (WATCH_EVERY_S); without that (another Streamlit), the timer is short
+(WATCH_ALONE_S) and carries every change. Only when the counter moved does the page run again: a follower is moved to the presenter's view (ui.shell.session.ask_goto: the frame
 switches page and settings before drawing anything), anyone else reruns to show the new question, reveal
 or step. The presenter's own session checks too, so a move made on another device (a phone as a clicker)
 reaches the projector."""
@@ -13,14 +16,16 @@ from __future__ import annotations
 import streamlit as st
 
 from services.poll.codes import PollError
-from ui.poll import place, room
+from ui.poll import place, push, room
 from ui.poll.link import Link
 from ui.prose import room as words
 from ui.prose.text import md_escape
 from ui.shell import session, site
 
-WATCH_EVERY_S = 1.25       # a follower learns of a move within this (plus its page's run)
-GONE = -1                  # place.seen() once the room could not be read (closed, expired, the database down)
+WATCH_ALONE_S = 1.25       # without a push, a follower learns of a move within this (plus its page's run)
+WATCH_PUSHED_S = 10.0      # with one (room.FRESH_S plus the run): the timer only in case a push was lost
+WATCH_EVERY_S = WATCH_PUSHED_S if push.available() else WATCH_ALONE_S
+GONE = push.GONE           # place.seen() once the room could not be read (closed, expired, the database down)
 
 
 def switch(view, link: Link, here: dict) -> None:
@@ -52,6 +57,26 @@ def _go(code: str) -> None:
         session.ask_goto(room.controls_of(now.view)[0], now.view["page"])
 
 
+def early() -> None:
+    """A run the room's change started (ui/poll/push.py), before the frame chose the page: what the check
+    would find after a run, done first. A follower's move goes to the frame (one run, on the presenter's
+    page and settings), and the counter is marked seen, so the check in that run asks for no other."""
+    link, pushed = place.link(), push.take()
+    if not link.room or not pushed:
+        return
+    try:
+        now = room.watch(link.room)
+    except PollError:
+        return                                          # the check in this run says why
+    place.set_seen(now.rev)
+    push.saw(link.room, now.rev)
+    if now.view is not None and now.moves != place.followed() and (link.presenter or place.following()):
+        # Not marked followed here: the check of the run on the presenter's page does that (finding the page
+        # already there), and if that run is lost (merged with a rerun the browser asked for at that
+        # moment), the next check still sees the move.
+        session.ask_goto(room.controls_of(now.view)[0], now.view["page"])
+
+
 def watch(link: Link, here: dict) -> None:
     """Mount the light check for this browser (a student's, or the presenter's)."""
     _check(link.room, here, link.presenter)
@@ -66,11 +91,13 @@ def _check(code: str, here: dict, presenter: bool) -> None:
     except PollError:
         went = place.seen() not in (None, GONE)        # gone since the page was drawn: once, to say why
         place.set_seen(GONE)
+        push.saw(code, push.GONE)
         if went:
             st.rerun()
         return
     first, news = place.seen() is None, place.seen() != now.rev
     place.set_seen(now.rev)
+    push.saw(code, now.rev)
     if now.view is not None and now.moves != place.followed() and (presenter or place.following()):
         place.set_followed(now.moves)
         if not room.same(now.view, here):

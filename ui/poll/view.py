@@ -261,4 +261,4 @@ def _read(params: dict[str, str]) -> list[str]:
 
 
 PART = Part("class poll", read=_read, url=lambda: place.link().url_params(),
-            share=lambda: place.link().share_params(), draw=draw)
+            share=lambda: place.link().share_params(), draw=draw, early=follow.early)

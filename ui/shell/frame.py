@@ -84,6 +84,9 @@ def start(parts: tuple[Part, ...]):
     st.html(TABLE_CSS + A11Y_CSS)
     pages = _navigation_pages()
     current = st.navigation(pages)
+    for part in parts:
+        if part.early:
+            part.early()
     goto = session.take_goto()                     # a lesson's step, the room's view: before any widget is drawn
     if goto is not None:
         controls = replace(goto[0], present=controls.present, sidebar=controls.sidebar)   # the viewer's own

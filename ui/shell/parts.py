@@ -21,6 +21,8 @@ class Part:
                                                                 # the hall (the sidebar's settings, no presenter view)
     steps: Callable[[], bool] | None = None                     # True while it steps through a list of its own (a
                                                                 # lesson): PageUp/PageDown are its, not the pages'
+    early: Callable[[], None] | None = None                     # every whole run, before the page is chosen and
+                                                                # anything drawn: may ask_goto (a pushed room move)
 
 
 def merged(parts: tuple[Part, ...], hook: str) -> dict[str, str]:
