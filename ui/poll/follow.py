@@ -7,9 +7,9 @@ view: services/poll/live.py) and draws nothing. It runs with every run of the pa
 server, a thread of the process reads the room's row for all its sessions and runs a watching session's
 page as soon as the counter moved past what its check saw (ui/poll/push.py), so the timer is only a
 fallback and runs seldom (WATCH_EVERY_S); without that (another Streamlit), the timer is short
-(WATCH_ALONE_S) and carries every change. Only when the counter moved does the page run again: a follower is moved to the presenter's view (ui.shell.session.ask_goto: the frame
-switches page and settings before drawing anything), anyone else reruns to show the new question, reveal
-or step. The presenter's own session checks too, so a move made on another device (a phone as a clicker)
+(WATCH_ALONE_S) and carries every change. Only when the counter moved does the page run again: a follower
+is moved to the presenter's view (ui.shell.session.ask_goto: the frame switches page and settings before
+drawing anything), anyone else reruns to show the new question, reveal or step. The presenter's own session checks too, so a move made on another device (a phone as a clicker)
 reaches the projector."""
 from __future__ import annotations
 
@@ -54,7 +54,23 @@ def _go(code: str) -> None:
         return
     if now.view is not None:
         place.set_followed(now.moves)
-        session.ask_goto(room.controls_of(now.view)[0], now.view["page"])
+        _to(now.view)
+
+
+def _to(view: dict) -> None:
+    """Show the room's view from the next run's start (the frame switches page and settings)."""
+    session.ask_goto(room.controls_of(view)[0], view["page"])
+
+
+def _moved(now, presenter: bool) -> bool:
+    """The presenter moved the view since this browser last followed, and this browser follows."""
+    return now.view is not None and now.moves != place.followed() and (presenter or place.following())
+
+
+def _seen(code: str, rev: int) -> None:
+    """This session has seen the room at counter `rev` (GONE: could not read it); the push knows it too."""
+    place.set_seen(rev)
+    push.saw(code, rev)
 
 
 def early() -> None:
@@ -68,13 +84,12 @@ def early() -> None:
         now = room.watch(link.room)
     except PollError:
         return                                          # the check in this run says why
-    place.set_seen(now.rev)
-    push.saw(link.room, now.rev)
-    if now.view is not None and now.moves != place.followed() and (link.presenter or place.following()):
+    _seen(link.room, now.rev)
+    if _moved(now, link.presenter):
         # Not marked followed here: the check of the run on the presenter's page does that (finding the page
         # already there), and if that run is lost (merged with a rerun the browser asked for at that
         # moment), the next check still sees the move.
-        session.ask_goto(room.controls_of(now.view)[0], now.view["page"])
+        _to(now.view)
 
 
 def watch(link: Link, here: dict) -> None:
@@ -90,18 +105,16 @@ def _check(code: str, here: dict, presenter: bool) -> None:
         now = room.watch(code)
     except PollError:
         went = place.seen() not in (None, GONE)        # gone since the page was drawn: once, to say why
-        place.set_seen(GONE)
-        push.saw(code, push.GONE)
+        _seen(code, GONE)
         if went:
             st.rerun()
         return
     first, news = place.seen() is None, place.seen() != now.rev
-    place.set_seen(now.rev)
-    push.saw(code, now.rev)
-    if now.view is not None and now.moves != place.followed() and (presenter or place.following()):
+    _seen(code, now.rev)
+    if _moved(now, presenter):
         place.set_followed(now.moves)
         if not room.same(now.view, here):
-            session.ask_goto(room.controls_of(now.view)[0], now.view["page"])
+            _to(now.view)
             if now.view["page"] != here["page"]:
                 st.switch_page(site.file(now.view["page"]))   # one run, on the presenter's page
             st.rerun()

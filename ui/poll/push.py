@@ -33,18 +33,24 @@ _pushed: dict[str, float] = {}                # session asked for a run that has
 _flight: set[str] = set()                     # sessions asked whose run may not have finished yet
 _guard = threading.Lock()
 _thread: threading.Thread | None = None
+_can = False                   # available() once it held: a server's runtime does not go away
 
 
 def available() -> bool:
-    """Whether this process can push: a Streamlit server whose runtime has what _rerun uses."""
+    """Whether this process can push: a Streamlit server whose runtime has what _rerun uses (asked on every
+    run of a page in a room, so looked up once it held)."""
+    global _can
+    if _can:
+        return True
     try:
         from streamlit.runtime import Runtime
         from streamlit.runtime.app_session import AppSession, AppSessionState
 
-        return (Runtime.exists() and hasattr(Runtime.instance(), "_session_mgr")
+        _can = (Runtime.exists() and hasattr(Runtime.instance(), "_session_mgr")
                 and hasattr(AppSession, "request_rerun") and hasattr(AppSessionState, "APP_NOT_RUNNING"))
     except Exception:                                 # noqa: BLE001 - another Streamlit: the timer carries news
-        return False
+        _can = False
+    return _can
 
 
 def saw(code: str, rev: int) -> None:
@@ -52,7 +58,8 @@ def saw(code: str, rev: int) -> None:
     sid = _session_id()
     if sid is not None:
         note(code, sid, rev)
-        _start()
+        if _thread is None:
+            _start()
 
 
 def note(code: str, sid: str, rev: int) -> None:
