@@ -151,6 +151,21 @@ def test_every_label_is_drawn_while_the_cells_are_wide_enough_for_it():
     assert axes["x"]["labelOverlap"] is True and axes["y"]["labelOverlap"] is True        # 5.75 px cells
 
 
+@pytest.mark.parametrize("cell, angle, size, every_label", [
+    (38.0, -40, 13, True),      # wide cells: tilted labels at the chart's font
+    (15.6, -90, 13, True),      # 16 tokens in a half column: turned labels, still the chart's font
+    (11.2, -90, 10, True),      # 16 tokens in a per-head map: a smaller font keeps every label
+    (10.5, -90, 13, False),     # too narrow even for the smallest font: Vega thins, at the chart's font
+])
+def test_narrow_cells_turn_and_shrink_their_labels_before_any_is_dropped(cell, angle, size, every_label):
+    x, y = spec_module.x_axis(cell, True, False), spec_module.y_axis(cell, False)
+    assert x["labelAngle"] == angle and x["labelFontSize"] == size and y["labelFontSize"] == size
+    assert x["labelOverlap"] is (not every_label) and y["labelOverlap"] is (not every_label)
+    assert x["titleFontSize"] == y["titleFontSize"] == spec_module.FONT          # titles keep their size
+    if every_label:
+        assert cell >= size + spec_module.LABEL_GAP
+
+
 def test_bar_values_are_printed_in_a_grey_for_both_themes_and_only_while_bars_are_thick():
     few = bar_charts.bars_template(4, False, ".3f").fill(title="t", labels=list("abcd"))
     text = [layer for layer in few["layer"] if layer["mark"]["type"] == "text"]

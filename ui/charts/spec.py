@@ -19,8 +19,11 @@ MAX_HEIGHT = 520                     # px of cells
 LABEL_LIMIT = 140                    # px: Vega cuts longer axis labels with …
 NARROW = 380                         # px: a chart narrower than this is in a phone's column (a laptop's half
 NARROW_LABEL_LIMIT = 90              # column is 386): shorter labels, and the legend below if that gives room
-X_LABEL_ALL_PX = 22                  # from this cell width every column label is drawn (Vega's overlap
-Y_LABEL_ALL_PX = 16                  # test counts a tilted label's whole box and would drop every other one)
+X_LABEL_ALL_PX = 22                  # from this cell width every column label is drawn tilted (Vega's overlap
+                                     # test counts a tilted label's whole box and would drop every other one);
+                                     # below it column labels are turned by 90°, one font wide
+LABEL_GAP = 1                        # px a cell needs beyond its labels' font to draw every label
+LABEL_FONT_MIN = 10                  # px: axis labels shrink to fit narrow cells, down to this size
 TILT = np.cos(np.radians(40))        # a tilted column label reaches this share of its length to the right
 
 
@@ -91,16 +94,35 @@ def fit(n_rows: int, n_cols: int, row_chars: int, col_chars: int, tilted: bool, 
     return Size(cell=float(cell), width=float(cell * n_cols), height=float(cell * n_rows), below=below)
 
 
+def label_angle(cell: float, tilted: bool) -> int:
+    """Column labels: level, tilted by 40°, or (cells too narrow for a tilted label's box) turned by 90°,
+    so that each takes one font's height across and every key keeps its label in narrow cells."""
+    if not tilted:
+        return 0
+    return -40 if cell >= X_LABEL_ALL_PX else -90
+
+
+def label_font(cell: float, present: bool) -> int:
+    """The axis labels' size: the chart's font, or a smaller one (down to LABEL_FONT_MIN) where that lets
+    every label of narrow cells be drawn; in cells narrower still Vega drops labels at the chart's font."""
+    fits = cell - LABEL_GAP
+    return font(present) if fits < LABEL_FONT_MIN else int(min(font(present), fits))
+
+
 def x_axis(cell: float, tilted: bool, present: bool, limit: int = LABEL_LIMIT, **extra) -> dict:
-    size = font(present)
-    return {"labelAngle": -40 if tilted else 0, "labelLimit": limit, "labelFontSize": size,
-            "titleFontSize": size, "orient": "top", "labelOverlap": bool(cell < X_LABEL_ALL_PX), **extra}
+    angle = label_angle(cell, tilted)
+    size = label_font(cell, present) if angle == -90 else font(present)
+    # A turned label's box is a font high; Vega's overlap test counts it with a margin and would drop every
+    # other label of cells just wider than the font, where the glyphs themselves do not touch.
+    crowded = cell < size + LABEL_GAP if angle == -90 else cell < X_LABEL_ALL_PX
+    return {"labelAngle": angle, "labelLimit": limit, "labelFontSize": size,
+            "titleFontSize": font(present), "orient": "top", "labelOverlap": bool(crowded), **extra}
 
 
 def y_axis(cell: float, present: bool, limit: int = LABEL_LIMIT) -> dict:
-    size = font(present)
-    return {"labelLimit": limit, "labelFontSize": size, "titleFontSize": size,
-            "labelOverlap": bool(cell < Y_LABEL_ALL_PX)}
+    size = label_font(cell, present)
+    return {"labelLimit": limit, "labelFontSize": size, "titleFontSize": font(present),
+            "labelOverlap": bool(cell < size + LABEL_GAP)}
 
 
 def legend(present: bool, height: float, below: float = 0.0) -> dict:
