@@ -46,7 +46,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-from benchmarks.wsclient import get_keeping_cookies
+from benchmarks.wsclient import get_keeping_cookies, initial_state
 from harness import browser as bs
 from deploy import replicas
 
@@ -56,29 +56,13 @@ TARGETS = {"first_p95": 2.0, "rerun_p95": 1.0, "peak_mib": 600, "settle_ratio": 
 
 # ------------------------------------------------------------------------------ widget states
 def widget_state(element) -> WidgetState | None:
-    """The WidgetState the frontend sends for a sidebar widget, from the element the server drew."""
+    """The WidgetState the frontend sends for a widget, from the element the server drew (the hall's tab,
+    benchmarks.wsclient, keeps the same)."""
     kind = element.WhichOneof("type")
     proto = getattr(element, kind) if kind else None
     if proto is None or not getattr(proto, "id", ""):
         return None
-    state = WidgetState(id=proto.id)
-    if kind == "slider":
-        if proto.type == proto.SELECT_SLIDER:
-            state.string_array_value.data.extend(
-                list(proto.raw_value) or [proto.options[int(i)] for i in proto.default])
-        else:
-            state.double_array_value.data.extend(list(proto.value) if proto.set_value else list(proto.default))
-    elif kind == "selectbox":
-        state.string_value = proto.raw_value if proto.HasField("raw_value") else proto.options[proto.default]
-    elif kind == "text_input":
-        state.string_value = proto.value if proto.HasField("value") else proto.default
-    elif kind == "number_input":
-        state.int_value = int(proto.value if proto.HasField("value") else proto.default)
-    elif kind == "checkbox":
-        state.bool_value = proto.value
-    else:
-        return None                  # buttons, charts, page widgets: the frontend sends nothing unless used
-    return state
+    return initial_state(kind, proto)
 
 
 @dataclass

@@ -149,6 +149,19 @@ def test_every_label_is_drawn_while_the_cells_are_wide_enough_for_it():
                          ".2f", False, 400, 230, False, False, "masked", False).spec
     axes = {ch: spec["encoding"][ch]["axis"] for ch in ("x", "y")}
     assert axes["x"]["labelOverlap"] is True and axes["y"]["labelOverlap"] is True        # 5.75 px cells
+    assert spec["height"] == spec["width"]                        # a square map stays square
+
+
+def test_a_wide_matrix_grows_its_rows_so_that_every_token_keeps_its_label():
+    tokens, columns = tuple(f"w{i}" for i in range(16)), tuple(str(i) for i in range(32))
+    spec = heat.template(16, 32, 3, 2, spec_module.tilt(columns), "column", "token", charts.SIGNED, False,
+                         ".2f", False, 400, 230, False, False, "masked", False).spec
+    assert spec["width"] == pytest.approx(230) and spec["height"] == 16 * spec_module.ROW_MIN_PX   # 7.2 px wide
+    assert spec["encoding"]["y"]["axis"]["labelOverlap"] is False
+    assert spec["encoding"]["x"]["axis"]["labelOverlap"] is True                                 # columns thinned
+    tall = heat.template(32, 16, 2, 3, spec_module.tilt(tokens), "column", "token", charts.SIGNED, False,
+                         ".2f", False, 400, 120, False, False, "masked", False).spec
+    assert tall["height"] == 2 * tall["width"]                # rows of 11 px would make it taller than wide
 
 
 @pytest.mark.parametrize("cell, angle, size, every_label", [

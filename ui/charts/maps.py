@@ -98,7 +98,7 @@ def template(n_rows: int, n_cols: int, row_chars: int, col_chars: int, tilted: b
             "x": {"field": "col", "type": "nominal", "sort": {"field": "c", "op": "min"}, "title": x_title,
                   "axis": sp.x_axis(cell, tilted, present, sp.label_limit(width))},
             "y": {"field": "row", "type": "nominal", "sort": {"field": "r", "op": "min"}, "title": y_title,
-                  "axis": sp.y_axis(cell, present, sp.label_limit(width))},
+                  "axis": sp.y_axis(size.row, present, sp.label_limit(width))},
         },
         "layer": layers,
     }

@@ -45,7 +45,7 @@ def template(n_rows: int, n_cols: int, row_chars: int, col_chars: int, tilted: b
                    "x": {"field": "col", "type": "nominal", "scale": {"domain": []}, "title": x_title,
                          "axis": sp.x_axis(size.cell, tilted, present, sp.label_limit(width))},
                    "y": {"field": "row", "type": "nominal", "scale": {"domain": []}, "title": y_title,
-                         "axis": sp.y_axis(size.cell, present, sp.label_limit(width))},
+                         "axis": sp.y_axis(size.row, present, sp.label_limit(width))},
                    "stroke": {"condition": {"test": "datum.hl", "value": co.HIGHLIGHT_STROKE}, "value": co.PICK_STROKE},
                    "strokeWidth": {"condition": {"test": "datum.hl", "value": 2.5}, "value": 3.5}}}
     spec = {"width": size.width, "height": size.height, "autosize": {"type": "pad"}, "title": sp.title(present, limit=width - 10),

@@ -48,11 +48,17 @@ def tilt(cols: Sequence[str], cell: float | None = None, size: int = FONT) -> bo
     return len(cols) > 6 or max(map(len, cols)) > 4 or crowded
 
 
+ROW_MIN_PX = LABEL_FONT_MIN + LABEL_GAP   # px: a row this high keeps its label (cells grow taller to it)
+
+
 @dataclass(frozen=True)
 class Size:
-    """A heatmap's cells: the side of one square cell, and the cells' area (axes and legend around it)."""
+    """A heatmap's cells: a cell's width and height, and the cells' area (axes and legend around it).
+    Cells are square unless they are too narrow for a row's label in a matrix wider than it would then be
+    tall: there rows are ROW_MIN_PX high, so every row keeps its token's label."""
 
-    cell: float
+    cell: float             # a cell's width
+    row: float              # a cell's height: its width, or ROW_MIN_PX in a wide matrix's narrow cells
     width: float
     height: float
     below: float = 0.0      # the legend's length when it goes below the cells (0: it stands beside them)
@@ -69,7 +75,7 @@ def legend_px(size: int) -> float:
 
 def fit(n_rows: int, n_cols: int, row_chars: int, col_chars: int, tilted: bool, legend: bool,
         present: bool, width: float, area: float) -> Size:
-    """Square cells as large as fit a chart of `width` px in all (the row labels and the y title on
+    """Square cells (rows taller where a square is too small for a label) as large as fit a chart of `width` px in all (the row labels and the y title on
     the left, the legend or a tilted last label on the right, the cells between), with the cells'
     area at most `area` px wide (a third more in presenter view, which has no sidebar). In a narrow
     chart the legend goes below the cells when beside them it would make them smaller."""
@@ -91,7 +97,11 @@ def fit(n_rows: int, n_cols: int, row_chars: int, col_chars: int, tilted: bool, 
     if legend and width < NARROW and cells(reach + 5) > cell:
         cell = cells(reach + 5)
         below = max(60.0, min(240.0, width - left - 30))      # its end labels reach ~15 px past the gradient
-    return Size(cell=float(cell), width=float(cell * n_cols), height=float(cell * n_rows), below=below)
+    # Rows grow taller than the cells are wide only so far as the map stays no taller than it is wide (a
+    # square map stays square) and within MAX_HEIGHT: a wide matrix (T × d) then keeps every token's label.
+    taller = cell < ROW_MIN_PX and n_rows * ROW_MIN_PX <= min(MAX_HEIGHT, cell * n_cols)
+    row = ROW_MIN_PX if taller else cell
+    return Size(cell=float(cell), row=float(row), width=float(cell * n_cols), height=float(row * n_rows), below=below)
 
 
 def label_angle(cell: float, tilted: bool) -> int:
