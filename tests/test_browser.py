@@ -209,22 +209,33 @@ def test_deep_link_on_a_fresh_server(browser, path, file, title, charts, keys):
 
 
 # ------------------------------------------------------------------------------- one shared server
+def visible_axis_labels(tab) -> list[list[list[str]]]:
+    """Each chart's axes (x first), each as the labels Vega left visible (it hides a dropped one: opacity 0)."""
+    return tab.page.evaluate(
+        """() => [...document.querySelectorAll("[data-testid='stVegaLiteChart'] svg.marks")].map(svg =>
+                   [...svg.querySelectorAll("g.role-axis")].map(a =>
+                     [...a.querySelectorAll('g.role-axis-label text')]
+                       .filter(t => t.getAttribute('opacity') !== '0' && getComputedStyle(t).opacity !== '0')
+                       .map(t => t.textContent)))""")
+
+
 def test_sixteen_tokens_keep_every_label_on_both_axes(tab):
     """Cells narrower than a tilted label turn their column labels by 90° (and shrink them, in the per-head
-    maps' smaller cells), so no key or query loses its label to Vega's overlap test."""
+    maps' smaller cells), so no key or query loses its label to Vega's overlap test; a wide matrix (the
+    trained model's 16 × 32 concat, in a half column) grows its rows instead, so every token keeps its label."""
     for path, maps in (("/softmax?seq_len=16", 1), ("/heads?seq_len=16", 2)):
         tab.open(path)
-        axes = tab.page.evaluate(
-            """() => [...document.querySelectorAll("[data-testid='stVegaLiteChart'] svg.marks")].map(svg =>
-                       [...svg.querySelectorAll("g.role-axis")].map(a =>
-                         [...a.querySelectorAll('g.role-axis-label text')]
-                           .filter(t => t.getAttribute('opacity') !== '0' && getComputedStyle(t).opacity !== '0')
-                           .map(t => t.textContent)))""")               # Vega hides a dropped label: opacity 0
+        axes = visible_axis_labels(tab)
         heatmaps = [chart for chart in axes if len(chart) == 2 and len(chart[1]) == 16][:maps]
         assert len(heatmaps) == maps, (path, [[len(a) for a in chart] for chart in axes])
         for chart in heatmaps:
             assert chart[0] == chart[1] and len(set(chart[0])) == 16, (path, chart)
         tab.assert_clean()
+    tab.open("/heads?preset=trained-induction&layer=1")
+    axes = visible_axis_labels(tab)
+    wide = [chart for chart in axes if len(chart) == 2 and chart[0] and all(x.isdigit() for x in chart[0])]
+    assert len(wide) == 2 and all(len(set(chart[1])) == 16 for chart in wide), [[len(a) for a in c] for c in axes]
+    tab.assert_clean()
 
 
 def test_slider_keys_redraw_then_page_switch_and_reload_keep_the_values(tab):
