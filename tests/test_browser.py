@@ -230,6 +230,14 @@ def test_sixteen_tokens_keep_every_label_on_both_axes(tab):
         assert len(heatmaps) == maps, (path, [[len(a) for a in chart] for chart in axes])
         for chart in heatmaps:
             assert chart[0] == chart[1] and len(set(chart[0])) == 16, (path, chart)
+        # Each label centred on its own row: evenly spaced, the first and last too (Streamlit's theme would
+        # push the end labels inwards, flush with the axis's ends).
+        rows = tab.page.evaluate(
+            """() => [...document.querySelector("[data-testid='stVegaLiteChart'] svg.marks")
+                         .querySelectorAll("g.role-axis")[1].querySelectorAll('g.role-axis-label text')]
+                       .map(t => { const b = t.getBoundingClientRect(); return b.top + b.height / 2; })""")
+        gaps = [b - a for a, b in zip(rows, rows[1:])]
+        assert max(gaps) - min(gaps) < 1.5, (path, gaps)
         tab.assert_clean()
     tab.open("/heads?preset=trained-induction&layer=1")
     axes = visible_axis_labels(tab)

@@ -175,6 +175,7 @@ def test_narrow_cells_turn_and_shrink_their_labels_before_any_is_dropped(cell, a
     assert x["labelAngle"] == angle and x["labelFontSize"] == size and y["labelFontSize"] == size
     assert x["labelOverlap"] is (not every_label) and y["labelOverlap"] is (not every_label)
     assert x["titleFontSize"] == y["titleFontSize"] == spec_module.FONT          # titles keep their size
+    assert x["labelFlush"] is False and y["labelFlush"] is False    # Streamlit's theme would move the end labels
     if every_label:
         assert cell >= size + spec_module.LABEL_GAP
 

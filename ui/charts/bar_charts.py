@@ -30,7 +30,8 @@ def bars_template(n: int, present: bool, fmt: str) -> sp.Template:
         "autosize": {"type": "fit-x", "contains": "padding"},                 # fit the width, keep the height
         "title": sp.title(present, offset=None),
         "encoding": {
-            "y": {"field": "token", "type": "nominal", "sort": [], "title": None, "axis": {"labelFontSize": size}},
+            "y": {"field": "token", "type": "nominal", "sort": [], "title": None,
+                  "axis": {"labelFontSize": size, "labelFlush": False}},        # each label on its own bar
             "x": {"field": "value", "type": "quantitative", "title": None,
                   "axis": {"labelFontSize": size - 2, **({"tickMinStep": 1, "format": "d"} if fmt == "d" else {})}},  # counts: whole ticks
             "tooltip": [{"field": "token", "type": "nominal"},

@@ -75,10 +75,11 @@ def legend_px(size: int) -> float:
 
 def fit(n_rows: int, n_cols: int, row_chars: int, col_chars: int, tilted: bool, legend: bool,
         present: bool, width: float, area: float) -> Size:
-    """Square cells (rows taller where a square is too small for a label) as large as fit a chart of `width` px in all (the row labels and the y title on
-    the left, the legend or a tilted last label on the right, the cells between), with the cells'
-    area at most `area` px wide (a third more in presenter view, which has no sidebar). In a narrow
-    chart the legend goes below the cells when beside them it would make them smaller."""
+    """Square cells as large as fit a chart of `width` px in all (the row labels and the y title on the
+    left, the legend or a tilted last label on the right, the cells between), with the cells' area at
+    most `area` px wide (a third more in presenter view, which has no sidebar); rows taller where a
+    square is too small for a label (Size). In a narrow chart the legend goes below the cells when
+    beside them it would make them smaller."""
     size = font(present)
     limit = label_limit(width)
     # Measured in Chromium: the y axis (labels, ticks, its title, Vega's padding) takes the labels' width
@@ -119,19 +120,21 @@ def label_font(cell: float, present: bool) -> int:
     return font(present) if fits < LABEL_FONT_MIN else int(min(font(present), fits))
 
 
+# Streamlit's chart theme aligns an axis's first and last labels flush with its ends (labelFlush), which moves
+# them off their rows and columns: every label of a heatmap stays centred on its own row or column.
 def x_axis(cell: float, tilted: bool, present: bool, limit: int = LABEL_LIMIT, **extra) -> dict:
     angle = label_angle(cell, tilted)
     size = label_font(cell, present) if angle == -90 else font(present)
     # A turned label's box is a font high; Vega's overlap test counts it with a margin and would drop every
     # other label of cells just wider than the font, where the glyphs themselves do not touch.
     crowded = cell < size + LABEL_GAP if angle == -90 else cell < X_LABEL_ALL_PX
-    return {"labelAngle": angle, "labelLimit": limit, "labelFontSize": size,
+    return {"labelAngle": angle, "labelLimit": limit, "labelFontSize": size, "labelFlush": False,
             "titleFontSize": font(present), "orient": "top", "labelOverlap": bool(crowded), **extra}
 
 
 def y_axis(cell: float, present: bool, limit: int = LABEL_LIMIT) -> dict:
     size = label_font(cell, present)
-    return {"labelLimit": limit, "labelFontSize": size, "titleFontSize": font(present),
+    return {"labelLimit": limit, "labelFontSize": size, "titleFontSize": font(present), "labelFlush": False,
             "labelOverlap": bool(cell < size + LABEL_GAP)}
 
 
