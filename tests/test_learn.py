@@ -191,7 +191,7 @@ def test_training_controls_round_trip_through_the_url_with_bounds():
     c, problems = url.from_params({"task": "induction", "steps": "5000", "lr": "3", "train_seed": "-1"})
     induction = engine.TASKS["induction"]
     assert (c.steps, c.lr, c.train_seed) == (induction.steps, induction.lr, 0)   # the task's own, each reported
-    assert "steps='5000' is not valid (must be between 10 and 1200)" in problems
+    assert f"steps='5000' is not valid (must be between 10 and {state.STEPS[1]})" in problems and state.STEPS[1] == 2500
     assert "lr='3' is not valid (must be between 0.0005 and 0.2)" in problems
     assert url.from_params({"task": "nope"})[1] == ["task='nope' is not valid (must be one of "
                                                       + ", ".join(engine.TASKS) + ")"]

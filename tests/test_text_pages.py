@@ -138,6 +138,11 @@ def test_the_learn_page_shows_the_shipped_run_at_once_and_says_why():
     found = compute.text_evidence(_model(PRESET))
     assert f"{found.n} windows of held-out text" in notice and "raises the second copy's loss the most" in notice
     assert any("next token" in t.columns for t in tables(at))
+    steps = next(n for n in at.number_input if n.label == "Adam steps")
+    assert steps.value == engine.TASKS["text"].steps == 2500          # the sidebar says the run it shows
+    at.run()                                                         # any later click: still the shipped run
+    assert next(n for n in at.number_input if n.label == "Adam steps").value == 2500
+    assert "Too long to train live in a lecture" in " ".join(c.value for c in at.caption)
     other = open_app(LEARN, {"task": "text", "train_seed": "3"}, timeout=300)
     notice = next(s.value for s in other.success if "What to notice" in s.value)
     assert re.search(r"about \d+ min \d+ s, at the time per step the shipped run took", notice), notice

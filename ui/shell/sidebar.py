@@ -38,7 +38,7 @@ def _learn(c: Controls) -> None:
                     help="Seeds the training batches. Another seed: other batches, another run (the plateau "
                          f"moves). From {state.TRAIN_SEED[0]} to {state.TRAIN_SEED[1]:,}.")
     sb.number_input("Adam steps", *state.STEPS, step=50, key=FIELD.steps,
-                    help=f"From {state.STEPS[0]} to {state.STEPS[1]:,}; the task's own: {task.steps}.")
+                    help=f"From {state.STEPS[0]} to {state.STEPS[1]:,}; the task's own: {task.steps:,}.")
     sb.number_input("Learning rate", *state.LR, step=0.005, format="%.4f", key=FIELD.lr,
                     help=f"Adam's step size, from {state.LR[0]:g} to {state.LR[1]:g}; the task's own: {task.lr:g}.")
     sb.caption("The task's own settings (batch seed 0, its steps and learning rate) are the run that ships with the "

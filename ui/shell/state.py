@@ -19,7 +19,8 @@ SEQ_LEN = (2, 64)
 LAYERS = (1, 4)             # blocks stacked (the engine accepts more; four already show depth)
 MAX_TEXT = 400              # characters kept from the token box or a URL
 TRAIN_SEED = (0, 10_000)    # the Learn page's batch seed
-STEPS = (10, 1200)          # Adam steps a lecturer may ask for (1,200 keeps a run's saved weights under 20 MB)
+STEPS = (10, max(1200, *(t.steps for t in engine.TASKS.values())))   # Adam steps a lecturer may ask for: every
+                            # task's own steps are in range (English text's 2,500, the run the page replays)
 LR = (0.0005, 0.2)          # Adam's learning rate: below, nothing moves in 1,500 steps; above, runs blow up
 MAX_SEQUENCE = 64           # tokens of a sequence typed on the Learn page
 BETAS = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0)   # the softmax page's β; 1 is the model
