@@ -197,6 +197,17 @@ def test_training_controls_round_trip_through_the_url_with_bounds():
                                                       + ", ".join(engine.TASKS) + ")"]
 
 
+@pytest.mark.parametrize("name", list(engine.TASKS))
+def test_every_tasks_own_settings_are_within_the_controls_it_is_trained_with(name):
+    """The Learn page's controls hold each task's own run (the one it replays) and its model: a default
+    outside a control's range would be clamped there, and the page would train another run."""
+    task = engine.TASKS[name]
+    assert state.STEPS[0] <= task.steps <= state.STEPS[1] and state.LR[0] <= task.lr <= state.LR[1]
+    assert task.seq_len <= state.MAX_SEQUENCE and task.seq_len <= state.SEQ_LEN[1]
+    c, problems = url.from_params({"task": name, "steps": str(task.steps), "lr": str(task.lr)})
+    assert not problems and (c.steps, c.lr) == (task.steps, task.lr)
+
+
 def test_learn_sidebar_shows_only_what_the_page_reads():
     at = _learn({"task": "induction"})
     labels = [w.label for w in at.sidebar.number_input]
