@@ -10,6 +10,7 @@ import pytest
 
 import engine
 from conftest import PAGES, assert_clean, open_app, open_switches
+from ui.charts import line_charts
 from ui.shell import presets, site, state, url
 
 PAGE = {page.path: page.file for page in site.PAGES}
@@ -203,6 +204,7 @@ def test_learn_page_trains_induction_and_names_the_drop_and_the_two_heads():
     # The curve marks the drop; the model view shows every layer × head at the replayed step.
     drops = _tables(at, "drop")
     assert drops and drops[0].column("step").to_pylist() == [drop]
+    assert drops[0].column("early").to_pylist() == [drop < line_charts.EARLY * task.steps]   # its label's side
     assert _tables(at, "boxes")[0].num_rows == 2 * task.config.num_heads
     steps = list(at.select_slider(key="learn_step").options)
     at.select_slider(key="learn_step").set_value(steps[0]).run()

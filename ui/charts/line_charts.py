@@ -68,6 +68,9 @@ def lines(table: pd.DataFrame, x: str, y: str, *, series: Sequence[tuple[str, st
     st.vega_lite_chart(spec=spec, width="stretch")
 
 
+EARLY = 0.25       # a loss drop in this first share of the run is labelled right of its rule, not left
+
+
 @lru_cache(maxsize=8)
 def curves_template(present: bool) -> dict:
     """Loss (left axis) and accuracy (right axis) against the training step, a dotted rule at one step."""
@@ -95,11 +98,13 @@ def curves_template(present: bool) -> dict:
             {"data": {"name": "drop"}, "mark": {"type": "rule", "color": co.DROP_RULE, "strokeDash": [6, 3],
                                                 "strokeWidth": 2, "aria": False},
              "encoding": {"x": {"field": "step", "type": "quantitative"}}},
-            # Below the plateau, left of the rule: the one corner the loss and accuracy lines stay out of.
-            {"data": {"name": "drop"}, "mark": {"type": "text", "color": co.DROP_RULE, "align": "right", "dx": -5,
-                                                "baseline": "bottom", "y": {"expr": "height - 2"},
-                                                "fontSize": size - 1, "fontWeight": "bold"},
-             "encoding": {"x": {"field": "step", "type": "quantitative"}, "text": {"field": "label"}}},
+            # Below the plateau, left of the rule: the one corner the loss and accuracy lines stay out of; a drop
+            # early in the run has no room there (its label would run over the loss axis): right of the rule.
+            *({"data": {"name": "drop"}, "transform": [{"filter": test}],
+               "mark": {"type": "text", "color": co.DROP_RULE, "align": align, "dx": dx, "baseline": "bottom",
+                        "y": {"expr": "height - 2"}, "fontSize": size - 1, "fontWeight": "bold"},
+               "encoding": {"x": {"field": "step", "type": "quantitative"}, "text": {"field": "label"}}}
+              for test, align, dx in (("!datum.early", "right", -5), ("datum.early", "left", 5))),
         ],
         "resolve": {"scale": {"y": "independent"}},
     }
@@ -115,7 +120,8 @@ def curves(losses: Sequence[float], accuracies: Sequence[float], *, at_step: int
                      "accuracy": pa.array(np.asarray(accuracies, dtype=np.float32))})
     rule = pa.table({"step": pa.array([] if at_step is None else [int(at_step)], pa.int32())})
     marks = pa.table({"step": pa.array([] if drop is None else [int(drop)], pa.int32()),
-                      "label": pa.array([] if drop is None else [f"loss drop, step {drop}"], pa.string())})
+                      "label": pa.array([] if drop is None else [f"loss drop, step {drop}"], pa.string()),
+                      "early": pa.array([] if drop is None else [drop < EARLY * n], pa.bool_())})
     steps = np.arange(1, n + 1)
     about = describe([("loss", steps, losses), ("accuracy", steps, accuracies)], "training step",
                             "Training loss and accuracy" + (f"; dotted line at step {at_step}" if at_step else "")
