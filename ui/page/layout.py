@@ -93,8 +93,10 @@ def outside_training(view: View) -> str:
 
 def latex(view: View, formula: str) -> None:
     """st.latex, on a phone one equation a line (see formula_lines); elsewhere the line may wrap between
-    its equations when the column is too narrow (the frame's CSS lets KaTeX wrap at its break points)."""
-    for part in formula_lines(formula) if view.stacked else [r"\qquad\allowbreak ".join(formula_lines(formula))]:
+    its equations when the column is too narrow (the frame's CSS lets KaTeX wrap at its break points).
+    Each equation is one group, so KaTeX breaks a line only between equations, never after an '='."""
+    parts = formula_lines(formula)
+    for part in parts if view.stacked else [r"\qquad\allowbreak ".join("{" + p + "}" for p in parts)]:
         st.latex(part)
 
 
