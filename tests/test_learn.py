@@ -260,6 +260,8 @@ def test_loss_formula_counts_from_zero_and_defines_p_and_theta(name, sees):
     formula = " ".join(l.value for l in at.latex)
     assert sees in formula and r"\le T" not in formula
     assert r"\text{softmax}\big(h^{(0)}_i\, W_U\big)" in formula and r"\theta = (E," in formula and "W_U)" in formula
+    # Three equations, each one group: a narrow column wraps the line between them, never after an '='.
+    assert "$$\n{\\text{loss} =" in formula and formula.count(r"}\qquad\allowbreak {") == 2
 
 
 def test_plateau_is_described_as_measured():
