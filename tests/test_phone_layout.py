@@ -67,6 +67,17 @@ def test_a_formula_is_one_equation_a_line_on_a_phone():
     assert layout.formula_lines(r"a \qquadx b") == [r"a \qquadx b"]
 
 
+def test_on_a_phone_a_quad_before_another_equation_starts_a_line_and_a_note_stays():
+    mask = r"M_{ij} = 0\ (j \le i),\quad M_{ij} = -\infty\ (j > i)\quad\text{(the causal mask)}"
+    assert layout.formula_lines(mask, equations=True) == [r"M_{ij} = 0\ (j \le i),",
+                                                          r"M_{ij} = -\infty\ (j > i)\quad\text{(the causal mask)}"]
+    assert layout.formula_lines(mask) == [mask]                              # a laptop: one line, one group
+    assert layout.formula_lines(r"x = \text{attn}\quad(\text{residual})", equations=True) == \
+        [r"x = \text{attn}\quad(\text{residual})"]
+    assert layout.formula_lines(r"a = \frac{b}{c\quad d = e},\qquad f = g\quad h = i", equations=True) == \
+        [r"a = \frac{b}{c\quad d = e},", "f = g", "h = i"]                     # inside braces: no line
+
+
 # ----------------------------------------------------------------------------------- the charts
 def drawn_width(size: sp.Size, row_chars: int, col_chars: int, tilted: bool, width: float) -> float:
     """The chart's width as fit() reckons it: the y axis, the cells, and the legend or last label."""

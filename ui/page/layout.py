@@ -95,26 +95,61 @@ def latex(view: View, formula: str) -> None:
     """st.latex, on a phone one equation a line (see formula_lines); elsewhere the line may wrap between
     its equations when the column is too narrow (the frame's CSS lets KaTeX wrap at its break points).
     Each equation is one group, so KaTeX breaks a line only between equations, never after an '='."""
-    parts = formula_lines(formula)
-    for part in parts if view.stacked else [r"\qquad\allowbreak ".join("{" + p + "}" for p in parts)]:
-        st.latex(part)
+    if view.stacked:
+        for part in formula_lines(formula, equations=True):
+            st.latex(part)
+    else:
+        st.latex(r"\qquad\allowbreak ".join("{" + p + "}" for p in formula_lines(formula)))
 
 
-def formula_lines(latex: str) -> list[str]:
-    """A formula's parts, one per line on a phone: split at each \\qquad outside any braces (the gap
-    this app puts between the equations of one line)."""
-    parts, depth, start, i = [], 0, 0, 0
+def _split(latex: str, command: str) -> list[str]:
+    """latex cut at each \\<command> outside any braces (and not the start of a longer command)."""
+    parts, depth, start, i, mark = [], 0, 0, 0, "\\" + command
     while i < len(latex):
         if latex[i] == "\\":
-            if depth == 0 and latex.startswith(r"\qquad", i) and not latex[i + 6:i + 7].isalpha():
+            if depth == 0 and latex.startswith(mark, i) and not latex[i + len(mark):i + len(mark) + 1].isalpha():
                 parts.append(latex[start:i])
-                start = i = i + 6
+                start = i = i + len(mark)
                 continue
             i += 2
             continue
         depth += {"{": 1, "}": -1}.get(latex[i], 0)
         i += 1
     parts.append(latex[start:])
+    return parts
+
+
+def _equation(latex: str) -> bool:
+    """latex has an '=' outside any braces: an equation, not a note such as (residual)."""
+    depth, i = 0, 0
+    while i < len(latex):
+        if latex[i] == "\\":
+            i += 2                                          # a command's first letter, or an escaped brace
+            continue
+        if latex[i] == "=" and depth == 0:
+            return True
+        depth += {"{": 1, "}": -1}.get(latex[i], 0)
+        i += 1
+    return False
+
+
+def formula_lines(latex: str, equations: bool = False) -> list[str]:
+    """A formula's parts: split at each \\qquad outside any braces (the gap this app puts between the
+    equations of one line). With `equations` (a phone: one equation a line), also at each \\quad before
+    another equation (Q = …,\\quad K = …), not before a note (x + attn\\quad (residual))."""
+    parts = _split(latex, "qquad")
+    if equations:
+        lines = []
+        for part in parts:
+            first, *rest = _split(part, "quad")
+            for piece in rest:
+                if _equation(piece):
+                    lines.append(first)
+                    first = piece
+                else:
+                    first += "\\quad" + piece
+            lines.append(first)
+        parts = lines
     return [p.strip() for p in parts if p.strip()]
 
 
