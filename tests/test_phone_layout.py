@@ -78,6 +78,13 @@ def test_on_a_phone_a_quad_before_another_equation_starts_a_line_and_a_note_stay
         [r"a = \frac{b}{c\quad d = e},", "f = g", "h = i"]                     # inside braces: no line
 
 
+def test_a_wide_screen_wraps_a_formula_between_equations_never_right_after_an_equals_sign():
+    assert layout._kept(r"\theta = (E, \text{a = b}) = \frac{x=y}{2}") == \
+        r"\theta =\nobreak  (E, \text{a = b}) =\nobreak  \frac{x=y}{2}"          # only the top-level '='
+    assert layout._equations(r"Q = X W_Q,\quad K = X W_K\quad(\text{residual})") == \
+        ["Q = X W_Q,", r" K = X W_K\quad(\text{residual})"]
+
+
 # ----------------------------------------------------------------------------------- the charts
 def drawn_width(size: sp.Size, row_chars: int, col_chars: int, tilted: bool, width: float) -> float:
     """The chart's width as fit() reckons it: the y axis, the cells, and the legend or last label."""

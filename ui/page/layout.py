@@ -93,63 +93,81 @@ def outside_training(view: View) -> str:
 
 def latex(view: View, formula: str) -> None:
     """st.latex, on a phone one equation a line (see formula_lines); elsewhere the line may wrap between
-    its equations when the column is too narrow (the frame's CSS lets KaTeX wrap at its break points).
-    Each equation is one group, so KaTeX breaks a line only between equations, never after an '='."""
+    its equations when the column is too narrow (the frame's CSS lets KaTeX wrap at its break points),
+    and not right after an equation's '=' (its right side would start the next line alone)."""
     if view.stacked:
         for part in formula_lines(formula, equations=True):
             st.latex(part)
-    else:
-        st.latex(r"\qquad\allowbreak ".join("{" + p + "}" for p in formula_lines(formula)))
+        return
+    st.latex(r"\qquad\allowbreak ".join(r"\quad\allowbreak ".join(_kept(equation) for equation in _equations(part))
+                                        for part in formula_lines(formula)))
+
+
+def _scan(latex: str):
+    """(index, character, brace depth) of every character outside a command (a backslash and the
+    character after it are skipped: a command's first letter, or an escaped brace)."""
+    depth, i = 0, 0
+    while i < len(latex):
+        if latex[i] == "\\":
+            i += 2
+            continue
+        yield i, latex[i], depth
+        depth += {"{": 1, "}": -1}.get(latex[i], 0)
+        i += 1
 
 
 def _split(latex: str, command: str) -> list[str]:
     """latex cut at each \\<command> outside any braces (and not the start of a longer command)."""
-    parts, depth, start, i, mark = [], 0, 0, 0, "\\" + command
+    mark, cuts = "\\" + command, []
+    depth, i = 0, 0
     while i < len(latex):
         if latex[i] == "\\":
             if depth == 0 and latex.startswith(mark, i) and not latex[i + len(mark):i + len(mark) + 1].isalpha():
-                parts.append(latex[start:i])
-                start = i = i + len(mark)
+                cuts.append(i)
+                i += len(mark)
                 continue
             i += 2
             continue
         depth += {"{": 1, "}": -1}.get(latex[i], 0)
         i += 1
-    parts.append(latex[start:])
-    return parts
+    ends = [*cuts, len(latex)]
+    starts = [0, *(cut + len(mark) for cut in cuts)]
+    return [latex[a:b] for a, b in zip(starts, ends)]
 
 
 def _equation(latex: str) -> bool:
     """latex has an '=' outside any braces: an equation, not a note such as (residual)."""
-    depth, i = 0, 0
-    while i < len(latex):
-        if latex[i] == "\\":
-            i += 2                                          # a command's first letter, or an escaped brace
-            continue
-        if latex[i] == "=" and depth == 0:
-            return True
-        depth += {"{": 1, "}": -1}.get(latex[i], 0)
-        i += 1
-    return False
+    return any(ch == "=" and depth == 0 for _, ch, depth in _scan(latex))
+
+
+def _equations(part: str) -> list[str]:
+    """A formula part's equations: cut at each \\quad before another equation (Q = …,\\quad K = …), not
+    before a note (x + attn\\quad (residual))."""
+    first, *rest = _split(part, "quad")
+    found = []
+    for piece in rest:
+        if _equation(piece):
+            found.append(first)
+            first = piece
+        else:
+            first += "\\quad" + piece
+    return [*found, first]
+
+
+def _kept(equation: str) -> str:
+    """The equation with no line break allowed right after its '=' signs (outside braces)."""
+    at = [i for i, ch, depth in _scan(equation) if ch == "=" and depth == 0]
+    for i in reversed(at):
+        equation = equation[:i + 1] + r"\nobreak " + equation[i + 1:]
+    return equation
 
 
 def formula_lines(latex: str, equations: bool = False) -> list[str]:
     """A formula's parts: split at each \\qquad outside any braces (the gap this app puts between the
-    equations of one line). With `equations` (a phone: one equation a line), also at each \\quad before
-    another equation (Q = …,\\quad K = …), not before a note (x + attn\\quad (residual))."""
+    equations of one line); with `equations` (a phone: one equation a line), each part's equations too."""
     parts = _split(latex, "qquad")
     if equations:
-        lines = []
-        for part in parts:
-            first, *rest = _split(part, "quad")
-            for piece in rest:
-                if _equation(piece):
-                    lines.append(first)
-                    first = piece
-                else:
-                    first += "\\quad" + piece
-            lines.append(first)
-        parts = lines
+        parts = [equation for part in parts for equation in _equations(part)]
     return [p.strip() for p in parts if p.strip()]
 
 
