@@ -40,6 +40,12 @@ def poll_db(tmp_path, monkeypatch):
     poll_view.store.clear()
 
 
+def formulas(at, sep: str = " ") -> str:
+    """Every formula the run drew (its st.latex bodies) joined, as the page writes them: without the hint
+    layout.latex puts after an equation's '=' so that a line never breaks there."""
+    return sep.join(str(x.value) for x in at.latex).replace(r"\nobreak ", "")
+
+
 def open_app(page: str | None = None, params: dict[str, str] | None = None, timeout: float = 30):
     """Run the frame (optionally with URL query params), then switch to `page`. Returns the AppTest."""
     from streamlit.testing.v1 import AppTest

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import engine
-from conftest import PAGES, assert_clean, open_app, open_exports, open_switches, tables
+from conftest import PAGES, assert_clean, formulas, open_app, open_exports, open_switches, tables
 from ui.shell import session, site, state, url
 
 CONCEPT_PAGES = [page.file for page in site.CONCEPT_PAGES]
@@ -233,7 +233,7 @@ def test_cell_inspector_shows_the_traces_numbers(page, preset, head, cell):
     assert list(terms[f"q[{i}][d]"]) == [f"{x:.5f}" for x in t.q[head, i]]
     assert list(terms[f"k[{j}][d]"]) == [f"{x:.5f}" for x in t.k[head, j]]
     assert terms["running sum"].iloc[-1] == f"{t.scores[head, i, j]:.5f}"
-    latex = " ".join(x.value for x in at.latex)
+    latex = formulas(at)
     assert f"{t.weights[head, i, j]:.5f}" in latex
     assert f"{t.scaled[head, i, j]:.5f}" in latex
     flow = next(d for d in tables(at) if any(c.startswith("weight × v") for c in d.columns))

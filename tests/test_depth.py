@@ -9,7 +9,7 @@ import pyarrow as pa
 import pytest
 
 import engine
-from conftest import PAGES, assert_clean, open_app, open_switches
+from conftest import PAGES, assert_clean, formulas, open_app, open_switches
 from ui.charts import line_charts
 from ui.shell import presets, site, state, url
 
@@ -79,7 +79,7 @@ def test_pre_layernorm_switch_changes_the_numbers_and_shows_in_the_formulas():
     open_switches(at).toggle(key="layer_norm").set_value(True).run()
     assert_clean(at)
     assert dict(at.query_params) == {"layer_norm": "1"}
-    latex = " ".join(x.value for x in at.latex)
+    latex = formulas(at)
     assert r"Q = \text{LN}(X) W_Q" in latex and "pre-LayerNorm" in latex
     controls = replace(state.preset_controls("part4"), layer_norm=True)
     t = engine.run(state.to_config(controls), state.to_tokens(controls).words).layers[0]

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import engine
-from conftest import assert_clean, open_app, open_exports, tables
+from conftest import assert_clean, formulas, open_app, open_exports, tables
 from engine import analysis
 from ui.prose import text
 from ui.shell import session, site, state, url
@@ -312,11 +312,11 @@ def test_defect06_tied_sharpest_rows_are_all_named():
 # =========================================================================== 7 · block output formulas
 def test_defect07_output_formula_follows_the_residual_switch():
     day33 = open_app(PAGE["output"], {"preset": "day33"})
-    latex = " ".join(x.value for x in day33.latex)
+    latex = formulas(day33)
     assert r"\text{output} = \text{hidden}\, W_2 + b_2" in latex and "after\\_attn} + \\text{hidden" not in latex
-    part4 = " ".join(x.value for x in open_app(PAGE["output"]).latex)
+    part4 = formulas(open_app(PAGE["output"]))
     assert r"\text{output} = \text{after\_attn} + \text{hidden}\, W_2 + b_2" in part4
-    with_p = " ".join(x.value for x in open_app(PAGE["output"], {"positional": "1"}).latex)
+    with_p = formulas(open_app(PAGE["output"], {"positional": "1"}))
     assert "(X + P) + \\text{attn}" in with_p
 
 
@@ -394,7 +394,7 @@ def reveal(at):
 
 def test_defect10_formula_counts_from_zero_and_says_masked_scores_are_minus_infinity():
     at = reveal(open_app(PAGE["exercise"], {"preset": "day33"}))
-    latex = " ".join(x.value for x in at.latex)
+    latex = formulas(at)
     assert r"\sum_{j=0}^{4}" in latex and r"\sum_{j=1}" not in latex
     assert r"s_{ij} = -\infty" in latex
     assert r"e^{s_{i,5}}" in latex and r"s_{i,6}" not in latex and r"(j \le 4" in latex
@@ -433,7 +433,7 @@ def test_defect11_attention_output_is_separated_from_the_residual_carry():
     assert f"attention's own output by up to {pt.encoded.attn_error:.3f}" in said
     assert "most of that is the position code itself, carried through the residual" in said
     assert f"the outputs by up to {pt.encoded.output_error:.3f};" not in said
-    latex = " ".join(x.value for x in at.latex)
+    latex = formulas(at)
     assert latex.count(r"\text{ in general}") == 2
     assert "max |attn' − P·attn|" in tables(at)[0].columns
 
@@ -449,7 +449,7 @@ def test_defect12_slider_and_formula_agree_on_the_temperature():
     at = experiments_at({}, "init")
     label = at.select_slider(key="xp_init").label
     assert "works like 1 / temperature" not in label and "s², an inverse temperature" in label
-    latex = " ".join(x.value for x in at.latex)
+    latex = formulas(at)
     assert r"\beta = s^2" in latex and r"\text{temperature} = 1/s^2" in latex
     assert "That is the Part 4 preset as published" in notice(at)
 

@@ -10,7 +10,7 @@ import re
 import numpy as np
 import pytest
 
-from conftest import assert_clean, open_app, open_exports, open_switches, tables
+from conftest import assert_clean, formulas, open_app, open_exports, open_switches, tables
 from test_words import PAGE, bad_words, column, notice, table_text, text_of
 from ui.sections.experiments import common as experiment_keys
 from ui.sections.exercise import keys as exercise_keys
@@ -31,7 +31,7 @@ def revealed(params: dict[str, str], prediction: str = "own_factor"):
 
 
 def latex(at) -> str:
-    return "\n".join(str(x.value) for x in at.latex)
+    return formulas(at, "\n")
 
 
 def chart_specs(at) -> list[dict]:
