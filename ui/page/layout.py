@@ -103,41 +103,35 @@ def latex(view: View, formula: str) -> None:
                                         for part in formula_lines(formula)))
 
 
-def _scan(latex: str):
-    """(index, character, brace depth) of every character outside a command (a backslash and the
-    character after it are skipped: a command's first letter, or an escaped brace)."""
+def _top_level(latex: str):
+    """(index, token) of every token outside any braces: a command with its whole name ('\\quad', '\\{')
+    or one character."""
     depth, i = 0, 0
     while i < len(latex):
         if latex[i] == "\\":
-            i += 2
-            continue
-        yield i, latex[i], depth
-        depth += {"{": 1, "}": -1}.get(latex[i], 0)
-        i += 1
+            end = i + 1
+            while end < len(latex) and latex[end].isalpha():
+                end += 1
+            token = latex[i:max(end, i + 2)]
+        else:
+            token = latex[i]
+            depth += {"{": 1, "}": -1}.get(token, 0)
+        if depth == 0:
+            yield i, token
+        i += len(token)
 
 
 def _split(latex: str, command: str) -> list[str]:
-    """latex cut at each \\<command> outside any braces (and not the start of a longer command)."""
-    mark, cuts = "\\" + command, []
-    depth, i = 0, 0
-    while i < len(latex):
-        if latex[i] == "\\":
-            if depth == 0 and latex.startswith(mark, i) and not latex[i + len(mark):i + len(mark) + 1].isalpha():
-                cuts.append(i)
-                i += len(mark)
-                continue
-            i += 2
-            continue
-        depth += {"{": 1, "}": -1}.get(latex[i], 0)
-        i += 1
-    ends = [*cuts, len(latex)]
-    starts = [0, *(cut + len(mark) for cut in cuts)]
+    """latex cut at each \\<command> outside any braces (not at a longer command it begins)."""
+    mark = "\\" + command
+    cuts = [i for i, token in _top_level(latex) if token == mark]
+    starts, ends = [0, *(cut + len(mark) for cut in cuts)], [*cuts, len(latex)]
     return [latex[a:b] for a, b in zip(starts, ends)]
 
 
 def _equation(latex: str) -> bool:
     """latex has an '=' outside any braces: an equation, not a note such as (residual)."""
-    return any(ch == "=" and depth == 0 for _, ch, depth in _scan(latex))
+    return any(token == "=" for _, token in _top_level(latex))
 
 
 def _equations(part: str) -> list[str]:
@@ -156,7 +150,7 @@ def _equations(part: str) -> list[str]:
 
 def _kept(equation: str) -> str:
     """The equation with no line break allowed right after its '=' signs (outside braces)."""
-    at = [i for i, ch, depth in _scan(equation) if ch == "=" and depth == 0]
+    at = [i for i, token in _top_level(equation) if token == "="]
     for i in reversed(at):
         equation = equation[:i + 1] + r"\nobreak " + equation[i + 1:]
     return equation

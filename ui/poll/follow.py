@@ -9,8 +9,8 @@ page as soon as the counter moved past what its check saw (ui/poll/push.py), so 
 fallback and runs seldom (WATCH_EVERY_S); without that (another Streamlit), the timer is short
 (WATCH_ALONE_S) and carries every change. Only when the counter moved does the page run again: a follower
 is moved to the presenter's view (ui.shell.session.ask_goto: the frame switches page and settings before
-drawing anything), anyone else reruns to show the new question, reveal or step. The presenter's own session checks too, so a move made on another device (a phone as a clicker)
-reaches the projector."""
+drawing anything), anyone else reruns to show the new question, reveal or step. The presenter's own
+session checks too, so a move made on another device (a phone as a clicker) reaches the projector."""
 from __future__ import annotations
 
 import streamlit as st
