@@ -23,6 +23,8 @@ DRAW_AHEAD = 64          # batches drawn in one call (one vectorised draw instea
 CHECKPOINTS = 40         # about this many snapshots of the weights, denser early
 DENSE_SAVES = 120        # at most this many more while training (every step/120, at least every 10 steps
 DENSE_EVERY = 10         # up to 1,200 steps), of which only those across the loss's drop are kept, ...
+DENSE_BYTES = 32e6       # ... and at most this many bytes of them: a text model's 2,500 steps would otherwise
+                         # hold 250 saves of 0.9 MB (a worker per student, each 230 MB) for a loss with no drop
 SUDDEN = 0.6             # ... when the drop takes at most this share of the run (language's loss falls all along)
 WARMUP = 0.05            # the learning rate rises to lr over this share of a run (learning_rate), ...
 DECAY_FROM = 0.5         # ... stays at lr until this share, then falls ...
@@ -63,9 +65,12 @@ def checkpoint_steps(steps: int, count: int = CHECKPOINTS) -> np.ndarray:
     return np.unique(np.round(np.concatenate([[0, steps], even, early])).astype(int))
 
 
-def dense_every(steps: int) -> int:
-    """Steps between the snapshots kept while training, to be thinned after the run (1 to DENSE_EVERY)."""
-    return int(min(DENSE_EVERY, max(1, -(-steps // DENSE_SAVES))))
+def dense_every(steps: int, numbers: int = 0) -> int:
+    """Steps between the snapshots kept while training, to be thinned after the run: 1 to DENSE_EVERY,
+    or wider where the saves of a model of `numbers` weights (in DTYPE) would pass DENSE_BYTES."""
+    by_count = min(DENSE_EVERY, max(1, -(-steps // DENSE_SAVES)))
+    by_bytes = -(-steps * numbers * np.dtype(DTYPE).itemsize // int(DENSE_BYTES))
+    return int(max(by_count, by_bytes))
 
 
 def loss_drop_step(losses, window: int | None = None) -> int:
@@ -108,13 +113,18 @@ def drop_window(losses, share: float = 0.05) -> tuple[int, int]:
     return int(first), int(min(last + window, len(losses)))
 
 
+def sudden_drop(losses, steps: int) -> tuple[int, int] | None:
+    """drop_window's (first, last) step if the drop takes at most SUDDEN of the run, else None (a language
+    model's loss falls all along: no one stretch to save densely)."""
+    first, last = drop_window(losses)
+    return None if last - first > SUDDEN * steps else (first, last)
+
+
 def thin(checkpoints: list, losses, steps: int) -> list:
     """Keep the usual schedule (checkpoint_steps) plus every saved step inside drop_window, if the
     drop is sudden (at most SUDDEN of the run): a text model's loss falls all along, and all of its
     250 saves would hold 450 MB."""
-    first, last = drop_window(losses)
-    if last - first > SUDDEN * steps:
-        first, last = 0, -1                                           # no drop: the schedule alone
+    first, last = sudden_drop(losses, steps) or (0, -1)               # no drop: the schedule alone
     keep = set(checkpoint_steps(steps).tolist())
     return [(step, params) for step, params in checkpoints if step in keep or first <= step <= last]
 
@@ -181,7 +191,7 @@ def train(task: str | Task, cfg: Config | None = None, steps: int | None = None,
     params = unflatten(initial, theta)                                # views: they follow theta's updates
     m, v = np.zeros_like(theta), np.zeros_like(theta)                 # Adam's running means start at 0
     losses, accuracies = np.zeros(steps), np.zeros(steps)
-    keep, dense = set(checkpoint_steps(steps).tolist()), dense_every(steps)
+    keep, dense = set(checkpoint_steps(steps).tolist()), dense_every(steps, theta.size)
     checkpoints = [(0, frozen_copy(initial))]                          # the init as drawn (training rounds it to DTYPE)
     every = max(1, steps // PROGRESS_CALLS)
     start, waited = time.perf_counter(), 0.0

@@ -294,6 +294,26 @@ def test_circuit_names_every_head_from_the_measurements():
     assert "Two heads" not in said
 
 
+@pytest.mark.parametrize("task", ["induction", "text"])
+def test_the_replay_slider_says_how_its_steps_were_saved(task, monkeypatch):
+    """The help under the replay slider is read from the shipped run's saved steps: the widest gap across
+    the loss's drop (induction), or that a language model's loss has no drop to save densely (text)."""
+    from services import weights
+    monkeypatch.setattr(weights, "_sleep", lambda seconds: None)           # Train replays the shipped run at once
+    at = _train(_learn({"task": task}))
+    slider = at.select_slider(key="learn_step")
+    steps = [int(str(s).replace(",", "")) for s in slider.options]
+    said = slider.help
+    assert said.startswith(f"{len(steps)} saved steps")
+    found = re.search(r"at most (\d+) apart across the loss's drop \(steps (\d+) to (\d+)\)", said)
+    if task == "text":
+        assert found is None and "no sudden drop" in said
+        return
+    gap, first, last = map(int, found.groups())
+    inside = [s for s in steps if first <= s <= last]
+    assert len(inside) > 1 and max(np.diff(inside)) == gap <= 10
+
+
 def test_replay_saves_weights_at_most_ten_steps_apart_across_the_drop():
     run = engine.train("previous", steps=300)
     first, last = importlib.import_module("engine.training").drop_window(run.losses)
@@ -303,8 +323,45 @@ def test_replay_saves_weights_at_most_ten_steps_apart_across_the_drop():
     # The largest run a lecturer can ask for: induction's model, 1,500 steps, saved while training.
     from engine.training import DENSE_SAVES, CHECKPOINTS, dense_every
     numbers = sum(a.size for a in engine.params.param_arrays(engine.init_params(engine.TASKS["induction"].config)))
-    assert dense_every(state.STEPS[1]) <= 10
+    assert dense_every(state.STEPS[1], numbers) <= 10
     assert (DENSE_SAVES + CHECKPOINTS + 1) * numbers * 8 < 20e6
+
+
+def test_snapshots_held_while_training_stay_within_their_bytes_for_every_task_and_length():
+    """A student can train any task for the longest steps the control offers, in a worker of their own: the
+    snapshots it holds before thinning stay within DENSE_BYTES (the text model's 2,500 steps held 250 saves,
+    230 MB, before the bound) besides the usual schedule's."""
+    training = importlib.import_module("engine.training")
+    for name, task in engine.TASKS.items():
+        numbers = sum(a.size for a in engine.params.param_arrays(engine.init_params(task.config)))
+        size = numbers * np.dtype(training.DTYPE).itemsize
+        for steps in (task.steps, *state.STEPS):
+            every = training.dense_every(steps, numbers)
+            assert 1 <= every and (steps // every) * size <= training.DENSE_BYTES, (name, steps, every)
+            assert every <= training.DENSE_EVERY or steps / (every - 1) * size > training.DENSE_BYTES   # no wider
+    assert training.dense_every(2500, 226944) > 10 and training.dense_every(480, 13440) == 4
+
+
+def test_training_keeps_no_more_snapshots_than_the_bound_allows(monkeypatch):
+    """The loop itself: with the bytes bound set to ten saves' worth, a 100-step run saves at most ten
+    snapshots besides its schedule's."""
+    training = importlib.import_module("engine.training")
+    task = engine.TASKS["first"]
+    numbers = sum(a.size for a in engine.params.param_arrays(engine.init_params(task.config)))
+    monkeypatch.setattr(training, "DENSE_BYTES", 10 * numbers * np.dtype(training.DTYPE).itemsize)
+    saved, copy = [], training.frozen_copy
+
+    def counted(params, *args):
+        if not args:                                                  # a save in the loop (the init is drawn in float64)
+            saved.append(params)
+        return copy(params, *args)
+
+    monkeypatch.setattr(training, "frozen_copy", counted)
+    run = engine.train("first", steps=100)
+    schedule = set(training.checkpoint_steps(100).tolist()) - {0}
+    assert training.dense_every(100, numbers) == 10
+    assert len(saved) - 1 <= len(schedule | set(range(10, 101, 10))) <= len(schedule) + 10    # - the init
+    assert run.checkpoints[-1][0] == 100
 
 
 def test_tasks_are_read_from_the_engine():

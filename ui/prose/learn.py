@@ -57,6 +57,19 @@ def origin(where: str, digest: str, short: bool = False) -> str:
             f"{digest[:8]}).")
 
 
+def saved_steps(steps, drop: tuple[int, int] | None) -> str:
+    """The replay slider's help: which steps' weights were saved, from the saved steps themselves and the
+    loss's sudden drop (first, last step; None: the loss fell all along)."""
+    steps = np.asarray(steps)
+    if drop is not None:
+        inside = steps[(steps >= drop[0]) & (steps <= drop[1])]
+        if len(inside) > 1:
+            return (f"{len(steps)} saved steps: at most {int(np.diff(inside).max())} apart across the loss's drop "
+                    f"(steps {drop[0]} to {drop[1]}), more sparsely elsewhere.")
+    return (f"{len(steps)} saved steps: dense in the first steps, where attention changes fastest, sparser "
+            f"later" + ("" if drop is not None else " (the loss has no sudden drop: it falls all along)") + ".")
+
+
 def duration(seconds: float) -> str:
     """A time as a student reads it: '0.8 s', '45 s', '2 min 19 s'."""
     if seconds < 10:
