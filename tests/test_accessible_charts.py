@@ -56,6 +56,9 @@ def test_a_heatmap_description_names_its_extremes_and_where():
     assert "smallest -0.2 at row 1 'b', column 1 'y'" in text
     hidden = describe.matrix(m, ["a", "b"], ["x", "y"], mask=np.array([[True, False], [True, True]]))
     assert "largest 0.5" in hidden and "1 cell hidden" in hidden
+    tiny = describe.matrix(np.array([[1e-5, 2e-5], [3e-5, -0.0]]), ["a", "b"], ["x", "y"])
+    assert "largest 3.00·10⁻⁵" in tiny and "smallest 0 at" in tiny, tiny    # as the pages print them
+    assert not re.search(r"e-0|-0\b|nan|inf", tiny), tiny
 
 
 NUMBER = re.compile(r"-?\d+(\.\d+)?")

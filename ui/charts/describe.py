@@ -8,9 +8,13 @@ from typing import Sequence
 
 import numpy as np
 
+from ui.prose.numbers import fmt
+
 
 def number(x: float) -> str:
-    return f"{x:.3g}"
+    """Three significant digits, as the pages print them: '−∞' for a masked score, never 'nan', 'inf', '-0'
+    or '1e-05'."""
+    return fmt(x, ".3g")
 
 
 def matrix(values: np.ndarray, rows: Sequence[str], cols: Sequence[str], title: str = "", row_title: str = "",
