@@ -28,9 +28,10 @@ SHOTS = {                                   # file name -> (path and query of th
     "presenter": ("/softmax?present=1&cell=0,2", 0), "heads-64": ("/heads?seq_len=64&d_model=128&heads=16", 0),
     "trained-softmax": ("/softmax?preset=trained-previous", 0),       # trains the block once, server-wide
     "learn": ("/learn", 0),                                            # ... so the Learn page shows its replay
-    "model": ("/model?preset=trained-induction", 290), "model-64": ("/model?layers=4&heads=16&d_model=128&seq_len=64", 0),
+    "model": ("/model?preset=trained-induction", 500), "model-64": ("/model?layers=4&heads=16&d_model=128&seq_len=64", 0),
     "learn-induction": ("/learn?preset=trained-induction", 600),
     "learn-induction-heads": ("/learn?preset=trained-induction", 1250),
+    "model-text": ("/model?preset=trained-text", 500),
 }
 IPHONE = ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
           "Version/17.5 Mobile/15E148 Safari/604.1")

@@ -5,6 +5,7 @@ every trained preset with them, and replays them on the Learn page, without one 
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import pytest
 
@@ -130,3 +131,18 @@ def test_ship_refuses_a_cpu_it_cannot_pin_and_an_unknown_task(monkeypatch, capsy
     monkeypatch.setattr(ship, "can_pin", lambda: False)
     assert ship.main(["--check"]) == 2 and "AVX2 and FMA" in capsys.readouterr().err
     assert ship.main(["nope"]) == 2 and "unknown task 'nope'" in capsys.readouterr().err
+
+
+def test_the_readme_types_no_step_of_a_trained_run():
+    """A trained number comes from the run the app shows, never from prose (issue 36 §4): the README's
+    picture of the Learn page said induction's loss drops 'at step 329', where the shipped run's drop is at
+    step 333. No sentence of it ties the loss's drop to a step, and no step it names is a shipped run's drop."""
+    from conftest import ROOT
+    from engine.training import loss_drop_step
+
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    assert not re.search(r"drop[^.\]]{0,60}\bsteps? \d", readme)
+    named = {int(n.replace(",", "")) for n in re.findall(r"\bsteps? (\d[\d,]*)", readme)}
+    drops = {loss_drop_step(store.load_shipped(t, engine.TASKS[t].config, engine.TASKS[t].steps, ship.SEED).losses)
+             for t in presets.TRAINED_TASKS}
+    assert not named & drops, named & drops
