@@ -15,7 +15,8 @@ layout.header(
     [r"\text{softmax}\Big(" + (r"\frac{Q K^\top}{\sqrt{d_{head}}}" if view.config.scale_scores else r"Q K^\top")
      + stages.masked(view.config) + r"\Big)\, V,\qquad "
      rf"Q, K, V \text{{ computed from }} {stages.x_symbol(view.config, 0)}"
-     r"\qquad\text{(the sidebar's block; each experiment switches one choice)}", *stages.mask_line(view.config)],
+     r"\qquad\text{(the sidebar's block;}\allowbreak\ \text{each experiment switches one choice)}",
+     *stages.mask_line(view.config)],
 )
 if view.config.n_layers > 1:
     st.info(f"With {view.config.n_layers} layers these experiments run on layer 0, the first block, which reads "

@@ -246,6 +246,42 @@ def test_sixteen_tokens_keep_every_label_on_both_axes(tab):
     tab.assert_clean()
 
 
+FORMULA_LINES = """() => [...document.querySelectorAll("[data-testid='stMain'] .katex-display")].map(d => {
+    const box = d.getBoundingClientRect(), lines = [];
+    let last = Infinity;
+    for (const base of d.querySelectorAll('.katex-html > .base')) {       // a line starts where a base wraps back
+      const b = base.getBoundingClientRect();
+      if (b.left < last) lines.push({left: b.left, right: b.right, text: ''});
+      const line = lines[lines.length - 1];
+      line.right = Math.max(line.right, b.right); line.text += base.textContent; last = b.left;
+    }
+    return {over: Math.max(0, ...lines.map(l => l.right - box.right)),
+            lines: lines.map(l => [l.right - l.left, l.text.replace(/\\s+/g, ' ')])};
+  })"""
+
+
+def test_a_formula_fits_its_column_and_wraps_between_its_equations(tab):
+    """A formula too wide for its line wraps into lines of about even width (CSS text-wrap: balance), so the
+    break falls between its equations: on a 1,280 px screen the output page's line used to end after a '+'
+    and leave 'b₂ (residual)' alone below. And no formula passes its column: the experiments page's note was
+    one unbreakable text, 65 px past the column at 800 px."""
+    tab.page.set_viewport_size({"width": 1280, "height": 800})
+    tab.open("/output")
+    formulas = tab.page.evaluate(FORMULA_LINES)
+    wrapped = [f["lines"] for f in formulas if len(f["lines"]) > 1]
+    assert len(wrapped) == 1 and len(wrapped[0]) == 2, [f["lines"] for f in formulas]
+    (first, _), (second, text) = wrapped[0]
+    assert text.startswith("output") and min(first, second) >= 0.6 * max(first, second), wrapped
+    assert all(f["over"] <= 1 for f in formulas), formulas
+    tab.assert_clean()
+    for width, path in ((800, "/experiments"), (660, "/experiments?present=1")):
+        tab.page.set_viewport_size({"width": width, "height": 800})
+        tab.open(path)
+        formulas = tab.page.evaluate(FORMULA_LINES)
+        assert formulas and all(f["over"] <= 1 for f in formulas), (width, path, formulas)
+        tab.assert_clean()
+
+
 def test_slider_keys_redraw_then_page_switch_and_reload_keep_the_values(tab):
     tab.open("/scores")
     assert set(bs.chart_shapes(tab.page).values()) == {(4, 4)}

@@ -46,6 +46,8 @@ A11Y_CSS = ("<style>" + FOCUS + " { outline: 3px solid #111827 !important; outli
             " box-shadow: 0 0 0 2px #ffffff !important; }"
             ".katex-display { overflow: visible !important; }"
             ".katex-display > .katex, .katex-display > .katex > .katex-html { white-space: normal; }"
+            ".katex-display > .katex > .katex-html { text-wrap: balance; }"   # even lines: a break between
+                                                                     # equations, not a '+ b₂' alone below
             ".st-key-learn_still { display: none; }"
             "@media (prefers-reduced-motion: reduce) {"
             " *, *::before, *::after { animation-duration: 0s !important; animation-iteration-count: 1 !important;"
