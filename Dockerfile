@@ -10,10 +10,14 @@ RUN pip install -r requirements.txt
 COPY .streamlit/config.toml .streamlit/config.toml
 COPY streamlit_app.py ./
 COPY assets assets
+COPY lessons lessons
 COPY engine engine
 COPY services services
 COPY pages pages
 COPY ui ui
+# The app's modules compiled once, here: PYTHONDONTWRITEBYTECODE (and a user who cannot write to /app) would
+# otherwise make every replica's start compile them again (~0.1 s of a cold start's server time).
+RUN python -m compileall -q streamlit_app.py engine services pages ui
 
 RUN useradd --system --create-home --uid 10001 lab \
  && mkdir -p /var/cache/attention-lab /app/.poll && chown lab /var/cache/attention-lab /app/.poll

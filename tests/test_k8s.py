@@ -76,3 +76,26 @@ def test_the_autoscaler_scales_the_deployment_on_cpu():
     assert hpa["apiVersion"] == "autoscaling/v2"
     assert hpa["spec"]["scaleTargetRef"]["name"] == resources()["Deployment"]["metadata"]["name"]
     assert hpa["spec"]["metrics"][0]["resource"]["name"] == "cpu"
+
+
+# What the image is built from (../Dockerfile): the folders and files of the repository that only develop,
+# test, measure or deploy the app; everything else the app reads at run time and the image must hold.
+DEV_ONLY = {".ci", ".dockerignore", ".gitignore", "Dockerfile", "README.md", "benchmarks", "compose.yaml", "deploy",
+            "docs", "harness", "pytest.ini", "requirements-dev.txt", "tests"}
+
+
+def test_the_image_holds_everything_the_app_reads_and_compiles_its_modules():
+    """The Dockerfile copies every tracked top-level file and folder that is not DEV_ONLY (the shipped lessons
+    in lessons/ were missing: a lecturer's room in a container had none), and compiles every copied one that
+    holds Python when the image is built (with PYTHONDONTWRITEBYTECODE each replica's start compiled them)."""
+    import subprocess
+
+    tracked = subprocess.run(["git", "-C", str(ROOT), "ls-files"], capture_output=True, text=True, check=True).stdout
+    needed = {line.split("/", 1)[0] for line in tracked.splitlines()} - DEV_ONLY
+    lines = (ROOT / "Dockerfile").read_text().splitlines()
+    copied = {source.split("/", 1)[0] for line in lines if line.startswith("COPY ")
+              for source in line.split()[1:-1]}
+    assert copied == needed | {"requirements.txt"}, (copied ^ needed)
+    compiled = {word for line in lines if "compileall" in line for word in line.split()[line.split().index("-q") + 1:]}
+    python = {name for name in needed if name.endswith(".py") or any((ROOT / name).rglob("*.py"))}
+    assert python and compiled == python, (compiled, python)
