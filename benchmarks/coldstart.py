@@ -16,7 +16,11 @@ change (the quiet wait is not counted). Two browsers:
     python -m benchmarks.coldstart --floor --page "model?preset=trained-induction"   # a deep link first
 
 Every app server starts with an empty weights cache ($ATTENTION_LAB_CACHE: a new temporary folder),
-as a new replica does: a trained preset's page shows the shipped weights, or trains.
+as a new replica does: a trained preset's page shows the shipped weights, or trains. Its Python modules
+are compiled, as a deployed app's are (Python writes __pycache__ on an app's first start; the Docker image
+compiles them when it is built): the servers run without PYTHONDONTWRITEBYTECODE (set on some development
+machines, where each start would otherwise compile the app's ~150 modules again), so the first, uncounted
+start of each writes them.
 
 With --floor, the floor app is timed the same two ways, in turn with the app (app, floor, app, ...),
 each on its own freshly started server: each ratio compares runs made side by side, not one block of
@@ -82,6 +86,7 @@ def main() -> None:
         raise SystemExit(reason)
     from playwright.sync_api import sync_playwright
 
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)       # a deployed app's modules are compiled (see above)
     folder = None
     if args.floor:
         from benchmarks.latency import write_floor
