@@ -16,6 +16,7 @@ two weight sets can never meet in one sentence, one delta or one cache entry. Pu
 """
 from __future__ import annotations
 
+import functools
 import json
 import threading
 import time
@@ -84,6 +85,12 @@ class Model:
     def steps(self) -> tuple[int, ...]:
         """The saved steps, 0 (the init) to the last."""
         return tuple(step for step, _ in self.run.checkpoints)
+
+    @functools.cached_property
+    def drop(self) -> tuple[int, int] | None:
+        """The loss's sudden drop (first, last step; engine.training.sudden_drop, the stretch thinning saved
+        densely) or None, worked out once: the replay slider's help reads it at every step."""
+        return engine.training.sudden_drop(self.run.losses, self.run.steps)
 
     def at(self, step: int | None) -> engine.Params:
         """The weights after `step` Adam updates (a saved step), or the final ones (None)."""

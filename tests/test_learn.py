@@ -314,6 +314,11 @@ def test_the_replay_slider_says_how_its_steps_were_saved(task, monkeypatch):
     assert len(inside) > 1 and max(np.diff(inside)) == gap <= 10
 
 
+def _numbers(cfg: engine.Config) -> int:
+    """How many weights a model of this config has (what training saves at each snapshot)."""
+    return engine.params.flatten(engine.init_params(cfg)).size
+
+
 def test_replay_saves_weights_at_most_ten_steps_apart_across_the_drop():
     run = engine.train("previous", steps=300)
     first, last = importlib.import_module("engine.training").drop_window(run.losses)
@@ -322,7 +327,7 @@ def test_replay_saves_weights_at_most_ten_steps_apart_across_the_drop():
     assert len(run.checkpoints) < 40 + (last - first) // 2              # the flat parts are thinned
     # The largest run a lecturer can ask for: induction's model, 1,500 steps, saved while training.
     from engine.training import DENSE_SAVES, CHECKPOINTS, dense_every
-    numbers = sum(a.size for a in engine.params.param_arrays(engine.init_params(engine.TASKS["induction"].config)))
+    numbers = _numbers(engine.TASKS["induction"].config)
     assert dense_every(state.STEPS[1], numbers) <= 10
     assert (DENSE_SAVES + CHECKPOINTS + 1) * numbers * 8 < 20e6
 
@@ -333,7 +338,7 @@ def test_snapshots_held_while_training_stay_within_their_bytes_for_every_task_an
     230 MB, before the bound) besides the usual schedule's."""
     training = importlib.import_module("engine.training")
     for name, task in engine.TASKS.items():
-        numbers = sum(a.size for a in engine.params.param_arrays(engine.init_params(task.config)))
+        numbers = _numbers(task.config)
         size = numbers * np.dtype(training.DTYPE).itemsize
         for steps in (task.steps, *state.STEPS):
             every = training.dense_every(steps, numbers)
@@ -347,7 +352,7 @@ def test_training_keeps_no_more_snapshots_than_the_bound_allows(monkeypatch):
     snapshots besides its schedule's."""
     training = importlib.import_module("engine.training")
     task = engine.TASKS["first"]
-    numbers = sum(a.size for a in engine.params.param_arrays(engine.init_params(task.config)))
+    numbers = _numbers(task.config)
     monkeypatch.setattr(training, "DENSE_BYTES", 10 * numbers * np.dtype(training.DTYPE).itemsize)
     saved, copy = [], training.frozen_copy
 

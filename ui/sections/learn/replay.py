@@ -9,7 +9,7 @@ import numpy as np
 import streamlit as st
 
 import engine
-from engine.training import DECAY_FROM, DTYPE, LR_FLOOR, WARMUP, sudden_drop
+from engine.training import DECAY_FROM, DTYPE, LR_FLOOR, WARMUP
 from services.weights import Model, Training
 from ui import charts, compute
 from ui.page import layout, tables
@@ -31,7 +31,7 @@ def _replay_step(view: View, trained: Model) -> int:
     if wanted is not None:
         st.session_state[STEP] = min(steps, key=lambda s: (abs(s - wanted), s))
     return st.select_slider("Replay: the weights after step", steps, key=STEP, on_change=_replayed,
-                            help=words.saved_steps(steps, sudden_drop(trained.run.losses, trained.run.steps)),
+                            help=words.saved_steps(steps, trained.drop),
                             **({} if wanted is not None else {"value": steps[-1]}))
 
 
