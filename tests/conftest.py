@@ -42,7 +42,7 @@ def poll_db(tmp_path, monkeypatch):
 
 def formulas(at, sep: str = " ") -> str:
     """Every formula the run drew (its st.latex bodies) joined, as the page writes them: without the hint
-    layout.latex puts after an equation's '=' so that a line never breaks there."""
+    layout.latex puts after an equation's '=' (and a '+' or '-' inside brackets) so that a line never breaks there."""
     return sep.join(str(x.value) for x in at.latex).replace(r"\nobreak ", "")
 
 

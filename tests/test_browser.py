@@ -274,11 +274,15 @@ def test_a_formula_fits_its_column_and_wraps_between_its_equations(tab):
     assert text.startswith("output") and min(first, second) >= 0.6 * max(first, second), wrapped
     assert all(f["over"] <= 1 for f in formulas), formulas
     tab.assert_clean()
-    for width, path in ((800, "/experiments"), (660, "/experiments?present=1")):
+    for width, path in ((800, "/experiments"), (660, "/experiments?present=1"),
+                        (1280, "/experiments?preset=trained-induction&layer=1")):
         tab.page.set_viewport_size({"width": width, "height": 800})
         tab.open(path)
         formulas = tab.page.evaluate(FORMULA_LINES)
         assert formulas and all(f["over"] <= 1 for f in formulas), (width, path, formulas)
+        # No line breaks inside a bracket: the trained preset's '(X +' ended one line and 'P)' began the next.
+        lines = [text.replace(" ", "") for f in formulas for _, text in f["lines"]]
+        assert "preset" not in path or any("from(X+P)" in text for text in lines), (width, path, lines)
         tab.assert_clean()
 
 

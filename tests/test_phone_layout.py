@@ -81,6 +81,8 @@ def test_on_a_phone_a_quad_before_another_equation_starts_a_line_and_a_note_stay
 def test_a_wide_screen_wraps_a_formula_between_equations_never_right_after_an_equals_sign():
     assert layout._kept(r"\theta = (E, \text{a = b}) = \frac{x=y}{2}") == \
         r"\theta =\nobreak  (E, \text{a = b}) =\nobreak  \frac{x=y}{2}"          # only the top-level '='
+    assert layout._kept(r"a + (X + P) - \big(b - c\big) + d") == \
+        r"a + (X +\nobreak  P) - \big(b -\nobreak  c\big) + d"                  # no break inside a bracket
     assert layout._equations(r"Q = X W_Q,\quad K = X W_K\quad(\text{residual})") == \
         ["Q = X W_Q,", r" K = X W_K\quad(\text{residual})"]
 

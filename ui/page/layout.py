@@ -149,8 +149,13 @@ def _equations(part: str) -> list[str]:
 
 
 def _kept(equation: str) -> str:
-    """The equation with no line break allowed right after its '=' signs (outside braces)."""
-    at = [i for i, token in _top_level(equation) if token == "="]
+    """The equation with no line break allowed right after its '=' signs, nor inside a bracket: after a '+'
+    or '-' between '(' and ')' (all outside braces), so a wrapped line never splits '(X + P)'."""
+    at, depth = [], 0
+    for i, token in _top_level(equation):
+        depth += {"(": 1, ")": -1}.get(token, 0)
+        if token == "=" or (depth > 0 and token in "+-"):
+            at.append(i)
     for i in reversed(at):
         equation = equation[:i + 1] + r"\nobreak " + equation[i + 1:]
     return equation
