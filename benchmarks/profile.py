@@ -22,6 +22,12 @@ wait for the network).
     python -m benchmarks.profile                                  # this checkout, 150 reruns a station
     python -m benchmarks.profile --checkout /work/base            # another checkout (the code at filing)
     python -m benchmarks.profile --reruns 40 --pages scores,model --presets trained   # a quick look
+    python -m benchmarks.profile --clicks cell --reruns 100        # in-page clicks, not full reruns (below)
+
+With --clicks KIND (cell, beta, replay, knockout or exercise: benchmarks.mix's in-page interactions), each
+station that has that kind of interaction does it --reruns times instead of moving the slider, sent as the
+browser sends it (with the fragment id of the widget's `st.fragment`, so the server reruns only that part):
+where a click's CPU goes.
 """
 from __future__ import annotations
 
@@ -100,13 +106,21 @@ async def station_profile(url: str, pid: int, station: mix.Station, args, record
         tab.set(*mix.train(tab, station, rng))                      # Train once: the run is shown after it
         errors += (await tab.run()).errors
     name = f"{station.name.split()[0].strip('/')}-{station.preset}"
+    fragments = 0
     before = cpu.seconds()
     await recording.start(name)
     started, messages = time.perf_counter(), 0
     try:
-        for _ in range(args.reruns):
-            tab.set(*rerun_change(tab, station, rng, start))
-            run = await tab.run()                                   # always a full rerun (no fragment id)
+        for turn in range(args.reruns):
+            if args.clicks:                                         # as the browser sends it: with its fragment id
+                change = mix.HANDS[args.clicks](tab, station, rng, turn)
+                if change is None:
+                    raise LookupError(f"{station.name}: nothing on the page for a {args.clicks!r} interaction")
+                run = await tab.run(tab.set(*change))
+                fragments += bool(run.fragment)
+            else:
+                tab.set(*rerun_change(tab, station, rng, start))
+                run = await tab.run()                               # a full rerun (no fragment id)
             errors += run.errors
             messages += run.messages
         await asyncio.sleep(hall.SETTLE_S)
@@ -116,7 +130,8 @@ async def station_profile(url: str, pid: int, station: mix.Station, args, record
         await tab.close()
     used = cpu.seconds() - before
     by_category, by_caller, functions, calls, totals = cats.tally(json.loads(raw.read_text()), categoriser, used)
-    return {"station": station.name, "reruns": args.reruns, "cpu_s": used, "wall_s": wall, **totals,
+    return {"station": station.name, "reruns": args.reruns, "fragment_reruns": fragments, "cpu_s": used,
+            "wall_s": wall, **totals,
             "messages": messages / args.reruns,
             "categories": dict(by_category), "elements_by_caller": dict(by_caller),
             "functions": dict(functions.most_common(300)), "calls": dict(calls), "errors": errors}
@@ -126,7 +141,8 @@ async def profile(args) -> dict:
     folder = servers.checkout(args.checkout)
     categoriser = cats.Categoriser(folder)
     chosen = [s for s in mix.stations() if s.preset in args.presets and
-              (not args.pages or s.name.split()[0].lstrip("/") in args.pages)]
+              (not args.pages or s.name.split()[0].lstrip("/") in args.pages) and
+              (not args.clicks or args.clicks in s.in_page)]
     samples = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="attention-lab-profile-"))
     samples.mkdir(parents=True, exist_ok=True)
     recording = Recording(samples)
@@ -141,13 +157,16 @@ async def profile(args) -> dict:
     finally:
         if not args.keep:
             shutil.rmtree(samples, ignore_errors=True)
-    return {"checkout": servers.label(folder), "reruns": args.reruns, "warm_up_errors": warm, "stations": results}
+    return {"checkout": servers.label(folder), "reruns": args.reruns, "clicks": args.clicks, "warm_up_errors": warm,
+            "stations": results}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--checkout", default=str(bs.ROOT), help="the checkout to profile (default: this one)")
-    parser.add_argument("--reruns", type=int, default=150, help="full reruns per page and preset")
+    parser.add_argument("--reruns", type=int, default=150, help="full reruns (or clicks) per page and preset")
+    parser.add_argument("--clicks", choices=[k for k in mix.KINDS if k not in ("sidebar", "train")], default=None,
+                        help="profile this in-page interaction (sent with its fragment id) instead of full reruns")
     parser.add_argument("--pages", default="", help="comma-separated URL paths (default: every page)")
     parser.add_argument("--presets", default="defaults,trained", help="defaults, trained or both")
     parser.add_argument("--top", type=int, default=15, help="list this many of the checkout's hottest functions")
@@ -162,7 +181,8 @@ def main() -> None:
         parser.error("--presets: defaults, trained or both")
     if args.reruns < 1:
         parser.error("--reruns must be at least 1")
-    print(f"profiling {args.checkout}: {args.reruns} full reruns per page and preset", flush=True)
+    what = f"{args.clicks} interactions" if args.clicks else "full reruns"
+    print(f"profiling {args.checkout}: {args.reruns} {what} per page and preset", flush=True)
     result = asyncio.run(profile(args))
     print()
     for line in report.lines(result, args.top):

@@ -22,7 +22,9 @@ def cpu_ms(result: dict) -> float:
 def station_line(result: dict) -> str:
     ms = per_run_ms(result)
     top = sorted(ms.items(), key=lambda kv: -kv[1])[:4]
-    return (f"{result['station']}: {result['reruns']} reruns, {cpu_ms(result):.1f} ms CPU a rerun; "
+    fragments = result.get("fragment_reruns")
+    kind = f"reruns ({fragments} of them fragment reruns)" if fragments else "reruns"
+    return (f"{result['station']}: {result['reruns']} {kind}, {cpu_ms(result):.1f} ms CPU a rerun; "
             + ", ".join(f"{SHORT[c]} {v:.1f}" for c, v in top)
             + (f"; errors: {result['errors'][:3]}" if result["errors"] else ""))
 
@@ -48,7 +50,8 @@ def _table(stations: list[dict], key: str, names, titles, first: str) -> list[st
 def lines(report: dict, top: int = 15) -> list[str]:
     stations = report["stations"]
     n = max(1, len(stations))
-    out = [f"checkout {report['checkout']}: {report['reruns']} full reruns per page and preset; ms of server CPU "
+    what = f"{report['clicks']} interactions (each sent with its fragment id)" if report.get("clicks") else "full reruns"
+    out = [f"checkout {report['checkout']}: {report['reruns']} {what} per page and preset; ms of server CPU "
            "per rerun by category ('CPU': the process's whole CPU per rerun, all threads; 'msgs': messages the "
            "server sent per rerun, deltas included)", ""]
     out += _table(stations, "categories", CATEGORIES, SHORT, "CPU")

@@ -1,10 +1,11 @@
 """The hall and profile benchmarks' own machinery (not their timings, which are run by hand): the mix of
-interactions, the categories a stack falls in, the probe's accounting, the options, and a fragment's
-widget rerunning only its fragment over the websocket protocol, as a browser does."""
+interactions, the categories a stack falls in, the probe's accounting, the options, a fragment's widget
+rerunning only its fragment over the websocket protocol, as a browser does, and the fragment floor's app."""
 from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 import sys
 import time
 from collections import Counter
@@ -14,7 +15,7 @@ import pytest
 from streamlit.proto.NumberInput_pb2 import NumberInput
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-from benchmarks import hall, mix, profile, profile_categories as cats, server_probe, wsclient
+from benchmarks import fragment_floor, hall, mix, profile, profile_categories as cats, server_probe, servers, wsclient
 from harness import browser as bs
 from ui.shell import site
 
@@ -90,7 +91,8 @@ def test_the_probe_counts_a_runs_cpu_at_its_regions(tmp_path):
 
 
 def test_the_options_are_checked(monkeypatch):
-    for module, argv in ((hall, ["--students", "0"]), (profile, ["--presets", "nowhere"])):
+    for module, argv in ((hall, ["--students", "0"]), (profile, ["--presets", "nowhere"]),
+                         (fragment_floor, ["--reruns", "1"]), (profile, ["--clicks", "sidebar"])):
         monkeypatch.setattr(sys, "argv", ["x", *argv])
         with pytest.raises(SystemExit) as stop:
             module.main()
@@ -149,3 +151,19 @@ def test_a_widget_drawn_in_a_fragment_reruns_only_its_fragment(tmp_path):
     with bs.Server(app="app.py", cwd=tmp_path, log_name="bench-tools-fragment.log") as server:
         asyncio.run(clicks(server.url))
     assert drawn == ["runs 1 1", "runs 1 2", "runs 2 3"]
+
+
+@pytest.mark.parametrize("maps", [False, True])
+def test_the_fragment_floor_app_runs_under_the_projects_config_and_its_button_reruns_only_its_fragment(maps, monkeypatch):
+    monkeypatch.setenv("FLOOR_MAPS", "1" if maps else "0")           # the server inherits them
+    monkeypatch.setenv("FLOOR_APP_ROOT", str(bs.ROOT))
+    folder = fragment_floor.write_app()
+    try:
+        assert (folder / ".streamlit" / "config.toml").read_text() == (bs.ROOT / ".streamlit" / "config.toml").read_text()
+        with bs.Server(app="floor_app.py", cwd=folder, log_name="bench-tools-floor.log") as server:
+            # measure() raises if a press came back as a full run or a slider move as a fragment run
+            costs = asyncio.run(fragment_floor.measure(server.url, servers.Cpu(server.pid), 3))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    assert [len(costs["full"]), len(costs["fragment"])] == [3, 3]
+    assert all(ms > 0 for ms in costs["full"] + costs["fragment"])
