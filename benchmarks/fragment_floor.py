@@ -24,13 +24,11 @@ import asyncio
 import os
 import shutil
 import statistics
-import tempfile
-import textwrap
 from pathlib import Path
 
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-from benchmarks import servers
+from benchmarks import latency, servers
 from benchmarks.wsclient import Tab
 from harness import browser as bs
 
@@ -84,12 +82,8 @@ part()
 
 
 def write_app() -> Path:
-    """The minimal app in a new temporary folder, with this project's Streamlit configuration."""
-    folder = Path(tempfile.mkdtemp(prefix="fragment-floor-"))
-    (folder / "floor_app.py").write_text(textwrap.dedent(MINIMAL_APP))
-    (folder / ".streamlit").mkdir()
-    shutil.copy(bs.ROOT / ".streamlit" / "config.toml", folder / ".streamlit" / "config.toml")
-    return folder
+    """The minimal app as floor_app.py in a new temporary folder, with this project's Streamlit configuration."""
+    return latency.write_floor(MINIMAL_APP, prefix="fragment-floor-")
 
 
 async def measure(url: str, cpu: servers.Cpu, reruns: int) -> dict[str, list[float]]:

@@ -58,9 +58,11 @@ st.altair_chart(chart, width="content")
 '''
 
 
-def write_floor() -> Path:
-    folder = Path(tempfile.mkdtemp(prefix="attention-lab-floor-"))
-    (folder / "floor_app.py").write_text(textwrap.dedent(FLOOR_APP))
+def write_floor(source: str = FLOOR_APP, prefix: str = "attention-lab-floor-") -> Path:
+    """A floor app (the one-chart app, or another `source`) as floor_app.py in a new temporary folder, with this
+    project's Streamlit configuration."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    (folder / "floor_app.py").write_text(textwrap.dedent(source))
     (folder / ".streamlit").mkdir()
     shutil.copy(bs.ROOT / ".streamlit" / "config.toml", folder / ".streamlit" / "config.toml")
     return folder

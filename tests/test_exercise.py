@@ -373,3 +373,45 @@ def test_slider_extremes(params, T):
     assert_clean(at)
     assert len(factor_table(at)) == T
     assert at.title[0].value == "Exercise: one more token" and f"{T} tokens, so one more makes {T + 1}" in all_text(at)
+
+
+def test_a_model_that_learned_text_reads_the_typed_word_as_the_sidebar_does():
+    task = engine.TASKS["text"]
+    cfg, read = task.config, task.read
+    assert words.parse_next_token(cfg, "word", "She", read=read) == "she"          # lowercased, a known token
+    assert words.parse_next_token(cfg, "word", "Zzyzx", read=read) == "<unk>"      # outside the vocabulary
+    assert words.parse_next_token(cfg, "word", "<unk>", read=read) == "<unk>"
+    assert words.parse_next_token(cfg, "word", "Zzyzx") == "Zzyzx"                 # without a reader: as typed
+    with pytest.raises(ValueError, match=r"read as 3 tokens \(‘\.’ ‘\.’ ‘\.’\): type one of them"):
+        words.parse_next_token(cfg, "word", "...", read=read)
+    with pytest.raises(ValueError, match="looks like HTML markup"):                # refused before it is read
+        words.parse_next_token(cfg, "word", "<b>x</b>", read=read)
+    said = words.unknown_note(cfg, " Zzyzx ", "<unk>", read)
+    assert said == " ‘Zzyzx’ is not among the 1,000 tokens this model knows, so it reads ‘\\<unk\\>’ there, as the sidebar does."
+    assert words.unknown_note(cfg, "she", "she", read) == words.unknown_note(cfg, "<unk>", "<unk>", read) == ""
+    assert words.unknown_note(cfg, "Zzyzx", "<unk>", None) == ""
+
+
+def test_the_english_text_exercise_folds_its_vocabulary_and_reads_an_unknown_word_as_unk():
+    at = open_app(PAGE, {"preset": "trained-text"})
+    assert_clean(at)
+    captions = [c.value for c in at.caption]
+    assert any(c.startswith("Vocabulary: 1,000 tokens, ids 0 to 999 (listed below).") for c in captions)
+    assert not any("Vocabulary (id, word)" in c for c in captions)                # not 1,000 pairs in a caption
+    assert [e.label for e in at.expander if e.label.startswith("The vocabulary")] == ["The vocabulary: 1,000 tokens (id, word)"]
+    assert at.text_input(key="ex_token_word").help.startswith("One word, read as the sidebar reads its sentence")
+    at.text_input(key="ex_token_word").input("Zzyzx").run()
+    assert_clean(at)
+    said = next(c.value for c in at.caption if c.value.startswith("The 33rd token is"))
+    assert said.startswith("The 33rd token is ‘\\<unk\\>’: vocabulary id 0, its row of the embedding table.")
+    assert "‘Zzyzx’ is not among the 1,000 tokens this model knows" in said
+    at.session_state["ex_vocab_open"] = True                                       # the list, once opened
+    at.run()
+    listed = [c.value for c in at.caption if c.value.startswith("0 ‘\\<unk\\>’ · 1 ")]
+    assert len(listed) == 1 and listed[0].count(" · ") == 999
+
+
+def test_a_small_vocabulary_is_listed_in_its_caption():
+    at = open_app(PAGE, {"preset": "day33"})
+    assert any(c.value.startswith("Vocabulary (id, word): 0 ") for c in at.caption)
+    assert not any(e.label.startswith("The vocabulary") for e in at.expander)

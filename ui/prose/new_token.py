@@ -3,9 +3,13 @@ used), and where the default comes from. Pure Python."""
 from __future__ import annotations
 
 import re
+from typing import Callable
 
 from engine.config import Config
 from engine.tokens import MAX_WORD_CHARS, Token, clean_word, token_id
+from ui.prose.text import quote
+
+Reader = Callable[[str], tuple[list[str], list[str]]]   # typed text -> (its tokens, the unknown words)
 
 KINDS = ("id", "word")                       # how the new token is given: a vocabulary id or a typed word
 MAX_TYPED = 64                               # characters a page lets a student type for the new word
@@ -16,8 +20,12 @@ def _short(text: str, limit: int = 30) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def parse_next_token(cfg: Config, kind: str, value) -> Token:
-    """The new token from a page's input: a vocabulary id, or one typed word. ValueError says what to fix."""
+def parse_next_token(cfg: Config, kind: str, value, read: Reader | None = None) -> Token:
+    """The new token from a page's input: a vocabulary id, or one typed word. ValueError says what to fix.
+
+    `read` is how a model that learned text reads what is typed (a task's reader, engine.text.read_text: its
+    tokens, <unk> for a word outside its vocabulary, and the unknown words): the typed word is read as the
+    sidebar's sentence is, and must be one token. Without it a word outside the vocabulary is kept as typed."""
     if kind == "id":
         if isinstance(value, float) and value.is_integer():
             value = int(value)
@@ -45,7 +53,22 @@ def parse_next_token(cfg: Config, kind: str, value) -> Token:
     cleaned = clean_word(word)
     if not cleaned:
         raise ValueError("the typed word has only invisible characters: type a visible word")
-    return cleaned
+    if read is None:
+        return cleaned
+    tokens, _ = read(cleaned)
+    if len(tokens) != 1:
+        shown = " ".join(f"‘{_short(t, 12)}’" for t in tokens[:6]) + (" …" if len(tokens) > 6 else "")
+        raise ValueError(f"‘{_short(cleaned)}’ is read as {len(tokens)} tokens ({shown}): type one of them"
+                         if tokens else f"‘{_short(cleaned)}’ has no token this model reads: type a word")
+    return tokens[0]
+
+
+def unknown_note(cfg: Config, typed, token: Token, read: Reader | None) -> str:
+    """A sentence when a model that reads text read the typed word as its unknown token (else empty)."""
+    if read is None or not isinstance(typed, str) or token != cfg.vocab[0] or typed.strip() == cfg.vocab[0]:
+        return ""
+    return (f" {quote(_short(typed.strip()))} is not among the {cfg.vocab_size:,} tokens this model knows, so it "
+            f"reads {quote(cfg.vocab[0])} there, as the sidebar does.")
 
 
 def default_token_note(word: str, vocab_id: int | None, T: int) -> str:

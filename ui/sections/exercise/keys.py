@@ -10,6 +10,7 @@ PREDICTION, GUESS = "ex_prediction", "ex_guess"
 TOKEN_KIND, TOKEN_ID, TOKEN_WORD = "ex_token_kind", "ex_token_id", "ex_token_word"
 TOKEN_DEFAULT, REVEAL, REVEAL_NOW, HIDE = "ex_token_default", "ex_reveal", "ex_reveal_now", "ex_hide"
 TWIST = {"causal": "ex_twist_causal", "positions": "ex_twist_positions"}
+VOCAB_OPEN = "ex_vocab_open"   # the expander listing a large vocabulary (drawn only while open)
 _DEFAULT = "ex_default"        # the default new token the widgets were last given
 _REVEALED = "ex_revealed"      # {"setup", "prediction", "guess"} once revealed
 

@@ -12,13 +12,14 @@ from engine import analysis, exercise
 from ui import charts, compute
 from ui.page import footer, layout, tables
 from ui.sections.exercise import keys
-from ui.shell import frame, presets, state
+from ui.shell import frame, lazy, presets, state
 from ui.shell.view import View
 from ui.prose import exercise as words
 from ui.prose.numbers import diff, every, fmt, metric, score
 from ui.prose.text import md_escape, quote
 
 SIDE_BY_SIDE = 16          # longest extended sentence whose two maps sit side by side
+VOCAB_LISTED = 64          # a vocabulary up to this many tokens is listed in a caption; a larger one in an expander
 
 
 def predict(view: View, before: engine.Trace) -> str | None:
@@ -45,6 +46,8 @@ def choose_token(view: View) -> engine.tokens.Token | None:
     cfg, T = view.config, len(view.words)
     nth = words.ordinal(T + 1)
     name = view.controls.preset
+    task = presets.task_of(name)
+    read = task.read if task is not None else None          # a model that learned text reads a word its own way
     default_word = state.next_word(view.controls)
     as_id = (presets.task_of(name) is None and all(isinstance(t, int) for t in engine.get_preset(name).tokens)
              and engine.token_id(cfg, default_word) is not None)
@@ -62,20 +65,29 @@ def choose_token(view: View) -> engine.tokens.Token | None:
                                      help=f"A whole number from 0 to {cfg.vocab_size - 1}.")
     else:
         raw = value_col.text_input("Word", key=keys.TOKEN_WORD, max_chars=words.MAX_TYPED,
-                                   help="One word; a word outside the vocabulary gets its own seeded vector.")
+                                   help=f"One word, read as the sidebar reads its sentence: a word outside the "
+                                        f"model's {cfg.vocab_size:,} tokens is read as {cfg.vocab[0]}." if read else
+                                        "One word; a word outside the vocabulary gets its own seeded vector.")
     default_col.button("Back to the default", key=keys.TOKEN_DEFAULT, on_click=keys.reset_token,
                        args=(defaults,), icon=":material/restart_alt:")
     vocab = " · ".join(f"{i} {quote(w)}" for i, w in enumerate(cfg.vocab))
-    st.caption(f"Vocabulary (id, word): {vocab}. " + words.default_token_note(
-        quote(default_word), default if as_id else None, T))
+    note = words.default_token_note(quote(default_word), default if as_id else None, T)
+    if cfg.vocab_size <= VOCAB_LISTED:
+        st.caption(f"Vocabulary (id, word): {vocab}. " + note)
+    else:                                                    # a language model's: listed only when asked for
+        st.caption(f"Vocabulary: {cfg.vocab_size:,} tokens, ids 0 to {cfg.vocab_size - 1} (listed below). " + note)
+        box = lazy.opened(f"The vocabulary: {cfg.vocab_size:,} tokens (id, word)", keys.VOCAB_OPEN)
+        if box is not None:
+            box.caption(vocab)
     try:
-        new_token = words.parse_next_token(cfg, kind, raw)
+        new_token = words.parse_next_token(cfg, kind, raw, read=read)
     except ValueError as err:
         st.warning(f"**That {nth} token cannot be used:** {md_escape(str(err))}.", icon=":material/error:")
         return None
     known = engine.token_id(cfg, new_token)
     st.caption(f"The {nth} token is {quote(engine.label(cfg, new_token))}: "
-               + (f"vocabulary id {known}, its row of the embedding table." if known is not None else
+               + (f"vocabulary id {known}, its row of the embedding table."
+                  + words.unknown_note(cfg, raw if kind == "word" else None, new_token, read) if known is not None else
                   "not in the vocabulary, so its vector comes from its own seeded stream (the same every time)"
                   + ("; this block was trained on its task's tokens only and never saw such a vector."
                      if view.training is not None else ".")))
