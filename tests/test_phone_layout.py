@@ -59,6 +59,16 @@ def test_stacked_columns_are_each_the_full_width(monkeypatch):
     assert [c.width for c in layout.columns(phone, [3, 2])] == [352, 352]
 
 
+def test_two_wide_maps_go_one_under_the_other_at_the_full_width(monkeypatch):
+    monkeypatch.setattr(layout.st, "columns", lambda shares, **_: [object() for _ in shares])
+    monkeypatch.setattr(layout.st, "container", object)
+    wide = SimpleNamespace(width=790, stacked=False)
+    cols, area = layout.two_maps(wide, layout.WIDE_MAP)                 # d_model 32: side by side, as before
+    assert [c.width for c in cols] == pytest.approx([(790 - 17) / 2] * 2) and area == 230
+    cols, area = layout.two_maps(wide, layout.WIDE_MAP + 1)             # wider: each the full width
+    assert [c.width for c in cols] == [790, 790] and area == 790
+
+
 def test_a_formula_is_one_equation_a_line_on_a_phone():
     assert layout.formula_lines(r"Q = X W_Q,\qquad K = X W_K,\qquad V = X W_V") == ["Q = X W_Q,", "K = X W_K,",
                                                                                     "V = X W_V"]

@@ -188,3 +188,24 @@ def test_a_fresh_process_shows_the_text_preset_without_reading_the_corpus():
             "presets.default_words('trained-text'); print(text.corpus.cache_info().currsize)")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.stdout.strip() == "0", done.stdout + done.stderr
+
+
+def _charts_in_columns(node, inside: bool = False) -> list[bool]:
+    """For every chart of an AppTest page, in order: whether it is drawn inside one of st.columns."""
+    inside = inside or type(node).__name__ == "Column"
+    found = [inside] if "vega" in str(getattr(node, "type", "")) else []
+    for child in (node.children.values() if isinstance(getattr(node, "children", None), dict) else ()):
+        found += _charts_in_columns(child, inside)
+    return found
+
+
+@pytest.mark.parametrize("page, params, expected", [
+    ("output", {}, [True, True, False]),                        # d_model 16: the two T × d maps side by side
+    ("output", {"preset": "trained-text"}, [False, False, False]),   # d_model 64: each the full width
+    ("inputs", {"preset": "trained-text"}, [True, False, False]),    # X beside its table; P and X + P below
+    ("inputs", {"positional": "1"}, [True, True, True]),
+])
+def test_wide_maps_get_the_full_width_and_narrow_ones_sit_side_by_side(page, params, expected):
+    at = open_app(site.file(page), params)
+    assert_clean(at)
+    assert _charts_in_columns(at.main) == expected

@@ -44,6 +44,18 @@ def two(view: View, side_by_side: bool) -> list[Column]:
     return columns(view, 2) if side_by_side else [Column(st.container(), view.width) for _ in range(2)]
 
 
+WIDE_MAP = 32                   # a map of more columns than this is drawn at the full width: in half of it its
+                                # cells would be 2-3 px and its rows too thin for a token's label
+
+
+def two_maps(view: View, n_cols: int, area: int = 230) -> tuple[list[Column], float]:
+    """Two places for two maps of n_cols columns each (a T × d_model pair), and the cells' area to draw them
+    with: side by side at `area` px, or, when they are wider than WIDE_MAP columns, one under the other at the
+    full width."""
+    side_by_side = n_cols <= WIDE_MAP
+    return two(view, side_by_side), (area if side_by_side else view.width)
+
+
 def header(view: View, title: str, intro: str, formula: str | Sequence[str]) -> None:
     """Title, a few sentences (hidden in presenter view), the formula(s), and any notes of this run."""
     st.title(title)

@@ -47,9 +47,7 @@ def draw(view: View) -> None:
                    key="heads_spread", present=present, width=view.width, area=min(560, 70 * H), fmt=".2f")
 
     dims = t.dims
-    side_by_side = C <= 32                                                # wider maps get the full width each
-    area = 230 if side_by_side else view.width
-    cols = layout.two(view, side_by_side)
+    cols, area = layout.two_maps(view, C)                                # wider maps get the full width each
     with cols[0]:
         charts.heatmap(t.concat, t.labels, dims, title=f"concat: {T} × {C}", x_title="column", y_title="token",
                        key="heads_concat", present=present, width=cols[0].width, area=area)

@@ -39,15 +39,15 @@ def draw(view: View) -> None:
                        y_title="token", key="inputs_x", present=present, width=right.width, area=420)
     if t.positions is not None:
         domain = charts.symmetric_domain(t.positions, t.x_in)
-        cols = layout.columns(view, 2)
+        cols, area = layout.two_maps(view, C)                            # wider maps get the full width each
         with cols[0]:
             charts.heatmap(t.positions, t.labels, t.dims, title=f"P (sinusoidal): {T} × {C}",
                            x_title="dimension", y_title="position", domain=domain, key="inputs_p",
-                           present=present, width=cols[0].width, area=230)
+                           present=present, width=cols[0].width, area=area)
         with cols[1]:
             charts.heatmap(t.x_in, t.labels, t.dims, title=f"X + P: {T} × {C}",
                            x_title="dimension", y_title="token", domain=domain, key="inputs_xp",
-                           present=present, width=cols[1].width, area=230)
+                           present=present, width=cols[1].width, area=area)
 
     if view.layer > 0:
         deeper = compute.trace(view.config, view.words, view.training, view.layer)

@@ -19,15 +19,15 @@ def draw(view: View) -> None:
 
     tables.table(pd.DataFrame(stages.stages(t)))
     domain = charts.symmetric_domain(t.x_in, t.attn, t.after_attn, t.output)
-    cols = layout.columns(view, 2)
+    cols, area = layout.two_maps(view, C)                                # wider maps get the full width each
     with cols[0]:
         charts.heatmap(t.after_attn, t.labels, dims,
                        title=(f"{stages.block_input(cfg, view.layer)} + attn" if cfg.residual else "attn (no residual)") + f": {T} × {C}",
                        x_title="column", y_title="token", domain=domain, key="out_after", present=present,
-                       width=cols[0].width, area=230)
+                       width=cols[0].width, area=area)
     with cols[1]:
         charts.heatmap(t.output, t.labels, dims, title=f"output{stages.where(cfg, view.layer)}: {T} × {C}", x_title="column", y_title="token",
-                       domain=domain, key="out_output", present=present, width=cols[1].width, area=230)
+                       domain=domain, key="out_output", present=present, width=cols[1].width, area=area)
     charts.heatmap(t.ffn_hidden, t.labels, hidden, title=f"FFN hidden after ReLU: {T} × {F} (grey = exactly 0)",
                    x_title="hidden unit", y_title="token", mask=t.ffn_pre > 0, key="out_hidden",
                    present=present, width=view.width, area=600, mask_word="0", why="ReLU: the value before it was ≤ 0")
