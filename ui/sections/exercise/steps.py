@@ -41,6 +41,11 @@ def predict(view: View, before: engine.Trace) -> str | None:
     return prediction
 
 
+def _listed(cfg: engine.Config) -> str:
+    """Every token of the vocabulary with its id (built only where it is shown: 1,000 of them for English text)."""
+    return " · ".join(f"{i} {quote(w)}" for i, w in enumerate(cfg.vocab))
+
+
 def choose_token(view: View) -> engine.tokens.Token | None:
     """2 · The new token, as a vocabulary id or a typed word; None (with the reason shown) if unusable."""
     cfg, T = view.config, len(view.words)
@@ -49,7 +54,7 @@ def choose_token(view: View) -> engine.tokens.Token | None:
     task = presets.task_of(name)
     read = task.read if task is not None else None          # a model that learned text reads a word its own way
     default_word = state.next_word(view.controls)
-    as_id = (presets.task_of(name) is None and all(isinstance(t, int) for t in engine.get_preset(name).tokens)
+    as_id = (task is None and all(isinstance(t, int) for t in engine.get_preset(name).tokens)
              and engine.token_id(cfg, default_word) is not None)
     default = engine.token_id(cfg, default_word) if as_id else default_word
     defaults = {keys.TOKEN_KIND: "id" if as_id else "word",
@@ -70,15 +75,14 @@ def choose_token(view: View) -> engine.tokens.Token | None:
                                         "One word; a word outside the vocabulary gets its own seeded vector.")
     default_col.button("Back to the default", key=keys.TOKEN_DEFAULT, on_click=keys.reset_token,
                        args=(defaults,), icon=":material/restart_alt:")
-    vocab = " · ".join(f"{i} {quote(w)}" for i, w in enumerate(cfg.vocab))
     note = words.default_token_note(quote(default_word), default if as_id else None, T)
     if cfg.vocab_size <= VOCAB_LISTED:
-        st.caption(f"Vocabulary (id, word): {vocab}. " + note)
+        st.caption(f"Vocabulary (id, word): {_listed(cfg)}. " + note)
     else:                                                    # a language model's: listed only when asked for
         st.caption(f"Vocabulary: {cfg.vocab_size:,} tokens, ids 0 to {cfg.vocab_size - 1} (listed below). " + note)
         box = lazy.opened(f"The vocabulary: {cfg.vocab_size:,} tokens (id, word)", keys.VOCAB_OPEN)
         if box is not None:
-            box.caption(vocab)
+            box.caption(_listed(cfg))
     try:
         new_token = words.parse_next_token(cfg, kind, raw, read=read)
     except ValueError as err:
