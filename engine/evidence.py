@@ -190,3 +190,43 @@ def head_scores(cfg: Config, params: Params, tokens, task: str | Task | None = N
         if array is not None:
             array.setflags(write=False)
     return HeadScores(**scores, task_title=None if task is None else task.title)
+
+
+MAX_SETS = 16     # a model of at most 4 heads has every set of its heads measured once (16 sets, the empty one too)
+
+
+def head_sets(cfg: Config) -> list[tuple[tuple[int, int], ...]]:
+    """Every set of the model's heads, the empty set first: set s holds head (layer, head) where bit
+    layer·H + head of s is 1 (so a set's number is its mask)."""
+    pairs = [(layer, head) for layer in range(cfg.n_layers) for head in range(cfg.num_heads)]
+    return [tuple(pair for bit, pair in enumerate(pairs) if s >> bit & 1) for s in range(2 ** len(pairs))]
+
+
+def knockout_arrays(task: str | Task, cfg: Config, params: Params, n: int = 1000, seed: int = 1) -> dict[str, np.ndarray]:
+    """position_metrics at the task's training length with every set of heads knocked out (head_sets' order),
+    stacked into arrays to keep beside the weights: a knock-out then costs a look-up, not n forwards.
+    Only for a model of at most MAX_SETS sets."""
+    sets = head_sets(cfg)
+    if len(sets) > MAX_SETS:
+        raise ValueError(f"{cfg.n_layers * cfg.num_heads} heads make {len(sets)} sets of heads; at most {MAX_SETS} are measured")
+    found = [position_metrics(task, cfg, params, n, seed, ablate=heads) for heads in sets]
+    return {"n": np.array(n), "seed": np.array(seed), "heads": np.array([cfg.n_layers, cfg.num_heads]),
+            "count": found[0].count,                                   # (T,): the same sequences for every set
+            **{name: np.stack([getattr(m, name) for m in found]) for name in ("loss", "accuracy", "next_loss", "right")}}
+
+
+def knockout_from(arrays: dict[str, np.ndarray], cfg: Config, ablate, n: int, seed: int) -> PositionMetrics | None:
+    """The position_metrics that knockout_arrays kept for this set of heads on n sequences from seed, or None
+    when the arrays measured another model shape, other sequences or the set is not one of the model's."""
+    if (int(arrays["n"]), int(arrays["seed"]), tuple(int(x) for x in arrays["heads"])) != (n, seed, (cfg.n_layers, cfg.num_heads)):
+        return None
+    set_of = {(layer, head): layer * cfg.num_heads + head for layer in range(cfg.n_layers) for head in range(cfg.num_heads)}
+    if any(tuple(pair) not in set_of for pair in ablate):
+        return None
+    s = sum(1 << set_of[tuple(pair)] for pair in set(map(tuple, ablate)))
+    count = np.array(arrays["count"])
+    metrics = dict(scored=count > 0, count=count, **{name: np.array(arrays[name][s])
+                                                     for name in ("loss", "accuracy", "next_loss", "right")})
+    for array in metrics.values():
+        array.setflags(write=False)
+    return PositionMetrics(**metrics, sequences=n)

@@ -207,3 +207,25 @@ def evidence_from(arrays: dict[str, np.ndarray], cfg: Config, digest: str) -> Ev
              for s, (o, c) in zip(sets, arrays["losses"])]
     return Evidence(digest=digest, n=int(arrays["n"]), roles=roles, base=found[0], heads=tuple(found[1:1 + L * H]),
                     layers=tuple(found[1 + L * H:]))
+
+
+def knockout_table(cfg: Config, params: Params, n: int = EVIDENCE_N) -> dict[str, np.ndarray]:
+    """The held-out losses with every set of the model's heads knocked out (engine.evidence.head_sets' order;
+    256 sets of 8 heads, ~1 s each), on the evidence's n windows of each kind, as arrays to keep beside the
+    weights: a knock-out of any heads is then a look-up."""
+    from .evidence import head_sets
+    found = knockouts(cfg, params, head_sets(cfg), n=n)
+    return {"n": np.array(n), "heads": np.array([cfg.n_layers, cfg.num_heads]),
+            "losses": np.array([(k.overall, k.second_copy) for k in found], dtype=np.float64)}   # (sets, 2)
+
+
+def knockout_in(arrays: dict[str, np.ndarray], cfg: Config, pairs, n: int) -> Knockout | None:
+    """knockout_table's Knockout of these (layer, head) pairs on n windows, or None when the table measured
+    another model shape or other windows, or a pair is not one of the model's heads."""
+    L, H = cfg.n_layers, cfg.num_heads
+    wanted = frozenset(tuple(int(x) for x in p) for p in pairs)
+    if (int(arrays["n"]), tuple(int(x) for x in arrays["heads"])) != (n, (L, H)) or any(
+            not (0 <= layer < L and 0 <= head < H) for layer, head in wanted):
+        return None
+    overall, second = arrays["losses"][sum(1 << (layer * H + head) for layer, head in wanted)]
+    return Knockout(ablate=wanted, overall=float(overall), second_copy=float(second))

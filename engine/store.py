@@ -256,5 +256,7 @@ def read_evidence(path: Path, digest: str) -> dict[str, np.ndarray] | None:
     return arrays if checksum == _checksum(header_bytes, arrays) else None
 
 
-def evidence_path(folder: Path, digest: str) -> Path:
-    return Path(folder) / f"evidence-{digest}.npz"
+def evidence_path(folder: Path, digest: str, kind: str = "evidence") -> Path:
+    """Where measures of the weights named by digest are kept: evidence-<digest>.npz (a text model's roles and
+    knock-outs, engine.language) or knockouts-<digest>.npz (a small model's every knock-out, engine.evidence)."""
+    return Path(folder) / f"{kind}-{digest}.npz"

@@ -1,9 +1,13 @@
-"""What the pages prove about a text model (its heads' roles and what knocking each out costs), measured
-once per set of weights and kept: the shipped model's measures ship beside it (python -m engine.ship),
-any other model's are measured on first need (about 20 s on one core) and kept in the disk store, named
-by the weights' digest like everything derived from them. Pure Python and NumPy."""
+"""What the pages prove about a trained model, measured once per set of weights and kept, named by the
+weights' digest like everything derived from them. A text model's heads' roles and what knocking each out
+costs: the shipped model's measures ship beside it (python -m engine.ship), any other model's are measured
+on first need (about 20 s on one core) and kept in the disk store. A small shipped model's accuracy and
+loss with every set of its heads knocked out ship beside it too (engine.evidence.knockout_arrays), and
+the shipped text model's held-out losses with every set of its heads knocked out: a knock-out there is a
+look-up, on every replica and from a fresh server's first page. Pure Python and NumPy."""
 from __future__ import annotations
 
+import engine
 from engine import language, store
 from services.weights import Model
 
@@ -24,3 +28,29 @@ def text_evidence(model: Model) -> language.Evidence:
         except OSError as error:
             print(f"attention-lab: could not keep the measures in {folder}: {error}", flush=True)
     return found
+
+
+def knockouts(model: Model) -> dict | None:
+    """The shipped measures of every set of the model's heads knocked out (a letter task's model:
+    engine.evidence.knockout_arrays; a text model: engine.language.knockout_table), or None: not shipped."""
+    return store.read_evidence(store.evidence_path(store.SHIPPED, model.digest, "knockouts"), model.digest)
+
+
+def metrics(model: Model, T: int, ablate, n: int, seed: int) -> engine.PositionMetrics:
+    """The model's loss and accuracy per position on n fresh sequences of T tokens from seed, with the heads in
+    ablate knocked out: read from its shipped knock-outs where they measured exactly this (the training length,
+    the same sequences), else measured now (engine.position_metrics)."""
+    task = model.task
+    table = knockouts(model) if T == task.seq_len and task.held_out is None else None
+    kept = None if table is None else engine.knockout_from(table, model.config, ablate, n, seed)
+    if kept is not None:
+        return kept
+    return engine.position_metrics(task, model.config, model.params, n, seed, ablate=ablate, T=T)
+
+
+def text_knockout(model: Model, ablate, n: int) -> language.Knockout:
+    """A text model's held-out losses with the heads in ablate knocked out, on n windows of each kind: read from
+    its shipped knock-outs of every set of heads, else measured now (~1 s)."""
+    table = knockouts(model)
+    kept = None if table is None else language.knockout_in(table, model.config, ablate, n)
+    return kept if kept is not None else language.knockouts(model.config, model.params, [ablate], n=n)[0]

@@ -185,11 +185,11 @@ def causal_test(cfg: engine.Config, words: tuple[str, ...],
 def metrics(trained: Model, T: int | None = None, ablate: tuple[tuple[int, int], ...] = ()) -> engine.PositionMetrics:
     """The model's loss and accuracy, whole and at each position, on METRICS_N fresh sequences of its task
     of T tokens (None: its training length; engine.evaluate's sequences there), with `ablate`'s heads'
-    outputs zeroed: every accuracy, knock-out and per-position figure of every page."""
+    outputs zeroed: every accuracy, knock-out and per-position figure of every page (services.evidence: a
+    shipped model's knock-outs at the training length are read, the rest measured)."""
     task = trained.task
     T = task.seq_len if T is None else max(T, task.min_len)
-    return engine.position_metrics(task, trained.config, trained.params, sequences(task, T), METRICS_SEED,
-                                   ablate=ablate, T=T)
+    return measured.metrics(trained, T, ablate, sequences(task, T), METRICS_SEED)
 
 
 AWAY_N = 200                           # sequences an accuracy at another length than the training one is measured on
@@ -244,9 +244,9 @@ def text_evidence(trained: Model) -> language.Evidence:
 @st.cache_data(max_entries=64, show_spinner=False, hash_funcs=_KEYS)
 def text_knockout(trained: Model, ablate: tuple[tuple[int, int], ...]) -> language.Knockout:
     """A text model's held-out losses with `ablate` knocked out: the evidence's where it measured this set, else
-    measured now on the same windows."""
+    its shipped table of every set's, else measured now on the same windows (services.evidence)."""
     found = text_evidence(trained).knockout(ablate)
-    return found if found is not None else language.knockouts(trained.config, trained.params, [ablate], n=TEXT_N)[0]
+    return found if found is not None else measured.text_knockout(trained, ablate, TEXT_N)
 
 
 @st.cache_data(max_entries=64, show_spinner=False, hash_funcs=_KEYS)
