@@ -202,11 +202,12 @@ def head_sets(cfg: Config) -> list[tuple[tuple[int, int], ...]]:
     return [tuple(pair for bit, pair in enumerate(pairs) if s >> bit & 1) for s in range(2 ** len(pairs))]
 
 
-def knockout_arrays(task: str | Task, cfg: Config, params: Params, n: int = 1000, seed: int = 1) -> dict[str, np.ndarray]:
+def knockout_arrays(task: str | Task, cfg: Config, params: Params, n: int = 1000, seed: int = 1,
+                    upto: int | None = None) -> dict[str, np.ndarray]:
     """position_metrics at the task's training length with every set of heads knocked out (head_sets' order),
     stacked into arrays to keep beside the weights: a knock-out then costs a look-up, not n forwards.
-    Only for a model of at most MAX_SETS sets."""
-    sets = head_sets(cfg)
+    Only for a model of at most MAX_SETS sets, or only the first `upto` sets (1: nothing knocked out)."""
+    sets = head_sets(cfg)[:upto]
     if len(sets) > MAX_SETS:
         raise ValueError(f"{cfg.n_layers * cfg.num_heads} heads make {len(sets)} sets of heads; at most {MAX_SETS} are measured")
     found = [position_metrics(task, cfg, params, n, seed, ablate=heads) for heads in sets]
@@ -217,13 +218,17 @@ def knockout_arrays(task: str | Task, cfg: Config, params: Params, n: int = 1000
 
 def knockout_from(arrays: dict[str, np.ndarray], cfg: Config, ablate, n: int, seed: int) -> PositionMetrics | None:
     """The position_metrics that knockout_arrays kept for this set of heads on n sequences from seed, or None
-    when the arrays measured another model shape, other sequences or the set is not one of the model's."""
-    if (int(arrays["n"]), int(arrays["seed"]), tuple(int(x) for x in arrays["heads"])) != (n, seed, (cfg.n_layers, cfg.num_heads)):
+    when the arrays measured another model shape, other sequences, or not this set (not one of the model's,
+    or beyond the sets kept)."""
+    if "loss" not in arrays or (int(arrays["n"]), int(arrays["seed"]), tuple(int(x) for x in arrays["heads"])) != (
+            n, seed, (cfg.n_layers, cfg.num_heads)):
         return None
     set_of = {(layer, head): layer * cfg.num_heads + head for layer in range(cfg.n_layers) for head in range(cfg.num_heads)}
     if any(tuple(pair) not in set_of for pair in ablate):
         return None
     s = sum(1 << set_of[tuple(pair)] for pair in set(map(tuple, ablate)))
+    if s >= len(arrays["loss"]):
+        return None
     count = np.array(arrays["count"])
     metrics = dict(scored=count > 0, count=count, **{name: np.array(arrays[name][s])
                                                      for name in ("loss", "accuracy", "next_loss", "right")})

@@ -140,8 +140,9 @@ def _knockouts(name: str, cfg, params, folder) -> Path:
     named = digest(params)
     if TASKS[name].held_out is None:
         arrays = knockout_arrays(name, cfg, params, KNOCKOUT_N, KNOCKOUT_SEED)
-    else:
-        arrays = language.knockout_table(cfg, params)
+    else:                                       # and its loss and accuracy per position, nothing knocked out
+        arrays = language.knockout_table(cfg, params) | knockout_arrays(name, cfg, params, language.EVIDENCE_N,
+                                                                        KNOCKOUT_SEED, upto=1)
     path = store.save_evidence(arrays, named, store.evidence_path(folder, named, "knockouts"))
     print(f"{path}: {path.stat().st_size / 1000:.0f} kB, {len(arrays['losses' if 'losses' in arrays else 'loss'])} "
           "sets of heads knocked out", flush=True)
@@ -253,14 +254,15 @@ def _knockouts_hold(name: str, one: Shipped, params) -> bool:
         return False
     text = TASKS[name].held_out is not None
     sets = head_sets(one.config)
-    for heads in ([sets[0b10010], sets[-2]] if text else [s for s in sets if len(s) <= 1]):   # a text set: ~1 s
-        if text:
-            kept = language.knockout_in(arrays, one.config, heads, language.EVIDENCE_N)
-            now = language.knockouts(one.config, params, [heads], n=language.EVIDENCE_N)[0]
+    n = language.EVIDENCE_N if text else KNOCKOUT_N
+    for heads in ([(), sets[0b10010], sets[-2]] if text else [s for s in sets if len(s) <= 1]):   # a text set: ~1 s
+        if text and heads:
+            kept = language.knockout_in(arrays, one.config, heads, n)
+            now = language.knockouts(one.config, params, [heads], n=n)[0]
             same = kept is not None and max(abs(kept.overall - now.overall), abs(kept.second_copy - now.second_copy)) <= GAP
         else:
-            kept = knockout_from(arrays, one.config, heads, KNOCKOUT_N, KNOCKOUT_SEED)
-            now = position_metrics(name, one.config, params, KNOCKOUT_N, KNOCKOUT_SEED, ablate=heads)
+            kept = knockout_from(arrays, one.config, heads, n, KNOCKOUT_SEED)
+            now = position_metrics(name, one.config, params, n, KNOCKOUT_SEED, ablate=heads)
             same = kept is not None and np.array_equal(kept.right, now.right) and np.abs(kept.loss - now.loss).max() <= GAP
         if not same:
             print(f"{one.file}: its knock-out of {heads or 'no head'} is not what measuring gives: "

@@ -41,7 +41,7 @@ def metrics(model: Model, T: int, ablate, n: int, seed: int) -> engine.PositionM
     ablate knocked out: read from its shipped knock-outs where they measured exactly this (the training length,
     the same sequences), else measured now (engine.position_metrics)."""
     task = model.task
-    table = knockouts(model) if T == task.seq_len and task.held_out is None else None
+    table = knockouts(model) if T == task.seq_len else None
     kept = None if table is None else engine.knockout_from(table, model.config, ablate, n, seed)
     if kept is not None:
         return kept

@@ -54,6 +54,10 @@ def test_the_arrays_give_back_each_set_as_measured_and_nothing_else():
     assert engine.knockout_from(arrays, cfg, (), 40, 6) is None
     import dataclasses
     assert engine.knockout_from(arrays, dataclasses.replace(cfg, num_heads=4), (), 40, 5) is None
+    first = engine.knockout_arrays(task, cfg, params, n=40, seed=5, upto=1)   # nothing knocked out, only
+    assert np.array_equal(engine.knockout_from(first, cfg, (), 40, 5).right, arrays["right"][0])
+    assert engine.knockout_from(first, cfg, ((0, 0),), 40, 5) is None
+    assert engine.knockout_from({"n": np.array(40)}, cfg, (), 40, 5) is None   # a table of another kind
 
 
 def test_a_model_of_more_than_four_heads_is_not_measured_set_by_set():
@@ -190,3 +194,25 @@ def test_a_text_knockout_of_any_heads_is_read_not_measured(monkeypatch):
         assert got.ablate == frozenset({(0, 3), (1, 0), (1, 1)}) and got.overall > compute.text_knockout(model, ()).overall
     finally:
         st.cache_data.clear()
+
+
+def test_the_text_models_figures_at_its_training_length_are_read_and_are_what_measuring_gives(monkeypatch):
+    """The Learn page's accuracy and by-position curves of the shipped text model (compute.metrics at its
+    training length, nothing knocked out; ~1 s to measure): read from its file, and what measuring gives."""
+    import streamlit as st
+
+    model = shipped("text")
+    now = engine.position_metrics(model.task, model.config, model.params, compute.TEXT_N, compute.METRICS_SEED)
+    st.cache_data.clear()
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the shipped text model's figures measured again")
+
+    monkeypatch.setattr(engine, "position_metrics", refuse)
+    try:
+        kept = compute.metrics(model)
+    finally:
+        st.cache_data.clear()
+    assert np.abs(kept.right - now.right).max() <= 1 and kept.sequences == now.sequences == compute.TEXT_N
+    np.testing.assert_allclose(kept.loss, now.loss, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(kept.next_loss, now.next_loss, rtol=0, atol=1e-9)
