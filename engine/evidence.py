@@ -8,7 +8,7 @@ import numpy as np
 
 from .attention import log_softmax
 from .config import Config
-from .measure import expected_share
+from .measure import expected_share, share_history
 from .model import check_batch, forward
 from .params import Params
 from .tasks import Task, get_task
@@ -193,6 +193,7 @@ def head_scores(cfg: Config, params: Params, tokens, task: str | Task | None = N
 
 
 MAX_SETS = 16     # a model of at most 4 heads has every set of its heads measured once (16 sets, the empty one too)
+HISTORY_N, HISTORY_SEED = 50, 2   # the sequences a run's heads are followed on, step by step (share_history's)
 
 
 def head_sets(cfg: Config) -> list[tuple[tuple[int, int], ...]]:
@@ -235,3 +236,14 @@ def knockout_from(arrays: dict[str, np.ndarray], cfg: Config, ablate, n: int, se
     for array in metrics.values():
         array.setflags(write=False)
     return PositionMetrics(**metrics, sequences=n)
+
+
+def history_arrays(run, n: int = HISTORY_N, seed: int = HISTORY_SEED) -> dict[str, np.ndarray]:
+    """Every head's mean weight at every saved step of a run (engine.TrainRun), on the same n sequences of its
+    task from RandomState(seed): on the task's expected keys (measure.share_history) and on the previous token
+    (previous_share, head_scores' score): the Learn page's replay, as arrays to keep beside the weights."""
+    steps, shares = share_history(run, n, seed)                       # (K,), (K, L, H)
+    tokens, _ = get_task(run.task).sample(np.random.RandomState(seed), n)
+    previous = np.stack([previous_share(run.config, params, tokens) for _, params in run.checkpoints])   # (K, L, H)
+    return {"history n": np.array(n), "history seed": np.array(seed), "history steps": steps,
+            "history task share": shares, "history previous share": previous}

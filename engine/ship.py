@@ -6,11 +6,11 @@ numbers change (engine.training.VERSION).
     python -m engine.ship                 # train and write every task's file
     python -m engine.ship --check [TASK]  # train again and compare with the files (exit 1 if they differ):
                                           # every checkpoint's weights, the curves and the predictions
-    python -m engine.ship --measures [TASK]   # measure the shipped weights' knock-outs again (no training)
+    python -m engine.ship --measures [TASK]   # measure the shipped runs again (no training)
 
-Each model the presets show also ships its measures with every set of its heads knocked out
-(assets/weights/knockouts-<digest>.npz: a letter task's accuracy and loss, the text model's held-out
-losses): the pages read a knock-out instead of measuring it.
+Each model the presets show also ships its measures (assets/weights/measures-<digest>.npz): with every
+set of its heads knocked out (a letter task's accuracy and loss, the text model's held-out losses), and
+its heads' weights at every saved step (the Learn page's replay): the pages read them instead of measuring.
 
 Training is chaotic: a last-bit difference in one matrix product (another BLAS kernel sums in
 another order) grows, over a few hundred Adam steps, to weights that differ in the first digit
@@ -36,7 +36,6 @@ GAP = 1e-6      # --check's largest allowed difference of any weight
 LONG_STEPS = 1500   # a default run longer than this is not retrained by --check (CI) but checked on its first stretch
 KEEP_LONG = 8       # the saved steps a long run ships between its first and its last (in float16: within 5 MB)
 PREFIX_MIN = 50     # --check trains a long run up to its first saved step from this one on
-KNOCKOUT_N, KNOCKOUT_SEED = 1000, 1   # the sequences every knock-out is measured on (ui.compute.METRICS_N, METRICS_SEED)
 PINNED = {"OPENBLAS_CORETYPE": "Haswell", "OPENBLAS_NUM_THREADS": "1",
           "NPY_DISABLE_CPU_FEATURES": "AVX512F AVX512CD AVX512_KNL AVX512_KNM AVX512_SKX AVX512_CLX AVX512_CNL "
                                       "AVX512_ICL AVX512_SPR"}
@@ -101,68 +100,22 @@ def _kept(run, keep: int | None):
 
 
 def ship(tasks, folder=None) -> list:
-    """Train each task's shipped runs (runs()) and write them; returns the paths."""
-    from . import store
+    """Train each task's shipped runs (runs()) and write them, with their measures; returns the paths."""
+    from . import shipped_measures, store
     from .tasks import TASKS
     from .training import train
-    paths = []
+    paths, target = [], store.SHIPPED if folder is None else Path(folder)
     for name in tasks:
         for one in runs(name):
             run = _kept(train(name, one.config, seed=SEED), one.keep)
-            paths.append(store.save(run, store.SHIPPED if folder is None else folder, name=one.file, lossy=one.lossy))
+            paths.append(store.save(run, target, name=one.file, lossy=one.lossy))
             print(f"{paths[-1]}: {paths[-1].stat().st_size / 1000:.0f} kB, {run.steps} steps in {run.seconds:.1f} s, "
                   f"{len(run.checkpoints)} checkpoints", flush=True)
             if TASKS[name].held_out is not None and one.keep != 0:     # a text model: its evidence ships too
-                paths.append(_evidence(run, store.SHIPPED if folder is None else folder))
-            if _measures_knockouts(name, one):
-                paths.append(_knockouts(name, one.config, run.params, store.SHIPPED if folder is None else folder))
-    return paths
-
-
-def _measures_knockouts(name: str, one: Shipped) -> bool:
-    """A shipped model whose every set of heads knocked out ships measured: a letter task's (at most
-    engine.evidence.MAX_SETS sets) and the text model the pages show."""
-    from .evidence import MAX_SETS, head_sets
-    from .tasks import TASKS
-    if TASKS[name].held_out is not None:
-        return one.keep != 0
-    return len(head_sets(one.config)) <= MAX_SETS
-
-
-def _knockouts(name: str, cfg, params, folder) -> Path:
-    """A model's measures with every set of its heads knocked out, named by its weights' digest: a letter task's
-    accuracy and loss on the sequences the pages measure (ui.compute.metrics: 1,000 fresh sequences from
-    seed 1); the text model's held-out losses on the evidence's windows (ui.compute.text_knockout)."""
-    from . import language, store
-    from .evidence import knockout_arrays
-    from .params import digest
-    from .tasks import TASKS
-    named = digest(params)
-    if TASKS[name].held_out is None:
-        arrays = knockout_arrays(name, cfg, params, KNOCKOUT_N, KNOCKOUT_SEED)
-    else:                                       # and its loss and accuracy per position, nothing knocked out
-        arrays = language.knockout_table(cfg, params) | knockout_arrays(name, cfg, params, language.EVIDENCE_N,
-                                                                        KNOCKOUT_SEED, upto=1)
-    path = store.save_evidence(arrays, named, store.evidence_path(folder, named, "knockouts"))
-    print(f"{path}: {path.stat().st_size / 1000:.0f} kB, {len(arrays['losses' if 'losses' in arrays else 'loss'])} "
-          "sets of heads knocked out", flush=True)
-    return path
-
-
-def measures(tasks, folder=None) -> list:
-    """Measure the shipped runs' knock-outs again and write them (the weights as they are: no training)."""
-    from . import store
-    from .tasks import TASKS
-    paths = []
-    for name in tasks:
-        for one in runs(name):
-            if not _measures_knockouts(name, one):
-                continue
-            shipped = store.read(store.SHIPPED / one.file, one.config, store.run_key(name, one.config, TASKS[name].steps, SEED))
-            if shipped is None:
-                print(f"{one.file}: missing or stale: python -m engine.ship {name}", flush=True)
-                return None
-            paths.append(_knockouts(name, one.config, shipped.params, store.SHIPPED if folder is None else folder))
+                paths.append(_evidence(run, target))
+            if shipped_measures.measured(name, one):                  # measured on the run as the app reads it
+                shipped = store.read(target / one.file, one.config, store.run_key(name, one.config, TASKS[name].steps, SEED))
+                paths.append(shipped_measures.write(name, one, shipped, target))
     return paths
 
 
@@ -191,7 +144,7 @@ def check(tasks) -> bool:
     same predictions on 1,000 fresh sequences. A long run (the text task's) is trained only up to its first
     saved step from PREFIX_MIN on (the same learning-rate schedule, stopped early) and compared there, with
     its losses so far. Prints a line per file."""
-    from . import store
+    from . import shipped_measures, store
     from .evidence import predict
     from .params import digest, flatten
     from .tasks import TASKS
@@ -214,7 +167,7 @@ def check(tasks) -> bool:
                     store.evidence_path(store.SHIPPED, digest(shipped.params)), digest(shipped.params)) is not None
                 if not measured:
                     print(f"{one.file}: its evidence (evidence-<digest>.npz) is missing: python -m engine.ship", flush=True)
-                ok = gap <= 1 and measured and _knockouts_hold(name, one, shipped.params)
+                ok = gap <= 1 and measured and shipped_measures.hold(name, one, shipped)
                 good &= ok
                 print(f"{one.file}: trained to step {step} of {task.steps}: largest gap {gap:.2f} of what is allowed "
                       f"(float16's rounding; losses {GAP:.0e}): {'ok' if ok else 'DIFFERENT'}", flush=True)
@@ -231,44 +184,11 @@ def check(tasks) -> bool:
             gap = max(gap, float(np.abs(shipped.losses - run.losses).max()))
             tokens, _ = task.sample(np.random.RandomState(FRESH), 1000)
             same = int(np.sum(predict(one.config, shipped.params, tokens) == predict(one.config, run.params, tokens)))
-            ok = gap <= GAP and same == tokens.size and _knockouts_hold(name, one, shipped.params)
+            ok = gap <= GAP and same == tokens.size and shipped_measures.hold(name, one, shipped)
             good &= ok
             print(f"{one.file}: largest gap {gap:.1e} over {len(steps)} checkpoints and the losses (at most {GAP:.0e}); "
                   f"{same} of {tokens.size} predictions the same: {'ok' if ok else 'DIFFERENT'}", flush=True)
     return good
-
-
-def _knockouts_hold(name: str, one: Shipped, params) -> bool:
-    """A small model's shipped knock-outs are there and are what measuring gives (the empty set and each
-    single head measured again; the counts exact, the losses within GAP). Prints what is wrong."""
-    from . import language, store
-    from .evidence import head_sets, knockout_from, position_metrics
-    from .params import digest
-    from .tasks import TASKS
-    if not _measures_knockouts(name, one):
-        return True
-    named = digest(params)
-    arrays = store.read_evidence(store.evidence_path(store.SHIPPED, named, "knockouts"), named)
-    if arrays is None:
-        print(f"{one.file}: its knock-outs (knockouts-<digest>.npz) are missing: python -m engine.ship --measures", flush=True)
-        return False
-    text = TASKS[name].held_out is not None
-    sets = head_sets(one.config)
-    n = language.EVIDENCE_N if text else KNOCKOUT_N
-    for heads in ([(), sets[0b10010], sets[-2]] if text else [s for s in sets if len(s) <= 1]):   # a text set: ~1 s
-        if text and heads:
-            kept = language.knockout_in(arrays, one.config, heads, n)
-            now = language.knockouts(one.config, params, [heads], n=n)[0]
-            same = kept is not None and max(abs(kept.overall - now.overall), abs(kept.second_copy - now.second_copy)) <= GAP
-        else:
-            kept = knockout_from(arrays, one.config, heads, n, KNOCKOUT_SEED)
-            now = position_metrics(name, one.config, params, n, KNOCKOUT_SEED, ablate=heads)
-            same = kept is not None and np.array_equal(kept.right, now.right) and np.abs(kept.loss - now.loss).max() <= GAP
-        if not same:
-            print(f"{one.file}: its knock-out of {heads or 'no head'} is not what measuring gives: "
-                  "python -m engine.ship --measures", flush=True)
-            return False
-    return True
 
 
 def main(argv: list[str]) -> int:
@@ -286,7 +206,8 @@ def main(argv: list[str]) -> int:
             return 2
         return run_pinned(argv).returncode
     if measuring:
-        return 0 if measures(tasks) is not None else 1
+        from .shipped_measures import again
+        return 0 if again(tasks) is not None else 1
     return 0 if (check(tasks) if checking else ship(tasks) is not None) else 1
 
 

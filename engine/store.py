@@ -256,7 +256,11 @@ def read_evidence(path: Path, digest: str) -> dict[str, np.ndarray] | None:
     return arrays if checksum == _checksum(header_bytes, arrays) else None
 
 
+MEASURES = "measures"    # measures-<digest>.npz: a shipped model's every knock-out and its run's head histories
+
+
 def evidence_path(folder: Path, digest: str, kind: str = "evidence") -> Path:
     """Where measures of the weights named by digest are kept: evidence-<digest>.npz (a text model's roles and
-    knock-outs, engine.language) or knockouts-<digest>.npz (a small model's every knock-out, engine.evidence)."""
+    knock-outs, engine.language) or measures-<digest>.npz (kind MEASURES: a shipped model's every knock-out,
+    engine.evidence and engine.language, and its run's heads step by step, engine.evidence.history_arrays)."""
     return Path(folder) / f"{kind}-{digest}.npz"

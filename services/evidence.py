@@ -3,9 +3,12 @@ weights' digest like everything derived from them. A text model's heads' roles a
 costs: the shipped model's measures ship beside it (python -m engine.ship), any other model's are measured
 on first need (about 20 s on one core) and kept in the disk store. A small shipped model's accuracy and
 loss with every set of its heads knocked out ship beside it too (engine.evidence.knockout_arrays), and
-the shipped text model's held-out losses with every set of its heads knocked out: a knock-out there is a
-look-up, on every replica and from a fresh server's first page. Pure Python and NumPy."""
+the shipped text model's held-out losses with every set of its heads knocked out, and every shipped run's
+heads step by step (the Learn page's replay): a look-up, on every replica and from a fresh server's first
+page. Pure Python and NumPy."""
 from __future__ import annotations
+
+import numpy as np
 
 import engine
 from engine import language, store
@@ -30,10 +33,24 @@ def text_evidence(model: Model) -> language.Evidence:
     return found
 
 
-def knockouts(model: Model) -> dict | None:
-    """The shipped measures of every set of the model's heads knocked out (a letter task's model:
-    engine.evidence.knockout_arrays; a text model: engine.language.knockout_table), or None: not shipped."""
-    return store.read_evidence(store.evidence_path(store.SHIPPED, model.digest, "knockouts"), model.digest)
+def measures(model: Model) -> dict | None:
+    """The shipped model's measures (engine.ship: with every set of its heads knocked out, and its run's heads
+    step by step), or None: not a shipped model."""
+    arrays = store.read_evidence(store.evidence_path(store.SHIPPED, model.digest, store.MEASURES), model.digest)
+    for array in (arrays or {}).values():
+        array.setflags(write=False)                                   # kept by caches every session shares
+    return arrays
+
+
+def histories(model: Model, n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(K,) the run's saved steps and (K, L, H) every head's weight on the task's keys and on the previous token
+    at each, on n sequences of its task from seed (engine.evidence.history_arrays): shipped, else measured."""
+    found = measures(model)
+    steps = [step for step, _ in model.run.checkpoints]
+    if found is None or "history steps" not in found or list(found["history steps"]) != steps or (
+            int(found["history n"]), int(found["history seed"])) != (n, seed):
+        found = engine.history_arrays(model.run, n, seed)
+    return found["history steps"], found["history task share"], found["history previous share"]
 
 
 def metrics(model: Model, T: int, ablate, n: int, seed: int) -> engine.PositionMetrics:
@@ -41,7 +58,7 @@ def metrics(model: Model, T: int, ablate, n: int, seed: int) -> engine.PositionM
     ablate knocked out: read from its shipped knock-outs where they measured exactly this (the training length,
     the same sequences), else measured now (engine.position_metrics)."""
     task = model.task
-    table = knockouts(model) if T == task.seq_len else None
+    table = measures(model) if T == task.seq_len else None
     kept = None if table is None else engine.knockout_from(table, model.config, ablate, n, seed)
     if kept is not None:
         return kept
@@ -51,6 +68,6 @@ def metrics(model: Model, T: int, ablate, n: int, seed: int) -> engine.PositionM
 def text_knockout(model: Model, ablate, n: int) -> language.Knockout:
     """A text model's held-out losses with the heads in ablate knocked out, on n windows of each kind: read from
     its shipped knock-outs of every set of heads, else measured now (~1 s)."""
-    table = knockouts(model)
+    table = measures(model)
     kept = None if table is None else language.knockout_in(table, model.config, ablate, n)
     return kept if kept is not None else language.knockouts(model.config, model.params, [ablate], n=n)[0]

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import engine
-from engine import ship, store
+from engine import ship, shipped_measures, store
 from services import evidence, weights
 from ui import compute
 from ui.shell import presets
@@ -71,7 +71,7 @@ def test_the_shipped_knockouts_are_what_measuring_gives(task):
     """Each shipped small model's knock-outs, read from its file, against measuring now on this CPU (another
     CPU's BLAS gives other last bits: the losses within 1e-9 nats, a count may move by one on a near tie)."""
     model = shipped(task)
-    arrays = evidence.knockouts(model)
+    arrays = evidence.measures(model)
     assert arrays is not None, "run: python -m engine.ship --measures"
     sets = engine.head_sets(model.config)
     assert arrays["loss"].shape[0] == len(sets)
@@ -99,7 +99,7 @@ def test_a_page_reads_a_knockout_at_the_training_length_and_measures_one_elsewhe
 
     monkeypatch.setattr(engine, "position_metrics", counted)
     try:
-        table = evidence.knockouts(model)
+        table = evidence.measures(model)
         for heads in [(), ((1, 0),), ((0, 1), (1, 1))]:
             got = compute.metrics(model, None, heads)
             kept = engine.knockout_from(table, model.config, heads, compute.METRICS_N, compute.METRICS_SEED)
@@ -115,15 +115,15 @@ def test_a_page_reads_a_knockout_at_the_training_length_and_measures_one_elsewhe
 def test_a_corrupt_or_foreign_knockouts_file_is_not_read(tmp_path, monkeypatch):
     model = shipped("induction")
     monkeypatch.setattr(store, "SHIPPED", tmp_path)
-    assert evidence.knockouts(model) is None
-    path = store.evidence_path(tmp_path, model.digest, "knockouts")
+    assert evidence.measures(model) is None
+    path = store.evidence_path(tmp_path, model.digest, store.MEASURES)
     path.write_bytes(b"not a zip file")
-    assert evidence.knockouts(model) is None
+    assert evidence.measures(model) is None
     arrays = engine.knockout_arrays("induction", model.config, model.params, n=4)
     store.save_evidence(arrays, "0" * 16, path)                       # measured on other weights
-    assert evidence.knockouts(model) is None
+    assert evidence.measures(model) is None
     store.save_evidence(arrays, model.digest, path)
-    assert evidence.knockouts(model) is not None
+    assert evidence.measures(model) is not None
 
 
 def test_the_check_finds_missing_or_wrong_knockouts(tmp_path, monkeypatch):
@@ -132,15 +132,20 @@ def test_the_check_finds_missing_or_wrong_knockouts(tmp_path, monkeypatch):
     one = ship.runs(task)[0]
     model = shipped(task)
     monkeypatch.setattr(store, "SHIPPED", tmp_path)
-    assert not ship._knockouts_hold(task, one, model.params)
-    arrays = dict(engine.knockout_arrays(task, model.config, model.params, ship.KNOCKOUT_N, ship.KNOCKOUT_SEED))
+    assert not shipped_measures.hold(task, one, model.run)
+    arrays = engine.knockout_arrays(task, model.config, model.params, shipped_measures.KNOCKOUT_N, shipped_measures.KNOCKOUT_SEED)
+    arrays |= engine.history_arrays(model.run)
     arrays["right"] = arrays["right"].copy()
     arrays["right"][4, 9] -= 3                                        # head (1, 0) knocked out: 3 fewer right at 9
-    store.save_evidence(arrays, model.digest, store.evidence_path(tmp_path, model.digest, "knockouts"))
-    assert not ship._knockouts_hold(task, one, model.params)
+    store.save_evidence(arrays, model.digest, store.evidence_path(tmp_path, model.digest, store.MEASURES))
+    assert not shipped_measures.hold(task, one, model.run)
     arrays["right"][4, 9] += 3
-    store.save_evidence(arrays, model.digest, store.evidence_path(tmp_path, model.digest, "knockouts"))
-    assert ship._knockouts_hold(task, one, model.params)
+    store.save_evidence(arrays, model.digest, store.evidence_path(tmp_path, model.digest, store.MEASURES))
+    assert shipped_measures.hold(task, one, model.run)
+    arrays["history previous share"] = arrays["history previous share"].copy()
+    arrays["history previous share"][-1, 1, 0] += 1e-3                # head (1, 0) at the last saved step
+    store.save_evidence(arrays, model.digest, store.evidence_path(tmp_path, model.digest, store.MEASURES))
+    assert not shipped_measures.hold(task, one, model.run)
 
 
 def test_a_text_models_table_gives_back_each_set_as_measured():
@@ -165,7 +170,7 @@ def test_the_shipped_text_knockouts_agree_with_its_evidence_and_with_measuring()
     quantity, one number: the same function on the same windows); a pair of heads is what measuring gives."""
     from engine import language
     model = shipped("text")
-    table = evidence.knockouts(model)
+    table = evidence.measures(model)
     assert table is not None, "run: python -m engine.ship --measures text"
     assert table["losses"].shape == (256, 2)
     found = compute.text_evidence(model)
@@ -216,3 +221,42 @@ def test_the_text_models_figures_at_its_training_length_are_read_and_are_what_me
     assert np.abs(kept.right - now.right).max() <= 1 and kept.sequences == now.sequences == compute.TEXT_N
     np.testing.assert_allclose(kept.loss, now.loss, rtol=0, atol=1e-9)
     np.testing.assert_allclose(kept.next_loss, now.next_loss, rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("task", ["induction", "previous", "text"])
+def test_the_shipped_runs_heads_step_by_step_are_what_measuring_gives(task, tmp_path, monkeypatch):
+    """The Learn page's histories of a shipped run (each head's weight on the task's keys and on the previous
+    token at every saved step), read from its file, against measuring them now; the same measured for a run
+    that ships none (the store's folder empty)."""
+    model = shipped(task)
+    steps, shares, previous = evidence.histories(model, compute.SHARE_SEQUENCES, compute.SHARE_SEED)
+    now = engine.history_arrays(model.run, compute.SHARE_SEQUENCES, compute.SHARE_SEED)
+    assert list(steps) == [s for s, _ in model.run.checkpoints] == list(now["history steps"])
+    np.testing.assert_allclose(shares, now["history task share"], rtol=0, atol=1e-9)
+    np.testing.assert_allclose(previous, now["history previous share"], rtol=0, atol=1e-9)
+    assert not shares.flags.writeable
+    monkeypatch.setattr(store, "SHIPPED", tmp_path)
+    again = evidence.histories(model, compute.SHARE_SEQUENCES, compute.SHARE_SEED)
+    np.testing.assert_allclose(again[1], shares, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(again[2], previous, rtol=0, atol=1e-9)
+
+
+def test_the_learn_pages_histories_of_a_shipped_run_are_read_not_measured(monkeypatch):
+    from engine import evidence as engine_evidence
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a shipped run's heads measured again, step by step")
+
+    for name in ("history_arrays", "share_history", "previous_share"):
+        monkeypatch.setattr(engine, name, refuse)
+        monkeypatch.setattr(engine_evidence, name, refuse)
+    compute.histories.clear()
+    try:
+        for task in ("induction", "text"):
+            model = shipped(task)
+            steps, shares = compute.share_history(model)
+            previous, drop = compute.circuit(model)
+            assert shares.shape == previous.shape == (len(steps), model.config.n_layers, model.config.num_heads)
+            assert drop in steps or 0 < drop <= model.run.steps
+    finally:
+        compute.histories.clear()

@@ -11,7 +11,7 @@ import pytest
 
 import engine
 from conftest import assert_clean, open_app
-from engine import ship, store
+from engine import ship, shipped_measures, store
 from engine.params import flatten, unflatten
 from services import weights
 from services import workers as training_process
@@ -28,9 +28,9 @@ def test_every_trained_preset_ships_and_all_of_them_are_small():
                 for t in presets.TRAINED_TASKS if engine.TASKS[t].held_out is not None]
     measures += [store.evidence_path(store.SHIPPED, engine.params.digest(      # every set of heads knocked out
                      store.read(store.SHIPPED / one.file, one.config,
-                                store.run_key(t, one.config, engine.TASKS[t].steps, ship.SEED)).params), "knockouts")
-                 for t in presets.TRAINED_TASKS for one in ship.runs(t) if ship._measures_knockouts(t, one)]
-    assert len(measures) == len(paths) + 1, "the text model's evidence, and every shipped model's knock-outs"
+                                store.run_key(t, one.config, engine.TASKS[t].steps, ship.SEED)).params), store.MEASURES)
+                 for t in presets.TRAINED_TASKS for one in ship.runs(t) if shipped_measures.measured(t, one)]
+    assert len(measures) == len(paths) + 1, "the text model's evidence, and every shipped model's measures"
     assert sorted(store.SHIPPED.glob("*.npz")) == sorted(paths + measures), "nothing else ships"
     long = {store.SHIPPED / f"{t}.npz" for t in presets.TRAINED_TASKS if engine.TASKS[t].steps > ship.LONG_STEPS}
     total = sum(p.stat().st_size for p in paths if p not in long)

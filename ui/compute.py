@@ -24,7 +24,7 @@ from services.weights import Model, Training
 # The matrices here are small and a lecture hall runs many sessions at once on few cores: one BLAS
 # thread per call avoids threads fighting over the cores (set once, for the whole server process).
 threadpool_limits(limits=1, user_api="blas")
-SHARE_SEED, SHARE_SEQUENCES = 2, 50    # engine.share_history's defaults: the same sequences for every measure
+SHARE_SEED, SHARE_SEQUENCES = engine.HISTORY_SEED, engine.HISTORY_N   # the same sequences for every measure
 METRICS_N, METRICS_SEED = 1000, 1      # fresh sequences an accuracy or a knock-out is measured on (engine.evaluate's)
 TEXT_N = language.EVIDENCE_N           # held-out windows a text model is measured on (a forward of 1,000 costs 3 s)
 
@@ -199,9 +199,7 @@ def sequences(task: engine.Task, T: int) -> int:
     """How many sequences of T tokens metrics() measures: METRICS_N at the training length (engine.evaluate's),
     AWAY_N at any other (each new length a student picks costs the server one measure: ~20 ms, not ~150; every
     figure says how many it read); TEXT_N windows of held-out text."""
-    if task.held_out is not None:
-        return TEXT_N
-    return METRICS_N if T == task.seq_len else AWAY_N
+    return TEXT_N if task.held_out is not None else METRICS_N if T == task.seq_len else AWAY_N
 
 
 @st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_KEYS)
@@ -258,22 +256,24 @@ def next_words(trained: Model, ids: tuple[int, ...], ablate: tuple[tuple[int, in
 
 # --------------------------------------------------------------------------- the Learn page
 @st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_KEYS)
+def histories(trained: Model) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(K,) the saved steps, (K, L, H) each head's weight on the task's keys and on the previous token at each
+    (services.evidence: a shipped run's are shipped)."""
+    return measured.histories(trained, SHARE_SEQUENCES, SHARE_SEED)
+
+
 def share_history(trained: Model) -> tuple[np.ndarray, np.ndarray]:
     """(K,) the saved steps and (K, L, H) each head's weight on the task's keys at every one of them."""
-    return engine.share_history(trained.run, n=SHARE_SEQUENCES, seed=SHARE_SEED)
+    return histories(trained)[:2]
 
 
-@st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_KEYS)
 def circuit(trained: Model) -> tuple:
-    """What a run of a stack shows beside the task's keys: every head's weight on the previous token
-    at every checkpoint (K, L, H), on share_history's sequences (head_scores' previous-token score, so the
-    last step's is the model view's), and the step where the loss fell fastest."""
-    run = trained.run
-    tokens, _ = trained.task.sample(np.random.RandomState(SHARE_SEED), SHARE_SEQUENCES)
-    previous = np.stack([engine.previous_share(run.config, params_, tokens)
-                         for _, params_ in run.checkpoints])         # (K, L, H): head_scores' previous at each step
-    short = len(run.losses) < 60                                      # loss_drop_step's default needs 2 × 30 steps
-    return previous, engine.loss_drop_step(run.losses, max(1, len(run.losses) // 4) if short else None)
+    """What a run of a stack shows beside the task's keys: every head's weight on the previous token at every
+    checkpoint (K, L, H), on share_history's sequences (head_scores' previous-token score, so the last step's
+    is the model view's), and the step where the loss fell fastest."""
+    losses = trained.run.losses
+    short = len(losses) < 60                                          # loss_drop_step's default needs 2 × 30 steps
+    return histories(trained)[2], engine.loss_drop_step(losses, max(1, len(losses) // 4) if short else None)
 
 
 @st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_KEYS)

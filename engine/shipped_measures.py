@@ -1,0 +1,121 @@
+"""What ships beside each shipped run (engine.ship): its measures, measured once in the pinned arithmetic
+on the run as the app reads it and named by the digest of its final weights (measures-<digest>.npz):
+
+- with every set of its heads knocked out: a letter task's accuracy and loss per position on the sequences
+  the pages measure (at most engine.evidence.MAX_SETS sets), the text model's two held-out losses for every
+  set of its heads and its figures at the training length (engine.language.knockout_table);
+- every head's weight on the task's keys and on the previous token at every saved step of the run (the
+  Learn page's replay; engine.evidence.history_arrays).
+
+The pages read them (services.evidence) where measuring cost a fresh server and every replica ~0.1 s a
+knock-out (induction), ~1 s (a text set of several heads) and 1-2 s for a run's replay.
+
+    python -m engine.ship --measures [TASK]   # measure the shipped runs again and write them (no training)
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from .ship import GAP, SEED, Shipped, runs
+
+KNOCKOUT_N, KNOCKOUT_SEED = 1000, 1   # the sequences every knock-out is measured on (ui.compute.METRICS_N, METRICS_SEED)
+
+
+def measured(name: str, one: Shipped) -> bool:
+    """A shipped model whose measures ship beside it: a letter task's (at most engine.evidence.MAX_SETS sets of
+    heads) and the text model the pages show."""
+    from .evidence import MAX_SETS, head_sets
+    from .tasks import TASKS
+    if TASKS[name].held_out is not None:
+        return one.keep != 0
+    return len(head_sets(one.config)) <= MAX_SETS
+
+
+def write(name: str, one: Shipped, run, folder) -> Path:
+    """A shipped run's measures (measures-<digest>.npz, named by its final weights): with every set of its heads
+    knocked out, a letter task's accuracy and loss on the sequences the pages measure (ui.compute.metrics:
+    1,000 fresh sequences from seed 1), the text model's held-out losses on the evidence's windows
+    (ui.compute.text_knockout) and its figures at the training length; and every head's weight on the task's
+    keys and on the previous token at every saved step (the Learn page's replay)."""
+    from . import language, store
+    from .evidence import history_arrays, knockout_arrays
+    from .params import digest
+    from .tasks import TASKS
+    cfg, params = one.config, run.params
+    named = digest(params)
+    if TASKS[name].held_out is None:
+        arrays = knockout_arrays(name, cfg, params, KNOCKOUT_N, KNOCKOUT_SEED)
+    else:                                       # and its loss and accuracy per position, nothing knocked out
+        arrays = language.knockout_table(cfg, params) | knockout_arrays(name, cfg, params, language.EVIDENCE_N,
+                                                                        KNOCKOUT_SEED, upto=1)
+    arrays |= history_arrays(run)
+    path = store.save_evidence(arrays, named, store.evidence_path(folder, named, store.MEASURES))
+    print(f"{path}: {path.stat().st_size / 1000:.0f} kB, {len(arrays['losses' if 'losses' in arrays else 'loss'])} "
+          f"sets of heads knocked out, {len(arrays['history steps'])} steps followed", flush=True)
+    return path
+
+
+def again(tasks, folder=None) -> list:
+    """Measure the shipped runs again and write their measures (the weights as they are: no training)."""
+    from . import store
+    from .tasks import TASKS
+    paths = []
+    for name in tasks:
+        for one in runs(name):
+            if not measured(name, one):
+                continue
+            shipped = store.read(store.SHIPPED / one.file, one.config, store.run_key(name, one.config, TASKS[name].steps, SEED))
+            if shipped is None:
+                print(f"{one.file}: missing or stale: python -m engine.ship {name}", flush=True)
+                return None
+            paths.append(write(name, one, shipped, store.SHIPPED if folder is None else folder))
+    return paths
+
+
+def hold(name: str, one: Shipped, run) -> bool:
+    """A shipped run's measures are there and are what measuring gives: the empty set and each single head
+    knocked out (a letter task; a text model: the empty set and two sets of several heads, ~1 s each) measured
+    again, the counts exact and the losses within GAP; its heads at the last saved step within GAP. Prints
+    what is wrong."""
+    from . import language, store
+    from .evidence import HISTORY_N, HISTORY_SEED, head_sets, knockout_from, position_metrics, previous_share
+    from .measure import expected_share
+    from .params import digest
+    from .tasks import TASKS
+    if not measured(name, one):
+        return True
+    params = run.params
+    named = digest(params)
+    arrays = store.read_evidence(store.evidence_path(store.SHIPPED, named, store.MEASURES), named)
+    if arrays is None:
+        print(f"{one.file}: its measures (measures-<digest>.npz) are missing: python -m engine.ship --measures", flush=True)
+        return False
+    task = TASKS[name]
+    text = task.held_out is not None
+    sets = head_sets(one.config)
+    n = language.EVIDENCE_N if text else KNOCKOUT_N
+    for heads in ([(), sets[0b10010], sets[-2]] if text else [s for s in sets if len(s) <= 1]):
+        if text and heads:
+            kept = language.knockout_in(arrays, one.config, heads, n)
+            now = language.knockouts(one.config, params, [heads], n=n)[0]
+            same = kept is not None and max(abs(kept.overall - now.overall), abs(kept.second_copy - now.second_copy)) <= GAP
+        else:
+            kept = knockout_from(arrays, one.config, heads, n, KNOCKOUT_SEED)
+            now = position_metrics(name, one.config, params, n, KNOCKOUT_SEED, ablate=heads)
+            same = kept is not None and np.array_equal(kept.right, now.right) and np.abs(kept.loss - now.loss).max() <= GAP
+        if not same:
+            print(f"{one.file}: its knock-out of {heads or 'no head'} is not what measuring gives: "
+                  "python -m engine.ship --measures", flush=True)
+            return False
+    tokens, targets = task.sample(np.random.RandomState(HISTORY_SEED), HISTORY_N)
+    last = [expected_share(task, one.config, params, tokens, targets), previous_share(one.config, params, tokens)]
+    followed = ("history steps" in arrays and list(arrays["history steps"]) == [s for s, _ in run.checkpoints]
+                and (int(arrays["history n"]), int(arrays["history seed"])) == (HISTORY_N, HISTORY_SEED)
+                and max(float(np.abs(arrays["history task share"][-1] - last[0]).max()),
+                        float(np.abs(arrays["history previous share"][-1] - last[1]).max())) <= GAP)
+    if not followed:
+        print(f"{one.file}: its heads step by step are not what measuring gives: python -m engine.ship --measures",
+              flush=True)
+    return followed
