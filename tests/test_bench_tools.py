@@ -15,7 +15,7 @@ import pytest
 from streamlit.proto.NumberInput_pb2 import NumberInput
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-from benchmarks import first_knockout, fragment_floor, hall, mix, profile, profile_categories as cats, server_probe, servers, wsclient
+from benchmarks import first_run, fragment_floor, hall, mix, profile, profile_categories as cats, server_probe, servers, wsclient
 from harness import browser as bs
 from ui.shell import site
 
@@ -93,7 +93,7 @@ def test_the_probe_counts_a_runs_cpu_at_its_regions(tmp_path):
 def test_the_options_are_checked(monkeypatch):
     for module, argv in ((hall, ["--students", "0"]), (profile, ["--presets", "nowhere"]),
                          (fragment_floor, ["--reruns", "1"]), (profile, ["--clicks", "sidebar"]),
-                         (first_knockout, ["--link", "model?preset=trained-text"]), (first_knockout, ["--repeats", "0"])):
+                         (first_run, ["--link", "?preset=trained-text"]), (first_run, ["--repeats", "0"])):
         monkeypatch.setattr(sys, "argv", ["x", *argv])
         with pytest.raises(SystemExit) as stop:
             module.main()
@@ -170,8 +170,7 @@ def test_the_fragment_floor_app_runs_under_the_projects_config_and_its_button_re
     assert all(ms > 0 for ms in costs["full"] + costs["fragment"])
 
 
-def test_a_first_knockout_link_is_split_into_its_page_and_the_same_query_without_the_knockout():
-    assert first_knockout.split("model?preset=trained-text&ablate=0.1,1.2&layer=1") == (
-        "model", "preset=trained-text&ablate=0.1,1.2&layer=1", "preset=trained-text&layer=1")
-    assert all(first_knockout.split(link)[2] and "ablate" not in first_knockout.split(link)[2]
-               for link in first_knockout.LINKS)
+def test_a_first_run_is_measured_after_the_same_link_without_its_knockout_or_after_the_model_view():
+    assert first_run.warm_up("model?preset=trained-text&ablate=0.1,1.2&layer=1") == "model?preset=trained-text&layer=1"
+    assert first_run.warm_up("learn?preset=trained-text") == "model?preset=trained-text"
+    assert all("ablate" not in first_run.warm_up(link) and first_run.warm_up(link) != link for link in first_run.LINKS)

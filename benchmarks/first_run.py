@@ -1,14 +1,15 @@
-"""A fresh server's first knock-out: what a student who opens a page with heads knocked out (a lecturer's
-link, a lesson step, the multiselect) costs the server the first time that set is asked for.
+"""A fresh server's first run of a page: what the first student to ask for something (a knock-out in a
+lecturer's link or the multiselect, the Learn page's replay) costs the server, once its imports and
+weights are loaded.
 
-Each repeat starts a fresh server of a checkout (empty weights cache, as a new replica), opens the page at
-its preset without a knock-out (imports, the shipped weights and the page's own caches are then loaded),
-then opens it again with the knock-out in its URL, and reads that second run's wall time and the server's
-CPU (all threads) around it. With --against, two checkouts alternate in one sitting.
+Each repeat starts a fresh server of a checkout (empty weights cache, as a new replica), opens a warm-up
+page (by default the same link without its knock-out, or the model view at the link's preset), then opens
+the link, and reads that second run's wall time and the server's CPU (all threads) around it. With
+--against, two checkouts alternate in one sitting.
 
-    python -m benchmarks.first_knockout                                # this checkout, the two default links
-    python -m benchmarks.first_knockout --against /tmp/older --repeats 3
-    python -m benchmarks.first_knockout --link "model?preset=trained-induction&ablate=0.0,1.1"
+    python -m benchmarks.first_run                                # this checkout, the default links
+    python -m benchmarks.first_run --against /tmp/older --repeats 3
+    python -m benchmarks.first_run --link "model?preset=trained-induction&ablate=0.0,1.1"
 """
 from __future__ import annotations
 
@@ -21,21 +22,23 @@ from pathlib import Path
 from benchmarks import servers
 from benchmarks.wsclient import Tab
 
-LINKS = ("model?preset=trained-text&ablate=0.1,1.2", "model?preset=trained-induction&ablate=1.0")
+LINKS = ("model?preset=trained-text&ablate=0.1,1.2", "model?preset=trained-induction&ablate=1.0", "learn?preset=trained-text")
 SETTLE_S = 0.05               # after the run finished: the server's last bookkeeping of it
 
 
-def split(link: str) -> tuple[str, str, str]:
-    """A link "page?query" as its page, its query, and its query without the knock-out."""
+def warm_up(link: str) -> str:
+    """The page a link's first run is measured after: the link without its knock-out, else the model view at
+    the link's query."""
     page, _, query = link.partition("?")
     plain = "&".join(part for part in query.split("&") if part and not part.startswith("ablate="))
-    return page, query, plain
+    return f"{page}?{plain}" if plain != query else f"model?{query}"
 
 
 async def first(url: str, cpu: servers.Cpu, link: str) -> tuple[float, float, list[str]]:
-    """Open the page without, then with the knock-out: the second run's wall and server CPU seconds, errors."""
-    page, query, plain = split(link)
-    tab = Tab(url, page, plain)
+    """Open the warm-up page, then the link: the link's run's wall and server CPU seconds, and its errors."""
+    page, _, query = link.partition("?")
+    warm_page, _, warm_query = warm_up(link).partition("?")
+    tab = Tab(url, warm_page, warm_query)
     await tab.open()
     await tab.close()
     before, start = cpu.seconds(), time.perf_counter()
@@ -49,7 +52,7 @@ async def first(url: str, cpu: servers.Cpu, link: str) -> tuple[float, float, li
 
 
 def once(folder: Path, link: str) -> tuple[float, float, list[str]]:
-    with servers.server(folder, "first-knockout.log") as server:
+    with servers.server(folder, "first-run.log") as server:
         return asyncio.run(first(server.url, servers.Cpu(server.pid), link))
 
 
@@ -57,12 +60,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--checkout", default=".", help="the checkout to measure (default: this one)")
     parser.add_argument("--against", help="another checkout, measured in turn with the first")
-    parser.add_argument("--link", action="append", help=f"a page?query with ablate=… (default: {', '.join(LINKS)})")
+    parser.add_argument("--link", action="append", help=f"a page?query (default: {', '.join(LINKS)})")
     parser.add_argument("--repeats", type=int, default=2)
     args = parser.parse_args()
     links = args.link or list(LINKS)
-    if args.repeats < 1 or any("ablate=" not in link for link in links):
-        parser.error("--repeats must be at least 1, and every --link must knock a head out (ablate=L.H,…)")
+    if args.repeats < 1 or any(not link.split("?")[0].isidentifier() for link in links):
+        parser.error("--repeats must be at least 1, and every --link a page's path and query (model?preset=…)")
     folders = [servers.checkout(args.checkout)] + ([servers.checkout(args.against)] if args.against else [])
     found: dict[tuple[str, str], list[tuple[float, float]]] = {}
     errors = 0
