@@ -2,7 +2,7 @@
 from .attention import causal_visible, layer_norm, merge_heads, relu, row_entropy, sinusoidal_positions, softmax, split_heads
 from .block import Trace, block_backward, block_forward
 from .config import MAX_LAYERS, MAX_TOKENS, Config, valid_head_counts
-from .evidence import (ABLATE_MODES, HISTORY_N, HISTORY_SEED, HeadScores, PositionMetrics, evaluate, head_means, head_scores, head_sets, history_arrays,
+from .evidence import (ABLATE_MODES, HISTORY_N, HISTORY_SEED, MEASURED_N, MEASURED_SEED, HeadScores, PositionMetrics, evaluate, head_means, head_scores, head_sets, history_arrays,
                        knockout_arrays, knockout_from, position_metrics, predict, previous_share)
 from .measure import expected_share, lock_step, share_history, share_per_query, task_stack, task_trace
 from .model import Stack, backward, cross_entropy, forward, loss_and_grads, run
@@ -26,6 +26,6 @@ __all__ = [
     "flatten", "unflatten", "frozen_copy", "train", "TrainRun", "evaluate", "predict",
     # evidence: knock-outs and head scores
     "ABLATE_MODES", "head_means", "position_metrics", "PositionMetrics", "head_scores", "HeadScores", "previous_share",
-    "head_sets", "knockout_arrays", "knockout_from", "history_arrays", "HISTORY_N", "HISTORY_SEED",
+    "head_sets", "knockout_arrays", "knockout_from", "history_arrays", "HISTORY_N", "HISTORY_SEED", "MEASURED_N", "MEASURED_SEED",
     "task_trace", "task_stack", "expected_share", "share_per_query", "share_history", "lock_step", "loss_drop_step",
 ]

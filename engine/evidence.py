@@ -193,6 +193,7 @@ def head_scores(cfg: Config, params: Params, tokens, task: str | Task | None = N
 
 
 MAX_SETS = 16     # a model of at most 4 heads has every set of its heads measured once (16 sets, the empty one too)
+MEASURED_N, MEASURED_SEED = 1000, 1   # the fresh sequences every accuracy and knock-out is measured on (the pages', shipped)
 HISTORY_N, HISTORY_SEED = 50, 2   # the sequences a run's heads are followed on, step by step (share_history's)
 
 
@@ -203,7 +204,16 @@ def head_sets(cfg: Config) -> list[tuple[tuple[int, int], ...]]:
     return [tuple(pair for bit, pair in enumerate(pairs) if s >> bit & 1) for s in range(2 ** len(pairs))]
 
 
-def knockout_arrays(task: str | Task, cfg: Config, params: Params, n: int = 1000, seed: int = 1,
+def set_number(cfg: Config, pairs) -> int | None:
+    """A set of (layer, head) pairs' number in head_sets (its mask), or None if a pair is not one of the model's heads."""
+    L, H = cfg.n_layers, cfg.num_heads
+    wanted = {tuple(int(x) for x in pair) for pair in pairs}
+    if any(not (0 <= layer < L and 0 <= head < H) for layer, head in wanted):
+        return None
+    return sum(1 << (layer * H + head) for layer, head in wanted)
+
+
+def knockout_arrays(task: str | Task, cfg: Config, params: Params, n: int = MEASURED_N, seed: int = MEASURED_SEED,
                     upto: int | None = None) -> dict[str, np.ndarray]:
     """position_metrics at the task's training length with every set of heads knocked out (head_sets' order),
     stacked into arrays to keep beside the weights: a knock-out then costs a look-up, not n forwards.
@@ -224,11 +234,8 @@ def knockout_from(arrays: dict[str, np.ndarray], cfg: Config, ablate, n: int, se
     if "loss" not in arrays or (int(arrays["n"]), int(arrays["seed"]), tuple(int(x) for x in arrays["heads"])) != (
             n, seed, (cfg.n_layers, cfg.num_heads)):
         return None
-    set_of = {(layer, head): layer * cfg.num_heads + head for layer in range(cfg.n_layers) for head in range(cfg.num_heads)}
-    if any(tuple(pair) not in set_of for pair in ablate):
-        return None
-    s = sum(1 << set_of[tuple(pair)] for pair in set(map(tuple, ablate)))
-    if s >= len(arrays["loss"]):
+    s = set_number(cfg, ablate)
+    if s is None or s >= len(arrays["loss"]):
         return None
     count = np.array(arrays["count"])
     metrics = dict(scored=count > 0, count=count, **{name: np.array(arrays[name][s])

@@ -11,7 +11,7 @@ import numpy as np
 
 from .attention import log_softmax, softmax
 from .config import Config
-from .evidence import strongest
+from .evidence import head_sets, set_number, strongest
 from .measure import share_per_query
 from .model import check_batch, forward
 from .params import Params
@@ -213,7 +213,6 @@ def knockout_table(cfg: Config, params: Params, n: int = EVIDENCE_N) -> dict[str
     """The held-out losses with every set of the model's heads knocked out (engine.evidence.head_sets' order;
     256 sets of 8 heads, ~1 s each), on the evidence's n windows of each kind, as arrays to keep beside the
     weights: a knock-out of any heads is then a look-up."""
-    from .evidence import head_sets
     found = knockouts(cfg, params, head_sets(cfg), n=n)
     return {"n": np.array(n), "heads": np.array([cfg.n_layers, cfg.num_heads]),
             "losses": np.array([(k.overall, k.second_copy) for k in found], dtype=np.float64)}   # (sets, 2)
@@ -222,10 +221,9 @@ def knockout_table(cfg: Config, params: Params, n: int = EVIDENCE_N) -> dict[str
 def knockout_in(arrays: dict[str, np.ndarray], cfg: Config, pairs, n: int) -> Knockout | None:
     """knockout_table's Knockout of these (layer, head) pairs on n windows, or None when the table measured
     another model shape or other windows, or a pair is not one of the model's heads."""
-    L, H = cfg.n_layers, cfg.num_heads
-    wanted = frozenset(tuple(int(x) for x in p) for p in pairs)
-    if (int(arrays["n"]), tuple(int(x) for x in arrays["heads"])) != (n, (L, H)) or any(
-            not (0 <= layer < L and 0 <= head < H) for layer, head in wanted):
+    s = set_number(cfg, pairs)
+    if s is None or (int(arrays["n"]), tuple(int(x) for x in arrays["heads"])) != (n, (cfg.n_layers, cfg.num_heads)):
         return None
-    overall, second = arrays["losses"][sum(1 << (layer * H + head) for layer, head in wanted)]
-    return Knockout(ablate=wanted, overall=float(overall), second_copy=float(second))
+    overall, second = arrays["losses"][s]
+    return Knockout(ablate=frozenset(tuple(int(x) for x in p) for p in pairs), overall=float(overall),
+                    second_copy=float(second))

@@ -18,9 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .evidence import MEASURED_N, MEASURED_SEED
 from .ship import GAP, SEED, Shipped, runs
-
-KNOCKOUT_N, KNOCKOUT_SEED = 1000, 1   # the sequences every knock-out is measured on (ui.compute.METRICS_N, METRICS_SEED)
 
 
 def measured(name: str, one: Shipped) -> bool:
@@ -46,10 +45,10 @@ def write(name: str, one: Shipped, run, folder) -> Path:
     cfg, params = one.config, run.params
     named = digest(params)
     if TASKS[name].held_out is None:
-        arrays = knockout_arrays(name, cfg, params, KNOCKOUT_N, KNOCKOUT_SEED)
+        arrays = knockout_arrays(name, cfg, params, MEASURED_N, MEASURED_SEED)
     else:                                       # and its loss and accuracy per position, nothing knocked out
         arrays = language.knockout_table(cfg, params) | knockout_arrays(name, cfg, params, language.EVIDENCE_N,
-                                                                        KNOCKOUT_SEED, upto=1)
+                                                                        MEASURED_SEED, upto=1)
     arrays |= history_arrays(run)
     path = store.save_evidence(arrays, named, store.evidence_path(folder, named, store.MEASURES))
     print(f"{path}: {path.stat().st_size / 1000:.0f} kB, {len(arrays['losses' if 'losses' in arrays else 'loss'])} "
@@ -95,15 +94,15 @@ def hold(name: str, one: Shipped, run) -> bool:
     task = TASKS[name]
     text = task.held_out is not None
     sets = head_sets(one.config)
-    n = language.EVIDENCE_N if text else KNOCKOUT_N
+    n = language.EVIDENCE_N if text else MEASURED_N
     for heads in ([(), sets[0b10010], sets[-2]] if text else [s for s in sets if len(s) <= 1]):
         if text and heads:
             kept = language.knockout_in(arrays, one.config, heads, n)
             now = language.knockouts(one.config, params, [heads], n=n)[0]
             same = kept is not None and max(abs(kept.overall - now.overall), abs(kept.second_copy - now.second_copy)) <= GAP
         else:
-            kept = knockout_from(arrays, one.config, heads, n, KNOCKOUT_SEED)
-            now = position_metrics(name, one.config, params, n, KNOCKOUT_SEED, ablate=heads)
+            kept = knockout_from(arrays, one.config, heads, n, MEASURED_SEED)
+            now = position_metrics(name, one.config, params, n, MEASURED_SEED, ablate=heads)
             same = kept is not None and np.array_equal(kept.right, now.right) and np.abs(kept.loss - now.loss).max() <= GAP
         if not same:
             print(f"{one.file}: its knock-out of {heads or 'no head'} is not what measuring gives: "

@@ -29,6 +29,9 @@ def test_head_sets_number_every_set_by_its_mask():
     assert len(sets) == 16 and sets[0] == () and sets[-1] == ((0, 0), (0, 1), (1, 0), (1, 1))
     assert sets[0b0100] == ((1, 0),) and sets[0b1010] == ((0, 1), (1, 1))
     assert len(set(sets)) == 16
+    from engine.evidence import set_number
+    assert [set_number(cfg, heads) for heads in sets] == list(range(16))       # a set's number is its place
+    assert set_number(cfg, [(1, 0), (0, 1), (1, 0)]) == 0b0110 and set_number(cfg, [(0, 2)]) is None
 
 
 def test_the_arrays_give_back_each_set_as_measured_and_nothing_else():
@@ -133,7 +136,7 @@ def test_the_check_finds_missing_or_wrong_knockouts(tmp_path, monkeypatch):
     model = shipped(task)
     monkeypatch.setattr(store, "SHIPPED", tmp_path)
     assert not shipped_measures.hold(task, one, model.run)
-    arrays = engine.knockout_arrays(task, model.config, model.params, shipped_measures.KNOCKOUT_N, shipped_measures.KNOCKOUT_SEED)
+    arrays = engine.knockout_arrays(task, model.config, model.params, compute.METRICS_N, compute.METRICS_SEED)
     arrays |= engine.history_arrays(model.run)
     arrays["right"] = arrays["right"].copy()
     arrays["right"][4, 9] -= 3                                        # head (1, 0) knocked out: 3 fewer right at 9

@@ -25,7 +25,7 @@ from services.weights import Model, Training
 # thread per call avoids threads fighting over the cores (set once, for the whole server process).
 threadpool_limits(limits=1, user_api="blas")
 SHARE_SEED, SHARE_SEQUENCES = engine.HISTORY_SEED, engine.HISTORY_N   # the same sequences for every measure
-METRICS_N, METRICS_SEED = 1000, 1      # fresh sequences an accuracy or a knock-out is measured on (engine.evaluate's)
+METRICS_N, METRICS_SEED = engine.MEASURED_N, engine.MEASURED_SEED   # an accuracy's or knock-out's fresh sequences
 TEXT_N = language.EVIDENCE_N           # held-out windows a text model is measured on (a forward of 1,000 costs 3 s)
 
 # A cache key is hashed on every call. Streamlit hashes a dataclass field by field through its
