@@ -115,6 +115,32 @@ def test_a_page_reads_a_knockout_at_the_training_length_and_measures_one_elsewhe
         st.cache_data.clear()
 
 
+def test_one_quantity_asked_every_way_the_pages_ask_is_measured_once(monkeypatch):
+    """The model view's header asks compute.metrics(model, T), its knock-out figures (model, T, ablate) with
+    nothing knocked out, the Learn page (model): at a length away from training each spelling used to be
+    a cache entry of its own, and a new length cost two measures. One measure per quantity now: T left out
+    or written, no heads left out or (), a set of heads in any order."""
+    import streamlit as st
+
+    st.cache_data.clear()
+    model = shipped("induction")
+    measured = []
+    real = evidence.metrics
+    monkeypatch.setattr(evidence, "metrics", lambda m, T, ablate, n, seed: measured.append((T, ablate))
+                        or real(m, T, ablate, n, seed))
+    try:
+        T, away = model.task.seq_len, model.task.seq_len + 3
+        at = [compute.metrics(model), compute.metrics(model, T), compute.metrics(model, T, ())]
+        here = [compute.metrics(model, away), compute.metrics(model, away, ())]
+        pair = [compute.metrics(model, away, ((1, 0), (0, 1))), compute.metrics(model, away, ((0, 1), (1, 0)))]
+        assert measured == [(T, ()), (away, ()), (away, ((0, 1), (1, 0)))]
+        for same in (at, here, pair):
+            assert all(np.array_equal(m.right, same[0].right) and m.sequences == same[0].sequences for m in same)
+        assert here[0].sequences == compute.AWAY_N and pair[0].overall_accuracy < here[0].overall_accuracy
+    finally:
+        st.cache_data.clear()
+
+
 def test_a_corrupt_or_foreign_knockouts_file_is_not_read(tmp_path, monkeypatch):
     model = shipped("induction")
     monkeypatch.setattr(store, "SHIPPED", tmp_path)

@@ -15,8 +15,7 @@ import streamlit as st
 from threadpoolctl import threadpool_limits
 
 import engine
-from engine import analysis, experiments
-from engine import language
+from engine import analysis, experiments, language
 from services import evidence as measured
 from services import weights as service
 from services.weights import Model, Training
@@ -27,6 +26,7 @@ threadpool_limits(limits=1, user_api="blas")
 SHARE_SEED, SHARE_SEQUENCES = engine.HISTORY_SEED, engine.HISTORY_N   # the same sequences for every measure
 METRICS_N, METRICS_SEED = engine.MEASURED_N, engine.MEASURED_SEED   # an accuracy's or knock-out's fresh sequences
 TEXT_N = language.EVIDENCE_N           # held-out windows a text model is measured on (a forward of 1,000 costs 3 s)
+AWAY_N = 200                           # sequences an accuracy at another length than the training one is measured on
 
 # A cache key is hashed on every call. Streamlit hashes a dataclass field by field through its
 # reduce protocol (~1 ms a call for a Config); its repr names every field's value exactly and costs
@@ -181,18 +181,19 @@ def causal_test(cfg: engine.Config, words: tuple[str, ...],
 
 
 # --------------------------------------------------------------------------- a trained model's evidence
-@st.cache_data(max_entries=128, show_spinner=False, hash_funcs=_KEYS)
 def metrics(trained: Model, T: int | None = None, ablate: tuple[tuple[int, int], ...] = ()) -> engine.PositionMetrics:
     """The model's loss and accuracy, whole and at each position, on METRICS_N fresh sequences of its task
     of T tokens (None: its training length; engine.evaluate's sequences there), with `ablate`'s heads'
     outputs zeroed: every accuracy, knock-out and per-position figure of every page (services.evidence: a
-    shipped model's knock-outs at the training length are read, the rest measured)."""
+    shipped model's knock-outs at the training length are read, the rest measured). One cache entry per
+    quantity: Streamlit keys a call by the arguments as written, so they are spelled out one way first."""
     task = trained.task
-    T = task.seq_len if T is None else max(T, task.min_len)
-    return measured.metrics(trained, T, ablate, sequences(task, T), METRICS_SEED)
+    return _metrics(trained, task.seq_len if T is None else max(T, task.min_len), tuple(sorted(set(ablate))))
 
 
-AWAY_N = 200                           # sequences an accuracy at another length than the training one is measured on
+@st.cache_data(max_entries=128, show_spinner=False, hash_funcs=_KEYS)
+def _metrics(trained: Model, T: int, ablate: tuple[tuple[int, int], ...]) -> engine.PositionMetrics:
+    return measured.metrics(trained, T, ablate, sequences(trained.task, T), METRICS_SEED)
 
 
 def sequences(task: engine.Task, T: int) -> int:
