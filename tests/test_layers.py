@@ -10,7 +10,9 @@
              in one place; the poll's store is imported by ui/poll/ only;
 * pages/     thin: a header, then their folder of ui/sections/: they import ui only.
 
-No module of the app is longer than 300 lines.
+No module of the app is longer than 300 lines. No cached function has a default argument: Streamlit keys a
+cached call by its arguments as written, so f(x) and f(x, None) would be two entries, two measures of one
+quantity (a wrapper spells the defaults out, then calls the cached function).
 """
 from __future__ import annotations
 
@@ -96,6 +98,23 @@ def test_only_compute_calls_the_engines_computations(path):
     assert not calls, (rel(path), calls)
 
 
+def defaulted_caches(path: Path) -> list[tuple[int, str]]:
+    """(line, name) of the functions under @st.cache_data / @st.cache_resource in the file that have a default
+    argument."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+                getattr(d.func if isinstance(d, ast.Call) else d, "attr", None) in ("cache_data", "cache_resource")
+                for d in node.decorator_list) and (node.args.defaults or any(node.args.kw_defaults)):
+            found.append((node.lineno, node.name))
+    return found
+
+
+@pytest.mark.parametrize("path", [p for p in modules() if rel(p).startswith("ui/")], ids=rel)
+def test_no_cached_function_has_a_default_argument(path):
+    assert not defaulted_caches(path), (rel(path), defaulted_caches(path), "spell the defaults out in a wrapper")
+
+
 @pytest.mark.parametrize("path", modules(), ids=rel)
 def test_no_module_is_longer_than_300_lines(path):
     lines = len(path.read_text().splitlines())
@@ -103,7 +122,8 @@ def test_no_module_is_longer_than_300_lines(path):
 
 
 def test_the_rules_see_what_they_must(tmp_path):
-    """The readers above notice a forbidden import and a computation (a test that cannot fail is a defect)."""
+    """The readers above notice a forbidden import, a computation and a cached function's default (a test that
+    cannot fail is a defect)."""
     sample = tmp_path / "x.py"
     sample.write_text("import engine\nfrom services.weights import get\n\ndef f():\n    from streamlit import x\n"
                       "    return engine.forward(1)\n")
@@ -111,3 +131,7 @@ def test_the_rules_see_what_they_must(tmp_path):
     assert ("services.weights", ("get",)) in imports(sample)
     tree = ast.parse(sample.read_text())
     assert any(isinstance(n, ast.Call) and getattr(n.func, "attr", None) == "forward" for n in ast.walk(tree))
+    cached = tmp_path / "y.py"
+    cached.write_text("import streamlit as st\n\n@st.cache_data(max_entries=4)\ndef f(a, b=None):\n    return a\n\n"
+                      "@st.cache_resource\ndef g(a, *, k=1):\n    return a\n\n@st.cache_data\ndef h(a, b):\n    return a\n")
+    assert defaulted_caches(cached) == [(4, "f"), (8, "g")]

@@ -249,8 +249,8 @@ def text_knockout(trained: Model, ablate: tuple[tuple[int, int], ...]) -> langua
 
 
 @st.cache_data(max_entries=64, show_spinner=False, hash_funcs=_KEYS)
-def next_words(trained: Model, ids: tuple[int, ...], ablate: tuple[tuple[int, int], ...] = (),
-               k: int = 5) -> list[tuple[str, float]]:
+def next_words(trained: Model, ids: tuple[int, ...], ablate: tuple[tuple[int, int], ...],
+               k: int) -> list[tuple[str, float]]:
     """The k most likely next tokens after the sequence of token ids (heads in ablate knocked out)."""
     return language.next_after(trained.config, trained.params, list(ids), k, ablate)
 
