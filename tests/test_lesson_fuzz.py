@@ -1,0 +1,89 @@
+"""Any lesson file a lecturer uploads is read or refused in words, never a traceback: lesson.parse on any
+TOML document made of the lesson's own fields and strangers (any value type, at any depth, texts with HTML,
+braces, control characters and other scripts) returns a lesson or raises LessonError with each problem as a
+sentence; a lesson it returns is written back by dump() and reads back the same. (tests/test_lessons.py
+checks each mistake a lecturer makes, one by one; this is the property over any document.)"""
+from __future__ import annotations
+
+import datetime
+import math
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ui.lessons import lesson as ls
+from ui.shell import site
+
+PAGES = [p.path for p in site.PAGES]
+TEXTS = st.one_of(st.text(max_size=60), st.sampled_from(["Scores", "{scores.max}", "<b>x</b>", "&amp;", "{", "}",
+                                                           "a\x00b", "ß", "x" * 1300, ""] + PAGES))
+SCALARS = st.one_of(TEXTS, st.integers(-10**12, 10**12), st.floats(allow_nan=True), st.booleans(),
+                    st.just(datetime.date(2026, 12, 3)))
+VALUES = st.recursive(SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                                       st.dictionaries(st.sampled_from(["a", "b", "x y"]), inner, max_size=3)),
+                      max_leaves=6)
+SETTINGS = st.dictionaries(st.sampled_from(list(ls.SETTINGS[:12]) + ["present", "zzz"]),
+                           st.one_of(st.integers(-5, 70), TEXTS, st.floats(allow_nan=True), st.booleans()), max_size=4)
+STEP = st.fixed_dictionaries({}, optional={"title": TEXTS, "page": st.one_of(st.sampled_from(PAGES), TEXTS),
+                                           "text": TEXTS, "note": TEXTS, "question": st.one_of(st.booleans(), VALUES),
+                                           "settings": st.one_of(SETTINGS, VALUES), "extra": VALUES})
+DOC = st.fixed_dictionaries({}, optional={"title": TEXTS, "summary": TEXTS,
+                                          "steps": st.one_of(st.lists(STEP, max_size=4), VALUES), "other": VALUES})
+
+
+# A well-formed lesson: any letters, digits and punctuation in its texts (no braces, no markup), real pages,
+# settings a link may carry.
+PLAIN = st.text(st.characters(categories=("L", "N", "Zs"), include_characters=".,;:!?'-()\"\\/"),
+                min_size=1, max_size=60).filter(str.strip)
+GOOD_STEP = st.fixed_dictionaries({"title": PLAIN, "page": st.sampled_from(PAGES), "text": PLAIN, "note": PLAIN},
+                                  optional={"question": st.booleans(),
+                                            "settings": st.sampled_from([{}, {"seq_len": 8}, {"d_model": 32},
+                                                                         {"preset": "day33"}, {"causal": "1"}])})
+GOOD = st.fixed_dictionaries({"title": PLAIN, "summary": PLAIN, "steps": st.lists(GOOD_STEP, min_size=1, max_size=4)})
+
+
+def toml(value) -> str:
+    """A value as a TOML expression (inline tables and arrays: any depth on one line)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf") if math.isinf(value) else repr(value)
+    if isinstance(value, str):
+        return ls._string(value)
+    if isinstance(value, datetime.date):
+        return value.isoformat()
+    if isinstance(value, list):
+        return "[" + ", ".join(toml(v) for v in value) + "]"
+    return "{" + ", ".join(f"{ls._string(k)} = {toml(v)}" for k, v in value.items()) + "}"
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(DOC, GOOD))
+def test_any_lesson_document_reads_or_is_refused_in_words(doc):
+    source = "\n".join(f"{ls._string(key)} = {toml(value)}" for key, value in doc.items())
+    try:
+        found = ls.parse(source, "uploaded")
+    except ls.LessonError as err:
+        assert err.problems and all(isinstance(p, str) and p.strip() for p in err.problems)
+        return
+    assert isinstance(found, ls.Lesson) and found.steps
+    assert ls.parse(ls.dump(found), "uploaded") == found
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(GOOD)
+def test_a_well_formed_lesson_reads_and_writes_back_the_same(doc):
+    found = ls.parse("\n".join(f"{ls._string(key)} = {toml(value)}" for key, value in doc.items()), "uploaded")
+    assert [step.page for step in found.steps] == [step["page"] for step in doc["steps"]]
+    assert ls.parse(ls.dump(found), "uploaded") == found
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.binary(max_size=400))
+def test_any_bytes_read_or_are_refused_in_words(data):
+    try:
+        ls.parse(data, "uploaded")
+    except ls.LessonError as err:
+        assert err.problems and all(isinstance(p, str) and p.strip() for p in err.problems)
