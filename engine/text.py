@@ -32,7 +32,9 @@ HELD_OUT_EVERY = 10                                   # chapters 10, 20, 30 ... 
 REPEAT_SHARE = 0.5                                    # windows in which a span of their text comes again
 SPLITS = ("train", "held_out")
 
-TOKEN = re.compile(r"<unk>|\b(?:mrs|mr|dr|st)\.|[^\W_]+(?:'[^\W_]+)*|--|[^\s_]", re.IGNORECASE)   # <unk>: typed back
+# <unk> and a lone 's (after a space or at the start) are tokens as the pages write them back: a sentence shown as
+# its tokens joined by spaces ("emma 's father") reads back to the same tokens. The corpus has no lone 's.
+TOKEN = re.compile(r"<unk>|(?<!\S)'s\b|\b(?:mrs|mr|dr|st)\.|[^\W_]+(?:'[^\W_]+)*|--|[^\s_]", re.IGNORECASE)
 TYPOGRAPHY = {"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2014": "--", "\u2013": "-"}
 
 
@@ -45,10 +47,10 @@ def pieces(text: str) -> list[str]:
         text = text.replace(curly, plain)
     found = []
     for piece in TOKEN.findall(text):
-        if len(piece) > 2 and piece[-2:].lower() == "'s":
-            found += [piece[:-2], piece[-2:]]          # "Emma's" -> "Emma", "'s"
-        else:
-            found.append(piece)
+        possessives = []
+        while len(piece) > 2 and piece[-2:].lower() == "'s":
+            piece, possessives = piece[:-2], [piece[-2:]] + possessives   # "Emma's" -> "Emma", "'s"
+        found += [piece] + possessives
     return found
 
 

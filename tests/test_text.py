@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hst
 
 import engine
 from engine import text
@@ -20,6 +22,25 @@ def test_words_are_lowercased_words_and_marks():
         "emma", "'s", "friend", "--", "mr.", "knightley", "--", "said", '"', "no", '"', "."]
     assert text.words("don't   twenty-one\n\u00b6") == ["don't", "twenty", "-", "one", "\u00b6"]
     assert text.words("_them_") == ["them"]                            # the corpus's italics marks go
+
+
+@settings(max_examples=300, deadline=None)
+@given(hst.lists(hst.sampled_from(list("emaEMA's'  -._,.!\u2019\u2014\u00b6<>unk") + ["mr.", "<unk>", "'s", "--"]),
+                 max_size=40).map("".join) | hst.text(max_size=60))
+def test_tokens_written_back_as_the_pages_write_them_read_back_the_same(typed):
+    """A sentence is shown as its tokens joined by spaces (the token box, a link's text=, a lesson's step);
+    reading that again gives the same tokens, possessives included ("emma 's": 's was read as ' and s)."""
+    found = text.words(typed)
+    assert text.words(" ".join(found)) == found
+
+
+def test_every_vocabulary_token_and_held_out_window_reads_back_the_same():
+    vocab = text.vocabulary()
+    assert [v for v in vocab if text.words(v) != [v]] == []
+    for row in engine.language.held_out(100, 0, 64).tokens:
+        shown = [vocab[i] for i in row]
+        assert text.read_text(" ".join(shown)) == (shown, [])
+    assert text.read_text("Emma's father") == (["emma", "'s", "father"], [])
 
 
 def test_encode_names_the_unknown_words():

@@ -102,7 +102,7 @@ def test_the_next_word_table_is_the_models_own(view):
 
 
 @pytest.mark.parametrize("typed, T", [("It is a truth universally acknowledged by Zebedee.", 9), ("Emma", 2),
-                                      ("the " * 70, 64)])
+                                      ("the " * 70, 64), ("Emma's father's house, said Mr. Zebedee's wife.", 12)])
 def test_typed_text_reads_unknown_words_as_unk_and_names_them(typed, T):
     at = open_app(INPUTS, {**PRESET, "text": typed, "seq_len": str(T)}, timeout=300)
     assert_clean(at)
