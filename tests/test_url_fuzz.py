@@ -11,9 +11,7 @@ from hypothesis import strategies as st
 import engine
 from ui.shell import presets, state, url
 
-KEYS = ["preset", "d_model", "heads", "d_ff", "seed", "seq_len", "text", "causal", "positional", "scale", "present",
-        "sidebar", "stretch", "layers", "layer_norm", "layer", "head", "cell", "beta", "ablate", "task", "train_seed",
-        "steps", "lr", "sequence", "replay", "utm_source", "page"]
+KEYS = [url.URL_KEY.get(key, key) for key in state.KEYS] + ["utm_source", "page"]   # every link key, and strangers
 
 # Values near what the readers accept (numbers at and past each range, pairs, the presets and tasks by name)
 # and anything at all: text with HTML, controls, other scripts, huge or odd numbers.

@@ -45,7 +45,7 @@ def next_words(view: View, trained: Model) -> None:
 
 def next_table(trained: Model, ids: tuple[int, ...], last: str, knocked=()) -> None:
     """The five likeliest next tokens after a sequence of token ids (ending with `last`), as a table."""
-    best = compute.next_words(trained, tuple(ids), tuple(sorted(knocked)), 5)
+    best = compute.next_words(trained, tuple(ids), tuple(knocked), 5)
     st.markdown("**What the model predicts next**, after the last token of the sentence"
                 + (" (with the picked heads knocked out)" if knocked else ""))
     tables.table({"rank": list(range(1, len(best) + 1)), "next token": [w for w, _ in best],
