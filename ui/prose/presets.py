@@ -53,7 +53,7 @@ def _too_few(count, T: int) -> str:
     thin = [i for i, cases in enumerate(count) if 0 < cases < MIN_CASES]
     if not thin:
         return ""
-    return (f"; {counted(len(thin), 'position')} of the {T} ({_span(thin)}) are scored in fewer than {MIN_CASES} of "
+    return (f"; {counted(len(thin), 'position')} of the {T} ({_span(thin)}) {'is' if len(thin) == 1 else 'are'} scored in fewer than {MIN_CASES} of "
             "the sequences, too few to tell")
 
 
