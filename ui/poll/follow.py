@@ -24,7 +24,14 @@ from ui.shell import session, site
 
 WATCH_ALONE_S = 1.25       # without a push, a follower learns of a move within this (plus its page's run)
 WATCH_PUSHED_S = 10.0      # with one (room.FRESH_S plus the run): the timer only in case a push was lost
-WATCH_EVERY_S = WATCH_PUSHED_S if push.available() else WATCH_ALONE_S
+
+
+def watch_every() -> float:
+    """The check's timer: long where a room's change is pushed, short where the timer alone carries it."""
+    return WATCH_PUSHED_S if push.available() else WATCH_ALONE_S
+
+
+WATCH_EVERY_S = watch_every()
 GONE = push.GONE           # place.seen() once the room could not be read (closed, expired, the database down)
 
 

@@ -9,8 +9,8 @@ the page) does what the page's check would: a follower is moved to the presenter
 a move costs a student one run. A session that is running is left alone on that read (a rerun would stop
 its run, and its check will read the room anyway) and asked on a later one if it still has not seen it.
 
-Streamlit offers no public call for this; the module touches its runtime in one place (`_rerun`). Where
-that runtime is missing (AppTest, a bare script) or differs (another Streamlit), `available()` is False,
+Streamlit offers no public call for this: what it needs below the public API is in ui/streamlit_internals.py.
+Where that runtime is missing (AppTest, a bare script) or differs (another Streamlit), `available()` is False,
 nothing is pushed and the timer alone carries a room's news at its short interval."""
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ import threading
 import time
 
 from services.poll.codes import PollError
+from ui import streamlit_internals as internals
 
 GONE = -1                      # the room's counter once it could not be read (closed, expired, database down)
 PRUNE_S = 5.0                  # sessions that ended are dropped this often
@@ -33,24 +34,12 @@ _pushed: dict[str, float] = {}                # session asked for a run that has
 _flight: set[str] = set()                     # sessions asked whose run may not have finished yet
 _guard = threading.Lock()
 _thread: threading.Thread | None = None
-_can = False                   # available() once it held: a server's runtime does not go away
 
 
 def available() -> bool:
     """Whether this process can push: a Streamlit server whose runtime has what _rerun uses (asked on every
-    run of a page in a room, so looked up once it held)."""
-    global _can
-    if _can:
-        return True
-    try:
-        from streamlit.runtime import Runtime
-        from streamlit.runtime.app_session import AppSession, AppSessionState
-
-        _can = (Runtime.exists() and hasattr(Runtime.instance(), "_session_mgr")
-                and hasattr(AppSession, "request_rerun") and hasattr(AppSessionState, "APP_NOT_RUNNING"))
-    except Exception:                                 # noqa: BLE001 - another Streamlit: the timer carries news
-        _can = False
-    return _can
+    run of a page in a room; looked up once it held)."""
+    return internals.can_push()
 
 
 def saw(code: str, rev: int) -> None:
@@ -141,13 +130,7 @@ def prune(alive) -> None:
 
 
 def _session_id() -> str | None:
-    try:
-        from streamlit.runtime.scriptrunner import get_script_run_ctx
-
-        ctx = get_script_run_ctx()
-    except Exception:                                 # noqa: BLE001
-        return None
-    return ctx.session_id if ctx is not None and available() else None
+    return internals.session_id() if available() else None
 
 
 def _start() -> None:
@@ -175,10 +158,7 @@ def _loop() -> None:
 
 
 def _session(sid: str):
-    from streamlit.runtime import Runtime
-
-    info = Runtime.instance()._session_mgr.get_active_session_info(sid)
-    return None if info is None else info.session
+    return internals.session(sid)
 
 
 def _running() -> int:
@@ -195,9 +175,7 @@ def _running() -> int:
 
 
 def _idle(session) -> bool:
-    from streamlit.runtime.app_session import AppSessionState
-
-    return session._state == AppSessionState.APP_NOT_RUNNING and session._scriptrunner is None
+    return internals.idle(session)
 
 
 def _alive(sid: str) -> bool:
@@ -208,8 +186,6 @@ def _rerun(sid: str, busy) -> bool:
     """Ask an idle session for a whole run with the state its browser sent last (no fragment, no cached
     messages assumed: the browser gets every element in full). Runs on the server's event loop, where the
     browser's own rerun requests are handled, so the idle check and the request cannot interleave with one."""
-    from streamlit.proto.ClientState_pb2 import ClientState
-
     session = _session(sid)
     if session is None or not _idle(session):
         return False
@@ -220,15 +196,10 @@ def _rerun(sid: str, busy) -> bool:
                 _pushed.pop(sid, None)
             busy()
             return
-        state = ClientState()
-        state.CopyFrom(session._client_state)
-        state.fragment_id = ""
-        state.is_auto_rerun = False
-        del state.cached_message_hashes[:]
-        session.request_rerun(state)
+        internals.rerun_whole(session)
 
     with _guard:
         _pushed[sid] = time.monotonic()                # asked from now: its turn is taken until its run ends
         _flight.add(sid)
-    session._event_loop.call_soon_threadsafe(run)
+    internals.on_loop(session, run)
     return True

@@ -13,9 +13,8 @@ import threading
 from dataclasses import replace
 
 import streamlit as st
-from streamlit.runtime.scriptrunner import get_script_run_ctx
-
 from ui import compute
+from ui import streamlit_internals as internals
 from ui.charts import colours as charts_colours
 from ui.shell import inputs, presenter, screen, session, sidebar, site, state, url
 from ui.shell.parts import Part, merged
@@ -167,7 +166,7 @@ def refreshed(here: View) -> View:
     parameters, such as a poll room's, kept). What the fragment's widgets cannot change (the config, the
     tokens, the width) is the full run's. A click that asks for another page reruns the whole app. In the full
     run itself the frame has just read everything: the View is returned as it is."""
-    if not get_script_run_ctx().fragment_ids_this_run:              # a full run: the frame read it all
+    if not internals.fragment_rerun():                              # a full run: the frame read it all
         return here
     if session.frame_pending():                       # opening a head is the whole run's: it switches page
         st.rerun(scope="app")                         # (read nothing here: the whole run reads it once)
@@ -207,7 +206,6 @@ def view(parts: tuple[Part, ...]) -> View:
     first click is an ordinary rerun of the same page.
     """
     if not full_run():
-        ctx = get_script_run_ctx()
-        with ctx.run_with_active_hash(ctx.pages_manager.main_script_hash):
+        with internals.as_entry_script():
             start(parts)
     return current()
