@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as hst
 
 import engine
-from engine import text
+from engine import language, text
 from engine.windows import text_keys, windows
 
 from conftest import run_probe
@@ -37,7 +37,7 @@ def test_tokens_written_back_as_the_pages_write_them_read_back_the_same(typed):
 def test_every_vocabulary_token_and_held_out_window_reads_back_the_same():
     vocab = text.vocabulary()
     assert [v for v in vocab if text.words(v) != [v]] == []
-    for row in engine.language.held_out(100, 0, 64).tokens:
+    for row in language.held_out(100, 0, 64).tokens:
         shown = [vocab[i] for i in row]
         assert text.read_text(" ".join(shown)) == (shown, [])
     assert text.read_text("Emma's father") == (["emma", "'s", "father"], [])
@@ -164,7 +164,7 @@ import json, sys
 opened = []
 sys.addaudithook(lambda event, args: opened.append(str(args[0])) if event == "open" else None)
 import engine
-from engine import text
+from engine import language, text
 before = [p for p in opened if "assets/text" in p]
 cached = text.corpus.cache_info().currsize
 import numpy as np
@@ -181,7 +181,7 @@ def test_a_fresh_servers_first_page_reads_no_corpus():
     result = run_probe("""
 import json
 from streamlit.testing.v1 import AppTest
-from engine import text
+from engine import language, text
 at = AppTest.from_file("streamlit_app.py", default_timeout=60)
 at.run()
 assert not at.exception, at.exception
