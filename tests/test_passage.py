@@ -182,3 +182,13 @@ def test_the_sidebar_says_where_the_passage_comes_from_and_another_one_is_shown_
     assert_clean(learn)
     assert next(t for t in learn.text_input if t.key == "sequence").placeholder == " ".join(_learn_words(7))
     assert f"Passage 7: {title}" in " ".join(c.value for c in learn.sidebar.caption).replace("\\", "")
+
+
+def test_picking_a_passage_in_the_sidebar_shows_it_and_puts_it_in_the_address():
+    at = open_app(PAGES["inputs"], {"preset": PRESET}, timeout=300)
+    at.number_input(key="passage").set_value(7).run()
+    assert_clean(at)
+    T = at.slider(key="seq_len").value
+    assert at.text_input(key="text").value == " ".join(presets.default_words(PRESET, 7))
+    assert _token_column(at) == list(_learn_words(7)[:T])
+    assert at.query_params["passage"] in (["7"], "7")

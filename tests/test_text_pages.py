@@ -193,7 +193,9 @@ def test_a_fresh_process_shows_the_text_preset_without_reading_the_corpus():
     from conftest import ROOT
 
     code = ("import engine; from engine import text; from ui.shell import presets; "
-            "presets.default_words('trained-text'); print(text.corpus.cache_info().currsize)")
+            "presets.default_words('trained-text'); task = engine.TASKS['text']; "
+            "[presets.sample(task, T) for T in range(task.min_len, task.seq_len + 2)]; "
+            "presets.passage('text', 0).title; print(text.corpus.cache_info().currsize)")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.stdout.strip() == "0", done.stdout + done.stderr
 
