@@ -41,7 +41,7 @@ def _source(c: state.Controls) -> str:
     """The sidebar's sentence on where the passage comes from, as the sidebar builds it."""
     found, t = presets.passage(TEXT.name, c.passage), state.to_tokens(c)
     return words_of.source(found.title, c.passage, found.begin, len(t.words), found.span, found.second,
-                           t.filled_from, t.pasted, t.copied_from)
+                           t.own, t.pasted, t.copied_from)
 
 
 def _chapter(position: int) -> int:
@@ -192,3 +192,16 @@ def test_picking_a_passage_in_the_sidebar_shows_it_and_puts_it_in_the_address():
     assert at.text_input(key="text").value == " ".join(presets.default_words(PRESET, 7))
     assert _token_column(at) == list(_learn_words(7)[:T])
     assert at.query_params["passage"] in (["7"], "7")
+
+
+def test_the_sidebar_never_calls_typed_words_the_authors():
+    """A typed sentence is never called Austen's text: one that fills all T tokens shows none of the passage; a
+    shorter one is filled and the copy it hides is said to lie under it."""
+    found = presets.passage(TEXT.name, 0)
+    typed = " ".join(["she", "was", "very", "happy"] * 3)
+    for T in (4, 8, 12):
+        said = _source(_controls(T, text=typed))
+        assert f"Your sentence fills all {T} tokens: none of the passage is shown." in said
+        assert "Austen's text" not in said and SPAN_WORDS not in said
+    said = _source(_controls(found.second + found.span, text="she was very happy"))
+    assert SPAN_WORDS not in said and "what it copies lies under your typed tokens" in said

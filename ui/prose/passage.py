@@ -24,30 +24,37 @@ def rule(number: int, passages: int, seed: int, candidates: int, length: int, sh
             "unknown words are read as <unk>.")
 
 
-def both_copies(filled_from: int | None, pasted: range, copied_from: int, span: int) -> bool:
-    """The shown tokens hold both copies of the repeated span, the second in full (not under typed words)."""
-    return (span > 0 and len(pasted) == span and copied_from >= 0
-            and (filled_from is None or filled_from <= copied_from))
+def both_copies(own: int, pasted: range, copied_from: int, span: int) -> bool:
+    """The shown tokens hold both copies of the repeated span, the second in full (neither under typed words)."""
+    return span > 0 and len(pasted) == span and 0 <= own <= copied_from
 
 
-def source(title: str, number: int, begin: int, T: int, span: int, second: int, filled_from: int | None,
-           pasted: range, copied_from: int) -> str:
-    """Where the passage comes from, and what of its first T tokens is not the author's text in order."""
+def source(title: str, number: int, begin: int, T: int, span: int, second: int, own: int, pasted: range,
+           copied_from: int) -> str:
+    """Where the passage comes from, and what of the first T tokens is not the author's text in order (own: the
+    student's typed tokens before the passage's; 0 when the tokens are the passage's own)."""
     said = [f"Passage {number}: {md_escape(title)}, a held-out chapter, from token {fmt(begin, ',.0f')} of the corpus."]
-    if both_copies(filled_from, pasted, copied_from, span):
+    if own >= T:
+        said.append(f"Your sentence fills all {T} tokens: none of the passage is shown.")
+        return " ".join(said)
+    if both_copies(own, pasted, copied_from, span):
         said.append(f"In these {T} tokens a span comes again: {_positions(pasted.start, pasted.stop)} are the task's "
                     f"pasted copy of {_positions(copied_from, copied_from + span)}, not Austen's words; after it "
                     "the text goes on as she wrote it (marked in the token strip).")
     elif len(pasted):
-        said.append(f"From position {pasted.start} the task pastes a copy of {count(span, 'token')} from earlier in "
-                    f"the passage, not Austen's words; the {T} tokens shown cut it at position {pasted.stop - 1} "
-                    "(marked in the token strip).")
-    elif span > 0 and second >= T:
+        said.append(f"From position {pasted.start} the task pastes a copy of tokens from earlier in the passage, not "
+                    "Austen's words")
+        if pasted.stop < second + span:
+            said[-1] += f"; the {T} tokens shown cut it at position {pasted.stop - 1}"
+        if copied_from < own:
+            said[-1] += "; what it copies lies under your typed tokens"
+        said[-1] += " (marked in the token strip)."
+    elif span > 0 and second >= T and own == 0:
         said.append(f"Every one of these {T} tokens is Austen's text in order: the task's pasted copy starts at "
                     f"position {second}, past them.")
-    if filled_from is not None:
-        said.append(f"{_positions(filled_from, T).capitalize()} fill your {count(filled_from, 'token')} up to {T}: "
-                    "the passage's own tokens at those positions.")
+    if own:
+        said.append(f"{_positions(own, T).capitalize()} fill your {count(own, 'token')} up to {T}: "
+                    "the passage's own tokens at those positions (marked in the token strip).")
     return " ".join(said)
 
 

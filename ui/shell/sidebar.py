@@ -45,12 +45,12 @@ def _passage(c: Controls, task: engine.Task, tokens: state.Tokens | None) -> Non
                          "The token box then shows its first tokens.")
     found = presets.passage(task.name, c.passage)
     if tokens is None:
-        T, filled_from = task.seq_len, None
+        T, own = task.seq_len, 0
         pasted = found.pasted(T)
         copied_from = found.first if len(pasted) else -1
     else:
-        T, filled_from, pasted, copied_from = len(tokens.words), tokens.filled_from, tokens.pasted, tokens.copied_from
-    sb.caption(passage_words.source(found.title, c.passage, found.begin, T, found.span, found.second, filled_from,
+        T, own, pasted, copied_from = len(tokens.words), tokens.own, tokens.pasted, tokens.copied_from
+    sb.caption(passage_words.source(found.title, c.passage, found.begin, T, found.span, found.second, own,
                                     pasted, copied_from))
 
 

@@ -118,6 +118,7 @@ class Tokens:
     words: tuple[str, ...]          # exactly seq_len words, what the engine embeds
     typed: int                      # how many words the box held
     note: str | None                # what was cut or padded, for a visible notice
+    own: int = 0                    # a text preset: the student's typed tokens in front (0: all the passage's)
     filled_from: int | None = None  # a text preset: the position from which the passage fills a typed sentence up
     pasted: range = range(0)        # a text preset: positions of the task's pasted copy of a span among these
     copied_from: int = -1           # where that span's first copy starts (-1: no copy shown)
@@ -164,7 +165,7 @@ def _task_tokens(c: Controls, task: engine.Task, typed: list[str]) -> Tokens:
         else range(0)
     if filled_from is not None:
         notes.append(said.filling(filled_from, c.seq_len, c.passage, found.title))
-    return Tokens(words=tuple(fitted.words), typed=len(typed), note=" ".join(notes) or None,
+    return Tokens(words=tuple(fitted.words), typed=len(typed), note=" ".join(notes) or None, own=fitted.own,
                   filled_from=filled_from, pasted=pasted if len(pasted) else range(0),
                   copied_from=found.first + (pasted.start - found.second) if len(pasted) else -1)
 
