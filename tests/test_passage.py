@@ -207,3 +207,9 @@ def test_the_sidebar_never_calls_typed_words_the_authors():
         assert "Austen's text" not in said and SPAN_WORDS not in said
     said = _source(_controls(found.second + found.span, text="she was very happy"))
     assert SPAN_WORDS not in said and "what it copies lies under your typed tokens" in said
+
+
+def test_the_strip_shows_typed_html_and_markdown_as_text():
+    tokens = state.to_tokens(_controls(12, text="<b>bold</b> [link](http://x.y) *star* :red[x]"))
+    shown = words_of.strip(tokens.words, tokens.filled_from, tokens.pasted, tokens.copied_from)
+    assert "<b>" not in shown and "](" not in shown and "*star*" not in shown and ":red[" not in shown

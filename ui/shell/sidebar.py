@@ -25,7 +25,8 @@ def _apply_preset() -> None:
 def _apply_passage() -> None:
     """Another passage: the token box shows its first tokens (the sentence the preset shows by default)."""
     name, number = session.raw(FIELD.preset), session.raw(FIELD.passage)
-    if presets.task_of(name) is not None and isinstance(number, int) and 0 <= number < presets.PASSAGES:
+    task = presets.task_of(name) if name in presets.names() else None
+    if task is not None and task.shown is not None and isinstance(number, int) and 0 <= number < presets.PASSAGES:
         session.set_raw(FIELD.text, " ".join(presets.default_words(name, number)))
 
 
