@@ -213,3 +213,11 @@ def test_the_strip_shows_typed_html_and_markdown_as_text():
     tokens = state.to_tokens(_controls(12, text="<b>bold</b> [link](http://x.y) *star* :red[x]"))
     shown = words_of.strip(tokens.words, tokens.filled_from, tokens.pasted, tokens.copied_from)
     assert "<b>" not in shown and "](" not in shown and "*star*" not in shown and ":red[" not in shown
+
+
+def test_the_learn_sidebar_says_a_typed_sequence_replaces_the_passage():
+    learn = open_app(PAGES["learn"], {"preset": PRESET, "task": "text", "sequence": "she was very happy"}, timeout=300)
+    assert_clean(learn)
+    said = " ".join(c.value for c in learn.sidebar.caption)
+    assert words_of.LEARN_TYPED in said
+    assert not any(re.match(r"\*\*The \d+ tokens:\*\*", m.value) for m in learn.markdown)   # no passage strip

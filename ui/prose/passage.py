@@ -7,6 +7,8 @@ from ui.prose.numbers import count, fmt
 from ui.prose.text import md_escape
 
 TEXT, COPY, FILLING = "text", "copy", "filling"   # the kinds of a strip's parts
+LEARN_TYPED = ("The Learn page shows this passage only while its box 'Your own sequence' is empty or cannot be read: "
+               "your sequence replaces it.")
 
 
 def _positions(start: int, stop: int) -> str:

@@ -51,8 +51,11 @@ def _passage(c: Controls, task: engine.Task, tokens: state.Tokens | None) -> Non
         copied_from = found.first if len(pasted) else -1
     else:
         T, own, pasted, copied_from = len(tokens.words), tokens.own, tokens.pasted, tokens.copied_from
-    sb.caption(passage_words.source(found.title, c.passage, found.begin, T, found.span, found.second, own,
-                                    pasted, copied_from))
+    said = passage_words.source(found.title, c.passage, found.begin, T, found.span, found.second, own, pasted,
+                                copied_from)
+    if tokens is None and c.sequence.strip():                       # the Learn page shows a sequence typed there
+        said += " " + passage_words.LEARN_TYPED
+    sb.caption(said)
 
 
 def _learn(c: Controls) -> None:
