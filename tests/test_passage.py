@@ -221,3 +221,14 @@ def test_the_learn_sidebar_says_a_typed_sequence_replaces_the_passage():
     said = " ".join(c.value for c in learn.sidebar.caption)
     assert words_of.LEARN_TYPED in said
     assert not any(re.match(r"\*\*The \d+ tokens:\*\*", m.value) for m in learn.markdown)   # no passage strip
+
+
+def test_the_default_page_shows_the_repeat_of_its_passage():
+    """Passage 0 is drawn so that its default length holds both copies (the induction head has something to copy
+    on the first page a student opens), and the sidebar says so there."""
+    found = presets.passage(TEXT.name, 0)
+    assert found.repeats_within(presets.shown_length(TEXT))
+    at = open_app(PAGES["inputs"], {"preset": PRESET}, timeout=300)
+    assert_clean(at)
+    assert SPAN_WORDS in " ".join(c.value for c in at.sidebar.caption)
+    assert "⟦pasted copy" in _strip(at)
