@@ -109,10 +109,10 @@ def encode(text: str) -> Encoded:
     return Encoded(words=tuple(found), ids=ids, unknown=unknown)
 
 
-def read_text(typed: str) -> tuple[list[str], list[str]]:
-    """A typed text as the pages read it: its tokens as the model sees them (<unk> for a word outside the
-    vocabulary), and those unknown words as typed (in order, each once). No tokens: two empty lists."""
-    found = words(typed)[:MAX_TOKENS]
+def read_text(typed: str, limit: int = MAX_TOKENS) -> tuple[list[str], list[str]]:
+    """A typed text as the pages read it: its first `limit` tokens as the model sees them (<unk> for a word
+    outside the vocabulary), and those unknown words as typed (in order, each once). No tokens: two empty lists."""
+    found = words(typed)[:max(0, min(int(limit), MAX_TOKENS))]
     if not found:
         return [], []
     read = encode(" ".join(found))

@@ -148,34 +148,42 @@ def test_the_learn_page_shows_the_shipped_run_at_once_and_says_why():
     assert re.search(r"about \d+ min \d+ s, at the time per step the shipped run took", notice), notice
 
 
-def test_the_shipped_shown_sequences_are_the_ones_drawn_from_this_corpus():
-    """assets/text/shown.json (a fresh server's text preset without reading the corpus) holds what
-    presets.draw gives now, at the preset's shown length and the training length."""
+def test_the_shipped_passage_is_the_one_drawn_from_this_corpus():
+    """assets/text/shown.json (a fresh server's text preset without reading the corpus) holds passage 0 as
+    presets.draw_passage gives it now: one window of the training length, where it starts, its repeat, its
+    chapter; every length's sequence is its prefix."""
     from engine import shown
     from ui.shell import presets
 
     task = engine.TASKS["text"]
-    lengths = sorted({presets.shown_length(task), task.seq_len})
-    for T in lengths:
-        found = shown.lookup("text", T)
-        assert found is not None, f"assets/text/shown.json lacks T = {T}: python -m ui.shell.presets --ship-shown"
-        for got, want in zip(found, presets.draw("text", T)):
-            np.testing.assert_array_equal(got, want)
-        assert presets.sample(task, T)[0].tolist() == found[0].tolist()
+    found = shown.lookup("text")
+    assert found is not None, "assets/text/shown.json lacks the text passage: python -m ui.shell.presets --ship-shown"
+    drawn = presets.draw_passage("text", 0)
+    assert len(found.ids) == task.seq_len
+    for name in ("ids", "targets"):
+        np.testing.assert_array_equal(getattr(found, name), getattr(drawn, name))
+    for name in ("begin", "first", "second", "span", "title"):
+        assert getattr(found, name) == getattr(drawn, name), name
+    for T in range(task.min_len, task.seq_len + 1):
+        assert presets.sample(task, T)[0].tolist() == found.ids[:T].tolist()
 
 
 def test_a_stale_or_broken_shown_file_is_not_used(tmp_path):
     from engine import shown
 
     ids = np.arange(4)
-    good = shown.write({"text": {4: (ids, ids + 1)}}, tmp_path / "shown.json")
-    assert shown.lookup("text", 4, good)[1].tolist() == [1, 2, 3, 4]
-    assert shown.lookup("text", 5, good) is None and shown.lookup("induction", 4, good) is None
-    for body in ('{"corpus": "0000", "text": {"4": {"ids": [0,1,2,3], "targets": [1,2,3,4]}}}', "not json",
-                 f'{{"corpus": "{shown.corpus_digest()}", "text": {{"4": {{"ids": [0, 1], "targets": 3}}}}}}'):
+    passage = shown.Passage(ids=ids, targets=ids + 1, begin=7, first=0, second=2, span=2, title="Emma, chapter 1")
+    good = shown.write({"text": passage}, tmp_path / "shown.json")
+    found = shown.lookup("text", good)
+    assert found.targets.tolist() == [1, 2, 3, 4] and (found.begin, found.second, found.title) == (7, 2, "Emma, chapter 1")
+    assert shown.lookup("induction", good) is None
+    entry = '"ids": [0,1,2,3], "targets": [1,2,3,4], "begin": 7, "first": 0, "second": 2, "span": 2, "title": "t"'
+    for body in ('{"corpus": "0000", "text": {' + entry + '}}', "not json",
+                 f'{{"corpus": "{shown.corpus_digest()}", "text": {{"ids": [0, 1], "targets": 3}}}}',
+                 f'{{"corpus": "{shown.corpus_digest()}", "text": {{' + entry.replace('"begin": 7, ', "") + '}}'):
         bad = tmp_path / f"bad{len(body)}.json"
         bad.write_text(body)
-        assert shown.lookup("text", 4, bad) is None
+        assert shown.lookup("text", bad) is None
 
 
 def test_a_fresh_process_shows_the_text_preset_without_reading_the_corpus():
@@ -185,7 +193,9 @@ def test_a_fresh_process_shows_the_text_preset_without_reading_the_corpus():
     from conftest import ROOT
 
     code = ("import engine; from engine import text; from ui.shell import presets; "
-            "presets.default_words('trained-text'); print(text.corpus.cache_info().currsize)")
+            "presets.default_words('trained-text'); task = engine.TASKS['text']; "
+            "[presets.sample(task, T) for T in range(task.min_len, task.seq_len + 2)]; "
+            "presets.passage('text', 0).title; print(text.corpus.cache_info().currsize)")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.stdout.strip() == "0", done.stdout + done.stderr
 

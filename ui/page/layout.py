@@ -63,6 +63,9 @@ def header(view: View, title: str, intro: str, formula: str | Sequence[str]) -> 
         st.markdown(intro)
     for line in [formula] if isinstance(formula, str) else formula:
         latex(view, line)
+    marks = token_strip(view)
+    if marks:
+        st.markdown(marks)
     for note in view.notes:
         st.info(md_escape(note), icon=":material/info:")
     weights = trained_weights(view)
@@ -71,6 +74,19 @@ def header(view: View, title: str, intro: str, formula: str | Sequence[str]) -> 
     outside = outside_training(view)
     if outside:
         st.warning(md_escape(outside), icon=":material/model_training:")
+
+
+def token_strip(view: View) -> str:
+    """A text preset's tokens as a strip (Markdown, every token escaped), its pasted copy and any filling
+    marked; '' elsewhere (an article's or a letter task's tokens are on the page's own table and axes)."""
+    from ui.prose import passage
+    from ui.shell import presets
+
+    task = presets.task_of(view.controls.preset)
+    if task is None or task.shown is None or not view.page.sentence:
+        return ""
+    t = view.tokens
+    return passage.strip(t.words, t.filled_from, t.pasted, t.copied_from)
 
 
 def trained_weights(view: View) -> str:

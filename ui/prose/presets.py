@@ -19,12 +19,9 @@ def facts(preset: str, heads: int) -> str:
     return ""
 
 
-def sequence_rule(task_title: str, candidates: int, seed: int, text: bool = False) -> str:
-    """How a trained preset's own sequence is chosen (ui.shell.presets.sample), for the sidebar."""
-    if text:
-        return (f"Its sentence: the first window of held-out text (chapters it never trained on) drawn from seed {seed} "
-                "in which a span of the text comes again, so a head that copies has something to copy; the same on "
-                "every page and on the Learn page. Type your own: unknown words are read as <unk>.")
+def sequence_rule(task_title: str, candidates: int, seed: int) -> str:
+    """How a trained preset's own sequence is chosen (ui.shell.presets.sample), for the sidebar (a text task's
+    passage: ui.prose.passage.rule)."""
     return (f"Its sequence: of the first {candidates} sequences of '{task_title}' drawn from seed {seed}, the first "
             "with the most scored positions" + (" (the longest repeated segment)" if task_title == "induction" else "")
             + ", the same on every page and on the Learn page.")

@@ -5,7 +5,7 @@ defaults; every page then shows it on a sequence from that task. Pure Python (no
 """
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import numpy as np
@@ -98,17 +98,66 @@ def base_config(name: str) -> engine.Config:
     return engine.get_preset(name).config if task is None else task.config
 
 
-@lru_cache(maxsize=64)
-def _sample(name: str, T: int) -> tuple[np.ndarray, np.ndarray]:
+PASSAGES = 100              # held-out passages a text preset offers (passage= 0 .. 99 in a link): 0 ships
+
+
+@lru_cache(maxsize=16)
+def passage(name: str, number: int) -> shown.Passage:
+    """A text task's passage `number`: ONE window of its training length that every length shows a prefix of,
+    on every page and the Learn page. Passage 0 ships (assets/text/shown.json: no corpus read); another is
+    drawn now (draw_passage)."""
     task = engine.TASKS[name]
-    if task.shown is not None and (found := shown.lookup(name, T)) is not None:   # text: drawn once, shipped
+    if number == 0 and (found := shown.lookup(name)) is not None and len(found.ids) == task.seq_len:
         return found
+    return draw_passage(name, number)
+
+
+def draw_passage(name: str, number: int) -> shown.Passage:
+    """Passage `number` as drawn now (reads the corpus): of the first CANDIDATES windows of held-out text of the
+    task's training length, each with a span of its text repeated (engine.windows), drawn one at a time from
+    RandomState(SAMPLE_SEED + number), the first whose span's both copies lie within the first TEXT_SHOWN
+    tokens (so the default length shows the repeat), else the first."""
+    from engine.text import corpus
+    from engine.windows import windows
+
+    task = engine.TASKS[name]
+    if not 0 <= number < PASSAGES:
+        raise ValueError(f"passage must be a whole number in 0..{PASSAGES - 1}, got {number!r}")
+    rng = np.random.RandomState(SAMPLE_SEED + number)
+    chosen = None
+    for _ in range(CANDIDATES):
+        drawn = windows("held_out", rng, 1, task.seq_len, repeat_share=1.0)
+        chosen = chosen or drawn
+        if drawn.second[0] + drawn.span[0] <= shown_length(task):
+            chosen = drawn
+            break
+    text = corpus()
+    chapter = int(np.searchsorted(text.bounds, chosen.begin[0], side="right")) - 1
+    ids, targets = chosen.tokens[0].copy(), chosen.targets[0].copy()
+    ids.setflags(write=False)
+    targets.setflags(write=False)
+    return shown.Passage(ids=ids, targets=targets, begin=int(chosen.begin[0]), first=int(chosen.first[0]),
+                         second=int(chosen.second[0]), span=int(chosen.span[0]), title=text.titles[chapter])
+
+
+@lru_cache(maxsize=64)
+def _sample(name: str, T: int, number: int) -> tuple[np.ndarray, np.ndarray]:
+    task = engine.TASKS[name]
+    if task.shown is not None:                                    # text: the first T tokens of one passage
+        found = passage(name, number)
+        L = len(found.ids)
+        if T <= L:
+            return found.ids[:T], found.targets[:T]
+        if T == L + 1:                                            # one more: the text that follows (its target: unknown)
+            ids, targets = np.append(found.ids, found.targets[-1]), np.append(found.targets, -1)
+            ids.setflags(write=False)
+            targets.setflags(write=False)
+            return ids, targets
     return draw(name, T)
 
 
 def draw(name: str, T: int) -> tuple[np.ndarray, np.ndarray]:
-    """The task's own sequence of T tokens as sample() chooses it, drawn now (engine.shown ships a text
-    task's, whose drawing reads the whole corpus)."""
+    """The task's own sequence of T tokens as sample() chooses it for a task without a passage, drawn now."""
     task = engine.TASKS[name]
     rng = np.random.RandomState(SAMPLE_SEED)
     best = None
@@ -120,27 +169,28 @@ def draw(name: str, T: int) -> tuple[np.ndarray, np.ndarray]:
     return best[0][0, :T], best[1][0, :T]                             # read-only views
 
 
-def sample(task: engine.Task, T: int) -> tuple[np.ndarray, np.ndarray]:
+def sample(task: engine.Task, T: int, number: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """The task's own sequence of T tokens (ids, targets), the same for everyone and on every page (the
     Learn page too): of the first CANDIDATES sequences drawn one at a time from RandomState(SAMPLE_SEED),
     the first with the most scored positions. For induction that is a longest repeated segment (the pattern
-    at its clearest); every other task scores the same positions in every sequence, so it is the first (a
-    text task draws held-out text in which a span repeats: Task.shown)."""
-    return _sample(task.name, int(T))
+    at its clearest); every other task scores the same positions in every sequence, so it is the first. A
+    text task shows the first T tokens of its passage `number` (passage): one window at every length."""
+    return _sample(task.name, int(T), int(number) if task.shown is not None else 0)
 
 
-def sample_words(task: engine.Task, T: int) -> tuple[str, ...]:
+def sample_words(task: engine.Task, T: int, number: int = 0) -> tuple[str, ...]:
     """The task's own sequence (sample) as words."""
-    return tuple(task.vocab[i] for i in sample(task, T)[0])
+    return tuple(task.vocab[i] for i in sample(task, T, number)[0])
 
 
-def default_words(name: str) -> tuple[str, ...]:
-    """The preset's own sentence: the article's example, or a sequence from the task."""
+def default_words(name: str, number: int = 0) -> tuple[str, ...]:
+    """The preset's own sentence: the article's example, or a sequence from the task (a text task: the first
+    tokens of passage `number`)."""
     task = task_of(check(name))
     if task is None:
         preset = engine.get_preset(name)
         return tuple(engine.label(preset.config, t) for t in preset.tokens)
-    return sample_words(task, shown_length(task))
+    return sample_words(task, shown_length(task), number)
 
 
 def shown_length(task: engine.Task) -> int:
@@ -154,18 +204,35 @@ def training(name: str) -> Training | None:
     return None if task is None else Training(task=task.name, steps=task.steps, seed=BATCH_SEED, lr=task.lr)
 
 
-def fit_words(name: str, typed: list[str], T: int, text: str = "") -> tuple[list[str], list[str]]:
+@dataclass(frozen=True)
+class Fitted:
+    """A trained preset's T tokens from a typed sentence."""
+
+    words: list[str]             # exactly T tokens
+    unknown: list[str]           # typed words the task reads as its stand-in (or leaves out), among those shown
+    own: int                     # the first `own` tokens are the student's; the rest fill up to T from the task's
+                                 # own sequence (a text task: 0 when the typed tokens are its passage's own start)
+
+
+def fit_words(name: str, typed: list[str], T: int, text: str = "", number: int = 0) -> Fitted:
     """A trained preset's T tokens from the typed words (a task that reads text its own way, Task.read,
     reads `text` instead): words outside the task's vocabulary are left out, or read as its stand-in
-    (<unk>), and returned second; a short sentence is padded with the task's own sequence."""
+    (<unk>; only those within the first T tokens are returned); a short sentence is filled up with the
+    task's own sequence from that position on (a text task: its passage's own tokens at those positions, so a
+    sentence that is the passage's start goes on as the passage, one window)."""
     task = task_of(check(name))
     if task.read is not None:
-        known, unknown = task.read(text)
+        known, _ = task.read(text)
+        unknown = task.read(text, T)[1]                               # the words the first T tokens hold
     else:
         known = [w for w in typed if w in task.vocab]
         unknown = [w for w in typed if w not in task.vocab]
-    pad = sample_words(task, max(T, task.min_len))
-    return (known + list(pad[len(known):]))[:T] if len(known) < T else known[:T], unknown
+    pad = sample_words(task, max(T, task.min_len), number)
+    words = (known + list(pad[len(known):]))[:T] if len(known) < T else known[:T]
+    own = min(len(known), T)
+    if task.shown is not None and tuple(words[:own]) == pad[:own]:
+        own = 0                                                       # the passage itself, cut or continued
+    return Fitted(words=words, unknown=unknown, own=own)
 
 
 def with_sizes(name: str, **sizes) -> engine.Config:
@@ -174,11 +241,10 @@ def with_sizes(name: str, **sizes) -> engine.Config:
 
 
 def ship_shown() -> None:
-    """Write engine.shown's file: each text task's own sequence at the length its preset shows and at its
-    training length."""
-    samples = {task.name: {T: draw(task.name, T) for T in sorted({shown_length(task), task.seq_len})}
-               for task in engine.TASKS.values() if task.shown is not None}
-    print(shown.write(samples))
+    """Write engine.shown's file: each text task's passage 0 (one window of its training length, and where it
+    comes from), drawn now."""
+    print(shown.write({task.name: draw_passage(task.name, 0) for task in engine.TASKS.values()
+                       if task.shown is not None}))
 
 
 if __name__ == "__main__":

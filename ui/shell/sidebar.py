@@ -7,6 +7,7 @@ import engine
 from ui.shell import lazy
 from ui.prose.numbers import count, vocabulary
 from ui.shell import presets, session, state
+from ui.prose import passage as passage_words
 from ui.prose.presets import facts as preset_facts, sequence_rule
 from ui.shell.session import FIELD
 from ui.shell.state import Controls
@@ -21,6 +22,42 @@ def _apply_preset() -> None:
                           "its trained weights, on a sequence of its task."))
 
 
+def _apply_passage() -> None:
+    """Another passage: the token box shows its first tokens (the sentence the preset shows by default)."""
+    name, number = session.raw(FIELD.preset), session.raw(FIELD.passage)
+    task = presets.task_of(name) if name in presets.names() else None
+    if task is not None and task.shown is not None and isinstance(number, int) and 0 <= number < presets.PASSAGES:
+        session.set_raw(FIELD.text, " ".join(presets.default_words(name, number)))
+
+
+def _text_rule(c: Controls, task: engine.Task) -> str:
+    """How a text task's passage is drawn (ui.shell.presets.draw_passage)."""
+    return passage_words.rule(c.passage, presets.PASSAGES, presets.SAMPLE_SEED, presets.CANDIDATES, task.seq_len,
+                              presets.shown_length(task))
+
+
+def _passage(c: Controls, task: engine.Task, tokens: state.Tokens | None) -> None:
+    """A text task's passage picker and where its passage comes from, with what of it is pasted or filling
+    (tokens: the sidebar's sequence; None: the Learn page's, the passage's first task.seq_len tokens)."""
+    sb = st.sidebar
+    sb.number_input("Passage (held-out text)", 0, presets.PASSAGES - 1, step=1, key=FIELD.passage,
+                    on_change=_apply_passage,
+                    help=f"Another window of held-out text, 0 to {presets.PASSAGES - 1}; 0 ships with the app. "
+                         "The token box then shows its first tokens.")
+    found = presets.passage(task.name, c.passage)
+    if tokens is None:
+        T, own = task.seq_len, 0
+        pasted = found.pasted(T)
+        copied_from = found.first if len(pasted) else -1
+    else:
+        T, own, pasted, copied_from = len(tokens.words), tokens.own, tokens.pasted, tokens.copied_from
+    said = passage_words.source(found.title, c.passage, found.begin, T, found.span, found.second, own, pasted,
+                                copied_from)
+    if tokens is None and c.sequence.strip():                       # the Learn page shows a sequence typed there
+        said += " " + passage_words.LEARN_TYPED
+    sb.caption(said)
+
+
 def _learn(c: Controls) -> None:
     """The Learn page's sidebar: what the page trains, and how; nothing the page does not read."""
     sb = st.sidebar
@@ -33,7 +70,10 @@ def _learn(c: Controls) -> None:
                + (", causal mask" if cfg.causal else ", no mask")
                + (", sinusoidal positions" if cfg.positional != "none" else ", no positions")
                + (", pre-layer-norm" if cfg.layer_norm else "") + ". The other pages' controls do not apply here. "
-               + sequence_rule(task.title, presets.CANDIDATES, presets.SAMPLE_SEED, task.read is not None))
+               + (_text_rule(c, task) if task.shown is not None else
+                  sequence_rule(task.title, presets.CANDIDATES, presets.SAMPLE_SEED)))
+    if task.shown is not None:
+        _passage(c, task, None)
     sb.number_input("Batch seed", *state.TRAIN_SEED, step=1, key=FIELD.train_seed,
                     help="Seeds the training batches. Another seed: other batches, another run (the plateau "
                          f"moves). From {state.TRAIN_SEED[0]} to {state.TRAIN_SEED[1]:,}.")
@@ -78,10 +118,16 @@ def _concepts(c: Controls) -> None:
                       "training settings, on a sequence of the task).")
     in_use = presets.summary(c.preset, state.to_config(c), c.seq_len, state.to_training(c))
     task = presets.task_of(c.preset)
-    rule = sequence_rule(task.title, presets.CANDIDATES, presets.SAMPLE_SEED, task.read is not None) if task else ""
+    rule = ("" if task is None else _text_rule(c, task) if task.shown is not None else
+            sequence_rule(task.title, presets.CANDIDATES, presets.SAMPLE_SEED))
     sb.caption(" ".join(part for part in (in_use + ".", preset_facts(c.preset, c.heads), rule) if part))
     sb.text_input("Tokens (a sentence)", key=FIELD.text, max_chars=state.MAX_TEXT,
-                  help="Split on spaces. Cut to the sequence length, or padded from a fixed word list.")
+                  help="Split on spaces. Cut to the sequence length, or padded from a fixed word list."
+                  if task is None or task.shown is None else
+                  "Cut to the sequence length; a shorter sentence is filled up with the passage's own tokens at "
+                  "those positions (marked as filling).")
+    if task is not None and task.shown is not None:
+        _passage(c, task, state.to_tokens(c))
     sb.slider("Sequence length T", *state.SEQ_LEN, key=FIELD.seq_len)
     sb.slider("d_model (width of each token vector)", *state.D_MODEL, key=FIELD.d_model)
     sb.select_slider("Heads H (only divisors of d_model)", options=state.head_choices(c.d_model), key=FIELD.heads)

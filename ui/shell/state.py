@@ -27,7 +27,7 @@ BETAS = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0)   # the softmax p
 
 KEYS = ("preset", "d_model", "heads", "d_ff", "seed", "seq_len", "text", "causal",
         "positional", "scale", "head", "cell", "present", "beta", "layers", "layer_norm", "layer", "sidebar", "stretch",
-        "ablate", "task", "train_seed", "steps", "lr", "sequence", "replay_step")
+        "ablate", "task", "train_seed", "steps", "lr", "sequence", "replay_step", "passage")
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,7 @@ class Controls:
     lr: float = engine.TASKS["previous"].lr       # Adam's learning rate
     sequence: str = ""
     replay_step: int | None = None  # the saved step the replay shows (URL key `replay`); None: the last, after Train
+    passage: int = 0                # a text preset's held-out passage (0: the one that ships; presets.PASSAGES)
 
 
 def learn_defaults(task: str) -> dict:
@@ -72,7 +73,7 @@ def learn_defaults(task: str) -> dict:
 def preset_controls(name: str, **view) -> Controls:
     """The controls that reproduce a preset exactly: an article's example, or a task's trained block."""
     cfg = presets.base_config(name)
-    words = presets.default_words(name)
+    words = presets.default_words(name, view.get("passage", 0))
     task = presets.task_of(name)
     learn = learn_defaults(task.name if task is not None else presets.TRAINED_TASKS[0])
     return Controls(preset=name, d_model=cfg.d_model, heads=cfg.num_heads, d_ff=cfg.d_ff, seed=cfg.seed,
@@ -117,6 +118,10 @@ class Tokens:
     words: tuple[str, ...]          # exactly seq_len words, what the engine embeds
     typed: int                      # how many words the box held
     note: str | None                # what was cut or padded, for a visible notice
+    own: int = 0                    # a text preset: the student's typed tokens in front (0: all the passage's)
+    filled_from: int | None = None  # a text preset: the position from which the passage fills a typed sentence up
+    pasted: range = range(0)        # a text preset: positions of the task's pasted copy of a span among these
+    copied_from: int = -1           # where that span's first copy starts (-1: no copy shown)
 
 
 def to_tokens(c: Controls) -> Tokens:
@@ -137,8 +142,10 @@ def to_tokens(c: Controls) -> Tokens:
 
 
 def _task_tokens(c: Controls, task: engine.Task, typed: list[str]) -> Tokens:
-    """A trained preset reads only its task's vocabulary; the rest of the sequence is the task's own."""
-    words, unknown = presets.fit_words(c.preset, typed, c.seq_len, c.text[:MAX_TEXT])
+    """A trained preset reads only its task's vocabulary; the rest of the sequence is the task's own (a text
+    preset's: its passage's own tokens at those positions, marked as filling)."""
+    fitted = presets.fit_words(c.preset, typed, c.seq_len, c.text[:MAX_TEXT], c.passage)
+    unknown = fitted.unknown
     notes = []
     shown = ", ".join(repr(w) for w in unknown[:5]) + (", …" if len(unknown) > 5 else "")
     if unknown and task.read is not None:
@@ -146,10 +153,21 @@ def _task_tokens(c: Controls, task: engine.Task, typed: list[str]) -> Tokens:
                      f"there: {shown}.")
     elif unknown:
         notes.append(f"This block was trained on the tokens {' '.join(task.vocab)} only; left out: {shown}.")
-    kept = len(typed) - len(unknown) if task.read is None else len(task.read(c.text[:MAX_TEXT])[0])
-    if kept < c.seq_len:
-        notes.append(f"{c.seq_len - kept} of the {c.seq_len} tokens come from a sequence of the task.")
-    return Tokens(words=tuple(words), typed=len(typed), note=" ".join(notes) or None)
+    if task.shown is None:
+        if fitted.own < c.seq_len:
+            notes.append(f"{c.seq_len - fitted.own} of the {c.seq_len} tokens come from a sequence of the task.")
+        return Tokens(words=tuple(fitted.words), typed=len(typed), note=" ".join(notes) or None)
+    from ui.prose import passage as said
+
+    found = presets.passage(task.name, c.passage)
+    filled_from = fitted.own if 0 < fitted.own < c.seq_len else None
+    pasted = range(max(found.second, fitted.own), min(found.second + found.span, c.seq_len)) if found.span > 0 \
+        else range(0)
+    if filled_from is not None:
+        notes.append(said.filling(filled_from, c.seq_len, c.passage, found.title))
+    return Tokens(words=tuple(fitted.words), typed=len(typed), note=" ".join(notes) or None, own=fitted.own,
+                  filled_from=filled_from, pasted=pasted if len(pasted) else range(0),
+                  copied_from=found.first + (pasted.start - found.second) if len(pasted) else -1)
 
 
 def next_word(c: Controls) -> str:

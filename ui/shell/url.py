@@ -80,7 +80,11 @@ def from_params(params: dict[str, str]) -> tuple[Controls, list[str]]:
     if preset not in presets.names():
         problems.append(f"preset={preset!r} is unknown")
         preset = "part4"
-    base = preset_controls(preset)
+    try:                                             # a text preset's sentence is its passage's: read it first
+        number = _as_int(str(params.get("passage", "0")), 0, presets.PASSAGES - 1)
+    except (ValueError, TypeError):
+        number = 0                                   # reported below, with the other keys
+    base = preset_controls(preset, passage=number)
     if params.get("task") in engine.TASKS:           # the Learn page's defaults are its task's
         base = replace(base, **learn_defaults(params["task"]))
     values: dict = {}
@@ -105,6 +109,7 @@ def from_params(params: dict[str, str]) -> tuple[Controls, list[str]]:
         "lr": lambda r: _as_float(r, *LR),
         "sequence": lambda r: r[:MAX_TEXT],
         "replay": lambda r: _as_int(r, 0, STEPS[1]),
+        "passage": lambda r: _as_int(r, 0, presets.PASSAGES - 1),
     }
     for key, read in readers.items():
         if key not in params:
@@ -126,10 +131,12 @@ def to_params(c: Controls) -> dict[str, str]:
     """The URL query parameters for these controls: only what differs from the preset's defaults."""
     learn = learn_defaults(c.task)                   # steps and lr are written when not the task's own
     learn.pop("task")
-    base = replace(preset_controls(c.preset), **learn)
+    base = replace(preset_controls(c.preset, passage=c.passage), **learn)   # the passage's own sentence
     out: dict[str, str] = {}
     if c.preset != "part4":
         out["preset"] = c.preset
+    if c.passage:
+        out["passage"] = str(c.passage)
     for key in KEYS[1:]:
         value = getattr(c, key)
         if value == getattr(base, key):

@@ -9,7 +9,7 @@ import streamlit as st
 
 import engine
 from services.weights import Training
-from ui.prose import learn as words
+from ui.prose import learn as words, passage
 from ui.prose.text import md_escape
 from ui.prose.numbers import vocabulary
 from ui.shell import presets, state
@@ -85,7 +85,8 @@ def read_sequence(typed: str, task: engine.Task) -> tuple[tuple[str, ...] | None
 
 def sequence(view: View, task: engine.Task) -> Sequence:
     """The text box for a sequence of the student's own (in the URL as sequence=…), read."""
-    sample = presets.sample_words(task, task.seq_len)
+    number = view.controls.passage                                    # a text task: the sidebar's passage
+    sample = presets.sample_words(task, task.seq_len, number)
     st.text_input("Your own sequence (empty: the task's own)", key=FIELD.sequence, max_chars=state.MAX_TEXT,
                   placeholder=" ".join(sample),
                   help=f"Tokens of '{task.title}': {vocabulary(task.vocab)}, separated by spaces (or written "
@@ -95,10 +96,13 @@ def sequence(view: View, task: engine.Task) -> Sequence:
     if problem:
         st.warning(md_escape(problem), icon=":material/warning:")
     chosen = typed or sample
+    if typed is None and task.shown is not None:                     # a text task's passage: its pasted copy marked
+        found = presets.passage(task.name, number)
+        st.markdown(passage.strip(chosen, None, found.pasted(len(chosen)), found.first))
     ids = tuple(task.vocab.index(w) for w in chosen)
     if typed:
         targets = task.targets(np.array([ids]))[0]
     else:                                                             # the task's own scoring of its sample
-        targets = presets.sample(task, len(ids))[1]
+        targets = presets.sample(task, len(ids), number)[1]
     return Sequence(ids=ids, words=chosen, targets=targets, expected=task.expected_keys(np.array([ids]))[0],
                     typed=typed is not None)
