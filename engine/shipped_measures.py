@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from .evidence import MEASURED_N, MEASURED_SEED
-from .ship import GAP, SEED, Shipped, runs
+from .shipped_runs import GAP, SEED, Shipped, runs
 
 
 def measured(name: str, one: Shipped) -> bool:

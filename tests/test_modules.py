@@ -1,0 +1,111 @@
+"""How the project's modules hang together (read from their source with ast, as tests/test_layers.py does):
+
+* no import circle between any two of the project's modules, counting an import inside a function too (a
+  circle that only a function's import closes still makes each module need the other: neither can be read,
+  moved or tested without the other).
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from conftest import ROOT
+
+PACKAGES = ("engine", "services", "ui", "pages", "benchmarks", "deploy", "harness")
+SCRIPTS = ("streamlit_app.py",)
+
+
+def project_files(root: Path = ROOT) -> list[Path]:
+    files = [p for top in PACKAGES for p in (root / top).rglob("*.py")] + [root / s for s in SCRIPTS]
+    return sorted(p for p in files if p.is_file() and "__pycache__" not in p.parts)
+
+
+def module_name(path: Path, root: Path = ROOT) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def graph(files: list[Path], root: Path = ROOT) -> dict[str, set[str]]:
+    """module -> the project's modules it imports, at any depth of the file (a function's own import counts).
+    `from pkg import name` imports pkg.name when that is a module, else pkg; a relative import is resolved
+    against the file's own package; importing a.b.c runs a/__init__ and a.b's too, but only the module named is
+    counted (a package's __init__ is an edge of its own when it imports)."""
+    names = {module_name(p, root): p for p in files}
+    edges: dict[str, set[str]] = {}
+    for name, path in names.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                found |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".") if package else []
+                    base = base[:len(base) - (node.level - 1)] if node.level > 1 else base
+                    source = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    source = node.module or ""
+                for alias in node.names:
+                    whole = f"{source}.{alias.name}" if source else alias.name
+                    found.add(whole if whole in names else source)
+        edges[name] = {m for m in found if m in names and m != name}
+    return edges
+
+
+def circles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Every strongly connected set of two or more modules (Tarjan's algorithm), each as a sorted list."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(edges.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            part = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                part.append(w)
+                if w == v:
+                    break
+            if len(part) > 1:
+                found.append(sorted(part))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return sorted(found)
+
+
+def test_no_import_circle_between_the_projects_modules():
+    found = circles(graph(project_files()))
+    assert not found, "import circles (each set imports itself round): " + "; ".join(
+        " <-> ".join(part) for part in found)
+
+
+def test_the_readers_see_what_they_must(tmp_path):
+    """The graph sees a function's import, a relative one and `from pkg import module`; a circle made only by a
+    function's import is found (a test that cannot fail is a defect)."""
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("from . import b\n\ndef main():\n    return b\n")
+    (package / "b.py").write_text("def f():\n    from pkg.c import g\n    return g\n\ndef main():\n    pass\n")
+    (package / "c.py").write_text("import os\n\ndef g():\n    from .a import main\n    return main\n")
+    (package / "d.py").write_text("from pkg import c\n")
+    files = sorted(package.glob("*.py"))
+    edges = graph(files, tmp_path)
+    assert edges == {"pkg": set(), "pkg.a": {"pkg.b"}, "pkg.b": {"pkg.c"}, "pkg.c": {"pkg.a"}, "pkg.d": {"pkg.c"}}
+    assert circles(edges) == [["pkg.a", "pkg.b", "pkg.c"]]
+    edges["pkg.c"] = set()
+    assert circles(edges) == []
