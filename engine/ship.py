@@ -87,7 +87,7 @@ def ship(tasks, folder=None) -> list:
                 paths.append(_evidence(run, target))
             if shipped_measures.measured(name, one):                  # measured on the run as the app reads it
                 shipped = store.read(target / one.file, one.config, store.run_key(name, one.config, TASKS[name].steps, SEED))
-                paths.append(shipped_measures.write(name, one, shipped, target))
+                paths.append(shipped_measures.write_measures(name, one, shipped, target))
     return paths
 
 
@@ -163,7 +163,7 @@ def check(tasks) -> bool:
     return good
 
 
-def main(argv: list[str]) -> int:
+def command_line(argv: list[str]) -> int:
     from .tasks import TASKS
     checking, measuring = "--check" in argv, "--measures" in argv
     tasks = [a for a in argv if a not in ("--check", "--measures")] or list(TASKS)
@@ -184,4 +184,4 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(command_line(sys.argv[1:]))

@@ -2,7 +2,9 @@
 
 * no import circle between any two of the project's modules, counting an import inside a function too (a
   circle that only a function's import closes still makes each module need the other: neither can be read,
-  moved or tested without the other).
+  moved or tested without the other);
+* no module-level name (a function or a class, a command line's entry point included) is defined in two
+  modules of engine/: a reader who meets `write` or `encode` knows which one is meant.
 """
 from __future__ import annotations
 
@@ -93,9 +95,30 @@ def test_no_import_circle_between_the_projects_modules():
         " <-> ".join(part) for part in found)
 
 
+def defined(path: Path) -> set[str]:
+    """The module-level functions and classes a file defines (dunder names aside)."""
+    return {node.name for node in ast.parse(path.read_text()).body
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            and not (node.name.startswith("__") and node.name.endswith("__"))}
+
+
+def twice(files: list[Path]) -> dict[str, list[str]]:
+    where: dict[str, list[str]] = {}
+    for path in files:
+        for name in defined(path):
+            where.setdefault(name, []).append(path.relative_to(ROOT).as_posix())
+    return {name: sorted(paths) for name, paths in sorted(where.items()) if len(paths) > 1}
+
+
+def test_no_name_is_defined_in_two_modules_of_the_engine():
+    found = twice(sorted(p for p in (ROOT / "engine").rglob("*.py") if "__pycache__" not in p.parts))
+    assert not found, "defined in two modules of engine/: " + "; ".join(
+        f"{name} in {', '.join(paths)}" for name, paths in found.items())
+
+
 def test_the_readers_see_what_they_must(tmp_path):
     """The graph sees a function's import, a relative one and `from pkg import module`; a circle made only by a
-    function's import is found (a test that cannot fail is a defect)."""
+    function's import is found; a name defined in two modules is found (a test that cannot fail is a defect)."""
     package = tmp_path / "pkg"
     package.mkdir()
     (package / "__init__.py").write_text("")
@@ -109,3 +132,9 @@ def test_the_readers_see_what_they_must(tmp_path):
     assert circles(edges) == [["pkg.a", "pkg.b", "pkg.c"]]
     edges["pkg.c"] = set()
     assert circles(edges) == []
+    assert defined(package / "b.py") == {"f", "main"}
+    where: dict[str, list[str]] = {}
+    for path in files:
+        for name in defined(path):
+            where.setdefault(name, []).append(path.name)
+    assert {n: sorted(p) for n, p in where.items() if len(p) > 1} == {"main": ["a.py", "b.py"]}
