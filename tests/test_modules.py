@@ -13,13 +13,17 @@ from pathlib import Path
 
 from conftest import ROOT
 
-PACKAGES = ("engine", "services", "ui", "pages", "benchmarks", "deploy", "harness")
-SCRIPTS = ("streamlit_app.py",)
-
-
 def project_files(root: Path = ROOT) -> list[Path]:
-    files = [p for top in PACKAGES for p in (root / top).rglob("*.py")] + [root / s for s in SCRIPTS]
-    return sorted(p for p in files if p.is_file() and "__pycache__" not in p.parts)
+    """Every .py of the project: the app's packages, the benchmarks', deploy/, harness/, docs/, the tests."""
+    found = []
+    for entry in sorted(root.iterdir()):
+        if entry.name.startswith(".") or entry.name == "test-artifacts":
+            continue
+        if entry.is_dir():
+            found += [p for p in entry.rglob("*.py") if "__pycache__" not in p.parts]
+        elif entry.suffix == ".py":
+            found.append(entry)
+    return sorted(found)
 
 
 def module_name(path: Path, root: Path = ROOT) -> str:
