@@ -1,6 +1,6 @@
 """A hall answers a class poll: N students join one room and answer 3 questions, over Streamlit's own
-websocket protocol (benchmarks.load's Student), against one server or replicas behind HAProxy that
-share one SQLite file.
+websocket protocol (benchmarks.poll_student's PollStudent, a benchmarks.ws_student.Student), against one
+server or replicas behind HAProxy that share one SQLite file.
 
 Each student GETs the join link (`/softmax?room=CODE`), opens the websocket, keeps the seat the app
 writes into its URL, and then, with a pause of about 2 s before each, moves the sequence-length slider

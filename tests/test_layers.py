@@ -163,7 +163,8 @@ def test_the_rules_see_what_they_must(tmp_path):
                       "@st.cache_resource\ndef g(a, *, k=1):\n    return a\n\n@st.cache_data\ndef h(a, b):\n    return a\n")
     assert defaulted_caches(cached) == [(4, "f"), (8, "g")]
     (tmp_path / "tests").mkdir()
-    (tmp_path / "tests" / "test_b.py").write_text("import benchmarks.load\n\ndef test():\n    from benchmarks import hall\n")
+    (tmp_path / "tests" / "test_b.py").write_text("import benchmarks.load\n\n"
+                                                  "def test():\n    from benchmarks import hall\n")
     assert [m for _, m in benchmark_imports(tmp_path / "tests")] == ["benchmarks.load", "benchmarks"]
     (tmp_path / "tools").mkdir()
     (tmp_path / "tools" / "t.py").write_text("")
