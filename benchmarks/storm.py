@@ -24,7 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.load import Student, pct
+from benchmarks.load import pct
+from benchmarks.ws_student import Student
 from harness import browser as bs
 
 TARGET = 2.0     # the others' rerun p95 during the storm, at most this times their idle p95

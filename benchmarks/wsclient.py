@@ -1,6 +1,6 @@
 """One browser tab over Streamlit's websocket protocol, as the frontend speaks it: the tab the hall and the
-profile benchmarks use (benchmarks.load's Student does the same for one slider; this one can use every
-widget the app draws).
+profile benchmarks use (benchmarks.ws_student's Student, load.py's, does the same for one slider; this one
+can use every widget the app draws).
 
 What the frontend does and this tab does too:
 - it keeps every widget's state from the element the server drew (a widget keeps its own value unless

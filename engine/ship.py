@@ -25,16 +25,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-SEED = 0        # the batches' seed of a trained preset (ui.shell.presets.BATCH_SEED)
+# What ships for a task, read by engine.shipped_measures too (engine.ship.runs, .SEED … are still these)
+from .shipped_runs import GAP, KEEP_LONG, LONG_STEPS, SEED, Shipped, runs
+
 FRESH = 777     # --check compares predictions on 1,000 fresh sequences drawn from this seed
-GAP = 1e-6      # --check's largest allowed difference of any weight
-LONG_STEPS = 1500   # a default run longer than this is not retrained by --check (CI) but checked on its first stretch
-KEEP_LONG = 8       # the saved steps a long run ships between its first and its last (in float16: within 5 MB)
 PREFIX_MIN = 50     # --check trains a long run up to its first saved step from this one on
 PINNED = {"OPENBLAS_CORETYPE": "Haswell", "OPENBLAS_NUM_THREADS": "1",
           "NPY_DISABLE_CPU_FEATURES": "AVX512F AVX512CD AVX512_KNL AVX512_KNM AVX512_SKX AVX512_CLX AVX512_CNL "
@@ -60,32 +58,6 @@ def run_pinned(args: list[str], **kwargs) -> subprocess.CompletedProcess:
         raise RuntimeError("the shipped weights are made with OpenBLAS's Haswell kernels: this CPU has no AVX2 and FMA")
     env = {**os.environ, **PINNED, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     return subprocess.run([sys.executable, "-m", "engine.ship", *args], env=env, **kwargs)
-
-
-@dataclass(frozen=True)
-class Shipped:
-    """One file that ships for a task."""
-
-    file: str                   # its name in assets/weights/
-    config: object              # the model trained (an engine.Config)
-    keep: int | None = None     # the saved steps kept between the first and the last (None: every one)
-    lossy: bool = False         # those steps in float16 (a run too large to ship whole); the last one exact
-
-
-def runs(name: str) -> list[Shipped]:
-    """What ships for a task: its default run (every saved step; a run too long to retrain in CI, the text
-    task's, keeps KEEP_LONG of them in float16 and is checked on its first stretch) and, for a task of more
-    than one layer, the one-layer model the Learn page sets beside it (trained with the same steps,
-    batches and rate; its final weights only: it is compared, not replayed)."""
-    from dataclasses import replace
-
-    from .tasks import TASKS
-    task = TASKS[name]
-    long = task.steps > LONG_STEPS
-    shipped = [Shipped(f"{name}.npz", task.config, KEEP_LONG if long else None, long)]
-    if task.config.n_layers > 1 and not long:
-        shipped.append(Shipped(f"{name}-one-layer.npz", replace(task.config, n_layers=1), 0))
-    return shipped
 
 
 def _kept(run, keep: int | None):
@@ -115,7 +87,7 @@ def ship(tasks, folder=None) -> list:
                 paths.append(_evidence(run, target))
             if shipped_measures.measured(name, one):                  # measured on the run as the app reads it
                 shipped = store.read(target / one.file, one.config, store.run_key(name, one.config, TASKS[name].steps, SEED))
-                paths.append(shipped_measures.write(name, one, shipped, target))
+                paths.append(shipped_measures.write_measures(name, one, shipped, target))
     return paths
 
 
@@ -191,7 +163,7 @@ def check(tasks) -> bool:
     return good
 
 
-def main(argv: list[str]) -> int:
+def command_line(argv: list[str]) -> int:
     from .tasks import TASKS
     checking, measuring = "--check" in argv, "--measures" in argv
     tasks = [a for a in argv if a not in ("--check", "--measures")] or list(TASKS)
@@ -212,4 +184,4 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(command_line(sys.argv[1:]))

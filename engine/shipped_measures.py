@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from .evidence import MEASURED_N, MEASURED_SEED
-from .ship import GAP, SEED, Shipped, runs
+from .shipped_runs import GAP, SEED, Shipped, runs
 
 
 def measured(name: str, one: Shipped) -> bool:
@@ -32,7 +32,7 @@ def measured(name: str, one: Shipped) -> bool:
     return len(head_sets(one.config)) <= MAX_SETS
 
 
-def write(name: str, one: Shipped, run, folder) -> Path:
+def write_measures(name: str, one: Shipped, run, folder) -> Path:
     """A shipped run's measures (measures-<digest>.npz, named by its final weights): with every set of its heads
     knocked out, a letter task's accuracy and loss on the sequences the pages measure (ui.compute.metrics:
     1,000 fresh sequences from seed 1), the text model's held-out losses on the evidence's windows
@@ -69,7 +69,7 @@ def again(tasks, folder=None) -> list:
             if shipped is None:
                 print(f"{one.file}: missing or stale: python -m engine.ship {name}", flush=True)
                 return None
-            paths.append(write(name, one, shipped, store.SHIPPED if folder is None else folder))
+            paths.append(write_measures(name, one, shipped, store.SHIPPED if folder is None else folder))
     return paths
 
 

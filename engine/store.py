@@ -69,7 +69,7 @@ def _checksum(header: bytes, arrays: dict[str, np.ndarray]) -> str:
     return digest.hexdigest()
 
 
-def _kept(thetas: np.ndarray, lossy: bool) -> np.ndarray:
+def _as_stored(thetas: np.ndarray, lossy: bool) -> np.ndarray:
     """Weight vectors as stored: float16 where the caller accepts rounding (a long shipped run's replay steps),
     else float32 where that is exact (training computes in float32), else float64."""
     if lossy:
@@ -84,12 +84,12 @@ def _arrays(run: TrainRun, lossy: bool) -> dict[str, np.ndarray]:
     page replays) exactly too, or in float16 for a run too large to ship otherwise (lossy)."""
     thetas = np.stack([flatten(params) for _, params in run.checkpoints[1:]])      # (K-1, N) float64
     return {"steps": np.array([step for step, _ in run.checkpoints], dtype=np.int64),
-            "between": _kept(thetas[:-1], lossy), "final": _kept(thetas[-1], False),  # (K-2, N) and (N,)
+            "between": _as_stored(thetas[:-1], lossy), "final": _as_stored(thetas[-1], False),  # (K-2, N) and (N,)
             "losses": np.asarray(run.losses, dtype=np.float64),
             "accuracies": np.asarray(run.accuracies, dtype=np.float64)}
 
 
-def encode(run: TrainRun, lossy: bool = False) -> bytes:
+def file_bytes(run: TrainRun, lossy: bool = False) -> bytes:
     """The file's bytes: every checkpoint, the curves, the key, and the checksum of them all."""
     arrays = _arrays(run, lossy)
     header = json.dumps({"key": key_of(run), "seconds": run.seconds, "lossy": lossy}, sort_keys=True).encode()
@@ -105,7 +105,7 @@ def _write(run: TrainRun, target: Path, lossy: bool = False) -> None:
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as out:
-            out.write(encode(run, lossy))
+            out.write(file_bytes(run, lossy))
             out.flush()
             os.fsync(out.fileno())
         os.replace(temporary, target)
@@ -150,7 +150,7 @@ def _whole(arrays: dict[str, np.ndarray], steps: int) -> bool:
             and arrays["losses"].shape == (steps,) and arrays["accuracies"].shape == (steps,))
 
 
-def _frozen(array: np.ndarray) -> np.ndarray:
+def _read_only_float64(array: np.ndarray) -> np.ndarray:
     array = np.array(array, dtype=np.float64)
     array.setflags(write=False)
     return array
@@ -167,10 +167,10 @@ def read(path: Path, cfg: Config, key: dict) -> TrainRun | None:
     if arrays["final"].shape != flatten(like).shape:
         return None
     thetas = [flatten(like), *arrays["between"], arrays["final"]]     # (N,) each, step 0 first
-    checkpoints = tuple((int(step), unflatten(like, _frozen(theta))) for step, theta in zip(arrays["steps"], thetas))
+    checkpoints = tuple((int(step), unflatten(like, _read_only_float64(theta))) for step, theta in zip(arrays["steps"], thetas))
     return TrainRun(task=key["task"], config=cfg, seed=key["seed"], steps=key["steps"], batch=key["batch"],
-                    lr=key["lr"], params=checkpoints[-1][1], losses=_frozen(arrays["losses"]),
-                    accuracies=_frozen(arrays["accuracies"]), checkpoints=checkpoints,
+                    lr=key["lr"], params=checkpoints[-1][1], losses=_read_only_float64(arrays["losses"]),
+                    accuracies=_read_only_float64(arrays["accuracies"]), checkpoints=checkpoints,
                     seconds=float(header["seconds"]))
 
 

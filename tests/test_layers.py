@@ -10,7 +10,9 @@
              in one place; the poll's store is imported by ui/poll/ only;
 * pages/     thin: a header, then their folder of ui/sections/: they import ui only.
 
-No module of the app is longer than 300 lines. No cached function has a default argument: Streamlit keys a
+No module of the project outside tests/ is longer than 300 lines (the app's, and the benchmarks', deploy/'s,
+harness/'s, docs/' too). The app's tests in tests/ import nothing from benchmarks/ (the benchmark tools' own
+tests live beside them, in benchmarks/tests/). No cached function has a default argument: Streamlit keys a
 cached call by its arguments as written, so f(x) and f(x, None) would be two entries, two measures of one
 quantity (a wrapper spells the defaults out, then calls the cached function).
 """
@@ -39,6 +41,19 @@ MAX_LINES = 300
 def modules() -> list[Path]:
     files = [p for top in APP for p in (ROOT / top).rglob("*.py")] + [ROOT / "streamlit_app.py"]
     return sorted(p for p in files if "__pycache__" not in p.parts)
+
+
+def every_module(root: Path = ROOT) -> list[Path]:
+    """Every .py of the project outside tests/: the app's modules and the benchmarks', deploy/'s, harness/'s ..."""
+    found = []
+    for entry in sorted(root.iterdir()):
+        if entry.name.startswith(".") or entry.name in ("tests", "test-artifacts"):
+            continue
+        if entry.is_dir():
+            found += [p for p in entry.rglob("*.py") if "__pycache__" not in p.parts]
+        elif entry.suffix == ".py":
+            found.append(entry)
+    return sorted(found)
 
 
 def rel(path: Path) -> str:
@@ -115,10 +130,22 @@ def test_no_cached_function_has_a_default_argument(path):
     assert not defaulted_caches(path), (rel(path), defaulted_caches(path), "spell the defaults out in a wrapper")
 
 
-@pytest.mark.parametrize("path", modules(), ids=rel)
+@pytest.mark.parametrize("path", every_module(), ids=rel)
 def test_no_module_is_longer_than_300_lines(path):
     lines = len(path.read_text().splitlines())
     assert lines <= MAX_LINES, f"{rel(path)} has {lines} lines"
+
+
+def benchmark_imports(folder: Path) -> list[tuple[str, str]]:
+    """(file, module) of every import of benchmarks/ by a .py under folder, at any depth of the file."""
+    return [(path.relative_to(folder.parent).as_posix(), module) for path in sorted(folder.rglob("*.py"))
+            if "__pycache__" not in path.parts
+            for module, _ in imports(path) if top(module) == "benchmarks"]
+
+
+def test_the_apps_tests_import_nothing_from_the_benchmarks():
+    """tests/ is the app's: the benchmark tools' own tests are benchmarks/tests/, run by pytest's testpaths."""
+    assert not benchmark_imports(ROOT / "tests"), benchmark_imports(ROOT / "tests")
 
 
 def test_the_rules_see_what_they_must(tmp_path):
@@ -135,3 +162,12 @@ def test_the_rules_see_what_they_must(tmp_path):
     cached.write_text("import streamlit as st\n\n@st.cache_data(max_entries=4)\ndef f(a, b=None):\n    return a\n\n"
                       "@st.cache_resource\ndef g(a, *, k=1):\n    return a\n\n@st.cache_data\ndef h(a, b):\n    return a\n")
     assert defaulted_caches(cached) == [(4, "f"), (8, "g")]
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_b.py").write_text("import benchmarks.load\n\n"
+                                                  "def test():\n    from benchmarks import hall\n")
+    assert [m for _, m in benchmark_imports(tmp_path / "tests")] == ["benchmarks.load", "benchmarks"]
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "t.py").write_text("")
+    (tmp_path / "top.py").write_text("")
+    assert [p.relative_to(tmp_path).as_posix() for p in every_module(tmp_path)] == ["tools/t.py", "top.py", "x.py",
+                                                                                   "y.py"]

@@ -134,8 +134,8 @@ def test_train_at_the_defaults_replays_the_shipped_run(no_training, task, monkey
 def test_ship_refuses_a_cpu_it_cannot_pin_and_an_unknown_task(monkeypatch, capsys):
     monkeypatch.setattr(ship, "pinned", lambda: False)
     monkeypatch.setattr(ship, "can_pin", lambda: False)
-    assert ship.main(["--check"]) == 2 and "AVX2 and FMA" in capsys.readouterr().err
-    assert ship.main(["nope"]) == 2 and "unknown task 'nope'" in capsys.readouterr().err
+    assert ship.command_line(["--check"]) == 2 and "AVX2 and FMA" in capsys.readouterr().err
+    assert ship.command_line(["nope"]) == 2 and "unknown task 'nope'" in capsys.readouterr().err
 
 
 def test_the_readme_types_no_step_of_a_trained_run():
