@@ -50,3 +50,42 @@ def test_item12_the_scores_intro_says_what_the_stds_show_not_a_cause(params):
 # =========================================================================== causal words
 CAUSAL = re.compile(r"\b(so|because|causes?|caused|therefore|hence|thus)\b(?! (?:far|that|much|many|few|on)\b)",
                     re.IGNORECASE)
+
+
+# =========================================================================== 11 · a knock-out's effect
+def _knockout_steps():
+    from ui.lessons import shipped
+    return [(name, i) for name in shipped.names() for i, step in enumerate(shipped.load(name).steps, start=1)
+            if "{model.knockout_effect}" in step.text]
+
+
+@pytest.mark.parametrize("key", _knockout_steps(), ids=lambda k: f"{k[0]}-{k[1]}")
+def test_item11_a_knock_out_s_words_quote_the_loss_and_follow_the_larger_change(key):
+    """Induction step 6 said 'one of them is enough' with accuracy alone (99.5% → 97.8%) while the loss grew
+    15-fold: every lesson fact about a knock-out quotes both of the page's measures, read from its metrics,
+    and names first the one whose ratio after / before is further from 1 (on a log scale)."""
+    from ui.lessons import facts, shipped
+    from ui.lessons.facts_trained import _model
+    from ui.lessons.lesson import view_of
+    step = shipped.load(key[0]).at(key[1])
+    v = view_of(step)
+    trained, T = _model(v, compute), len(v.words)
+    base, out = compute.metrics(trained, T), compute.metrics(trained, T, v.controls.ablate)
+    said = facts.fill("{model.knockout_effect}", v, compute)
+    acc = f"{base.overall_accuracy:.1%}", f"{out.overall_accuracy:.1%}"
+    loss = f"{fmt(base.overall_loss, '.3g')} → {fmt(out.overall_loss, '.3g')}"
+    assert all(a in said for a in acc) and loss in said, said
+    loss_first = (abs(np.log(out.overall_loss / base.overall_loss))
+                  > abs(np.log(out.overall_accuracy / base.overall_accuracy)))
+    assert said.index("loss" if loss_first else "accuracy") == min(said.index("loss"), said.index("accuracy")), said
+    text = facts.fill(step.text, v, compute)
+    for claim in ("one of them is enough", "does the same job"):            # what the loss contradicts
+        assert claim not in text or out.overall_loss / base.overall_loss < 1.5, text
+
+
+def test_item11_the_words_follow_whichever_measure_moved_more():
+    from ui.lessons.words import knockout_effect
+    assert knockout_effect(0.995, 0.978, 0.030, 0.454).startswith("the loss grows to 15 times its value")
+    assert knockout_effect(0.995, 0.10, 0.030, 0.040).startswith("accuracy falls from 99.5% to 10.0%")
+    assert "while the loss barely moves" in knockout_effect(0.90, 0.60, 0.50, 0.51)
+    assert knockout_effect(0.50, 0.505, 0.50, 0.501).startswith("accuracy barely moves")
