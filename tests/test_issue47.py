@@ -128,6 +128,134 @@ def test_item9_a_poll_question_names_the_layer_and_head_it_grades(page, params):
         assert asked == questions.scores_spread(trace(v), v.config, v.head) and raw > 0 and divided > 0
 
 
+# =========================================================================== no causal word without its measurement
+# Every sentence of the app's prose (string literals of ui/ and pages/, docstrings aside, an f-string read with
+# {…} for its values; the lessons' texts and notes) that holds 'so', 'because', 'causes', 'therefore', 'hence' or
+# 'thus' is listed here, with what stands behind it: a number the same sentence or page prints, or the
+# definition or arithmetic it spells out (a mask, a shared matrix, a seed), or a non-causal 'so' (degree,
+# 'and so on'). A new one fails until it is worded without the causal word or listed with its measurement.
+BEHIND = {
+    # the arithmetic of the softmax, the mask and the exercise: each sentence prints the numbers it follows from
+    ("ui/lessons/facts_block.py", "sees one key only, so its weight 1 is forced"): "one key: the softmax of one score is 1",
+    ("ui/lessons/facts_block.py", "scaling is switched off here, so nothing is divided"): "a switch's state",
+    ("ui/poll/questions.py", "its weight 1 is forced, so there is nothing to predict"): "one key: weight 1",
+    ("ui/poll/questions.py", "Scaling is switched off, so this page divides nothing"): "a switch's state",
+    ("ui/poll/questions.py", "its visible scores are all equal, so they have no spread"): "measured: std 0",
+    ("ui/prose/exercise.py", "multiplied by one factor of its own, so the ratios inside a row are kept"): "arithmetic",
+    ("ui/prose/exercise.py", "so the ratios between a row's old weights, and their order, stay the same"): "the deviation is printed",
+    ("ui/prose/exercise.py", "(the causal mask makes its score −∞), so every factor is exactly 1"): "the mask's −∞",
+    ("ui/prose/exercise.py", "s = {…}, so e^s/Z = {…}"): "both numbers printed",
+    ("ui/prose/exercise.py", "of its attention now goes to {…}, because {…}"): "the reason quotes s and e^s/Z",
+    ("ui/prose/exercise.py", "so its score for them is −∞ (masked), e^−∞ = 0"): "the mask's −∞",
+    ("ui/prose/exercise.py", "because every old query also scores the new key"): "the factors are printed",
+    ("ui/prose/exercise.py", "because each old query scores the new key differently"): "each factor printed",
+    ("ui/prose/exercise.py", "below rounding, so every factor is 1"): "the share is printed",
+    ("ui/prose/exercise.py", "(at most {…} of a row), so they barely change"): "the share is printed",
+    ("ui/prose/exercise_after.py", "because each output row is a weighted sum of the value vectors"): "‖Δ‖ printed; the formula",
+    ("ui/prose/exercise_after.py", "so the first {…} inputs and their scores are the same in both runs"): "largest change printed",
+    ("ui/prose/exercise_after.py", "already on in the sidebar, so this is the run above"): "a switch's state",
+    ("ui/prose/exercise_after.py", "so nothing about them changes"): "the changes are printed (0 up to rounding)",
+    ("ui/prose/exercise_after.py", "The causal mask is on too, so no old query can see"): "the mask's definition",
+    ("ui/prose/exercise_after.py", "see the new token themselves, so they can change too"): "each layer's change printed",
+    ("ui/prose/exercise_after.py", "per entry), so the scores"): "the shift is printed",
+    ("ui/prose/experiments.py", "so it sums to 1 over the keys it sees"): "the difference is printed",
+    ("ui/prose/experiments.py", "the weights are so large that"): "degree, with the count printed",
+    ("ui/sections/cell/worked.py", "so e^−∞ = 0 and the weight is exactly 0"): "the mask's −∞",
+    ("ui/sections/experiments/mask.py", "and so on"): "not causal",
+    ("ui/sections/experiments/mask.py", "computed at the last step, so it cannot change"): "the mask's definition",
+    ("ui/sections/experiments/scaling.py", "each with variance 1, so the scores spread out like √d_head"):
+        "the page's random vectors measure it (variance_curve)",
+    ("ui/prose/notices.py", "It adds up d_head products, so it spreads more the wider the head"):
+        "the Experiments page measures it (variance_curve)",
+    ("ui/prose/notices.py", "The same matrices serve every token, so equal input rows get equal Q, K and V rows"): "one W_Q",
+    ("ui/prose/notices.py", "every word is different, so every row of X is different"): "the table's rows",
+    ("ui/prose/notices.py", "Without positions the same word therefore always gets the same rows"): "one embedding row",
+    ("ui/prose/notices.py", "so it gets different rows"): "the position code is added",
+    ("ui/prose/notices.py", "Scaling is switched off, so nothing is divided"): "a switch's state",
+    ("ui/prose/notices.py", ", and so is every row of X + P"): "not causal: 'likewise'",
+    ("ui/prose/notices.py", "the divisor is √1 = 1, so the division changes nothing"): "arithmetic",
+    ("ui/prose/rows.py", "every row sees one key only, so every weight is 1 by force"): "one key: weight 1",
+    ("ui/prose/rows.py", "so no row or head stands out"): "the spreads are printed",
+    ("ui/prose/rows.py", "so no key stands out and none is named here"): "the spread is printed",
+    ("ui/prose/rows.py", "sees only itself under the causal mask, so its weight 1 is forced"): "one key: weight 1",
+    ("ui/prose/rows.py", "spread almost evenly ({…}), so no key is named"): "the spread is printed",
+    # what the app does (its own rules: a seed, a list, a switch), said where it does it
+    ("pages/exercise.py", "tokens, so one more makes"): "a count",
+    ("pages/heads.py", "its own slice of Q, K and V, so each head can attend differently"): "the slices are drawn",
+    ("pages/model.py", "reads the output of the one before, so its maps can mix"): "the stack's definition ('can')",
+    ("ui/sections/exercise/steps.py", "not in the vocabulary, so its vector comes from its own seeded stream"): "the app's rule",
+    ("ui/sections/learn/live.py", "asks for reduced motion, so the live curves and maps are hidden"): "the app's rule",
+    ("ui/sections/model/grid.py", "All the maps are one picture, so even"): "the app's drawing (benchmarks/README)",
+    ("ui/sections/model/knockout.py", "no vocabulary to draw test sequences from, so no head is scored"): "the app's rule",
+    ("ui/sections/scores/maps.py", "One colour scale for both maps, so the shrinking shows"): "the app's drawing",
+    ("ui/shell/sidebar.py", "fixed 0–1 colour scale, so a colour means the same weight on every map"): "the app's drawing",
+    ("ui/shell/state.py", "The token box is empty, so the"): "the app's rule",
+    ("ui/shell/state.py", "tokens this model knows, so it reads"): "the vocabulary",
+    ("ui/prose/new_token.py", "tokens this model knows, so it reads"): "the vocabulary",
+    ("ui/prose/new_token.py", "so both give the same"): "the slider appends that token",
+    ("ui/prose/knockout.py", "block with no task, so there is no accuracy to score"): "the app's rule",
+    ("ui/prose/knockout.py", "followed by itself, so every token of the second half has an earlier copy"): "the construction",
+    ("ui/prose/learn.py", "pinned arithmetic, so these are the same weights on every machine"): "engine.ship --check",
+    ("ui/prose/learn.py", "so every machine shows the same model"): "engine.ship --check",
+    ("ui/prose/presets.py", "draws the embedding table first, so a new seed redraws X too"): "the seed's order",
+    ("ui/prose/presets.py", "from their own seed, 101, so the weights' seed does not move them"): "the seed's order",
+    ("ui/prose/presets.py", "comes again, so a head that copies has something to copy"): "how the window is picked",
+    ("ui/prose/presets.py", "so its rows past that need not do the task"): "the accuracy by position is printed",
+    # the lessons' typed words
+    ("lessons/induction.toml", "while its loss falls so slowly"): "degree, not causal",
+    ("lessons/multi-head.toml", "one of the same shape, so blocks can be stacked"): "the shapes are printed",
+    ("lessons/multi-head.toml", "so d_head is {qkv.d_head}"): "arithmetic",
+    ("lessons/self-attention.toml", "so the input X is a {inputs.shape} matrix"): "the shape is printed",
+    ("lessons/self-attention.toml", "so the {scores.T} tokens give a square table"): "the definition",
+    ("lessons/self-attention.toml", "every old row gains a key, so its normaliser Z grows"): "the exercise prints Z",
+    ("lessons/self-attention.toml", "so the new token is hidden from every old row"): "the mask's definition",
+}
+
+
+def _literal(node) -> str | None:
+    import ast
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(v.value if isinstance(v, ast.Constant) else "{…}" for v in node.values)
+    return None
+
+
+def causal_sentences() -> list[tuple[str, str]]:
+    """(file, sentence) for every sentence of the app's prose and the lessons with a causal word."""
+    import ast
+    from conftest import ROOT
+    found = []
+    for path in sorted([*ROOT.glob("ui/**/*.py"), *ROOT.glob("pages/*.py")]):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docs = {id(node.body[0].value) for node in ast.walk(tree)
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module))
+                and node.body and isinstance(node.body[0], ast.Expr)}
+        parts = {id(value) for node in ast.walk(tree) if isinstance(node, ast.JoinedStr) for value in node.values}
+        for node in ast.walk(tree):
+            said = _literal(node)
+            if said is not None and id(node) not in docs | parts:
+                found += [(path.relative_to(ROOT).as_posix(), s) for s in re.split(r"(?<=[.!?:;])\s+", said)]
+    for path in sorted(ROOT.glob("lessons/*.toml")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            found += [(path.relative_to(ROOT).as_posix(), s) for s in re.split(r"(?<=[.!?:;])\s+", line)]
+    return [(where, s) for where, s in found if CAUSAL.search(s)]
+
+
+def test_no_causal_word_stands_without_its_measurement():
+    unlisted = [(where, s) for where, s in causal_sentences()
+                if not any(where == file and phrase in s for file, phrase in BEHIND)]
+    assert not unlisted, "\n".join(f"{where}: {s}" for where, s in unlisted)
+
+
+def test_the_causal_word_scan_finds_what_it_must():
+    """The scan sees a causal word in an f-string and in a lesson's text (a test that cannot fail is a defect)."""
+    assert CAUSAL.search("the entries have std {…}, so the scores spread") and CAUSAL.search("Because it is")
+    assert not CAUSAL.search("the soft mask") and not CAUSAL.search("also")
+    found = causal_sentences()
+    assert any(where.endswith(".toml") for where, _ in found) and any("{…}" in s for _, s in found)
+
+
 @pytest.mark.parametrize("params", [dict(layers=2, layer=1), dict(layers=3, layer=0), dict()],
                          ids=["layers=2&layer=1", "layers=3&layer=0", "part4"])
 def test_item9_a_lesson_fact_that_names_heads_names_their_layer(params):
