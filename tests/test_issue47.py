@@ -128,6 +128,26 @@ def test_item9_a_poll_question_names_the_layer_and_head_it_grades(page, params):
         assert asked == questions.scores_spread(trace(v), v.config, v.head) and raw > 0 and divided > 0
 
 
+# =========================================================================== 15 · the README on the plateau
+def test_item15_the_readme_says_of_the_plateau_what_the_app_finds_for_the_shipped_run():
+    """The README said the induction plateau is 'marked' while the Learn page, for the shipped run, finds no level
+    stretch. The README's Learn row claims a plateau exactly when ui.prose.learn.plateau finds one (its words
+    name 'a plateau' only for a level stretch: tests/test_learn.py) on the shipped run's losses and drop."""
+    from conftest import ROOT
+    from ui.lessons import shipped
+    from ui.lessons.facts_trained import learn_run
+    from ui.lessons.lesson import view_of
+    from ui.prose import learn
+    step = next(s for s in shipped.load("induction").steps if "{learn.plateau}" in s.text)
+    trained = learn_run(view_of(step), compute)
+    found = "plateau" in learn.plateau(trained.run.losses, compute.circuit(trained)[1])
+    row = next(line for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+               if line.startswith("| Learn: train a head"))
+    claimed = "plateau" in row.replace("no plateau", "")
+    assert claimed == found, row
+    assert found or "no plateau" in row, row
+
+
 # =========================================================================== no causal word without its measurement
 # Every sentence of the app's prose (string literals of ui/ and pages/, docstrings aside, an f-string read with
 # {…} for its values; the lessons' texts and notes) that holds 'so', 'because', 'causes', 'therefore', 'hence' or
