@@ -3,6 +3,7 @@ one paragraph a line (austen.txt.gz), and the vocabulary counted on the training
 
     python -m engine.corpus --build              # apt-get download the package, extract, write assets/text/
     python -m engine.corpus --build --deb FILE   # from a .deb already downloaded
+    python -m engine.corpus --figures            # what the shipped files hold, as assets/text/README.md says it
 
 The package keeps each novel as an R character vector (one line of the Project Gutenberg text per
 element) in R's lazy-load database (data/Rdata.rdx: the index; data/Rdata.rdb: zlib-compressed
@@ -154,12 +155,45 @@ def build(deb: Path | None = None, target: Path | None = None) -> list[Path]:
     return [corpus_path, vocab_path]
 
 
+def figures(folder: Path | None = None) -> dict[str, str]:
+    """What the shipped files hold, each figure worded as assets/text/README.md prints it (a test reads the
+    README against these): chapters (and how many are held out), paragraphs, the text's size, tokens with
+    and without the paragraph mark, and the share of them the vocabulary knows."""
+    from . import text
+    folder = text.FOLDER if folder is None else Path(folder)
+    packed = (folder / text.CORPUS_NAME).read_bytes()
+    chapters = text.read_chapters(folder / text.CORPUS_NAME)
+    paragraphs = sum(len(paras) for _, paras in chapters)
+    held = sum(text.is_held_out(k) for k in range(len(chapters)))
+    vocab = (folder / text.VOCAB_NAME).read_text(encoding="utf-8").split("\n")[:-1]
+    known = {token: i for i, token in enumerate(vocab)}
+    tokens = [known.get(token, 0) for _, paras in chapters for paragraph in paras
+              for token in text.words(paragraph) + [text.PARAGRAPH]]
+    marks = paragraphs                                 # one ¶ ends each paragraph
+    known_all = sum(1 for i in tokens if i != 0)       # ¶ is in the vocabulary
+    return {
+        "chapters": f"{len(chapters)} chapters ({held} of them held out: every tenth)",
+        "paragraphs": f"{paragraphs:,} paragraphs",
+        "size": f"{len(gzip.decompress(packed)) / 1e6:.1f} MB of UTF-8 text ({len(packed) / 1e6:.1f} MB gzipped)",
+        "tokens": f"{len(tokens):,} tokens ({len(tokens) - marks:,} without the paragraph mark ¶)",
+        "known": f"{known_all / len(tokens):.1%} of them known to the vocabulary "
+                 f"({(known_all - marks) / (len(tokens) - marks):.1%} without ¶)".replace("%", " %"),
+        "vocabulary": f"{len(vocab):,} tokens",
+        "compared": f"| {len(tokens) - marks:,} | {(known_all - marks) / (len(tokens) - marks):.1%} |".replace("%", " %"),
+    }
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", action="store_true", help="make assets/text/ from the Debian package")
     parser.add_argument("--deb", type=Path, help="use this .deb instead of downloading it")
     parser.add_argument("--to", type=Path, help="write here instead of assets/text/")
+    parser.add_argument("--figures", action="store_true", help="print what the shipped files hold (the README's figures)")
     args = parser.parse_args(argv)
+    if args.figures:
+        for name, said in figures(args.to).items():
+            print(f"{name}: {said}")
+        return 0
     if not args.build:
         parser.print_help()
         return 2

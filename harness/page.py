@@ -223,6 +223,12 @@ OVERLAPS = """
     const out = Math.max(k.left - c.left, c.right - k.right);
     if (out > slack) found.push([name(chart), 'its column', Math.round(out), 0]);
     if (c.right > window.innerWidth + slack) found.push([name(chart), 'the screen edge', Math.round(c.right - window.innerWidth), 0]);
+    // What Vega draws inside an svg may run past the svg's own box (a legend wider than the chart): measured too.
+    for (const part of chart.tagName.toLowerCase() === 'svg' ? chart.querySelectorAll('g.role-legend') : []) {
+      const p = part.getBoundingClientRect();
+      const beyond = Math.max(k.left - p.left, p.right - k.right, p.right - window.innerWidth);
+      if (p.width > 0 && beyond > slack) found.push([name(chart), 'its legend past its column', Math.round(beyond), 0]);
+    }
     for (const other of others) {
       if (other === chart || other.contains(chart) || chart.contains(other)) continue;
       const o = box(other);

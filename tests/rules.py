@@ -44,8 +44,16 @@ def off_scale(text: str) -> list[str]:
             near = [next_to(moved * (1 + e) / (carried * (1 + f))) for e in (-5e-3, 5e-3) for f in (-5e-3, 5e-3)]
             if m.group(2) not in near:                                  # printed with 3 decimals: rounding
                 found.append(m.group(0))
+    # the scores page: the scaled spread next to the product of q's and k's stds (both printed with 2 decimals)
+    for m in re.finditer(r"spread with std " + _NUMBER + r" \(raw " + _NUMBER + r", every head\): (.+?) the "
+                         + _NUMBER + r" \(", text):
+        scaled, product = parse(m.group(1)), parse(m.group(4))
+        near = {next_to((scaled + e) / (product + f)) for e in (-5e-3, 0, 5e-3) for f in (-5e-3, 0, 5e-3)
+                if product + f > 0}
+        if product > 0 and m.group(3) not in near:
+            found.append(m.group(0))
     found += [m.group(0) for m in re.finditer(r"\b(?:large|small|tiny|huge) next to\b", text)
-              if not re.search(r"(e\^s is|average per entry, )\s*$", text[max(0, m.start() - 30):m.start()])]
+              if not re.search(r"(e\^s is|average per entry, |every head\): )\s*$", text[max(0, m.start() - 30):m.start()])]
     return found
 
 

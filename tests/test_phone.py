@@ -166,6 +166,35 @@ def test_every_page_comes_first_and_fits_a_phone(tab, path):
     tab.assert_clean()
 
 
+TEXT = "trained-text"                                            # the English text preset (a 64-wide model)
+
+
+@pytest.mark.parametrize("path", [p for p, *_ in bs.PAGES], ids=[p or "root" for p, *_ in bs.PAGES])
+def test_every_page_fits_a_phone_under_the_english_text_preset(tab, path):
+    """Issue 47: the English text preset's wider model (d_model 64, 8 heads, 1,000 tokens) at 4, 16 and 64
+    tokens: no chart leaves the screen or its column or covers anything, and the page never scrolls sideways
+    (the Learn page on its own task, the English text)."""
+    found = {}
+    extra = "&task=text" if path == "learn" else ""
+    for T in (4, 16, 64):
+        before = tab.runs.finished                      # how many runs a first visit takes: the test above
+        tab.page.goto(f"{tab.server.url}/{path}?seq_len={T}&preset={TEXT}{extra}")
+        tab.runs.wait_for(tab.page, before + 1, timeout=90)
+        tab.page.wait_for_timeout(1500)                 # the measured screen, if it differs, is sent by now
+        bs.wait_ready(tab.page, timeout=90)
+        if path == "exercise":
+            predict_and_reveal(tab)
+        for section in SECTIONS if path == "experiments" else [None]:
+            if section and section != SECTIONS[0]:
+                tap(tab, tab.page.get_by_role("radio", name=section))
+            if hits := no_overlaps(tab, f"phone-text-overlap-{path or 'root'}-{T}"):
+                found[(T, section)] = hits
+            if wider := sideways(tab):
+                found[(T, section, "page scrolls sideways by px")] = wider
+    assert not found, found
+    tab.assert_clean()
+
+
 @pytest.mark.parametrize("path", ["/qkv?seq_len=4", "/heads?seq_len=16&heads=4&d_model=64", "/exercise?seq_len=8"])
 def test_the_first_run_fits_the_narrowest_phone_then_a_turn_refits(tab, path):
     """At 360 px a phone's first visit fits on its first run (no measuring run: the guess is 360 px);

@@ -122,3 +122,33 @@ def test_a_heatmap_fits_a_phones_column(width, n, chars):
 def test_a_laptops_columns_keep_the_legend_beside_and_long_labels(width):
     size = sp.fit(16, 16, 8, 8, True, True, False, width, 560)
     assert size.below == 0 and sp.label_limit(width) == sp.LABEL_LIMIT
+
+
+@pytest.mark.parametrize("width,n_cols", [(326, 256), (358, 256), (358, 512)])   # 360- and 390-px phones
+@pytest.mark.parametrize("rows,chars", [(4, 5), (16, 9), (64, 12)])
+def test_a_wide_map_fits_a_phones_column(width, n_cols, rows, chars):
+    """Issue 47: the block output page's T × d_ff map of the English text preset (256 hidden units) ran ~25 px past
+    a 390-px phone's edge, its cells held at 1 px each; a wider map now scales its picture below 1 px a cell
+    (each cell still its own device pixels on a 3× screen), the legend below, and keeps every token's row."""
+    cols = [str(c) for c in range(n_cols)]
+    tilted = sp.tilt(cols)
+    size = sp.fit(rows, n_cols, chars, len(cols[-1]), tilted, True, False, width, 600)
+    assert drawn_width(size, chars, len(cols[-1]), tilted, width) <= width + 1
+    assert size.cell >= sp.MIN_CELL and size.below                    # as wide as fits, the legend below
+    assert rows * sp.ROW_MIN_PX > sp.MAX_HEIGHT or size.row >= sp.ROW_MIN_PX   # every token's label, where they fit
+
+
+@pytest.mark.parametrize("width", [326, 356, 386, 790])
+@pytest.mark.parametrize("heads", [4, 8, 16])
+def test_the_head_history_s_legend_fits_its_chart(width, heads):
+    """Issue 47: on the Learn page of the English text preset (8 heads) the legend of 'which head locked on when'
+    drew two columns of 'layer 0 head 0: on the previous token' and ran ~170 px past a phone's edge. Its
+    columns and labels now fit the chart's width beside the plot; a laptop keeps two columns."""
+    from ui.charts import line_charts as lc
+    names = [f"layer {layer} head {head}: on the previous token" for layer in range(2) for head in range(heads // 2)]
+    legend = lc.history_legend(names, width, False)
+    per_column = sp.text_px(max(map(len, names)), legend["labelFontSize"], legend["labelLimit"]) + lc.LEGEND_SYMBOL
+    assert lc.LEGEND_LEFT + legend["columns"] * per_column <= width
+    assert legend["labelFontSize"] >= sp.LABEL_FONT_MIN
+    assert legend["columns"] == (2 if width >= 700 else 1)
+    assert sp.text_px(max(map(len, names)), legend["labelFontSize"], 10_000) <= legend["labelLimit"]   # nothing cut

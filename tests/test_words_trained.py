@@ -197,7 +197,7 @@ def test_defect16_init_section_describes_the_trained_weights():
     assert_clean(at)
     assert r"\mathcal{N}" not in latex(at) and r"W^{\text{trained}}" in latex(at)
     said = notice(at)
-    assert "not oversized weights" not in said and "training made them so" in said
+    assert "not oversized weights" not in said and "the task it was trained on asks each row for one key" in said
     plain = open_app(PAGE["experiments"])
     plain.segmented_control(key=experiment_keys.SECTION).set_value("init").run()
     assert r"\mathcal{N}" in latex(plain) and "initial draw" in latex(plain)

@@ -16,6 +16,8 @@ from ui.charts import colours as co
 from ui.charts import spec as sp
 from ui.charts.describe import number as describe_num
 
+LAPTOP_WIDTH = 790        # px of a laptop's main column: a chart's width when no page is running
+
 @lru_cache(maxsize=32)
 def lines_template(x: str, y: str, series: tuple[tuple[str, str], ...], reference: str, x_title: str,
                    y_title: str, x_values: tuple, log_base: int, y_log: bool, fmt: str, present: bool) -> dict:
@@ -130,9 +132,33 @@ def curves(losses: Sequence[float], accuracies: Sequence[float], *, at_step: int
                               "datasets": {"run": data, "rule": rule, "drop": marks}}, width="stretch")
 
 
+LEGEND_LEFT = 80          # px from a line chart's left edge to its plot (and its top legend): the y axis and its title
+LEGEND_SYMBOL = 30        # px a legend entry takes besides its label: the symbol, its gap, the gap to the next column
+
+
+def history_legend(names: Sequence[str], width: float, present: bool) -> dict:
+    """The top legend of history(): two columns where two of the longest label fit beside the plot, else one,
+    its labels at the chart's font or a smaller one (down to LABEL_FONT_MIN), so that it never runs past the
+    chart's `width` px (a phone: 8 heads' 'layer 0 head 0: on the previous token' in two columns ran ~170 px
+    past the screen's edge)."""
+    room = width - LEGEND_LEFT
+    longest = max((len(name) for name in names), default=1)
+    size = sp.font(present)
+    columns = 2 if 2 * (sp.text_px(longest, size, 10_000) + LEGEND_SYMBOL) <= room else 1
+    while size > sp.LABEL_FONT_MIN and sp.text_px(longest, size, 10_000) + LEGEND_SYMBOL > room / columns:
+        size -= 1
+    return {"title": None, "orient": "top", "labelFontSize": size, "columns": columns,
+            "labelLimit": int(max(40, min(320, room / columns - LEGEND_SYMBOL)))}
+
+
 def history(steps: Sequence[int], series: Sequence[tuple[str, Sequence[float], bool]], *, at_step: int | None,
-            y_title: str, present: bool = False) -> None:
-    """Lines over the training steps, one per (name, values, dashed) series, a dotted rule at at_step."""
+            y_title: str, present: bool = False, width: float | None = None) -> None:
+    """Lines over the training steps, one per (name, values, dashed) series, a dotted rule at at_step, in a
+    chart `width` px wide (None: the page's main column)."""
+    if width is None:
+        from ui.shell.view import current
+        shown = current()
+        width = shown.width if shown is not None else LAPTOP_WIDTH
     size = sp.font(present)
     names = [name for name, _, _ in series]
     table = pa.table({"step": pa.array([int(s) for _ in series for s in steps], pa.int32()),
@@ -152,8 +178,7 @@ def history(steps: Sequence[int], series: Sequence[tuple[str, Sequence[float], b
                           "color": {"field": "series", "type": "nominal",
                                     "scale": {"domain": names, "range": [co.SERIES[i % len(co.SERIES)]
                                                                          for i in range(len(names))]},
-                                    "legend": {"title": None, "orient": "top", "labelFontSize": size,
-                                               "labelLimit": 320, "columns": 2}},
+                                    "legend": history_legend(names, width, present)},
                           "strokeDash": {"condition": {"test": "datum.dashed", "value": [6, 3]}, "value": [1, 0]},
                           "tooltip": [{"field": "series", "type": "nominal"}, {"field": "step", "type": "quantitative"},
                                       {"field": "value", "type": "quantitative", "format": ".1%"}]}},

@@ -16,6 +16,9 @@ import numpy as np
 FONT, FONT_PRESENT = 13, 17          # axis labels and titles; presenter view is for a projector
 MAX_CELL, MAX_CELL_PRESENT = 52, 64  # px: a cell never grows beyond this
 MAX_HEIGHT = 520                     # px of cells
+MIN_CELL = 1 / 3                     # px: a cell never shrinks below this, one device pixel of a 3× phone screen
+                                     # (a wide map, 256 hidden units, fits a phone's column in a 1-pixel-a-cell
+                                     # picture scaled down: at 2× and 3× every cell still has its own pixels)
 LABEL_LIMIT = 140                    # px: Vega cuts longer axis labels with …
 NARROW = 380                         # px: a chart narrower than this is in a phone's column (a laptop's half
 NARROW_LABEL_LIMIT = 90              # column is 386): shorter labels, and the legend below if that gives room
@@ -90,7 +93,7 @@ def fit(n_rows: int, n_cols: int, row_chars: int, col_chars: int, tilted: bool, 
     reach = TILT * text_px(col_chars, size, limit) if tilted else text_px(col_chars, size, limit) / 2
 
     def cells(right: float) -> float:
-        room = max(min(width - left - right, area * (1.35 if present else 1.0)), n_cols)   # ≥ 1 px a cell
+        room = max(min(width - left - right, area * (1.35 if present else 1.0)), MIN_CELL * n_cols)
         return min(room / max(n_cols, 1), MAX_CELL_PRESENT if present else MAX_CELL, MAX_HEIGHT / max(n_rows, 1))
 
     cell = cells(max(right, reach + 5))
@@ -100,7 +103,8 @@ def fit(n_rows: int, n_cols: int, row_chars: int, col_chars: int, tilted: bool, 
         below = max(60.0, min(240.0, width - left - 30))      # its end labels reach ~15 px past the gradient
     # Rows grow taller than the cells are wide only so far as the map stays no taller than it is wide (a
     # square map stays square) and within MAX_HEIGHT: a wide matrix (T × d) then keeps every token's label.
-    taller = cell < ROW_MIN_PX and n_rows * ROW_MIN_PX <= min(MAX_HEIGHT, cell * n_cols)
+    # (A map scaled below 1 px a cell counts as 1 px a cell here: it is as wide as its picture.)
+    taller = cell < ROW_MIN_PX and n_rows * ROW_MIN_PX <= min(MAX_HEIGHT, max(cell, 1.0) * n_cols)
     row = ROW_MIN_PX if taller else cell
     return Size(cell=float(cell), row=float(row), width=float(cell * n_cols), height=float(row * n_rows), below=below)
 

@@ -177,11 +177,13 @@ def _w_o_shape(view, numbers) -> str:
     return _shape(view.config.d_model, view.config.d_model)
 
 
-@fact("heads.spreads", "each head's mean row spread ('head 0 0.97 and head 1 0.92')")
+@fact("heads.spreads", "each head's mean row spread ('head 0 0.97 and head 1 0.92'; with several layers, "
+                      "'layer 1 head 0 0.97 and …')")
 def _spreads(view, numbers) -> str:
     t = _trace(view, numbers)
     per_row = analysis.spread(t.weights, t.visible)                    # (H, T); NaN where a row sees one key
-    return names([f"head {h} {fmt(np.nanmean(per_row[h]), '.2f')}" for h in range(view.config.num_heads)])
+    layer = f"layer {view.layer} " if view.config.n_layers > 1 else ""   # the layer the page shows, if there is a choice
+    return names([f"{layer}head {h} {fmt(np.nanmean(per_row[h]), '.2f')}" for h in range(view.config.num_heads)])
 
 
 # --------------------------------------------------------------------------- Block output

@@ -104,10 +104,18 @@ def _accuracy_base(view, numbers) -> str:
     return f"{_accuracies(view, numbers)[0]:.1%}"
 
 
-@fact("model.knockout_effect", "what the knock-out does to the accuracy, worded from the numbers")
+def _losses(view, numbers) -> tuple[float, float]:
+    """Without and with the knock-out: the loss on the same sequences as _accuracies'."""
+    trained, T = _model(view, numbers), len(view.words)
+    return (numbers.metrics(trained, T).overall_loss,
+            numbers.metrics(trained, T, view.controls.ablate).overall_loss)
+
+
+@fact("model.knockout_effect", "what the knock-out does to the accuracy and the loss, the larger change first, "
+                               "worded from the numbers")
 def _effect(view, numbers) -> str:
     _knocked(view)
-    return words.knockout_effect(*_accuracies(view, numbers))
+    return words.knockout_effect(*_accuracies(view, numbers), *_losses(view, numbers))
 
 
 def _preset_model(view, numbers):

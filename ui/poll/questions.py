@@ -32,6 +32,12 @@ class Asked:
     answers: list[str]                        # every right option's value (ties: all of them)
 
 
+def who(t: engine.Trace, head: int) -> str:
+    """The head a question grades, as the page's sidebar names it: 'Layer 1, head 0' in a model of several layers
+    (the layer the page shows), 'Head 0' in a one-layer model (no layer to pick)."""
+    return f"Layer {t.layer}, head {head}" if t.config.n_layers > 1 else f"Head {head}"
+
+
 def softmax_top_key(t: engine.Trace, head: int, row: int, beta: float = 1.0) -> Asked:
     """Which key takes the most weight in one row at the page's β, read as the page reads it
     (analysis.read_head): every key tied with the top is right, and a row the page calls spread almost
@@ -50,7 +56,7 @@ def softmax_top_key(t: engine.Trace, head: int, row: int, beta: float = 1.0) -> 
     options = [(str(j), f"{j}: {t.labels[j]}") for j in visible] + [(EVEN, "none: the row is spread almost evenly")]
     answers = [EVEN] if r.kind == "even" else [str(j) for j in r.top]
     at = "" if beta == 1 else f" at β = {beta:g}"
-    return Asked("softmax", f"Head {head}, query row {row} ({label}){at}: which key will take the most weight after "
+    return Asked("softmax", f"{who(t, head)}, query row {row} ({label}){at}: which key will take the most weight after "
                             f"the softmax? ({row_words.rule().capitalize()}; such a row names no key.)",
                  options, answers)
 
@@ -67,7 +73,7 @@ def scores_spread(t: engine.Trace, cfg: engine.Config, head: int) -> Asked:
                            "after ÷√d_head: switch ÷√d_head on (sidebar, Switches) to ask this question.")
     raw, divided = analysis.score_spread(t, head)
     if not raw > 0:
-        raise Unanswerable(f"Head {head}'s visible scores are all equal: they have no spread to shrink.")
+        raise Unanswerable(f"{who(t, head)}: its visible scores are all equal, so they have no spread to shrink.")
     ratio = divided / raw                                    # measured on the numbers shown
     candidates = {"same": (1.0, "it stays the same"),
                   "root": (1 / math.sqrt(d), f"it shrinks to 1/√{d} ≈ {1 / math.sqrt(d):.3f} of what it was"),
@@ -81,16 +87,19 @@ def scores_spread(t: engine.Trace, cfg: engine.Config, head: int) -> Asked:
             options.append((value, label))
             factors.append(factor)
     answer = min(zip(options, factors), key=lambda of: abs(of[1] - ratio))[0][0]
-    return Asked("scores", f"Head {head}, d_head = {d}: what happens to the spread (standard deviation) of the "
+    return Asked("scores", f"{who(t, head)}, d_head = {d}: what happens to the spread (standard deviation) of the "
                            f"{t.T} × {t.T} scores when every score is divided by √d_head?", options, [answer])
 
 
-def exercise_prediction(ext: analysis.Extension, head: int) -> Asked:
+def exercise_prediction(ext: analysis.Extension, head: int, layers: int = 1) -> Asked:
     """The exercise's prediction: what appending a token does to the old rows. Right: every choice the
-    page's own verdict calls right."""
+    page's own verdict calls right. The exercise works on layer 0 (its first block alone): in a model of
+    `layers` > 1 the prompt names layer 0 and says so."""
     T = ext.before.T
-    return Asked("exercise", f"Head {head}: what happens to the {T} rows of attention weights when the token "
-                             f"{ext.after.labels[T]!r} is appended as token {T}?",
+    named = f"Head {head}" if layers == 1 else (f"Layer 0, head {head} (the exercise works on layer 0, which reads "
+                                                "the tokens themselves, whatever layer the sidebar picks)")
+    return Asked("exercise", f"{named}: what happens to the {T} rows of attention weights "
+                             f"when the token {ext.after.labels[T]!r} is appended as token {T}?",
                  list(words.PREDICTIONS.items()), words.right_predictions(ext, head))
 
 
@@ -139,4 +148,4 @@ def _on_scores(view, numbers) -> Asked:
 @asks("exercise", "what one more token does")
 def _on_exercise(view, numbers) -> Asked:
     return exercise_prediction(numbers.extension(view.config, view.words, state.next_word(view.controls),
-                                                 view.training), view.head)
+                                                 view.training), view.head, view.config.n_layers)

@@ -45,8 +45,8 @@ def init_notice(r: xp.ScalingRows, published: bool, trained: bool = False) -> st
         said = (f"In this block at ×{s:g}, {off} of the {rows} are nearly one-hot without the division "
                 f"({on} with it): such a row copies one token and ignores the rest. ")
     elif on and trained and s == r.base_scale:
-        said = (f"The trained block has {on} of its {rows} nearly one-hot even with the division: training made "
-                "them so, because the task asks each row for one key. ")
+        said = (f"The trained block has {on} of its {rows} nearly one-hot even with the division; the task it was "
+                "trained on asks each row for one key. ")
     elif on:
         said = (f"At ×{s:g} the weights are so large that even the scaled block has {on} of its {rows} nearly "
                 "one-hot: the division only fixes the width, not oversized weights. ")

@@ -142,8 +142,11 @@ def scores_intro(t: Trace) -> str:
     every = np.broadcast_to(t.visible, t.scores.shape)                  # (H, T, T)
     raw, scaled = _std(t.scores, every), _std(t.scaled, every)
     if cfg.scale_scores:
-        said += (f"Here the entries of q and k have std {fmt(q_std, '.2f')} and {fmt(k_std, '.2f')}, so this "
-                 f"block's scaled scores spread with std {fmt(scaled, '.2f')} (raw {fmt(raw, '.2f')}, every head). ")
+        said += (f"Here the entries of q and k have std {fmt(q_std, '.2f')} and {fmt(k_std, '.2f')}, and this "
+                 f"block's scaled scores spread with std {fmt(scaled, '.2f')} (raw {fmt(raw, '.2f')}, every head)")
+        product = q_std * k_std                                       # the scaled std of independent, mean-0 entries
+        said += (f": {next_to(scaled / product)} the {fmt(product, '.2f')} ({fmt(q_std, '.2f')} × {fmt(k_std, '.2f')}) "
+                 "that entries drawn independently with mean 0 and those stds would give. " if product > 0 else ". ")
     else:
         said += (f"Scaling is off here: the scores go to the softmax as they are (std {fmt(raw, '.2f')}, "
                  "every head). ")
