@@ -20,7 +20,7 @@ def rule(number: int, passages: int, seed: int, candidates: int, length: int, sh
     """How passage `number` was drawn (ui.shell.presets.draw_passage), for the sidebar."""
     return (f"Its sentence: passage {number} of {passages} (0–{passages - 1}, the Passage box), one window of "
             f"{length} tokens of held-out text (chapters the model never trained on) in which the task pastes a copy "
-            f"of an earlier span, so a head that copies has something to copy: of the first {candidates} such windows "
+            f"of an earlier span, for a head that copies to find: of the first {candidates} such windows "
             f"drawn from seed {seed + number}, the first whose both copies lie in its first {shown} tokens (else the "
             f"first). Every length shows its first tokens, on every page and on the Learn page. Type your own: "
             "unknown words are read as <unk>.")
