@@ -70,6 +70,16 @@ def saved_steps(steps, drop: tuple[int, int] | None) -> str:
             f"later" + ("" if drop is not None else " (the loss has no sudden drop: it falls all along)") + ".")
 
 
+def replay_rounded(asked: int, shown: int, steps) -> str:
+    """A link's replay step that the run did not save: which saved step is shown instead, and that the address
+    now names it."""
+    which = "first" if shown == steps[0] else "last" if shown == steps[-1] else "nearest"
+    return (f"The link's replay={asked} is not a saved step of this run ({len(steps)} saved steps, from {steps[0]} "
+            f"to {steps[-1]}): the page shows the weights after step {shown}, the {which} saved step"
+            + ("" if which == "nearest" else f" and the nearest to {asked}") + f", and the address now says "
+            f"replay={shown}.")
+
+
 def duration(seconds: float) -> str:
     """A time as a student reads it: '0.8 s', '45 s', '2 min 19 s'."""
     if seconds < 10:

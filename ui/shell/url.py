@@ -19,6 +19,19 @@ def _as_int(raw: str, low: int, high: int) -> int:
     return value
 
 
+REPLAY_DIGITS = 12   # a replay step longer than this is no step of any run (the Learn page rounds the rest)
+
+
+def _as_replay(raw: str) -> int:
+    """A replay step as the link writes it: any whole number; the Learn page shows the nearest saved step of
+    its run, says so where that is another step, and writes the step it shows back into the address."""
+    text = raw.strip()
+    if not text.lstrip("-").isdigit() or len(text.lstrip("-")) > REPLAY_DIGITS:
+        raise ValueError("must be a whole number, a saved step of the run; without one the Learn page shows the "
+                         "model before training, with its Train button")
+    return int(text)
+
+
 def _as_bool(raw: str) -> bool:
     text = raw.strip().lower()
     if text in ("1", "true", "on", "yes"):
@@ -104,7 +117,7 @@ def from_params(params: dict[str, str]) -> tuple[Controls, list[str]]:
         "steps": lambda r: _as_int(r, *STEPS),
         "lr": lambda r: _as_float(r, *LR),
         "sequence": lambda r: r[:MAX_TEXT],
-        "replay": lambda r: _as_int(r, 0, STEPS[1]),
+        "replay": _as_replay,
     }
     for key, read in readers.items():
         if key not in params:

@@ -25,11 +25,17 @@ from ui.shell.view import View
 
 def _replay_step(view: View, trained: Model) -> int:
     """The slider over the saved steps: at the step the controls name (a link's replay=N: the nearest saved
-    step), else the last; moving it sets that control, so the URL carries it."""
+    step; where that is another step, a notice says which is shown and the address is corrected to it), else
+    the last; moving it sets that control, so the URL carries it."""
     steps = list(trained.steps)
     wanted = view.controls.replay_step
     if wanted is not None:
-        st.session_state[STEP] = min(steps, key=lambda s: (abs(s - wanted), s))
+        shown = min(steps, key=lambda s: (abs(s - wanted), s))
+        st.session_state[STEP] = shown
+        if shown != wanted:
+            st.info(words.replay_rounded(wanted, shown, steps), icon=":material/info:")
+            st.session_state[FIELD.replay_step] = shown
+            frame.address(replace(view.controls, replay_step=shown))
     return st.select_slider("Replay: the weights after step", steps, key=STEP, on_change=_replayed,
                             help=words.saved_steps(steps, trained.drop),
                             **({} if wanted is not None else {"value": steps[-1]}))
