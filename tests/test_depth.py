@@ -188,9 +188,10 @@ def test_learn_page_trains_induction_and_names_the_drop_and_the_two_heads():
     from ui import compute
     task = engine.TASKS["induction"]
     run = compute.train(task.config, presets.training("trained-induction")).run
-    drop = engine.loss_drop_step(run.losses)
+    fall = engine.steepest_fall(run.losses)
     notice = next(s.value for s in at.success if "What to notice" in s.value)
-    assert f"fastest at step {drop}" in notice
+    assert f"falls most from steps {fall.first}–{fall.step}" in notice
+    assert f"averaged over {fall.window} steps" in notice.lower()
     tokens, targets = task.sample(np.random.RandomState(compute.SHARE_SEED), compute.SHARE_SEQUENCES)
     induction = engine.expected_share(task, run.config, run.params, tokens, targets)          # (L, H)
     previous = engine.share_per_query(run.config, run.params, tokens,

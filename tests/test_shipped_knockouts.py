@@ -278,6 +278,7 @@ def test_the_learn_pages_histories_of_a_shipped_run_are_read_not_measured(monkey
 
     for name in ("history_arrays", "share_history", "previous_share"):
         monkeypatch.setattr(engine, name, refuse)
+    for name in ("history_arrays", "expected_share", "previous_share"):   # what history_arrays measures with
         monkeypatch.setattr(engine_evidence, name, refuse)
     compute.histories.clear()
     try:

@@ -226,10 +226,11 @@ def circuit_knockouts(trained: Model) -> tuple[float, dict, dict]:
 @st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_KEYS)
 def head_scores(trained: Model):
     """Every head's measured roles (its .roles() and .role()), at the task's training length: engine.head_scores
-    on share_history's fresh sequences of the task, or for a text model its evidence's roles on held-out text."""
+    on followed()'s fresh sequences of the task (share_history's), or for a text model its evidence's roles on
+    held-out text."""
     if trained.task.held_out is not None:
         return text_evidence(trained).roles
-    tokens, targets = trained.task.sample(np.random.RandomState(SHARE_SEED), SHARE_SEQUENCES)
+    tokens, targets = followed(trained).draw()
     return engine.head_scores(trained.config, trained.params, tokens, trained.task, targets)
 
 
@@ -238,6 +239,12 @@ def head_scores(trained: Model):
 def text_evidence(trained: Model) -> language.Evidence:
     """A text model's roles and knock-outs (services.evidence: shipped, stored, else measured now)."""
     return measured.text_evidence(trained)
+
+
+def text_samples() -> tuple[engine.Sample, engine.Sample]:
+    """The held-out windows a text model's roles and knock-outs are measured on (text_evidence's, text_knockout's):
+    plain ones, and ones that repeat a span."""
+    return language.plain_sample(TEXT_N), language.repeated_sample(TEXT_N)
 
 
 @st.cache_data(max_entries=64, show_spinner=False, hash_funcs=_KEYS)
@@ -263,6 +270,12 @@ def histories(trained: Model) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return measured.histories(trained, SHARE_SEQUENCES, SHARE_SEED)
 
 
+def followed(trained: Model) -> engine.Sample:
+    """The sequences histories() and head_scores() measure a run's heads on (engine.history_sample): what their
+    words name."""
+    return engine.history_sample(trained.task, SHARE_SEQUENCES, SHARE_SEED)
+
+
 def share_history(trained: Model) -> tuple[np.ndarray, np.ndarray]:
     """(K,) the saved steps and (K, L, H) each head's weight on the task's keys at every one of them."""
     return histories(trained)[:2]
@@ -271,10 +284,13 @@ def share_history(trained: Model) -> tuple[np.ndarray, np.ndarray]:
 def circuit(trained: Model) -> tuple:
     """What a run of a stack shows beside the task's keys: every head's weight on the previous token at every
     checkpoint (K, L, H), on share_history's sequences (head_scores' previous-token score, so the last step's
-    is the model view's), and the step where the loss fell fastest."""
-    losses = trained.run.losses
-    short = len(losses) < 60                                          # loss_drop_step's default needs 2 × 30 steps
-    return histories(trained)[2], engine.loss_drop_step(losses, max(1, len(losses) // 4) if short else None)
+    is the model view's), and the loss's steepest fall (engine.steepest_fall: the step of its dashed line)."""
+    return histories(trained)[2], fall(trained).step
+
+
+def fall(trained: Model) -> engine.Fall:
+    """The run's loss's steepest fall, with the window it is seen through (engine.steepest_fall)."""
+    return engine.steepest_fall(trained.run.losses)
 
 
 @st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_KEYS)

@@ -32,11 +32,13 @@ def knockout_effect(before: float, after: float) -> str:
     return f"accuracy {'falls' if after < before else 'rises'} from {before:.1%} to {after:.1%}"
 
 
-def before_after(step: int, drop: int) -> str:
-    """Where a replayed step lies against the loss's steepest fall."""
-    if step == drop:
-        return f"at the loss's steepest fall (step {drop})"
-    return f"{'before' if step < drop else 'after'} the loss's steepest fall (step {drop})"
+def before_after(step: int, fall) -> str:
+    """Where a replayed step lies against the loss's steepest fall (an engine.Fall: steps first .. last, the two
+    neighbouring stretches whose mean losses differ most)."""
+    where = f"steps {fall.first}–{fall.last}, {fall.window}-step means"
+    if fall.first <= step <= fall.last:
+        return f"during the loss's steepest fall ({where})"
+    return f"{'before' if step < fall.first else 'after'} the loss's steepest fall ({where})"
 
 
 def bad_file(problems: list[str]) -> str:

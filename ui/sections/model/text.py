@@ -26,7 +26,7 @@ def effect(view: View, trained: Model) -> None:
     with right:
         st.metric("loss, second copy of a span", fmt(now.second_copy, ".3f"),
                   delta=fmt(now.second_copy - base.second_copy, "+.3f") if knocked else None, delta_color="inverse")
-    st.caption(words.text_caption(knocked, compute.TEXT_N))
+    st.caption(words.text_caption(knocked, *compute.text_samples()))
 
 
 def head_costs(trained: Model) -> dict[str, list[str]]:
