@@ -178,6 +178,12 @@ def plain_sample(n: int = EVIDENCE_N, seed: int = SEED, T: int = EVIDENCE_T) -> 
     return Sample("text", n, T, seed, held_out=True)
 
 
+def samples(n: int = EVIDENCE_N) -> tuple[Sample, Sample]:
+    """The held-out windows a text model's roles and knock-outs are measured on: plain ones, and ones that repeat a
+    span (every figure of engine.language's evidence names them)."""
+    return plain_sample(n), repeated_sample(n)
+
+
 def repeated_sample(n: int = EVIDENCE_N, seed: int = SEED, T: int = EVIDENCE_T) -> Sample:
     """The held-out windows that all repeat a span: induction and the second copy's loss (held_out(n, seed + 1))."""
     return Sample("text", n, T, seed + 1, held_out=True, repeats=1.0)

@@ -204,8 +204,9 @@ def test_learn_page_trains_induction_and_names_the_drop_and_the_two_heads():
         assert f"layer {layer} head {head} ({induction[layer, head]:.0%})" in notice
     # The curve marks the drop; the model view shows every layer × head at the replayed step.
     drops = _tables(at, "drop")
-    assert drops and drops[0].column("step").to_pylist() == [drop]
-    assert drops[0].column("early").to_pylist() == [drop < line_charts.EARLY * task.steps]   # its label's side
+    assert drops and drops[0].column("step").to_pylist() == [fall.step]
+    assert drops[0].column("label").to_pylist() == [f"steepest fall, {fall.window}-step means"]
+    assert drops[0].column("early").to_pylist() == [fall.step < line_charts.EARLY * task.steps]   # its label's side
     assert _tables(at, "boxes")[0].num_rows == 2 * task.config.num_heads
     steps = list(at.select_slider(key="learn_step").options)
     at.select_slider(key="learn_step").set_value(steps[0]).run()

@@ -72,7 +72,7 @@ def test_every_measure_carries_the_sample_it_was_drawn_from():
         again = model.task.fresh(np.random.RandomState(compute.METRICS_SEED), sample.n, sample.T)
         assert np.array_equal(tokens, again[0]) and np.array_equal(targets, again[1])
         assert np.array_equal(measured.count, (targets >= 0).sum(axis=0))
-    plain, repeated = compute.text_samples()
+    plain, repeated = language.samples(compute.TEXT_N)
     windows = language.held_out(compute.TEXT_N, language.SEED + 1, plain.T, 1.0)   # as knockouts() draws them
     assert np.array_equal(repeated.draw()[0], windows.tokens)
     assert np.array_equal(plain.draw()[0], language.held_out(compute.TEXT_N).tokens)

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import engine
+from ui.prose.sample import said as said_sample
 from conftest import assert_clean, open_app
 from ui import compute
 from ui.prose import learn as learn_words
@@ -64,7 +65,9 @@ def test_defect05_06_the_model_views_accuracy_is_the_one_the_warning_gives_at_th
         assert not _warning(at) and "the model was trained on" not in said
         return
     assert f"(the model was trained on {task.seq_len} tokens)" in said
-    assert f"{task.seq_len} tokens, the training length, not the {T} shown" in said        # the roles' sample
+    roles = compute.followed(model)                                  # the roles' sample, at the training length
+    assert f"{said_sample(roles)} of the task (the training length, not the {T} shown)" in said
+    assert roles.T == task.seq_len
     warned = _warning(at)
     at_length = engine.evaluate(task, model.config, model.params)
     assert f"it predicts {metric} of the targets right (at {task.seq_len} tokens: {at_length:.1%})" in warned

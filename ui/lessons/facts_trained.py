@@ -155,20 +155,20 @@ def _learn_step(view, numbers) -> str:
 @fact("learn.drop", "where the loss falls most, as the page's window sees it: 'averaged over 30 steps, the loss falls "
                     "most from steps 304–333 (…) to steps 334–363 (…), across the dashed line'")
 def _drop(view, numbers) -> str:
-    return learn_words.fall(numbers.fall(learn_run(view, numbers)))
+    return learn_words.fall(numbers.circuit(learn_run(view, numbers))[1])
 
 
 @fact("learn.plateau", "the page's sentence on the loss: its plateau, where it falls most and to what")
 def _plateau(view, numbers) -> str:
     trained = learn_run(view, numbers)
-    said = learn_words.plateau(trained.run.losses, numbers.fall(trained)).strip()
+    said = learn_words.plateau(trained.run.losses, numbers.circuit(trained)[1]).strip()
     return said[:1].upper() + said[1:]
 
 
 @fact("learn.where", "whether the step shown comes before, during or after the loss's steepest fall")
 def _where(view, numbers) -> str:
     trained = learn_run(view, numbers)
-    return words.before_after(_step(view, trained), numbers.fall(trained))
+    return words.before_after(_step(view, trained), numbers.circuit(trained)[1])
 
 
 @fact("learn.focus", "the head most on the task's keys at the step shown, and its share")

@@ -98,7 +98,7 @@ def _replay_stack(view: View, trained: Model, at_step: int, stack: engine.Stack,
     """A stack's run: the loss and its drop, the model view at the step, each head's weight on the
     previous token and on the task's keys over the run (any task with more than one layer)."""
     cfg, run = trained.config, trained.run
-    previous, fall = compute.circuit(trained)[0], compute.fall(trained)
+    previous, fall = compute.circuit(trained)
     charts.curves(run.losses, run.accuracies, at_step=at_step, drop=fall, present=view.present)
     grid(view, stack, f"every layer × head after step {at_step}", key="learn_grid")
     st.caption("The model view of the sequence above: rows are layers, columns heads, one colour scale from 0 "

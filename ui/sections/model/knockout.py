@@ -5,6 +5,7 @@ import numpy as np
 import streamlit as st
 
 import engine
+from engine import language
 from ui import compute
 from ui.page import layout, tables
 from ui.prose import knockout as words
@@ -87,6 +88,6 @@ def labels(view: View, roles: list[list[str]]) -> None:
                   **{name: [fmt(values[pair], ".2f") for pair in pairs] for name, values in scores.items()},
                   **costs, "knocked out": ["yes" if pair in knocked else "no" for pair in pairs]})
     if costs:
-        st.caption(words.text_roles_caption(*compute.text_samples()))
+        st.caption(words.text_roles_caption(*language.samples(compute.TEXT_N)))
     else:
         st.caption(words.roles_caption(compute.followed(trained), len(view.words)))
