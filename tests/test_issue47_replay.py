@@ -64,9 +64,13 @@ def test_a_saved_replay_step_is_shown_without_a_notice_and_kept():
 def test_an_unreadable_replay_step_says_what_is_shown():
     controls, problems = url.from_params({"task": "induction", "replay": "abc"})
     assert controls.replay_step is None
-    assert any("replay='abc'" in p and "the Learn page shows the model before training" in p for p in problems)
+    assert any("replay='abc'" in p and "the Learn page opens as without one" in p for p in problems)
     at = learn({"task": "induction", "replay": "abc"})
     notes = " ".join(i.value for i in at.info).replace("\\", "")
-    assert "replay='abc'" in notes and "model before training, with its Train button" in notes
+    assert "replay='abc'" in notes and "the model before training and its Train button" in notes
     assert any(b.key == "learn_train" for b in at.button) and "replay" not in at.query_params
     assert url.from_params({"replay": "-5"})[0].replay_step == -5 and not url.from_params({"replay": "9999"})[1]
+    text = learn({"preset": "trained-text", "task": "text", "replay": "abc"})   # too long to train live: its last step
+    last = [s for s, _ in shipped("text").run.checkpoints][-1]
+    assert text.select_slider(key="learn_step").value == last
+    assert "a run too long to train live at its last step" in " ".join(i.value for i in text.info).replace("\\", "")

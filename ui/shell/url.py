@@ -27,8 +27,9 @@ def _as_replay(raw: str) -> int:
     its run, says so where that is another step, and writes the step it shows back into the address."""
     text = raw.strip()
     if not text.lstrip("-").isdigit() or len(text.lstrip("-")) > REPLAY_DIGITS:
-        raise ValueError("must be a whole number, a saved step of the run; without one the Learn page shows the "
-                         "model before training, with its Train button")
+        raise ValueError("must be a whole number, a saved step of the run; the Learn page opens as without one: "
+                         "the model before training and its Train button, or a run too long to train live at its "
+                         "last step")
     return int(text)
 
 
