@@ -170,6 +170,8 @@ def next_after(cfg: Config, params: Params, ids, k: int = 5, ablate=()) -> list[
 
 
 EVIDENCE_N = 256                                     # held-out windows the evidence is measured on (each kind)
+ROLES_VERSION = 2                                    # of the roles' definition (2: no forced row counts, issue 47):
+                                                     # evidence kept under another is measured again
 EVIDENCE_T = 64                                      # their length: the text task's training length
 
 
@@ -231,7 +233,14 @@ def evidence_arrays(found: Evidence) -> dict[str, np.ndarray]:
     """The evidence as arrays (for a file): every role's (L, H) scores, and the knock-outs' losses in order."""
     arrays = {f"role {name}": scores for name, scores in found.roles.named().items()}
     losses = [(k.overall, k.second_copy) for k in (found.base, *found.heads, *found.layers)]
-    return arrays | {"losses": np.array(losses, dtype=np.float64), "n": np.array(found.n)}
+    return arrays | {"losses": np.array(losses, dtype=np.float64), "n": np.array(found.n),
+                     "roles version": np.array(ROLES_VERSION)}
+
+
+def current(arrays: dict[str, np.ndarray]) -> bool:
+    """Kept evidence whose roles were measured as head_roles measures them now (ROLES_VERSION; a file from before
+    the version was kept counted row 0's forced weight)."""
+    return "roles version" in arrays and int(arrays["roles version"]) == ROLES_VERSION
 
 
 def evidence_from(arrays: dict[str, np.ndarray], cfg: Config, digest: str) -> Evidence:

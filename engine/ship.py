@@ -6,7 +6,8 @@ numbers change (engine.training.VERSION).
     python -m engine.ship                 # train and write every task's file
     python -m engine.ship --check [TASK]  # train again and compare with the files (exit 1 if they differ):
                                           # every checkpoint's weights, the curves and the predictions
-    python -m engine.ship --measures [TASK]   # measure the shipped runs again (no training)
+    python -m engine.ship --measures [TASK]   # measure the shipped runs again (no training): their measures
+                                              # and the text model's evidence (its roles and knock-outs)
 
 Each model the presets show also ships its measures (assets/weights/measures-<digest>.npz): with every
 set of its heads knocked out (a letter task's accuracy and loss, the text model's held-out losses), and

@@ -125,8 +125,8 @@ def hold(name: str, one: Shipped, run) -> bool:
     if followed and text:                                             # the evidence's roles, as measured now
         kept = store.read_evidence(store.evidence_path(store.SHIPPED, named), named)
         now = language.head_roles(one.config, params, n=language.EVIDENCE_N).named()
-        followed = kept is not None and all(float(np.abs(kept[f"role {name}"] - scores).max()) <= GAP
-                                            for name, scores in now.items())
+        followed = kept is not None and language.current(kept) and all(
+            float(np.abs(kept[f"role {name}"] - scores).max()) <= GAP for name, scores in now.items())
         if not followed:
             print(f"{one.file}: its roles (evidence-<digest>.npz) are not what measuring gives: "
                   "python -m engine.ship --measures", flush=True)

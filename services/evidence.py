@@ -24,7 +24,7 @@ def text_evidence(model: Model) -> language.Evidence:
         if folder is None:
             continue
         arrays = store.read_evidence(store.evidence_path(folder, model.digest), model.digest)
-        if arrays is not None:
+        if arrays is not None and language.current(arrays):           # roles measured as they are now
             return language.evidence_from(arrays, model.config, model.digest)
     found = language.evidence(model.config, model.params, model.digest)
     folder = store.cache_folder()

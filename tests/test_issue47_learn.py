@@ -213,3 +213,18 @@ def test_the_text_runs_fall_is_at_its_start_whatever_the_window():
     for window in (found.window // 4, found.window // 2, found.window, 2 * found.window):
         assert engine.loss_drop_step(losses, window) == window
     assert f"falls fastest at step {found.step}" not in learn_words.plateau(losses, found)
+
+
+def test_evidence_kept_before_roles_left_out_forced_rows_is_measured_again(tmp_path, monkeypatch):
+    """A text model's evidence kept under the old roles (row 0's forced weight counted: no 'roles version') is not
+    read: services.evidence measures it again, so a server's store cannot show the old 'current token'."""
+    model = shipped("text")
+    kept = store.read_evidence(store.evidence_path(store.SHIPPED, model.digest), model.digest)
+    assert language.current(kept) and int(kept["roles version"]) == language.ROLES_VERSION
+    old = {name: array for name, array in kept.items() if name not in ("roles version", "header", "checksum")}
+    store.save_evidence(old, model.digest, store.evidence_path(tmp_path, model.digest))
+    monkeypatch.setattr(store, "SHIPPED", tmp_path)
+    monkeypatch.setattr(store, "cache_folder", lambda: None)
+    measured = object()
+    monkeypatch.setattr(language, "evidence", lambda cfg, params, digest: measured)
+    assert evidence.text_evidence(model) is measured
