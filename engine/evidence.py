@@ -8,9 +8,10 @@ import numpy as np
 
 from .attention import log_softmax
 from .config import Config
-from .measure import expected_share, share_history
+from .measure import expected_share
 from .model import check_batch, forward
 from .params import Params
+from .sample import Sample, followed, measured
 from .tasks import Task, get_task
 
 ABLATE_MODES = ("zero", "mean")  # a knocked-out head outputs zeros, or its mean output over a batch
@@ -63,6 +64,8 @@ class PositionMetrics:
     next_loss: np.ndarray            # (T-1,) mean -log p(the token that follows) at positions 0..T-2, scored or not
     right: np.ndarray                # (T,) how many of those sequences are predicted right there
     sequences: int = 0               # n: how many sequences were measured
+    sample: Sample | None = None     # what they were (ui.prose.sample words it): every figure of these carries it
+
     @property
     def overall_accuracy(self) -> float:
         """Share of every scored position predicted right: evaluate's number, from the same forward."""
@@ -105,7 +108,7 @@ def position_metrics(task: str | Task, cfg: Config, params: Params, n: int = 100
                    right=right)
     for array in metrics.values():
         array.setflags(write=False)
-    return PositionMetrics(**metrics, sequences=n)
+    return PositionMetrics(**metrics, sequences=n, sample=measured(task, n, seed, T))
 
 
 @dataclass(frozen=True)
@@ -194,7 +197,7 @@ def head_scores(cfg: Config, params: Params, tokens, task: str | Task | None = N
 
 MAX_SETS = 16     # a model of at most 4 heads has every set of its heads measured once (16 sets, the empty one too)
 MEASURED_N, MEASURED_SEED = 1000, 1   # the fresh sequences every accuracy and knock-out is measured on (the pages', shipped)
-HISTORY_N, HISTORY_SEED = 50, 2   # the sequences a run's heads are followed on, step by step (share_history's)
+HISTORY_N, HISTORY_SEED = 50, 2   # the sequences a run's heads are followed on, step by step (history_sample)
 
 
 def head_sets(cfg: Config) -> list[tuple[tuple[int, int], ...]]:
@@ -245,12 +248,34 @@ def knockout_from(arrays: dict[str, np.ndarray], cfg: Config, ablate, n: int, se
     return PositionMetrics(**metrics, sequences=n)
 
 
+def history_sample(task: str | Task, n: int = HISTORY_N, seed: int = HISTORY_SEED) -> Sample:
+    """The sequences a run's heads are followed on at every saved step (engine.sample.followed): a letter task's
+    fresh draws, the English text's held-out windows (half of them repeating a span, as in training)."""
+    return followed(task, n, seed)
+
+
 def history_arrays(run, n: int = HISTORY_N, seed: int = HISTORY_SEED) -> dict[str, np.ndarray]:
-    """Every head's mean weight at every saved step of a run (engine.TrainRun), on the same n sequences of its
-    task from RandomState(seed): on the task's expected keys (measure.share_history) and on the previous token
-    (previous_share, head_scores' score): the Learn page's replay, as arrays to keep beside the weights."""
-    steps, shares = share_history(run, n, seed)                       # (K,), (K, L, H)
-    tokens, _ = get_task(run.task).sample(np.random.RandomState(seed), n)
+    """Every head's mean weight at every saved step of a run (engine.TrainRun), on the same sequences of its task
+    (history_sample(task, n, seed)): on the task's expected keys (measure.expected_share, over the scored queries)
+    and on the previous token (previous_share, head_scores' score): the Learn page's replay, as arrays to keep
+    beside the weights, with their sample."""
+    task = get_task(run.task)
+    sample = history_sample(task, n, seed)
+    tokens, targets = sample.draw()
+    steps = np.array([step for step, _ in run.checkpoints])
+    shares = np.stack([expected_share(task, run.config, params, tokens, targets) for _, params in run.checkpoints])
     previous = np.stack([previous_share(run.config, params, tokens) for _, params in run.checkpoints])   # (K, L, H)
-    return {"history n": np.array(n), "history seed": np.array(seed), "history steps": steps,
+    return {"history n": np.array(n), "history seed": np.array(seed), "history held out": np.array(sample.held_out),
+            "history repeats": np.array(sample.repeats), "history steps": steps,
             "history task share": shares, "history previous share": previous}
+
+
+def history_of(arrays: dict, sample: Sample) -> bool:
+    """Whether kept history arrays were measured on this sample (a file from before the sample was kept holds a
+    task's own draws, Task.sample: no "history held out")."""
+    if "history steps" not in arrays or (int(arrays["history n"]), int(arrays["history seed"])) != (sample.n,
+                                                                                                  sample.seed):
+        return False
+    held_out = bool(arrays["history held out"]) if "history held out" in arrays else False
+    repeats = float(arrays["history repeats"]) if "history repeats" in arrays else 0.0
+    return (held_out, repeats) == (sample.held_out, sample.repeats)

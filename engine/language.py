@@ -15,6 +15,7 @@ from .evidence import head_sets, set_number, strongest
 from .measure import share_per_query
 from .model import check_batch, forward
 from .params import Params
+from .sample import Sample
 from .text import ENDS, PARAGRAPH, corpus, encode, vocabulary
 from .windows import Windows, windows
 
@@ -75,12 +76,14 @@ def token_losses(cfg: Config, params: Params, tokens, targets, ablate=()) -> np.
 class Roles:
     """Each head's mean weight (L, H) on the keys of a role, over held-out windows."""
 
-    previous: np.ndarray         # the token before the query, over queries 1 ..
+    previous: np.ndarray         # the token before the query
     current: np.ndarray          # the query's own token
-    first: np.ndarray            # position 0 (a window's first token starts a sentence), over queries 1 ..
+    first: np.ndarray            # position 0 (a window's first token starts a sentence)
     last_mark: np.ndarray        # the latest . ! ? , ; : or ¶ before the query, where there is one
     induction: np.ndarray        # in windows that repeat a span: the token after the span's first copy of
                                  # the query's token, over the second copy's queries
+    # every score is over the queries that choose: a query that sees one key only (row 0 under the causal
+    # mask) gives it weight 1 by force, never a finding (chosen_queries)
 
     def named(self) -> dict[str, np.ndarray]:
         return {"previous token": self.previous, "current token": self.current, "first token": self.first,
@@ -101,12 +104,20 @@ def _share(cfg, params, tokens, keys, queries) -> np.ndarray:
     return np.concatenate(shares, axis=-1).mean(axis=-1)              # (L, H, Q) -> (L, H)
 
 
+def chosen_queries(cfg: Config, n: int, T: int) -> np.ndarray:
+    """(n, T) the queries that see more than one key (under the causal mask every query but row 0, whose one
+    key gets weight 1 by force): the only queries a role's score counts."""
+    sees = np.arange(1, T + 1) if cfg.causal else np.full(T, T)      # (T,) keys each query sees
+    return np.broadcast_to(sees > 1, (n, T))
+
+
 def head_roles(cfg: Config, params: Params, n: int = N, seed: int = SEED, T: int = 64) -> Roles:
-    """Roles on n plain held-out windows, induction on n held-out windows that all repeat a span."""
+    """Roles on n plain held-out windows, induction on n held-out windows that all repeat a span; every score
+    over the queries that choose between keys (chosen_queries)."""
     plain, repeated = held_out(n, seed, T), held_out(n, seed + 1, T, repeat_share=1.0)
     tokens = plain.tokens
     query, key = np.indices((T, T))                                   # (T, T) each
-    every = np.ones(tokens.shape, dtype=bool)                         # (n, T)
+    every = chosen_queries(cfg, len(tokens), T)                       # (n, T): no forced row
     later = every & (np.arange(T) >= 1)                               # (n, T): queries with a token before them
 
     def fixed(pattern):
@@ -119,7 +130,8 @@ def head_roles(cfg: Config, params: Params, n: int = N, seed: int = SEED, T: int
                  current=_share(cfg, params, tokens, fixed(key == query), every),
                  first=_share(cfg, params, tokens, fixed(key == 0), later),
                  last_mark=_share(cfg, params, tokens, last_mark, every),
-                 induction=_share(cfg, params, repeated.tokens, repeated.copy_keys(), repeated.copy_queries()))
+                 induction=_share(cfg, params, repeated.tokens, repeated.copy_keys(),
+                                  repeated.copy_queries() & chosen_queries(cfg, len(repeated.tokens), T)))
 
 
 @dataclass(frozen=True)
@@ -158,6 +170,25 @@ def next_after(cfg: Config, params: Params, ids, k: int = 5, ablate=()) -> list[
 
 
 EVIDENCE_N = 256                                     # held-out windows the evidence is measured on (each kind)
+ROLES_VERSION = 2                                    # of the roles' definition (2: no forced row counts, issue 47):
+                                                     # evidence kept under another is measured again
+EVIDENCE_T = 64                                      # their length: the text task's training length
+
+
+def plain_sample(n: int = EVIDENCE_N, seed: int = SEED, T: int = EVIDENCE_T) -> Sample:
+    """The plain held-out windows the roles and the overall loss are measured on (held_out(n, seed, T))."""
+    return Sample("text", n, T, seed, held_out=True)
+
+
+def samples(n: int = EVIDENCE_N) -> tuple[Sample, Sample]:
+    """The held-out windows a text model's roles and knock-outs are measured on: plain ones, and ones that repeat a
+    span (every figure of engine.language's evidence names them)."""
+    return plain_sample(n), repeated_sample(n)
+
+
+def repeated_sample(n: int = EVIDENCE_N, seed: int = SEED, T: int = EVIDENCE_T) -> Sample:
+    """The held-out windows that all repeat a span: induction and the second copy's loss (held_out(n, seed + 1))."""
+    return Sample("text", n, T, seed + 1, held_out=True, repeats=1.0)
 
 
 @dataclass(frozen=True)
@@ -171,6 +202,16 @@ class Evidence:
     base: Knockout                                   # nothing knocked out
     heads: tuple[Knockout, ...]                      # (layer, head) layer-major: that head knocked out
     layers: tuple[Knockout, ...]                     # every head of that layer knocked out
+
+    @property
+    def sample(self) -> Sample:
+        """The plain held-out windows of every role but induction, and of the overall loss."""
+        return plain_sample(self.n)
+
+    @property
+    def repeated(self) -> Sample:
+        """The held-out windows that repeat a span: induction, and the second copy's loss."""
+        return repeated_sample(self.n)
 
     def knockout(self, pairs) -> Knockout | None:
         """The measured Knockout of exactly these (layer, head) pairs, if it is one of the above."""
@@ -192,7 +233,14 @@ def evidence_arrays(found: Evidence) -> dict[str, np.ndarray]:
     """The evidence as arrays (for a file): every role's (L, H) scores, and the knock-outs' losses in order."""
     arrays = {f"role {name}": scores for name, scores in found.roles.named().items()}
     losses = [(k.overall, k.second_copy) for k in (found.base, *found.heads, *found.layers)]
-    return arrays | {"losses": np.array(losses, dtype=np.float64), "n": np.array(found.n)}
+    return arrays | {"losses": np.array(losses, dtype=np.float64), "n": np.array(found.n),
+                     "roles version": np.array(ROLES_VERSION)}
+
+
+def current(arrays: dict[str, np.ndarray]) -> bool:
+    """Kept evidence whose roles were measured as head_roles measures them now (ROLES_VERSION; a file from before
+    the version was kept counted row 0's forced weight)."""
+    return "roles version" in arrays and int(arrays["roles version"]) == ROLES_VERSION
 
 
 def evidence_from(arrays: dict[str, np.ndarray], cfg: Config, digest: str) -> Evidence:

@@ -6,7 +6,8 @@ numbers change (engine.training.VERSION).
     python -m engine.ship                 # train and write every task's file
     python -m engine.ship --check [TASK]  # train again and compare with the files (exit 1 if they differ):
                                           # every checkpoint's weights, the curves and the predictions
-    python -m engine.ship --measures [TASK]   # measure the shipped runs again (no training)
+    python -m engine.ship --measures [TASK]   # measure the shipped runs again (no training): their measures
+                                              # and the text model's evidence (its roles and knock-outs)
 
 Each model the presets show also ships its measures (assets/weights/measures-<digest>.npz): with every
 set of its heads knocked out (a letter task's accuracy and loss, the text model's held-out losses), and
@@ -84,23 +85,11 @@ def ship(tasks, folder=None) -> list:
             print(f"{paths[-1]}: {paths[-1].stat().st_size / 1000:.0f} kB, {run.steps} steps in {run.seconds:.1f} s, "
                   f"{len(run.checkpoints)} checkpoints", flush=True)
             if TASKS[name].held_out is not None and one.keep != 0:     # a text model: its evidence ships too
-                paths.append(_evidence(run, target))
+                paths.append(shipped_measures.write_evidence(run, target))
             if shipped_measures.measured(name, one):                  # measured on the run as the app reads it
                 shipped = store.read(target / one.file, one.config, store.run_key(name, one.config, TASKS[name].steps, SEED))
                 paths.append(shipped_measures.write_measures(name, one, shipped, target))
     return paths
-
-
-def _evidence(run, folder) -> Path:
-    """The text model's roles and knock-outs (engine.language.evidence), measured once here, named by the
-    digest of its final weights: the pages read them instead of 20 s of forwards."""
-    from . import language, store
-    from .params import digest
-    named = digest(run.params)
-    found = language.evidence(run.config, run.params, named)
-    path = store.save_evidence(language.evidence_arrays(found), named, store.evidence_path(folder, named))
-    print(f"{path}: {path.stat().st_size / 1000:.0f} kB of measures on {found.n} held-out windows", flush=True)
-    return path
 
 
 def _gap(a, b, lossy: bool) -> float:

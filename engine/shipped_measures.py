@@ -57,7 +57,8 @@ def write_measures(name: str, one: Shipped, run, folder) -> Path:
 
 
 def again(tasks, folder=None) -> list:
-    """Measure the shipped runs again and write their measures (the weights as they are: no training)."""
+    """Measure the shipped runs again and write their measures, and the text model's evidence (its roles and
+    knock-outs: engine.language.evidence), from the weights as they are: no training."""
     from . import store
     from .tasks import TASKS
     paths = []
@@ -70,6 +71,8 @@ def again(tasks, folder=None) -> list:
                 print(f"{one.file}: missing or stale: python -m engine.ship {name}", flush=True)
                 return None
             paths.append(write_measures(name, one, shipped, store.SHIPPED if folder is None else folder))
+            if TASKS[name].held_out is not None:                       # a text model's roles and knock-outs too
+                paths.append(write_evidence(shipped, store.SHIPPED if folder is None else folder))
     return paths
 
 
@@ -79,7 +82,8 @@ def hold(name: str, one: Shipped, run) -> bool:
     again, the counts exact and the losses within GAP; its heads at the last saved step within GAP. Prints
     what is wrong."""
     from . import language, store
-    from .evidence import HISTORY_N, HISTORY_SEED, head_sets, knockout_from, position_metrics, previous_share
+    from .evidence import (HISTORY_N, HISTORY_SEED, head_sets, history_of, history_sample, knockout_from,
+                           position_metrics, previous_share)
     from .measure import expected_share
     from .params import digest
     from .tasks import TASKS
@@ -108,13 +112,33 @@ def hold(name: str, one: Shipped, run) -> bool:
             print(f"{one.file}: its knock-out of {heads or 'no head'} is not what measuring gives: "
                   "python -m engine.ship --measures", flush=True)
             return False
-    tokens, targets = task.sample(np.random.RandomState(HISTORY_SEED), HISTORY_N)
+    sample = history_sample(task, HISTORY_N, HISTORY_SEED)
+    tokens, targets = sample.draw()
     last = [expected_share(task, one.config, params, tokens, targets), previous_share(one.config, params, tokens)]
-    followed = ("history steps" in arrays and list(arrays["history steps"]) == [s for s, _ in run.checkpoints]
-                and (int(arrays["history n"]), int(arrays["history seed"])) == (HISTORY_N, HISTORY_SEED)
+    followed = (history_of(arrays, sample) and list(arrays["history steps"]) == [s for s, _ in run.checkpoints]
                 and max(float(np.abs(arrays["history task share"][-1] - last[0]).max()),
                         float(np.abs(arrays["history previous share"][-1] - last[1]).max())) <= GAP)
     if not followed:
         print(f"{one.file}: its heads step by step are not what measuring gives: python -m engine.ship --measures",
               flush=True)
+    if followed and text:                                             # the evidence's roles, as measured now
+        kept = store.read_evidence(store.evidence_path(store.SHIPPED, named), named)
+        now = language.head_roles(one.config, params, n=language.EVIDENCE_N).named()
+        followed = kept is not None and language.current(kept) and all(
+            float(np.abs(kept[f"role {name}"] - scores).max()) <= GAP for name, scores in now.items())
+        if not followed:
+            print(f"{one.file}: its roles (evidence-<digest>.npz) are not what measuring gives: "
+                  "python -m engine.ship --measures", flush=True)
     return followed
+
+
+def write_evidence(run, folder) -> Path:
+    """The text model's roles and knock-outs (engine.language.evidence), measured once here, named by the
+    digest of its final weights: the pages read them instead of 20 s of forwards."""
+    from . import language, store
+    from .params import digest
+    named = digest(run.params)
+    found = language.evidence(run.config, run.params, named)
+    path = store.save_evidence(language.evidence_arrays(found), named, store.evidence_path(folder, named))
+    print(f"{path}: {path.stat().st_size / 1000:.0f} kB of measures on {found.n} held-out windows", flush=True)
+    return path

@@ -93,6 +93,48 @@ def loss_drop_step(losses, window: int | None = None) -> int:
     return int(np.argmax(fall)) + window
 
 
+def fall_window(n: int) -> int:
+    """The window loss_drop_step averages a run of n steps over on the Learn page: 5 % of the run, at least 30
+    steps; a run shorter than 60 steps (2 × 30), a quarter of it."""
+    return max(1, n // 4) if n < 60 else max(30, n // 20)
+
+
+@dataclass(frozen=True)
+class Fall:
+    """The loss's steepest fall as a window sees it: of all pairs of neighbouring `window`-step stretches, the
+    pair whose mean losses differ most: steps first .. step against step + 1 .. last (steps count from 1, as
+    the curve's x axis). A statement about the run that holds whatever the window: the run's steepest
+    fall lies between first and last for windows of half and twice this one too (tests/test_learn.py)."""
+
+    window: int                  # steps averaged in each stretch
+    step: int                    # the last step of the earlier stretch (loss_drop_step; the dashed line)
+    before: float                # the mean loss over steps first .. step
+    after: float                 # the mean loss over steps step + 1 .. last
+
+    @property
+    def first(self) -> int:
+        return self.step - self.window + 1
+
+    @property
+    def last(self) -> int:
+        return self.step + self.window
+
+    @property
+    def at_start(self) -> bool:
+        """The earlier stretch is the run's first: the loss falls fastest from its very start."""
+        return self.first == 1
+
+
+def steepest_fall(losses, window: int | None = None) -> Fall:
+    """loss_drop_step with its window (fall_window of the run's length unless told) and the two stretches'
+    mean losses."""
+    losses = np.asarray(losses, dtype=float)
+    window = fall_window(len(losses)) if window is None else window
+    step = loss_drop_step(losses, window)
+    return Fall(window=int(window), step=int(step), before=float(losses[step - window: step].mean()),
+                after=float(losses[step: step + window].mean()))
+
+
 def drop_window(losses, share: float = 0.05) -> tuple[int, int]:
     """(first, last) step of the loss's sharpest sustained fall (loss_drop_step): from the last window,
     before it, whose mean is still within `share` of the whole fall of the level two windows before the

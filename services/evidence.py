@@ -8,10 +8,13 @@ heads step by step (the Learn page's replay): a look-up, on every replica and fr
 page. Pure Python and NumPy."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 import engine
 from engine import language, store
+from engine.sample import measured as measured_sample
 from services.weights import Model
 
 
@@ -21,7 +24,7 @@ def text_evidence(model: Model) -> language.Evidence:
         if folder is None:
             continue
         arrays = store.read_evidence(store.evidence_path(folder, model.digest), model.digest)
-        if arrays is not None:
+        if arrays is not None and language.current(arrays):           # roles measured as they are now
             return language.evidence_from(arrays, model.config, model.digest)
     found = language.evidence(model.config, model.params, model.digest)
     folder = store.cache_folder()
@@ -47,21 +50,22 @@ def histories(model: Model, n: int, seed: int) -> tuple[np.ndarray, np.ndarray, 
     at each, on n sequences of its task from seed (engine.evidence.history_arrays): shipped, else measured."""
     found = measures(model)
     steps = [step for step, _ in model.run.checkpoints]
-    if found is None or "history steps" not in found or list(found["history steps"]) != steps or (
-            int(found["history n"]), int(found["history seed"])) != (n, seed):
+    if found is None or not engine.history_of(found, engine.history_sample(model.task, n, seed)) or list(
+            found["history steps"]) != steps:
         found = engine.history_arrays(model.run, n, seed)
     return found["history steps"], found["history task share"], found["history previous share"]
 
 
 def metrics(model: Model, T: int, ablate, n: int, seed: int) -> engine.PositionMetrics:
-    """The model's loss and accuracy per position on n fresh sequences of T tokens from seed, with the heads in
-    ablate knocked out: read from its shipped knock-outs where they measured exactly this (the training length,
-    the same sequences), else measured now (engine.position_metrics)."""
+    """The model's loss and accuracy per position on n sequences of T tokens from seed (Task.fresh: held-out text
+    where the task has some), with the heads in ablate knocked out, and their sample: read from its shipped
+    knock-outs where they measured exactly this (the training length, the same sequences), else measured now
+    (engine.position_metrics)."""
     task = model.task
     table = measures(model) if T == task.seq_len else None
     kept = None if table is None else engine.knockout_from(table, model.config, ablate, n, seed)
     if kept is not None:
-        return kept
+        return replace(kept, sample=measured_sample(task, n, seed, T))
     return engine.position_metrics(task, model.config, model.params, n, seed, ablate=ablate, T=T)
 
 

@@ -188,9 +188,10 @@ def test_learn_page_trains_induction_and_names_the_drop_and_the_two_heads():
     from ui import compute
     task = engine.TASKS["induction"]
     run = compute.train(task.config, presets.training("trained-induction")).run
-    drop = engine.loss_drop_step(run.losses)
+    fall = engine.steepest_fall(run.losses)
     notice = next(s.value for s in at.success if "What to notice" in s.value)
-    assert f"fastest at step {drop}" in notice
+    assert f"falls most from steps {fall.first}–{fall.step}" in notice
+    assert f"averaged over {fall.window} steps" in notice.lower()
     tokens, targets = task.sample(np.random.RandomState(compute.SHARE_SEED), compute.SHARE_SEQUENCES)
     induction = engine.expected_share(task, run.config, run.params, tokens, targets)          # (L, H)
     previous = engine.share_per_query(run.config, run.params, tokens,
@@ -203,8 +204,9 @@ def test_learn_page_trains_induction_and_names_the_drop_and_the_two_heads():
         assert f"layer {layer} head {head} ({induction[layer, head]:.0%})" in notice
     # The curve marks the drop; the model view shows every layer × head at the replayed step.
     drops = _tables(at, "drop")
-    assert drops and drops[0].column("step").to_pylist() == [drop]
-    assert drops[0].column("early").to_pylist() == [drop < line_charts.EARLY * task.steps]   # its label's side
+    assert drops and drops[0].column("step").to_pylist() == [fall.step]
+    assert drops[0].column("label").to_pylist() == [f"steepest fall, {fall.window}-step means"]
+    assert drops[0].column("early").to_pylist() == [fall.step < line_charts.EARLY * task.steps]   # its label's side
     assert _tables(at, "boxes")[0].num_rows == 2 * task.config.num_heads
     steps = list(at.select_slider(key="learn_step").options)
     at.select_slider(key="learn_step").set_value(steps[0]).run()

@@ -194,7 +194,7 @@ def test_defect12_roles_caption_says_what_the_induction_score_is_measured_on():
     """The caption's description, done by hand, gives the engine's induction score."""
     import engine
     from ui.prose import knockout as words
-    said = words.roles_caption(compute.SHARE_SEQUENCES, 16, 16)
+    said = words.roles_caption(engine.history_sample("induction", compute.SHARE_SEQUENCES, compute.SHARE_SEED), 16)
     assert "random" not in said and "first half of each of these sequences followed by itself" in said
     assert "the task's own tokens" in said
     c, cfg, _, training = setting({"preset": "trained-induction"})

@@ -269,17 +269,16 @@ def test_plateau_is_described_as_measured():
     rng = np.random.RandomState(0)
     losses = np.r_[np.linspace(3.0, 2.7, 40), 2.7 + 0.02 * rng.randn(360), np.linspace(2.7, 0.3, 60),
                    0.3 + 0.02 * rng.randn(240)]
-    drop = engine.loss_drop_step(losses)
-    said = words.plateau(losses, drop)
+    said = words.plateau(losses, engine.steepest_fall(losses))
     start, stop = (int(x) for x in re.search(r"from step (\d+) to step (\d+)", said).groups())
     assert start <= 45 and 380 <= stop <= 420                          # flat from 40 to 400 (not drop // 3)
     window = max(10, len(losses) // 20)
     means = np.convolve(losses, np.ones(window) / window, mode="valid")[start - 1: stop - window + 1]
     assert f"between {means.min():.2f} and {means.max():.2f}" in said
     assert f"to {losses[-window:].mean():.2f} over the last {window} steps" in said
-    assert "plateau" not in words.plateau(np.linspace(3, 0.1, 400), 200)   # no flat stretch: no plateau
+    assert "plateau" not in words.plateau(np.linspace(3, 0.1, 400), engine.steepest_fall(np.linspace(3, 0.1, 400)))
     sloped = np.r_[np.linspace(3.0, 2.0, 300), np.linspace(2.0, 0.3, 60), 0.3 + 0.02 * rng.randn(340)]
-    said = words.plateau(sloped, engine.loss_drop_step(sloped))
+    said = words.plateau(sloped, engine.steepest_fall(sloped))
     assert "plateau" not in said and f"averages {sloped[:35].mean():.2f} over the first 35 steps" in said
 
 
@@ -288,7 +287,9 @@ def test_circuit_names_every_head_from_the_measurements():
     steps = np.array([0, 100])
     shares = np.array([[[0.1, 0.1], [0.1, 0.1]], [[0.05, 0.03], [0.92, 0.96]]])      # (K, L, H) task's keys
     previous = np.array([[[0.1, 0.1], [0.1, 0.1]], [[0.77, 0.68], [0.02, 0.01]]])    # on the previous token
-    said = words.depth_notice(np.linspace(3, 1, 200), 100, steps, shares, previous, 1, 0.97, "induction")
+    losses = np.linspace(3, 1, 200)
+    said = words.depth_notice(losses, engine.steepest_fall(losses), steps, shares, previous, 1, 0.97, "induction", "",
+                              engine.sample.measured("induction", 1000, 1), engine.history_sample("induction"))
     assert "layer 0 head 0 (77%) and layer 0 head 1 (68%) put more than half" in said
     assert "layer 1 head 0 (92%) and layer 1 head 1 (96%) put more than half on the keys of 'induction'" in said
     assert "Two heads" not in said
@@ -411,10 +412,10 @@ def test_knockout_sentence_names_every_head_that_costs_accuracy():
     """Issue 24 / 23 defect 7: the circuit from knock-outs: every costly head by its cost, the rest as
     cheap, and each layer removed whole (the issue's measured numbers)."""
     single = {(0, 0): 0.855, (0, 1): 0.926, (1, 0): 0.925, (1, 1): 0.965}
-    said = words.knockouts(0.969, single, {0: 0.153, 1: 0.069}, 1000)
+    said = words.knockouts(0.969, single, {0: 0.153, 1: 0.069}, engine.sample.measured("induction", 1000, 1))
     assert ("layer 0 head 0 costs 11.4 points, layer 1 head 0 costs 4.4 points and layer 0 head 1 costs 4.3 "
             "points; layer 1 head 1 costs less than 1 point") in said
-    assert "layer 0 15.3% and layer 1 6.9%" in said and "1,000 fresh sequences, 96.9% right" in said
+    assert "layer 0 15.3% and layer 1 6.9%" in said and "1,000 fresh 16-token sequences, 96.9% right" in said
 
 
 # --------------------------------------------------------------------------- knock-outs on the model view (issue 24)

@@ -206,7 +206,7 @@ def _claims():
         ("self-attention", 5): lambda t: "spread almost evenly" in t and "untrained" in t,
         ("multi-head", 6): lambda t: "small next to" in t or "tiny next to" in t,
         ("induction", 2): lambda t: "before the loss's steepest fall" in t and "locks on" in t,
-        ("induction", 3): lambda t: "after the loss's steepest fall" in t,
+        ("induction", 3): lambda t: re.search(r"(during|after) the loss's steepest fall \(steps \d+–\d+", t),
         ("induction", 4): lambda t: re.search(r"previous token is layer 0 head \d", t) and
         re.search(r"earlier copy of the current one is layer 1 head \d", t),
         ("induction", 5): lambda t: "accuracy falls" in t and "previous token" in t,

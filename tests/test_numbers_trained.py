@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import engine
+from ui.prose.sample import said as said_sample
 from conftest import assert_clean, open_app
 from ui import compute
 from ui.prose import learn as learn_words
@@ -34,9 +35,13 @@ def test_defect01_the_replay_notice_names_the_head_most_on_the_keys_at_the_step_
     steps = np.array([0, 303, 480])
     shares = np.array([[[0.1, 0.1], [0.1, 0.1]], [[0.05, 0.04], [0.365, 0.333]], [[0.05, 0.04], [0.95, 0.99]]])
     previous = np.array([[[0.1, 0.1], [0.1, 0.1]], [[0.6, 0.2], [0.02, 0.01]], [[0.77, 0.2], [0.02, 0.01]]])
-    said = learn_words.depth_notice(np.linspace(3, 1, 480), 330, steps, shares, previous, 1, 0.99, "induction")
+    samples = engine.sample.measured("induction", 1000, 1), engine.history_sample("induction")
+    losses = np.linspace(3, 1, 480)
+    said = learn_words.depth_notice(losses, engine.steepest_fall(losses), steps, shares, previous, 1, 0.99, "induction", "",
+                                    *samples)
     assert "At step 303 of the replay, the head now most on the task's keys (layer 1 head 0) puts 36%" in said
-    said = learn_words.depth_notice(np.linspace(3, 1, 480), 330, steps, shares, previous, 2, 0.99, "induction")
+    said = learn_words.depth_notice(losses, engine.steepest_fall(losses), steps, shares, previous, 2, 0.99, "induction", "",
+                                    *samples)
     assert "(layer 1 head 1) puts 99%" in said
 
 
@@ -60,7 +65,9 @@ def test_defect05_06_the_model_views_accuracy_is_the_one_the_warning_gives_at_th
         assert not _warning(at) and "the model was trained on" not in said
         return
     assert f"(the model was trained on {task.seq_len} tokens)" in said
-    assert f"{task.seq_len} tokens, the training length, not the {T} shown" in said        # the roles' sample
+    roles = compute.followed(model)                                  # the roles' sample, at the training length
+    assert f"{said_sample(roles)} of the task (the training length, not the {T} shown)" in said
+    assert roles.T == task.seq_len
     warned = _warning(at)
     at_length = engine.evaluate(task, model.config, model.params)
     assert f"it predicts {metric} of the targets right (at {task.seq_len} tokens: {at_length:.1%})" in warned
@@ -71,11 +78,12 @@ def test_defect07_a_position_scored_in_too_few_sequences_is_no_finding():
     accuracy = np.array([0, 1.0, 1.0, 0.95, 0.5, 0.67, 0.0])
     count = np.array([0, 900, 800, 400, 12, 3, 0])                  # positions 4 and 5: too few cases
     assert preset_words.reach(accuracy, count) == (3, None)
-    said = preset_words.outside_training("induction", 16, 7, [], 0.9, 0.99, None, accuracy, count)
+    samples = engine.sample.measured("induction", 200, 1, 7), engine.sample.measured("induction", 1000, 1)
+    said = preset_words.outside_training("induction", 16, 7, [], 0.9, 0.99, None, accuracy, count, *samples)
     assert "does the task up to position" not in said and "2 positions of the 7 (positions 4–5)" in said
     assert "fewer than 30 of the sequences, too few to tell" in said
     count[4] = 30                                                    # now position 4 has enough, and fails
-    said = preset_words.outside_training("induction", 16, 7, [], 0.9, 0.99, None, accuracy, count)
+    said = preset_words.outside_training("induction", 16, 7, [], 0.9, 0.99, None, accuracy, count, *samples)
     assert "does the task up to position 3" in said and "not at position 4 (50% of 30)" in said
 
 

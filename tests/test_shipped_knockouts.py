@@ -278,13 +278,15 @@ def test_the_learn_pages_histories_of_a_shipped_run_are_read_not_measured(monkey
 
     for name in ("history_arrays", "share_history", "previous_share"):
         monkeypatch.setattr(engine, name, refuse)
+    for name in ("history_arrays", "expected_share", "previous_share"):   # what history_arrays measures with
         monkeypatch.setattr(engine_evidence, name, refuse)
     compute.histories.clear()
     try:
         for task in ("induction", "text"):
             model = shipped(task)
             steps, shares = compute.share_history(model)
-            previous, drop = compute.circuit(model)
+            previous, fall = compute.circuit(model)
+            drop = fall.step
             assert shares.shape == previous.shape == (len(steps), model.config.n_layers, model.config.num_heads)
             assert drop in steps or 0 < drop <= model.run.steps
     finally:

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import engine
+from ui.prose.sample import said as said_sample
 from conftest import assert_clean, open_app, tables
 from engine import language, store
 from ui import compute
@@ -136,7 +137,7 @@ def test_the_learn_page_shows_the_shipped_run_at_once_and_says_why():
     assert "Too long to train live in a lecture" in said and "2,500 Adam steps" in said
     notice = next(s.value for s in at.success if "What to notice" in s.value).replace("\\", "")
     found = compute.text_evidence(_model(PRESET))
-    assert f"{found.n} windows of held-out text" in notice and "raises the second copy's loss the most" in notice
+    assert f"on {said_sample(found.sample)}" in notice and "raises the second copy's loss the most" in notice
     assert any("next token" in t.columns for t in tables(at))
     steps = next(n for n in at.number_input if n.label == "Adam steps")
     assert steps.value == engine.TASKS["text"].steps == 2500          # the sidebar says the run it shows

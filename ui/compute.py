@@ -182,11 +182,10 @@ def causal_test(cfg: engine.Config, words: tuple[str, ...],
 
 # --------------------------------------------------------------------------- a trained model's evidence
 def metrics(trained: Model, T: int | None = None, ablate: tuple[tuple[int, int], ...] = ()) -> engine.PositionMetrics:
-    """The model's loss and accuracy, whole and at each position, on METRICS_N fresh sequences of its task
-    of T tokens (None: its training length; engine.evaluate's sequences there), with `ablate`'s heads'
-    outputs zeroed: every accuracy, knock-out and per-position figure of every page (services.evidence: a
-    shipped model's knock-outs at the training length are read, the rest measured). One cache entry per
-    quantity: Streamlit keys a call by the arguments as written, so they are spelled out one way first."""
+    """The model's loss and accuracy, whole and at each position, on sequences() of T tokens (None: the training
+    length), fresh or held-out (.sample says which), `ablate`'s heads zeroed: every accuracy, knock-out and
+    per-position figure of every page (services.evidence: a shipped model's at the training length are read).
+    One cache entry per quantity: Streamlit keys a call by the arguments as written, so they are spelled out first."""
     task = trained.task
     return _metrics(trained, task.seq_len if T is None else max(T, task.min_len), tuple(sorted(set(ablate))))
 
@@ -226,10 +225,10 @@ def circuit_knockouts(trained: Model) -> tuple[float, dict, dict]:
 @st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_KEYS)
 def head_scores(trained: Model):
     """Every head's measured roles (its .roles() and .role()), at the task's training length: engine.head_scores
-    on share_history's fresh sequences of the task, or for a text model its evidence's roles on held-out text."""
+    on followed()'s fresh sequences of the task, or for a text model its evidence's roles on held-out text."""
     if trained.task.held_out is not None:
         return text_evidence(trained).roles
-    tokens, targets = trained.task.sample(np.random.RandomState(SHARE_SEED), SHARE_SEQUENCES)
+    tokens, targets = followed(trained).draw()
     return engine.head_scores(trained.config, trained.params, tokens, trained.task, targets)
 
 
@@ -258,9 +257,14 @@ def next_words(trained: Model, ids: tuple[int, ...], ablate: tuple[tuple[int, in
 # --------------------------------------------------------------------------- the Learn page
 @st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_KEYS)
 def histories(trained: Model) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(K,) the saved steps, (K, L, H) each head's weight on the task's keys and on the previous token at each
-    (services.evidence: a shipped run's are shipped)."""
+    """(K,) the saved steps, (K, L, H) each head's weight on the task's keys and on the previous token at each, on
+    followed() (services.evidence: a shipped run's are shipped)."""
     return measured.histories(trained, SHARE_SEQUENCES, SHARE_SEED)
+
+
+def followed(trained: Model) -> engine.Sample:
+    """The sequences histories() and head_scores() measure a run's heads on (engine.history_sample)."""
+    return engine.history_sample(trained.task, SHARE_SEQUENCES, SHARE_SEED)
 
 
 def share_history(trained: Model) -> tuple[np.ndarray, np.ndarray]:
@@ -268,13 +272,10 @@ def share_history(trained: Model) -> tuple[np.ndarray, np.ndarray]:
     return histories(trained)[:2]
 
 
-def circuit(trained: Model) -> tuple:
-    """What a run of a stack shows beside the task's keys: every head's weight on the previous token at every
-    checkpoint (K, L, H), on share_history's sequences (head_scores' previous-token score, so the last step's
-    is the model view's), and the step where the loss fell fastest."""
-    losses = trained.run.losses
-    short = len(losses) < 60                                          # loss_drop_step's default needs 2 × 30 steps
-    return histories(trained)[2], engine.loss_drop_step(losses, max(1, len(losses) // 4) if short else None)
+def circuit(trained: Model) -> tuple[np.ndarray, engine.Fall]:
+    """Beside the task's keys: every head's weight on the previous token at every checkpoint (K, L, H), on followed()
+    (head_scores' score: the last step's is the model view's), and the loss's steepest fall (engine.steepest_fall)."""
+    return histories(trained)[2], engine.steepest_fall(trained.run.losses)
 
 
 @st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_KEYS)
@@ -290,8 +291,7 @@ def initial_stack(cfg: engine.Config, task: str, ids: tuple[int, ...]) -> engine
 
 
 def live_stack(task: engine.Task, cfg: engine.Config, params: engine.Params, ids: tuple[int, ...]) -> engine.Stack:
-    """A run's weights as they train, on a sequence of token ids (each progress call brings new weights:
-    nothing to keep)."""
+    """A run's weights as they train, on a sequence of token ids (new weights each progress call: nothing to keep)."""
     return engine.task_stack(task, cfg, params, list(ids))
 
 

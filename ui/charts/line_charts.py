@@ -113,21 +113,24 @@ def curves_template(present: bool) -> dict:
 
 
 def curves(losses: Sequence[float], accuracies: Sequence[float], *, at_step: int | None = None,
-           drop: int | None = None, present: bool = False, box=st) -> None:
+           drop=None, present: bool = False, box=st) -> None:
     """The training run so far: per-step batch loss and accuracy (steps count from 1); a dotted rule
-    at at_step, a dashed one at `drop` (the step where the loss fell fastest)."""
+    at at_step, a dashed one at the loss's steepest fall `drop` (an engine.Fall: between its two stretches)."""
     n = len(losses)
     data = pa.table({"step": pa.array(np.arange(1, n + 1, dtype=np.int32)),
                      "loss": pa.array(np.asarray(losses, dtype=np.float32)),
                      "accuracy": pa.array(np.asarray(accuracies, dtype=np.float32))})
     rule = pa.table({"step": pa.array([] if at_step is None else [int(at_step)], pa.int32())})
-    marks = pa.table({"step": pa.array([] if drop is None else [int(drop)], pa.int32()),
-                      "label": pa.array([] if drop is None else [f"loss drop, step {drop}"], pa.string()),
-                      "early": pa.array([] if drop is None else [drop < EARLY * n], pa.bool_())})
+    marks = pa.table({"step": pa.array([] if drop is None else [int(drop.step)], pa.int32()),
+                      "label": pa.array([] if drop is None else [f"steepest fall, {drop.window}-step means"],
+                                        pa.string()),
+                      "early": pa.array([] if drop is None else [drop.step < EARLY * n], pa.bool_())})
     steps = np.arange(1, n + 1)
     about = describe([("loss", steps, losses), ("accuracy", steps, accuracies)], "training step",
                             "Training loss and accuracy" + (f"; dotted line at step {at_step}" if at_step else "")
-                            + (f"; dashed line where the loss dropped fastest, step {drop}" if drop else ""))
+                            + (f"; dashed line at step {drop.step}, between the two neighbouring {drop.window}-step "
+                               f"stretches whose mean losses differ most (steps {drop.first}–{drop.step} and "
+                               f"{drop.step + 1}–{drop.last})" if drop else ""))
     box.vega_lite_chart(spec={**curves_template(present), "description": about,
                               "datasets": {"run": data, "rule": rule, "drop": marks}}, width="stretch")
 

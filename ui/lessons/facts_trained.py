@@ -160,19 +160,20 @@ def _learn_step(view, numbers) -> str:
     return str(_step(view, learn_run(view, numbers)))
 
 
-@fact("learn.drop", "the step where the loss falls fastest (the dashed line)")
+@fact("learn.drop", "where the loss falls most, as the page's window sees it: 'averaged over 30 steps, the loss falls "
+                    "most from steps 304–333 (…) to steps 334–363 (…), across the dashed line'")
 def _drop(view, numbers) -> str:
-    return str(numbers.circuit(learn_run(view, numbers))[1])
+    return learn_words.fall(numbers.circuit(learn_run(view, numbers))[1])
 
 
-@fact("learn.plateau", "the page's sentence on the loss: its plateau, where it falls fastest and to what")
+@fact("learn.plateau", "the page's sentence on the loss: its plateau, where it falls most and to what")
 def _plateau(view, numbers) -> str:
     trained = learn_run(view, numbers)
     said = learn_words.plateau(trained.run.losses, numbers.circuit(trained)[1]).strip()
     return said[:1].upper() + said[1:]
 
 
-@fact("learn.where", "whether the step shown comes before or after the loss's steepest fall")
+@fact("learn.where", "whether the step shown comes before, during or after the loss's steepest fall")
 def _where(view, numbers) -> str:
     trained = learn_run(view, numbers)
     return words.before_after(_step(view, trained), numbers.circuit(trained)[1])
@@ -200,7 +201,8 @@ def _lock(view, numbers) -> str:
     return f"{who} {'locks on' if _step(view, trained) < step else 'locked on'} (reaches {learn_words.LOCKED:.0%}) at step {step}"
 
 
-@fact("learn.accuracy", "the run's accuracy after its last step, on 1,000 fresh sequences")
+@fact("learn.accuracy", "the run's accuracy after its last step, on the sequences the page measures it on (its "
+                        "figures name them)")
 def _learn_accuracy(view, numbers) -> str:
     return f"{numbers.metrics(learn_run(view, numbers)).overall_accuracy:.1%}"
 

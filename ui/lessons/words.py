@@ -55,11 +55,13 @@ def knockout_effect(before: float, after: float, loss_before: float, loss_after:
     return f"{accuracy}, {'while' if 'barely' in loss else 'and'} {loss}"
 
 
-def before_after(step: int, drop: int) -> str:
-    """Where a replayed step lies against the loss's steepest fall."""
-    if step == drop:
-        return f"at the loss's steepest fall (step {drop})"
-    return f"{'before' if step < drop else 'after'} the loss's steepest fall (step {drop})"
+def before_after(step: int, fall) -> str:
+    """Where a replayed step lies against the loss's steepest fall (an engine.Fall: steps first .. last, the two
+    neighbouring stretches whose mean losses differ most)."""
+    where = f"steps {fall.first}–{fall.last}, {fall.window}-step means"
+    if fall.first <= step <= fall.last:
+        return f"during the loss's steepest fall ({where})"
+    return f"{'before' if step < fall.first else 'after'} the loss's steepest fall ({where})"
 
 
 def bad_file(problems: list[str]) -> str:

@@ -116,7 +116,7 @@ def outside_training(view: View) -> str:
     preset = compute.model(task.config, view.training) if changed else None   # if ready: never a training here
     return words(task.title, task.seq_len, T, changed, here.overall_accuracy, at_length.overall_accuracy,
                  None if preset is None else compute.metrics(preset).overall_accuracy, here.accuracy, here.count,
-                 here.sequences, at_length.sequences)
+                 here.sample, at_length.sample)
 
 
 def latex(view: View, formula: str) -> None:

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
+import engine
 from ui.prose.numbers import fmt, names
+from ui.prose.sample import said
 
 MODE = ("zero-ablation: a knocked-out head's output is replaced by zeros before the heads are concatenated; "
         "its map is still computed and drawn, and every later layer reads what is left")
@@ -14,17 +16,17 @@ def _heads(knocked) -> str:
     return names([f"layer {layer} head {head}" for layer, head in knocked])
 
 
-def _sequences(n: int, T: int, seq_len: int) -> str:
-    """The sample a figure was measured on: n fresh sequences of T tokens (saying so when T is not the training length)."""
-    return f"{n:,} fresh {T}-token sequences" + ("" if T == seq_len else f" (the model was trained on {seq_len} tokens)")
+def _sequences(sample: engine.Sample, seq_len: int) -> str:
+    """The sample a figure was measured on (saying so when its length is not the training length)."""
+    return said(sample) + ("" if sample.T == seq_len else f" (the model was trained on {seq_len} tokens)")
 
 
-def metrics_caption(task_title: str, knocked, n: int, T: int, seq_len: int) -> str:
-    """What the accuracy and loss metrics measured: on n fresh sequences of the length shown."""
+def metrics_caption(task_title: str, knocked, sample: engine.Sample, seq_len: int) -> str:
+    """What the accuracy and loss metrics measured: on `sample`, of the length shown."""
     if not knocked:
-        return (f"The task '{task_title}' on {_sequences(n, T, seq_len)}, no head knocked out. Pick heads above to "
+        return (f"The task '{task_title}' on {_sequences(sample, seq_len)}, no head knocked out. Pick heads above to "
                 f"remove them ({MODE}).")
-    return (f"The task '{task_title}' on {_sequences(n, T, seq_len)} with {_heads(knocked)} knocked out; the deltas "
+    return (f"The task '{task_title}' on {_sequences(sample, seq_len)} with {_heads(knocked)} knocked out; the deltas "
             f"compare with no knock-out on the same sequences. Method: {MODE}.")
 
 
@@ -57,10 +59,10 @@ def role(name: str, score: float) -> str:
     return f"{name} {fmt(score, '.2f')}"
 
 
-def roles_caption(n: int, seq_len: int, T: int) -> str:
-    """How the roles were measured (at the training length, seq_len, whatever length T the page shows)."""
-    at = f"{seq_len} tokens, the training length" + ("" if T == seq_len else f", not the {T} shown")
-    return (f"Each head is scored on {n} fresh sequences of the task ({at}): its mean weight on the previous token, on the "
+def roles_caption(sample: engine.Sample, T: int) -> str:
+    """How the roles were measured (on `sample`, at the training length, whatever length T the page shows)."""
+    at = "the training length" + ("" if T == sample.T else f", not the {T} shown")
+    return (f"Each head is scored on {said(sample)} of the task ({at}): its mean weight on the previous token, on the "
             "first token, on the token right after an earlier copy of the current one (induction, measured on "
             "the first half of each of these sequences followed by itself, so every token of the second half has an "
             "earlier copy; those halves are the task's own tokens and may repeat a token within a half) and on the "
@@ -68,11 +70,11 @@ def roles_caption(n: int, seq_len: int, T: int) -> str:
             f"clear role' when none reaches {ROLE_MIN}. Measured without knock-outs.")
 
 
-def text_caption(knocked, n: int) -> str:
-    """What a text model's two loss metrics measured."""
-    what = (f"Mean loss per token (nats; lower is better) on {n} windows of held-out text (chapters the model never "
-            f"trained on), and on the second copy of a span repeated in {n} other held-out windows, where copying "
-            "the first copy pays")
+def text_caption(knocked, plain: engine.Sample, repeated: engine.Sample) -> str:
+    """What a text model's two loss metrics measured: on the plain windows, and on the second copies of the
+    repeating ones."""
+    what = (f"Mean loss per token (nats; lower is better) on {said(plain)} (chapters the model never trained on), "
+            f"and on the second copy of the span in {said(repeated)}, where copying the first copy pays")
     if not knocked:
         return what + f". Pick heads above to remove them ({MODE})."
     return what + f", with {_heads(knocked)} knocked out; the deltas compare with no knock-out. Method: {MODE}."
@@ -87,12 +89,12 @@ def next_caption(last: str, best: list[tuple[str, float]], unknown: str) -> str:
     return said
 
 
-def text_roles_caption(n: int, seq_len: int) -> str:
-    """How a text model's roles and knock-out costs were measured."""
-    return (f"Each head is scored on {n} windows of held-out text ({seq_len} tokens): its mean weight on the previous "
-            "token, on its own token, on the window's first token, on the latest punctuation mark or paragraph end "
-            f"before it, and (in {n} other windows that repeat a span of their text) on the token right after the "
-            "span's first copy of its own token: induction. The label is the strongest score, or 'no clear role' "
+def text_roles_caption(plain: engine.Sample, repeated: engine.Sample) -> str:
+    """How a text model's roles and knock-out costs were measured (engine.language.Evidence's samples)."""
+    return (f"Each head is scored on {said(plain)}, over the queries that see more than one key (the first row's "
+            "one key gets weight 1 by force): its mean weight on the previous token, on its own token, on the "
+            "window's first token, on the latest punctuation mark or paragraph end before it, and (in "
+            f"{said(repeated)}) on the token right after the span's first copy of its own token: induction. The label is the strongest score, or 'no clear role' "
             f"when none reaches {ROLE_MIN}. The last two columns: how much the held-out loss and the second copy's "
             "loss (nats a token) rise with that head alone knocked out; an induction head's effect shows on the "
             "second copy, where the overall loss barely moves. Measured without knock-outs, once per set of weights.")

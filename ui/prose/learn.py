@@ -5,12 +5,12 @@ import numpy as np
 
 import engine
 from engine.analysis import NEAR_UNIFORM, spread
-from engine.training import drop_window
-from ui.prose.numbers import count, fmt, names
+from ui.prose.loss import fall, loss as _loss, plateau  # noqa: F401 (fall: the lesson facts read it here)
+from ui.prose.numbers import count, fmt, from_to, names
+from ui.prose.sample import said as sample_said
 
 LOCKED = 0.9          # a head has locked on once this share of its weight lands on the expected keys
 HALF = 0.5            # a head "looks at" its keys once more than half of its weight lands on them
-PLATEAU_TOL = 0.05    # a plateau: the windowed loss stays within this share of the whole fall of its level
 
 
 def task(name: str) -> str:
@@ -68,6 +68,16 @@ def saved_steps(steps, drop: tuple[int, int] | None) -> str:
                     f"(steps {drop[0]} to {drop[1]}), more sparsely elsewhere.")
     return (f"{len(steps)} saved steps: dense in the first steps, where attention changes fastest, sparser "
             f"later" + ("" if drop is not None else " (the loss has no sudden drop: it falls all along)") + ".")
+
+
+def replay_rounded(asked: int, shown: int, steps) -> str:
+    """A link's replay step that the run did not save: which saved step is shown instead, and that the address
+    now names it."""
+    which = "first" if shown == steps[0] else "last" if shown == steps[-1] else "nearest"
+    return (f"The link's replay={asked} is not a saved step of this run ({len(steps)} saved steps, from {steps[0]} "
+            f"to {steps[-1]}): the page shows the weights after step {shown}, the {which} saved step"
+            + ("" if which == "nearest" else f" and the nearest to {asked}") + f", and the address now says "
+            f"replay={shown}.")
 
 
 def duration(seconds: float) -> str:
@@ -139,8 +149,10 @@ def _right(accuracy: float) -> str:
     return "every one of" if accuracy == 1.0 else fmt(accuracy, ".1%") + " of"
 
 
-def notice(steps: np.ndarray, shares: np.ndarray, at: int, accuracy: float, sequences: str = "1,000 fresh sequences") -> str:
-    """The run at checkpoint index `at`: where the best head looks, when it locked on, how well it works."""
+def notice(steps: np.ndarray, shares: np.ndarray, at: int, accuracy: float, measured: engine.Sample,
+           followed: engine.Sample) -> str:
+    """The run at checkpoint index `at`: where the best head looks (shares measured on `followed`), when it locked
+    on, how well it works (accuracy measured on `measured`)."""
     final = shares[-1]                                                # (L, H)
     layer, head = np.unravel_index(int(np.argmax(final)), final.shape)
     who = f"head {head}" if final.shape[0] == 1 else f"layer {layer} head {head}"
@@ -148,10 +160,10 @@ def notice(steps: np.ndarray, shares: np.ndarray, at: int, accuracy: float, sequ
     locked = lock(steps, shares)
     if at == 0:
         said = (f"at step 0 the weights are random: {who} puts {fmt(now, '.0%')} of each scored query's weight on "
-                f"the expected keys (mean over 50 fresh sequences)")
+                f"the expected keys (mean over {sample_said(followed)})")
     else:
         said = (f"at step {int(steps[at])}, {who} puts {fmt(now, '.0%')} of each scored query's weight on the "
-                f"expected keys (mean over 50 fresh sequences); at step 0, with random weights, it put "
+                f"expected keys (mean over {sample_said(followed)}); at step 0, with random weights, it put "
                 f"{fmt(start, '.0%')} there")
     if locked is None:
         said += f". No head reached {LOCKED:.0%} in this run"
@@ -159,42 +171,8 @@ def notice(steps: np.ndarray, shares: np.ndarray, at: int, accuracy: float, sequ
         first = f"head {locked[1]}" if final.shape[0] == 1 else f"layer {locked[0]} head {locked[1]}"
         when = "locks on" if steps[at] < locked[2] else "locked on"
         said += f". {first[0].upper() + first[1:]} {when} (reaches {LOCKED:.0%}) at step {locked[2]}"
-    return said + f". After the last step the model predicts {_right(accuracy)} the targets of {sequences} right."
-
-
-def _loss(x: float) -> str:
-    """A loss with two decimals, or in scientific notation where two decimals would print 0.00."""
-    return fmt(x, ".2f" if abs(x) >= 0.005 else ".1e")
-
-
-def plateau(losses, drop: int) -> str:
-    """The loss curve as measured: the stretch before the drop where its windowed mean stays level (if
-    any), between which values; where it falls fastest and to what."""
-    losses = np.asarray(losses, dtype=float)
-    window = max(10, len(losses) // 20)
-    means = np.convolve(losses, np.ones(window) / window, mode="valid")   # means[s]: losses[s : s + window]
-    final = float(losses[-window:].mean())
-    said = ""
-    if len(losses) >= 2 * window:
-        end, _ = drop_window(losses, PLATEAU_TOL)                     # the last window before the fall
-        tol = PLATEAU_TOL * max(float(means[max(0, drop - 2 * window)]) - final, 0.0)
-        start = end
-        while start > 0 and abs(means[start - 1] - means[end]) <= tol:
-            start -= 1
-        if end - start >= window:                                     # level for more than one window
-            stretch, batches = means[start: end + 1], losses[start: end + window]
-            said += (f"from step {start + 1} to step {end + window} the loss, averaged over {window} steps, stays "
-                     f"between {fmt(stretch.min(), '.2f')} and {fmt(stretch.max(), '.2f')} (single batches from "
-                     f"{fmt(batches.min(), '.2f')} to {fmt(batches.max(), '.2f')}): a plateau. Then ")
-        elif end >= window:                                           # no level stretch: say where it stood
-            said += (f"the loss averages {fmt(losses[:window].mean(), '.2f')} over the first {window} steps and "
-                     f"{fmt(means[end], '.2f')} over steps {end + 1}–{end + window}, just before its steepest fall "
-                     f"(single batches in between from {fmt(losses[window:end + window].min(), '.2f')} to "
-                     f"{fmt(losses[window:end + window].max(), '.2f')}); no stretch of {window} steps or more stays "
-                     "level. Then ")
-    said += (f"{'it' if said else 'the loss'} falls fastest at step {drop} (the dashed line), to "
-             f"{_loss(final)} over the last {window} steps. ")
-    return said
+    return said + (f". After the last step the model predicts {_right(accuracy)} the targets of "
+                   f"{sample_said(measured)} right.")
 
 
 def roles(previous: np.ndarray, shares: np.ndarray) -> dict:
@@ -210,18 +188,20 @@ def _who(pairs) -> str:
     return names([f"layer {layer} head {head} ({fmt(w, '.0%')})" for (layer, head), w in pairs])
 
 
-def depth_notice(losses, drop: int, steps: np.ndarray, shares: np.ndarray, previous: np.ndarray, at: int,
-                 accuracy: float, task_title: str, knockouts: str = "", sequences: str = "1,000 fresh sequences") -> str:
-    """A stack's run: the loss as measured, every head named by what it measurably looks at, the step."""
-    said = plateau(losses, drop)
-    found = roles(previous[-1], shares[-1])
-    if found["task"] or found["previous"]:
+def depth_notice(losses, found: engine.Fall, steps: np.ndarray, shares: np.ndarray, previous: np.ndarray, at: int,
+                 accuracy: float, task_title: str, knockouts: str, measured: engine.Sample,
+                 followed: engine.Sample) -> str:
+    """A stack's run: the loss as measured, every head named by what it measurably looks at (shares and previous
+    measured on `followed`), the step; the accuracy measured on `measured`."""
+    said = plateau(losses, found)
+    named = roles(previous[-1], shares[-1])
+    if named["task"] or named["previous"]:
         parts = []
-        if found["previous"]:
-            parts.append(f"{_who(found['previous'])} put more than half of their weight on the previous token")
-        if found["task"]:
-            parts.append(f"{_who(found['task'])} put more than half on the keys of '{task_title}'")
-        said += "After the last step " + "; ".join(parts) + " (mean over 50 fresh sequences). "
+        if named["previous"]:
+            parts.append(f"{_who(named['previous'])} put more than half of their weight on the previous token")
+        if named["task"]:
+            parts.append(f"{_who(named['task'])} put more than half on the keys of '{task_title}'")
+        said += "After the last step " + "; ".join(parts) + f" (mean over {sample_said(followed)}). "
     else:
         said += ("After the last step no head puts more than half of its weight on the previous token or on the "
                  "task's keys. ")
@@ -229,18 +209,19 @@ def depth_notice(losses, drop: int, steps: np.ndarray, shares: np.ndarray, previ
     best = np.unravel_index(int(np.argmax(shares[at])), shares[at].shape)   # at the step shown, not the last
     said += (f"At step {int(steps[at])} of the replay, the head now most on the task's keys (layer {best[0]} head "
              f"{best[1]}) puts {fmt(float(shares[at][best]), '.0%')} there.")
-    return said + f" After the last step the model predicts {_right(accuracy)} the scored targets of {sequences} right."
+    return said + (f" After the last step the model predicts {_right(accuracy)} the scored targets of "
+                   f"{sample_said(measured)} right.")
 
 
 COSTS = 0.01          # a knock-out "costs accuracy" when it loses at least this much (one point)
 
 
-def knockouts(base: float, single: dict, layers: dict, n: int) -> str:
+def knockouts(base: float, single: dict, layers: dict, sample: engine.Sample) -> str:
     """The circuit as measured by knock-outs: base accuracy, single[(layer, head)] the accuracy with that
-    head knocked out, layers[layer] with every head of that layer knocked out (n fresh sequences)."""
+    head knocked out, layers[layer] with every head of that layer knocked out (all measured on `sample`)."""
     costly = sorted(((pair, base - acc) for pair, acc in single.items() if base - acc >= COSTS),
                     key=lambda item: -item[1])
-    said = f"Knocking out heads (their output set to zero; {n:,} fresh sequences, {fmt(base, '.1%')} right with none): "
+    said = f"Knocking out heads (their output set to zero; {sample_said(sample)}, {fmt(base, '.1%')} right with none): "
     if costly:
         said += names([f"layer {layer} head {head} costs {fmt(cost * 100, '.1f')} points"
                        for (layer, head), cost in costly])
@@ -255,20 +236,17 @@ def knockouts(base: float, single: dict, layers: dict, n: int) -> str:
     return said
 
 
-def by_position(loss: np.ndarray, accuracy: np.ndarray, scored: np.ndarray, counts: np.ndarray, title: str) -> str:
-    """Where on the sequence the trained model is sure and right, and where not (measured)."""
+def by_position(loss: np.ndarray, accuracy: np.ndarray, scored: np.ndarray, counts: np.ndarray, title: str,
+                sample: engine.Sample) -> str:
+    """Where on the sequence the trained model is sure and right, and where not (measured on `sample`)."""
     where = np.flatnonzero(scored)
     worst, best = where[np.argmax(loss[where])], where[np.argmin(loss[where])]
     said = (f"'{title}' scores {count(len(where), 'position')} of {len(scored)} (each in "
-            f"{int(counts[where].min()):,} to {int(counts[where].max()):,} of the sequences). The mean loss is highest "
+            f"{from_to(counts[where].min(), counts[where].max())} of the {sample_said(sample)}). The mean loss is "
+            f"highest "
             f"at position {worst} ({fmt(loss[worst], '.3g')}, accuracy {fmt(accuracy[worst], '.1%')}) and lowest at "
             f"position {best} ({fmt(loss[best], '.3g')}, accuracy {fmt(accuracy[best], '.1%')}).")
     return said
-
-
-def sample_words(sequences: int, held_out: bool) -> str:
-    """What an accuracy was measured on: '1,000 fresh sequences', or '256 windows of held-out text'."""
-    return f"{sequences:,} windows of held-out text" if held_out else f"{sequences:,} fresh sequences"
 
 
 def text_knockouts(found) -> str:
@@ -280,8 +258,9 @@ def text_knockouts(found) -> str:
              for i, k in enumerate(found.heads)]
     copier = max(costs, key=lambda c: c[2])
     reader = max(costs, key=lambda c: c[1])
-    said = (f"Knocking out heads (their output set to zero; {found.n} windows of held-out text, loss {_loss(base.overall)} "
-            f"nats a token with none, {_loss(base.second_copy)} on the second copy of a repeated span): ")
+    said = (f"Knocking out heads (their output set to zero; loss {_loss(base.overall)} nats a token with none on "
+            f"{sample_said(found.sample)}, {_loss(base.second_copy)} on the second copy of the span in "
+            f"{sample_said(found.repeated)}): ")
     said += (f"layer {copier[0][0]} head {copier[0][1]} raises the second copy's loss the most, by {fmt(copier[2], '+.2f')} "
              f"nats, while the overall loss moves by {fmt(copier[1], '+.2f')}")
     if reader[0] != copier[0]:
@@ -291,3 +270,8 @@ def text_knockouts(found) -> str:
         [f"layer {i} {fmt(k.overall - base.overall, '+.2f')} overall, {fmt(k.second_copy - base.second_copy, '+.2f')} "
          f"on second copies" for i, k in enumerate(found.layers)]) + ". "
     return said
+
+
+def by_position_title(sample: engine.Sample) -> str:
+    """The Learn page's chart of loss and accuracy by position: what it was measured on."""
+    return f"loss and accuracy by position, {sample_said(sample)}"

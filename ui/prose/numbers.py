@@ -169,3 +169,12 @@ def vocabulary(vocab) -> str:
     if len(vocab) <= 20:
         return " ".join(vocab)
     return f"{len(vocab):,} tokens ({vocab[0]} for every other word, and the {len(vocab) - 1:,} most frequent of its text)"
+
+
+def from_to(low: float, high: float, spec: str = ",") -> str:
+    """A range as a sentence says it: '12 to 256', or one number where its ends are equal ('256', never
+    '256 to 256'); each end through fmt (spec ',' for whole counts)."""
+    def one(x: float) -> str:
+        return f"{int(x):,}" if spec == "," else fmt(x, spec)
+    low_said, high_said = one(low), one(high)
+    return low_said if low_said == high_said else f"{low_said} to {high_said}"

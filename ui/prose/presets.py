@@ -62,11 +62,12 @@ def _span(positions: list[int]) -> str:
 
 def outside_training(task_title: str, seq_len: int, T: int, changed: list[str], accuracy_here: float,
                      accuracy_trained_length: float, accuracy_preset: float | None, per_position=(),
-                     count=(), sequences: int = 1000, trained_sequences: int = 1000) -> str:
-    """What changed from a trained preset's training, and the task's accuracy at this setting: every figure
-    measured on `sequences` fresh sequences of the task (per_position and count: each position's share
-    right and how many of them score it)."""
+                     count=(), sample=None, trained_sample=None) -> str:
+    """What changed from a trained preset's training, and the task's accuracy at this setting: measured on
+    `sample` (an engine.Sample of T tokens; per_position and count: each position's share right and how many
+    of its sequences score it) and on `trained_sample` at the training length, each named from its Sample."""
     from ui.prose.numbers import fmt, names
+    from ui.prose.sample import said as sample_said
 
     said = []
     if changed:
@@ -74,12 +75,12 @@ def outside_training(task_title: str, seq_len: int, T: int, changed: list[str], 
                     f"'{task_title}' with these settings, on {seq_len}-token sequences")
         if accuracy_preset is not None:
             said[-1] += (f"; it predicts {fmt(accuracy_trained_length, '.1%')} of the task's targets right on "
-                         f"{trained_sequences:,} fresh {seq_len}-token sequences, the preset's own model "
+                         f"{sample_said(trained_sample)}, the preset's own model "
                          f"{fmt(accuracy_preset, '.1%')}")
         said[-1] += "."
     if T != seq_len:
-        said.append(f"The block was trained on {seq_len}-token sequences and is shown on {T} tokens: on {sequences:,} "
-                    f"fresh {T}-token sequences of the task it predicts {fmt(accuracy_here, '.1%')} of the targets "
+        said.append(f"The block was trained on {seq_len}-token sequences and is shown on {T} tokens: on "
+                    f"{sample_said(sample)} of the task it predicts {fmt(accuracy_here, '.1%')} of the targets "
                     f"right (at {seq_len} tokens: {fmt(accuracy_trained_length, '.1%')})")
         last, stop = reach(per_position, count)
         if last is None and stop is not None:

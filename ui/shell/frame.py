@@ -174,15 +174,23 @@ def refreshed(here: View) -> View:
     if controls == here.controls:
         set_current(here, full=False)                 # the tables and the footer read it
         return here
-    session.remember_controls(controls)
-    own = url.to_params(controls)
-    kept = {k: v for k, v in st.query_params.to_dict().items() if k not in state.KEYS}   # the parts' own
-    if own | kept != st.query_params.to_dict():
-        st.query_params.from_dict(own | kept)
+    address(controls)
     here = replace(here, controls=controls, notes=tuple(notes))
     set_current(here, full=False)
     session.remember_view(here)
     return here
+
+
+def address(controls: Controls) -> None:
+    """The controls remembered and the URL written from them (a part's parameters, such as a poll room's, kept):
+    after a fragment's widgets moved, or when a page shows another value than the link named (the Learn page's
+    replay step, rounded to a saved step of its run), so the address names what is shown."""
+    session.remember_controls(controls)
+    own = url.to_params(controls)
+    ours = {url.URL_KEY.get(key, key) for key in state.KEYS}         # every control's URL key (replay_step's: replay)
+    kept = {k: v for k, v in st.query_params.to_dict().items() if k not in ours}   # the parts' own
+    if own | kept != st.query_params.to_dict():
+        st.query_params.from_dict(own | kept)
 
 
 def fragment(draw):

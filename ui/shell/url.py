@@ -19,6 +19,20 @@ def _as_int(raw: str, low: int, high: int) -> int:
     return value
 
 
+REPLAY_DIGITS = 12   # a replay step longer than this is no step of any run (the Learn page rounds the rest)
+
+
+def _as_replay(raw: str) -> int:
+    """A replay step as the link writes it: any whole number; the Learn page shows the nearest saved step of
+    its run, says so where that is another step, and writes the step it shows back into the address."""
+    text = raw.strip()
+    if not text.lstrip("-").isdigit() or len(text.lstrip("-")) > REPLAY_DIGITS:
+        raise ValueError("must be a whole number, a saved step of the run; the Learn page opens as without one: "
+                         "the model before training and its Train button, or a run too long to train live at its "
+                         "last step")
+    return int(text)
+
+
 def _as_bool(raw: str) -> bool:
     text = raw.strip().lower()
     if text in ("1", "true", "on", "yes"):
@@ -108,7 +122,7 @@ def from_params(params: dict[str, str]) -> tuple[Controls, list[str]]:
         "steps": lambda r: _as_int(r, *STEPS),
         "lr": lambda r: _as_float(r, *LR),
         "sequence": lambda r: r[:MAX_TEXT],
-        "replay": lambda r: _as_int(r, 0, STEPS[1]),
+        "replay": _as_replay,
         "passage": lambda r: _as_int(r, 0, presets.PASSAGES - 1),
     }
     for key, read in readers.items():

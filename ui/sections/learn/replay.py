@@ -15,6 +15,7 @@ from ui import charts, compute
 from ui.page import layout, tables
 from ui.prose import learn as words
 from ui.prose.numbers import fmt
+from ui.prose.sample import said as sample_said
 from ui.shell import frame, presets, state, url
 from ui.sections.learn.live import exports, grid, maps
 from ui.sections.learn.task import STEP, Sequence
@@ -25,11 +26,17 @@ from ui.shell.view import View
 
 def _replay_step(view: View, trained: Model) -> int:
     """The slider over the saved steps: at the step the controls name (a link's replay=N: the nearest saved
-    step), else the last; moving it sets that control, so the URL carries it."""
+    step; where that is another step, a notice says which is shown and the address is corrected to it), else
+    the last; moving it sets that control, so the URL carries it."""
     steps = list(trained.steps)
     wanted = view.controls.replay_step
     if wanted is not None:
-        st.session_state[STEP] = min(steps, key=lambda s: (abs(s - wanted), s))
+        shown = min(steps, key=lambda s: (abs(s - wanted), s))
+        st.session_state[STEP] = shown
+        if shown != wanted:
+            st.info(words.replay_rounded(wanted, shown, steps), icon=":material/info:")
+            st.session_state[FIELD.replay_step] = shown
+            frame.address(replace(view.controls, replay_step=shown))
     return st.select_slider("Replay: the weights after step", steps, key=STEP, on_change=_replayed,
                             help=words.saved_steps(steps, trained.drop),
                             **({} if wanted is not None else {"value": steps[-1]}))
@@ -43,7 +50,7 @@ def replay(view: View, trained: Model, seq: Sequence) -> None:
     """A finished run: scrub the checkpoints from the random start to the end, see the heads sharpen."""
     cfg, run, task = trained.config, trained.run, trained.task
     measured = compute.metrics(trained)
-    accuracy, sample = measured.overall_accuracy, words.sample_words(measured.sequences, task.held_out is not None)
+    accuracy, sample = measured.overall_accuracy, measured.sample
     scrub(view, trained, seq, accuracy, sample)
     st.caption(f"{words.origin(trained.origin, trained.digest)} Trained in {words.duration(run.seconds)} on one core, in "
                f"{np.dtype(DTYPE).name} arithmetic ({run.steps} Adam steps of {run.batch} sequences, learning rate "
@@ -61,7 +68,7 @@ def replay(view: View, trained: Model, seq: Sequence) -> None:
 
 
 @frame.fragment
-def scrub(view: View, trained: Model, seq: Sequence, accuracy: float, sample: str) -> None:
+def scrub(view: View, trained: Model, seq: Sequence, accuracy: float, sample: engine.Sample) -> None:
     """The replay slider and what it moves (the curves' marker, the maps, each head's history, the notice), as one
     fragment: a step moved reruns only this."""
     cfg, run = trained.config, trained.run
@@ -73,7 +80,8 @@ def scrub(view: View, trained: Model, seq: Sequence, accuracy: float, sample: st
     else:
         charts.curves(run.losses, run.accuracies, at_step=at_step, present=view.present)
         maps(view, stack.layers[0], seq.expected, layout.columns(view, min(cfg.num_heads, 2)), live=False)
-        layout.notice(words.notice(history, shares, list(trained.steps).index(at_step), accuracy, sample))
+        layout.notice(words.notice(history, shares, list(trained.steps).index(at_step), accuracy, sample,
+                                   compute.followed(trained)))
 
 
 def link_params(trained: Model) -> dict[str, str]:
@@ -86,12 +94,12 @@ def link_params(trained: Model) -> dict[str, str]:
 
 
 def _replay_stack(view: View, trained: Model, at_step: int, stack: engine.Stack, history, shares,
-                  accuracy: float, sample: str) -> None:
+                  accuracy: float, sample: engine.Sample) -> None:
     """A stack's run: the loss and its drop, the model view at the step, each head's weight on the
     previous token and on the task's keys over the run (any task with more than one layer)."""
     cfg, run = trained.config, trained.run
-    previous, drop = compute.circuit(trained)
-    charts.curves(run.losses, run.accuracies, at_step=at_step, drop=drop, present=view.present)
+    previous, fall = compute.circuit(trained)
+    charts.curves(run.losses, run.accuracies, at_step=at_step, drop=fall, present=view.present)
     grid(view, stack, f"every layer × head after step {at_step}", key="learn_grid")
     st.caption("The model view of the sequence above: rows are layers, columns heads, one colour scale from 0 "
                "to 1" + (" (grey: hidden by the causal mask)" if cfg.causal else "") + ".")
@@ -109,9 +117,9 @@ def _replay_stack(view: View, trained: Model, at_step: int, stack: engine.Stack,
         knocked = words.text_knockouts(compute.text_evidence(trained))
     else:
         base, single, layers = compute.circuit_knockouts(trained)
-        knocked = words.knockouts(base, single, layers, compute.METRICS_N)
-    layout.notice(words.depth_notice(run.losses, drop, history, shares, previous, list(trained.steps).index(at_step),
-                                     accuracy, trained.task.title, knocked, sample))
+        knocked = words.knockouts(base, single, layers, compute.metrics(trained).sample)
+    layout.notice(words.depth_notice(run.losses, fall, history, shares, previous, list(trained.steps).index(at_step),
+                                     accuracy, trained.task.title, knocked, sample, compute.followed(trained)))
 
 
 def predictions(stack: engine.Stack, task: engine.Task, seq: Sequence) -> None:
@@ -135,11 +143,13 @@ def predictions(stack: engine.Stack, task: engine.Task, seq: Sequence) -> None:
 
 
 def by_position(view: View, trained: Model) -> None:
-    """The trained model's loss and accuracy at each position, over 1,000 fresh sequences of the task."""
+    """The trained model's loss and accuracy at each position, on the sample compute.metrics measures (fresh
+    sequences of the task, or windows of held-out text), named from it."""
     metrics = compute.metrics(trained)
     charts.by_position(metrics.loss, metrics.accuracy, metrics.scored, present=view.present,
-                       title=f"loss and accuracy by position, {compute.METRICS_N:,} fresh sequences")
-    st.caption(words.by_position(metrics.loss, metrics.accuracy, metrics.scored, metrics.count, trained.task.title))
+                       title=words.by_position_title(metrics.sample))
+    st.caption(words.by_position(metrics.loss, metrics.accuracy, metrics.scored, metrics.count, trained.task.title,
+                                 metrics.sample))
 
 
 def one_layer(view: View, trained: Model, seq: Sequence, accuracy: float) -> None:
@@ -152,7 +162,8 @@ def one_layer(view: View, trained: Model, seq: Sequence, accuracy: float) -> Non
     if single_model is None:
         with st.spinner(f"Training a one-layer model with the same {run.steps} steps …"):
             single_model = compute.train(one, same)
-    single = compute.metrics(single_model).overall_accuracy            # nothing knocked out
+    single_measured = compute.metrics(single_model)                   # nothing knocked out
+    single = single_measured.overall_accuracy
     left, right = layout.columns(view, 2)
     with left:
         st.metric(f"accuracy, {cfg.n_layers} layers", f"{accuracy:.1%}")
@@ -160,8 +171,9 @@ def one_layer(view: View, trained: Model, seq: Sequence, accuracy: float) -> Non
     with right:
         st.metric("accuracy, 1 layer", f"{single:.1%}", delta=f"{(single - accuracy) * 100:+.1f} points")
         grid(view, compute.task_stack(single_model, None, seq.ids), "1 layer", width=right.width)
-    st.caption(f"Both trained with the same steps, batches and learning rate; accuracy on {compute.METRICS_N:,} fresh "
-               f"sequences. The one-layer model predicts {fmt(single, '.1%')} right, the {cfg.n_layers}-layer one "
+    st.caption(f"Both trained with the same steps, batches and learning rate; accuracy on "
+               f"{sample_said(single_measured.sample)}. The one-layer model predicts {fmt(single, '.1%')} right, "
+               f"the {cfg.n_layers}-layer one "
                f"{fmt(accuracy, '.1%')}. The one-layer model is {words.origin(single_model.origin, single_model.digest, short=True)}.")
 
 

@@ -5,6 +5,7 @@ import numpy as np
 import streamlit as st
 
 import engine
+from engine import language
 from ui import compute
 from ui.page import layout, tables
 from ui.prose import knockout as words
@@ -43,7 +44,7 @@ def effect(view: View, before: engine.Stack, after: engine.Stack) -> None:
         with right:
             st.metric("loss", fmt(now.overall_loss, ".3g"),
                       delta=fmt(now.overall_loss - base.overall_loss, "+.3g") if knocked else None, delta_color="inverse")
-        st.caption(words.metrics_caption(trained.task.title, knocked, now.sequences, T, trained.task.seq_len))
+        st.caption(words.metrics_caption(trained.task.title, knocked, now.sample, trained.task.seq_len))
         return
     norm_before = np.linalg.norm(before.output, axis=-1)                 # (T,)
     norm_after = np.linalg.norm(after.output, axis=-1)                   # (T,)
@@ -86,8 +87,7 @@ def labels(view: View, roles: list[list[str]]) -> None:
                   "strongest measured role": [roles[layer][head] for layer, head in pairs],
                   **{name: [fmt(values[pair], ".2f") for pair in pairs] for name, values in scores.items()},
                   **costs, "knocked out": ["yes" if pair in knocked else "no" for pair in pairs]})
-    task = engine.TASKS[view.training.task]
     if costs:
-        st.caption(words.text_roles_caption(compute.TEXT_N, task.seq_len))
+        st.caption(words.text_roles_caption(*language.samples(compute.TEXT_N)))
     else:
-        st.caption(words.roles_caption(compute.SHARE_SEQUENCES, task.seq_len, len(view.words)))
+        st.caption(words.roles_caption(compute.followed(trained), len(view.words)))

@@ -6,6 +6,7 @@ import streamlit as st
 
 import engine
 from services.weights import Model
+from engine import language
 from ui import compute
 from ui.page import layout, tables
 from ui.prose import knockout as words
@@ -26,7 +27,7 @@ def effect(view: View, trained: Model) -> None:
     with right:
         st.metric("loss, second copy of a span", fmt(now.second_copy, ".3f"),
                   delta=fmt(now.second_copy - base.second_copy, "+.3f") if knocked else None, delta_color="inverse")
-    st.caption(words.text_caption(knocked, compute.TEXT_N))
+    st.caption(words.text_caption(knocked, *language.samples(compute.TEXT_N)))
 
 
 def head_costs(trained: Model) -> dict[str, list[str]]:

@@ -1,0 +1,76 @@
+"""Issue 47, item 16: a link's replay step on the Learn page. /learn?…&replay=9999, replay=-5 and replay=50 (no
+saved step of the run) showed another step, or the untrained view, without a word, and the address kept the
+step asked for; now the nearest saved step is shown, a notice names it, and the address is corrected to it.
+replay=abc (no whole number) says what the page shows instead. The steps are read from the shipped run."""
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import engine
+from conftest import APP, assert_clean
+from services import weights
+from ui.prose import learn as learn_words
+from ui.shell import site, url
+
+LEARN = site.by_path("learn").file
+
+
+def shipped(task: str) -> weights.Model:
+    t = engine.TASKS[task]
+    model = weights.find(t.config, weights.Training(task, t.steps))
+    assert model is not None and model.origin == "shipped"
+    return model
+
+
+def learn(params: dict[str, str]) -> AppTest:
+    """The Learn page opened first (as a link opens it), with these URL parameters."""
+    at = AppTest.from_file(APP, default_timeout=240)
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.switch_page(LEARN)
+    at.run()
+    assert_clean(at)
+    return at
+
+
+def _replay_case(model, asked: str):
+    steps = [s for s, _ in model.run.checkpoints]
+    value = int(asked)
+    return min(steps, key=lambda s: (abs(s - value), s))
+
+
+@pytest.mark.parametrize("asked", ["9999", "-5", "50"])
+def test_a_replay_step_the_run_did_not_save_is_said_and_the_address_corrected(asked):
+    model = shipped("induction")
+    shown = _replay_case(model, asked)
+    assert shown != int(asked)
+    at = learn({"task": "induction", "replay": asked})
+    assert at.select_slider(key="learn_step").value == shown
+    notes = " ".join(i.value for i in at.info).replace("\\", "")
+    assert learn_words.replay_rounded(int(asked), shown, [s for s, _ in model.run.checkpoints]) in notes
+    assert f"after step {shown}" in notes and at.query_params["replay"] == str(shown)
+
+
+def test_a_saved_replay_step_is_shown_without_a_notice_and_kept():
+    model = shipped("induction")
+    step = [s for s, _ in model.run.checkpoints][len(model.run.checkpoints) // 2]
+    at = learn({"task": "induction", "replay": str(step)})
+    assert at.select_slider(key="learn_step").value == step
+    assert not [i for i in at.info if "replay=" in i.value.replace("\\", "")]
+    assert at.query_params["replay"] == str(step)
+
+
+def test_an_unreadable_replay_step_says_what_is_shown():
+    controls, problems = url.from_params({"task": "induction", "replay": "abc"})
+    assert controls.replay_step is None
+    assert any("replay='abc'" in p and "the Learn page opens as without one" in p for p in problems)
+    at = learn({"task": "induction", "replay": "abc"})
+    notes = " ".join(i.value for i in at.info).replace("\\", "")
+    assert "replay='abc'" in notes and "the model before training and its Train button" in notes
+    assert any(b.key == "learn_train" for b in at.button) and "replay" not in at.query_params
+    assert url.from_params({"replay": "-5"})[0].replay_step == -5 and not url.from_params({"replay": "9999"})[1]
+    text = learn({"preset": "trained-text", "task": "text", "replay": "abc"})   # too long to train live: its last step
+    last = [s for s, _ in shipped("text").run.checkpoints][-1]
+    assert text.select_slider(key="learn_step").value == last
+    assert "a run too long to train live at its last step" in " ".join(i.value for i in text.info).replace("\\", "")
