@@ -86,7 +86,7 @@ def ship(tasks, folder=None) -> list:
                   f"{len(run.checkpoints)} checkpoints", flush=True)
             if TASKS[name].held_out is not None and one.keep != 0:     # a text model: its evidence ships too
                 paths.append(shipped_measures.write_evidence(run, target))
-            if shipped_measures.measured(name, one):                  # measured on the run as the app reads it
+            if shipped_measures.ships_measures(name, one):                  # measured on the run as the app reads it
                 shipped = store.read(target / one.file, one.config, store.run_key(name, one.config, TASKS[name].steps, SEED))
                 paths.append(shipped_measures.write_measures(name, one, shipped, target))
     return paths

@@ -22,7 +22,7 @@ from .evidence import MEASURED_N, MEASURED_SEED
 from .shipped_runs import GAP, SEED, Shipped, runs
 
 
-def measured(name: str, one: Shipped) -> bool:
+def ships_measures(name: str, one: Shipped) -> bool:
     """A shipped model whose measures ship beside it: a letter task's (at most engine.evidence.MAX_SETS sets of
     heads) and the text model the pages show."""
     from .evidence import MAX_SETS, head_sets
@@ -64,7 +64,7 @@ def again(tasks, folder=None) -> list:
     paths = []
     for name in tasks:
         for one in runs(name):
-            if not measured(name, one):
+            if not ships_measures(name, one):
                 continue
             shipped = store.read(store.SHIPPED / one.file, one.config, store.run_key(name, one.config, TASKS[name].steps, SEED))
             if shipped is None:
@@ -87,7 +87,7 @@ def hold(name: str, one: Shipped, run) -> bool:
     from .measure import expected_share
     from .params import digest
     from .tasks import TASKS
-    if not measured(name, one):
+    if not ships_measures(name, one):
         return True
     params = run.params
     named = digest(params)
