@@ -5,8 +5,11 @@ settings, the Learn page's marked replay steps and bad replay values. Fixed seed
 * (a) a figure carries its sample: every 'N fresh T-token sequences' / 'N T-token windows of held-out text'
   a page prints is ui.prose.sample.said of a Sample the page's figures were computed on (ui.compute at the
   same settings), and no 'A to A' range has equal ends;
-* (b) what is shown is real: the Inputs page's tokens are the preset's own sample at that length
-  (ui.shell.presets.sample_words / default_words, and state.to_tokens);
+* (b) what is shown is real: the Inputs page's tokens are state.to_tokens' and the first T tokens of ONE draw
+  of the preset's task (presets.sample_words at that length, or the preset's own sentence), never a join of
+  two; the grid found one rule not yet kept: the induction preset at 32 and 64 tokens shows its 16-token
+  sentence followed by the tail of another draw (presets.fit_words fills from sample_words(task, T), a
+  different draw); those points are strict xfails, so the day it is fixed they fail and the mark goes;
 * (c) a claim names only what the student can see: every 'layer k' / 'head h' a page or a poll prompt names
   is within the model's layers and heads, a poll question in a model of several layers names the layer it
   grades (the page's, or layer 0 for the exercise), and a word the unknown-word note quotes is within the
@@ -213,8 +216,9 @@ def test_the_tokens_shown_are_one_draw_of_the_preset(params):
 
 @pytest.mark.parametrize("params", GRID, ids=ident)
 def test_the_rules_hold_on_the_tokens_the_layer_and_the_samples_shown(params):
-    """(a), (b), (c) on the Inputs, per-head and model pages, and every poll question, at every grid point."""
-    found = faults_on(params, QUICK_PAGES) + poll_faults(params)
+    """(a), (c) on the per-head and model pages (every page where the sidebar picks the layers and the layer),
+    and every poll question, at every grid point."""
+    found = faults_on(params, PAGES if "layers" in params else QUICK_PAGES) + poll_faults(params)
     assert not found, found
 
 
@@ -278,14 +282,14 @@ def _shipped(task: str):
     return weights.find(t.config, weights.Training(task, t.steps))
 
 
-def _learn_faults(task: str, replay: str | None) -> list[str]:
+def _learn_faults(task: str, replay: str | None, bad: bool = False) -> list[str]:
     model = _shipped(task)
     preset = {"preset": presets.TRAINED_PREFIX + task} if engine.TASKS[task].held_out is not None else {}
     text = learn_text({**preset, "task": task, **({"replay": replay} if replay is not None else {})})
     measured = samples(model.config, weights_training(task), engine.TASKS[task].seq_len)
     drawn = replay is not None and replay.lstrip("-").isdigit()      # else the page may be before Train
     read = [] if not drawn or SAID.search(text) and NAMED.search(text) else ["nothing was checked"]
-    if replay in BAD_REPLAY:
+    if bad:
         read += [] if "replay=" in text else ["no notice for the bad replay value"]
     return read + unsampled(text, measured) + unseen(text, model.config.n_layers, model.config.num_heads)
 
@@ -307,8 +311,10 @@ def marked_steps(task: str) -> list[int]:
 @pytest.mark.parametrize("task", ["induction", "text"])
 def test_the_learn_page_keeps_the_rules_at_its_marked_steps_and_bad_replays(task):
     found = []
-    for replay in [None, *map(str, marked_steps(task)), *BAD_REPLAY]:      # None: the page before Train
+    for replay in [None, *map(str, marked_steps(task))]:                   # None: the page before Train
         found += [f"replay={replay}: {x}" for x in _learn_faults(task, replay)]
+    for replay in BAD_REPLAY:
+        found += [f"replay={replay}: {x}" for x in _learn_faults(task, replay, bad=True)]
     assert not found, found
 
 
