@@ -423,8 +423,10 @@ def test_knockout_sentence_quotes_the_loss_and_the_accuracy_the_larger_change_fi
     heads = [(int(l), int(h)) for l, h in re.findall(r"layer (\d) head (\d): ", said)]
     assert heads == [(0, 1), (0, 0), (1, 0)]                  # 15-fold loss first; (1, 1) barely moves either
     for pair in heads:
-        assert f"layer {pair[0]} head {pair[1]}: {knockout_effect(base[0], single[pair][0], base[1], single[pair][1])}" in said
-    assert "layer 0 head 1: the loss grows to 15 times its value (0.0302 → 0.454), while accuracy barely moves" in said
+        effect = knockout_effect(base[0], single[pair][0], base[1], single[pair][1])
+        assert f"layer {pair[0]} head {pair[1]}: {effect}" in said
+    assert ("layer 0 head 1: the loss grows to 15 times its value (0.0302 → 0.454), while accuracy barely "
+            "moves") in said
     assert "layer 1 head 1 moves accuracy by at most 2 points and the loss by at most 5%" in said
     for layer, (acc, loss) in layers.items():
         assert f"layer {layer}: {knockout_effect(base[0], acc, base[1], loss)}" in said

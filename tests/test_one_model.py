@@ -109,7 +109,8 @@ def _learn(params: dict) -> dict:
     accuracy = 1.0 if right.group(1) == "every one of" else float(right.group(2)) / 100
     costs = {}                                  # each head's knock-out: accuracy before → after, in points
     for l, h, effect in re.findall(r"layer (\d) head (\d): (.*?)(?:; |\. With)", notice):
-        a, b = re.search(r"accuracy (?:falls from |rises from |barely moves \()([\d.]+)% (?:to|→) ([\d.]+)%", effect).groups()
+        a, b = re.search(r"accuracy (?:falls from |rises from |barely moves \()([\d.]+)% (?:to|→) ([\d.]+)%",
+                         effect).groups()
         costs[(int(l), int(h))] = float(a) - float(b)
     shares = {(int(l), int(h)): float(p) / 100 for l, h, p in re.findall(r"layer (\d) head (\d) \((\d+)%\)", notice)}
     return {"accuracy": accuracy, "costs": costs, "shares": shares, "notice": notice,
@@ -147,7 +148,8 @@ def _agree(task: str, params: dict, learn_params: dict) -> weights.Model:
         knocked = engine.evaluate(t, model.config, model.params, ablate=(pair,))
         assert cost == pytest.approx((expected - knocked) * 100, abs=0.05 + 1e-9)
         if pair in learn["costs"]:                                      # ... is the Learn page's, to its decimal
-            assert learn["costs"][pair] == pytest.approx(cost, abs=0.1 + 1e-9), (pair, learn["notice"])  # 2 roundings
+            # two roundings: the Learn page prints both accuracies to 0.1%, the model view their difference
+            assert learn["costs"][pair] == pytest.approx(cost, abs=0.1 + 1e-9), (pair, learn["notice"])
         elif model.config.n_layers > 1:
             assert abs(cost) <= 2.05, (pair, cost, learn["notice"])    # "moves accuracy by at most 2 points"
     tokens, targets = t.sample(np.random.RandomState(compute.SHARE_SEED), compute.SHARE_SEQUENCES)

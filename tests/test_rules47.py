@@ -44,7 +44,7 @@ GRID = ([{"preset": p} for p in TRAINED] + [{"preset": p, "seq_len": T} for p in
         + [{"preset": "day33", "layers": str(L), "layer": str(k)} for L in (1, 2, 3) for k in range(L)]
         + [{"preset": "trained-induction", "layer": "1"}, {"preset": "trained-text", "seq_len": "32", "layer": "1"}])
 PAGES = ("inputs", "qkv", "scores", "softmax", "heads", "output", "model", "exercise")
-QUICK_PAGES = ("heads", "model")                  # the default run's pages: the layer picked, the samples        # the default run's pages: tokens, the layer picked, the samples
+QUICK_PAGES = ("heads", "model")                  # the default run's pages: the layer picked, the samples
 STEPS = [(name, i) for name in shipped.names() for i in range(1, len(shipped.load(name).steps) + 1)]
 BAD_REPLAY = ("9999", "-5", "50", "abc")
 
@@ -103,6 +103,11 @@ def test_each_checker_finds_a_planted_violation():
     assert quoted_unseen("‘zzyzx’ is read as <unk>", ("a", "zzyzx")) == []
     assert quoted_unseen("‘zzyzx’ is read as <unk>", ("a", "b"))
     assert not_real(["a", "b"], ("a", "b")) == [] and not_real(["a", "c"], ("a", "b"))
+    c, _ = url.from_params({"preset": "trained-induction", "seq_len": "32"})    # the join the grid found
+    assert joined({"preset": "trained-induction", "seq_len": "32"}) and not joined({"preset": "trained-induction"})
+    assert state.to_tokens(c).words not in one_draw(c, engine.TASKS["induction"], 32)
+    own, _ = url.from_params({"preset": "trained-induction"})
+    assert state.to_tokens(own).words in one_draw(own, engine.TASKS["induction"], 16)
 
 
 # --------------------------------------------------------------------------- what the app computed at a setting
