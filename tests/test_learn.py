@@ -128,6 +128,7 @@ def test_learn_page_does_not_report_the_sidebars_padding():
 
 # --------------------------------------------------------------------------- issue 24 §2, issue 23 (4–7), issue 22 §2
 from ui.prose import learn as words                                   # noqa: E402
+from ui.prose.numbers import fmt                                        # noqa: E402
 from ui.sections.learn import task as sections                         # noqa: E402
 
 
@@ -408,14 +409,49 @@ def test_a_stack_is_shown_beside_one_layer_trained_with_the_same_budget():
     assert compute.model(one, training).run.steps == 20
 
 
-def test_knockout_sentence_names_every_head_that_costs_accuracy():
-    """Issue 24 / 23 defect 7: the circuit from knock-outs: every costly head by its cost, the rest as
-    cheap, and each layer removed whole (the issue's measured numbers)."""
-    single = {(0, 0): 0.855, (0, 1): 0.926, (1, 0): 0.925, (1, 1): 0.965}
-    said = words.knockouts(0.969, single, {0: 0.153, 1: 0.069}, engine.sample.measured("induction", 1000, 1))
-    assert ("layer 0 head 0 costs 11.4 points, layer 1 head 0 costs 4.4 points and layer 0 head 1 costs 4.3 "
-            "points; layer 1 head 1 costs less than 1 point") in said
-    assert "layer 0 15.3% and layer 1 6.9%" in said and "1,000 fresh 16-token sequences, 96.9% right" in said
+def test_knockout_sentence_quotes_the_loss_and_the_accuracy_the_larger_change_first():
+    """Issue 47's rule (a claim about a head's effect quotes every measure the page has, with words that follow
+    the larger change): the Learn page's knock-out sentence gives each head's and each layer's accuracy AND loss,
+    worded by the lessons' one function (ui.prose.knockout.knockout_effect), heads in order of the larger change;
+    a head the loss alone moves is listed by the loss (it said 'costs less than 1 point' from accuracy alone)."""
+    from ui.prose.knockout import knockout_effect
+    base = (0.969, 0.0302)
+    single = {(0, 0): (0.855, 0.3), (0, 1): (0.965, 0.454), (1, 0): (0.925, 0.05), (1, 1): (0.968, 0.0305)}
+    layers = {0: (0.153, 3.1), 1: (0.069, 4.2)}
+    said = words.knockouts(base, single, layers, engine.sample.measured("induction", 1000, 1))
+    assert "1,000 fresh 16-token sequences, 96.9% right and loss 0.0302 with none" in said
+    heads = [(int(l), int(h)) for l, h in re.findall(r"layer (\d) head (\d): ", said)]
+    assert heads == [(0, 1), (0, 0), (1, 0)]                  # 15-fold loss first; (1, 1) barely moves either
+    for pair in heads:
+        effect = knockout_effect(base[0], single[pair][0], base[1], single[pair][1])
+        assert f"layer {pair[0]} head {pair[1]}: {effect}" in said
+    assert ("layer 0 head 1: the loss grows to 15 times its value (0.0302 → 0.454), while accuracy barely "
+            "moves") in said
+    assert "layer 1 head 1 moves accuracy by at most 2 points and the loss by at most 5%" in said
+    for layer, (acc, loss) in layers.items():
+        assert f"layer {layer}: {knockout_effect(base[0], acc, base[1], loss)}" in said
+
+
+def test_the_learn_pages_knockouts_quote_the_shipped_runs_loss_and_accuracy():
+    """On the shipped induction run: every number of the knock-out sentence is the metrics' (accuracy and loss
+    on the same sequences, compute.metrics with and without each head), none typed."""
+    from ui.prose.knockout import knockout_effect
+    from services import weights
+    t = engine.TASKS["induction"]
+    trained = weights.find(t.config, weights.Training("induction", t.steps))
+    base, single, layers = compute.circuit_knockouts(trained)
+    plain = compute.metrics(trained)
+    assert base == (plain.overall_accuracy, plain.overall_loss)
+    said = words.knockouts(base, single, layers, plain.sample)
+    for pair, (acc, loss) in single.items():
+        knocked = compute.metrics(trained, None, (pair,))
+        assert (acc, loss) == (knocked.overall_accuracy, knocked.overall_loss)
+        effect = knockout_effect(base[0], acc, base[1], loss)
+        assert f"layer {pair[0]} head {pair[1]}: {effect}" in said or (
+            abs(acc - base[0]) <= 0.02 and abs(loss / base[1] - 1) <= 0.05)
+    for layer, (acc, loss) in layers.items():
+        assert f"layer {layer}: {knockout_effect(base[0], acc, base[1], loss)}" in said
+        assert f"({fmt(base[1], '.3g')} → {fmt(loss, '.3g')})" in said
 
 
 # --------------------------------------------------------------------------- knock-outs on the model view (issue 24)

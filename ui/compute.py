@@ -210,16 +210,15 @@ def knocked_stack(cfg: engine.Config, words: tuple[str, ...], trained: Model | N
 
 
 @st.cache_data(max_entries=16, show_spinner=False, hash_funcs=_KEYS)
-def circuit_knockouts(trained: Model) -> tuple[float, dict, dict]:
-    """Accuracy with nothing, each head, and each layer's heads knocked out (the circuit sentence), at the
-    training length."""
+def circuit_knockouts(trained: Model) -> tuple[tuple[float, float], dict, dict]:
+    """(accuracy, loss) with nothing, each head, and each layer's heads knocked out (the circuit sentence), on
+    the same sequences at the training length."""
     L, H = trained.config.n_layers, trained.config.num_heads
-    base = metrics(trained).overall_accuracy
-    single = {(layer, head): metrics(trained, None, ((layer, head),)).overall_accuracy
-              for layer in range(L) for head in range(H)}
-    layers = {layer: metrics(trained, None, tuple((layer, head) for head in range(H))).overall_accuracy
-              for layer in range(L)}
-    return base, single, layers
+    both = {ablate: (found.overall_accuracy, found.overall_loss) for ablate in [()] + [((layer, head),) for layer in
+            range(L) for head in range(H)] + [tuple((layer, h) for h in range(H)) for layer in range(L)]
+            for found in [metrics(trained, None, ablate)]}
+    return (both[()], {(layer, head): both[((layer, head),)] for layer in range(L) for head in range(H)},
+            {layer: both[tuple((layer, h) for h in range(H))] for layer in range(L)})
 
 
 @st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_KEYS)

@@ -2,12 +2,8 @@
 comes in as an argument. Pure Python."""
 from __future__ import annotations
 
-import math
-
-from ui.prose.numbers import count, fmt
-
-BARELY = 0.02          # a knock-out that moves the accuracy by at most this (2 points) "barely moves" it
-BARELY_LOSS = 0.05     # ... and the loss by at most this share of its value (5%)
+from ui.prose.knockout import BARELY, BARELY_LOSS, knockout_effect  # noqa: F401 (one wording of a knock-out)
+from ui.prose.numbers import count
 
 
 def where(number: int, total: int, title: str) -> str:
@@ -26,33 +22,6 @@ def changed(room: bool = False) -> str:
 def steps_list(titles: list[str], current: int) -> list[str]:
     """The lesson's steps as the list shows them, the current one marked."""
     return [f"{i}. {t}" + ("  ← you are here" if i == current else "") for i, t in enumerate(titles, start=1)]
-
-
-def _loss_words(before: float, after: float) -> str:
-    """What a knock-out did to the loss: 'the loss grows to 15 times its value (0.0302 → 0.454)'."""
-    ratio, shown = after / before, f"({fmt(before, '.3g')} → {fmt(after, '.3g')})"
-    if abs(ratio - 1) <= BARELY_LOSS:
-        return f"the loss barely moves {shown}"
-    if ratio > 1:
-        return f"the loss grows to {fmt(ratio, '.2g')} times its value {shown}"
-    return f"the loss falls to {fmt(ratio, '.0%')} of its value {shown}"
-
-
-def knockout_effect(before: float, after: float, loss_before: float, loss_after: float) -> str:
-    """What a knock-out did, in both measures the page has (accuracy and loss, on the same sequences), the
-    larger change first: each measure's change is its ratio after / before, compared on a log scale (so a
-    loss that grows 15-fold outweighs accuracy that falls 2 points, and accuracy falling to a tenth outweighs a
-    loss that grows by half)."""
-    if abs(after - before) <= BARELY:
-        accuracy = f"accuracy barely moves ({before:.1%} → {after:.1%})"
-    else:
-        accuracy = f"accuracy {'falls' if after < before else 'rises'} from {before:.1%} to {after:.1%}"
-    loss = _loss_words(loss_before, loss_after)
-    accuracy_change = abs(math.log(max(after, 1e-12) / max(before, 1e-12)))
-    loss_change = abs(math.log(loss_after / loss_before))
-    if loss_change > accuracy_change:
-        return f"{loss}, {'while' if 'barely' in accuracy else 'and'} {accuracy}"
-    return f"{accuracy}, {'while' if 'barely' in loss else 'and'} {loss}"
 
 
 def before_after(step: int, fall) -> str:

@@ -1,6 +1,8 @@
 """The model view's knock-out words: which heads are out, what changed, and how it was done."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 import engine
@@ -9,6 +11,8 @@ from ui.prose.sample import said
 
 MODE = ("zero-ablation: a knocked-out head's output is replaced by zeros before the heads are concatenated; "
         "its map is still computed and drawn, and every later layer reads what is left")
+BARELY = 0.02          # a knock-out that moves the accuracy by at most this (2 points) "barely moves" it
+BARELY_LOSS = 0.05     # ... and the loss by at most this share of its value (5%)
 ROLE_MIN = 0.5        # a map's label names its strongest role when that score reaches this, else "no clear role"
 
 
@@ -98,3 +102,30 @@ def text_roles_caption(plain: engine.Sample, repeated: engine.Sample) -> str:
             f"when none reaches {ROLE_MIN}. The last two columns: how much the held-out loss and the second copy's "
             "loss (nats a token) rise with that head alone knocked out; an induction head's effect shows on the "
             "second copy, where the overall loss barely moves. Measured without knock-outs, once per set of weights.")
+
+
+def _loss_words(before: float, after: float) -> str:
+    """What a knock-out did to the loss: 'the loss grows to 15 times its value (0.0302 → 0.454)'."""
+    ratio, shown = after / before, f"({fmt(before, '.3g')} → {fmt(after, '.3g')})"
+    if abs(ratio - 1) <= BARELY_LOSS:
+        return f"the loss barely moves {shown}"
+    if ratio > 1:
+        return f"the loss grows to {fmt(ratio, '.2g')} times its value {shown}"
+    return f"the loss falls to {fmt(ratio, '.0%')} of its value {shown}"
+
+
+def knockout_effect(before: float, after: float, loss_before: float, loss_after: float) -> str:
+    """What a knock-out did, in both measures the page has (accuracy and loss, on the same sequences), the
+    larger change first: each measure's change is its ratio after / before, compared on a log scale (so a
+    loss that grows 15-fold outweighs accuracy that falls 2 points, and accuracy falling to a tenth outweighs a
+    loss that grows by half)."""
+    if abs(after - before) <= BARELY:
+        accuracy = f"accuracy barely moves ({before:.1%} → {after:.1%})"
+    else:
+        accuracy = f"accuracy {'falls' if after < before else 'rises'} from {before:.1%} to {after:.1%}"
+    loss = _loss_words(loss_before, loss_after)
+    accuracy_change = abs(math.log(max(after, 1e-12) / max(before, 1e-12)))
+    loss_change = abs(math.log(loss_after / loss_before))
+    if loss_change > accuracy_change:
+        return f"{loss}, {'while' if 'barely' in accuracy else 'and'} {accuracy}"
+    return f"{accuracy}, {'while' if 'barely' in loss else 'and'} {loss}"

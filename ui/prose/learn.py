@@ -5,6 +5,7 @@ import numpy as np
 
 import engine
 from engine.analysis import NEAR_UNIFORM, spread
+from ui.prose.knockout import BARELY, BARELY_LOSS, knockout_effect
 from ui.prose.loss import fall, loss as _loss, plateau  # noqa: F401 (fall: the lesson facts read it here)
 from ui.prose.numbers import count, fmt, from_to, names
 from ui.prose.sample import said as sample_said
@@ -213,27 +214,39 @@ def depth_notice(losses, found: engine.Fall, steps: np.ndarray, shares: np.ndarr
                    f"{sample_said(measured)} right.")
 
 
-COSTS = 0.01          # a knock-out "costs accuracy" when it loses at least this much (one point)
+def _change(base: tuple[float, float], knocked: tuple[float, float]) -> float:
+    """How much a knock-out moved the larger of its two measures (accuracy, loss), as knockout_effect weighs
+    them: the ratio after / before on a log scale."""
+    return max(abs(np.log(max(after, 1e-12) / max(before, 1e-12))) for before, after in zip(base, knocked))
 
 
-def knockouts(base: float, single: dict, layers: dict, sample: engine.Sample) -> str:
-    """The circuit as measured by knock-outs: base accuracy, single[(layer, head)] the accuracy with that
-    head knocked out, layers[layer] with every head of that layer knocked out (all measured on `sample`)."""
-    costly = sorted(((pair, base - acc) for pair, acc in single.items() if base - acc >= COSTS),
-                    key=lambda item: -item[1])
-    said = f"Knocking out heads (their output set to zero; {sample_said(sample)}, {fmt(base, '.1%')} right with none): "
-    if costly:
-        said += names([f"layer {layer} head {head} costs {fmt(cost * 100, '.1f')} points"
-                       for (layer, head), cost in costly])
-        free = [pair for pair in single if pair not in dict(costly)]
-        if free:
-            said += "; " + names([f"layer {layer} head {head}" for layer, head in free]) + \
-                    f" {'costs' if len(free) == 1 else 'cost'} less than {COSTS * 100:g} point{'s' * (COSTS * 100 != 1)}"
-    else:
-        said += f"no single head costs {COSTS * 100:g} point or more"
-    said += ". With every head of a layer removed: " + names(
-        [f"layer {layer} {fmt(acc, '.1%')}" for layer, acc in sorted(layers.items())]) + ". "
-    return said
+def _barely(base: tuple[float, float], knocked: tuple[float, float]) -> bool:
+    """Neither measure moves more than knockout_effect's 'barely' (2 points of accuracy, 5% of the loss)."""
+    return abs(knocked[0] - base[0]) <= BARELY and abs(knocked[1] / base[1] - 1) <= BARELY_LOSS
+
+
+def _effect(base: tuple[float, float], knocked: tuple[float, float]) -> str:
+    return knockout_effect(base[0], knocked[0], base[1], knocked[1])
+
+
+def knockouts(base: tuple[float, float], single: dict, layers: dict, sample: engine.Sample) -> str:
+    """The circuit as measured by knock-outs, in both measures the page has: base = (accuracy, loss) with none,
+    single[(layer, head)] with that head knocked out, layers[layer] with every head of that layer knocked out
+    (all on `sample`); each effect worded by knockout_effect (the larger change first), the heads in order of it."""
+    moved = sorted((pair for pair in single if not _barely(base, single[pair])),
+                   key=lambda pair: -_change(base, single[pair]))
+    said = (f"Knocking out heads (their output set to zero; {sample_said(sample)}, {fmt(base[0], '.1%')} right and "
+            f"loss {fmt(base[1], '.3g')} with none): ")
+    said += "; ".join(f"layer {layer} head {head}: {_effect(base, single[(layer, head)])}"
+                      for layer, head in moved)
+    free = [pair for pair in single if pair not in moved]
+    if free:
+        said += ("; " if moved else "") + names([f"layer {layer} head {head}" for layer, head in free]) + \
+            f" {'moves' if len(free) == 1 else 'move'} accuracy by at most {BARELY * 100:g} points and the loss by " \
+            f"at most {BARELY_LOSS:.0%}"
+    said += ". With every head of a layer removed: " + "; ".join(
+        f"layer {layer}: {_effect(base, knocked)}" for layer, knocked in sorted(layers.items()))
+    return said + ". "
 
 
 def by_position(loss: np.ndarray, accuracy: np.ndarray, scored: np.ndarray, counts: np.ndarray, title: str,

@@ -61,9 +61,9 @@ def stages(trace: Trace) -> list[dict]:
     stage_rows.append(("after_attn", "residual: add the input back" if cfg.residual else "no residual",
                        f"{x_in} + attn" if cfg.residual else "attn", (T, C)))
     stage_rows += [
-        ("ffn_hidden", "feed-forward layer 1, ReLU",
+        ("ffn_hidden", "feed-forward, first map (W₁), ReLU",
          "max(0, LN(after_attn) · W₁ + b₁)" if cfg.layer_norm else "max(0, after_attn · W₁ + b₁)", (T, F)),
-        ("output", "feed-forward layer 2" + (", residual" if cfg.residual else ""),
+        ("output", "feed-forward, second map (W₂)" + (", residual" if cfg.residual else ""),
          "after_attn + hidden · W₂ + b₂" if cfg.residual else "hidden · W₂ + b₂", (T, C)),
     ]
     return [{"stage": n, "what happens": what, "formula": f, "shape": " × ".join(map(str, s))}
