@@ -1,0 +1,59 @@
+"""Issue 47's lecturer's read of the English text preset's pages (?preset=trained-text at 32 and 64 tokens, and
+another passage): what that read found, each with a test that fails without its fix. Expected numbers are
+read from the trace and the tokens shown, not typed."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from ui import compute
+from ui.prose import notices
+from ui.shell import site, state, url
+from ui.shell.view import View
+
+TEXT = [dict(preset="trained-text", seq_len=32), dict(preset="trained-text", seq_len=64),
+        dict(preset="trained-text", seq_len=64, passage=3)]
+
+
+def view(page: str, **params) -> View:
+    c, _ = url.from_params({key: str(value) for key, value in params.items()})
+    return View(controls=c, config=state.to_config(c), tokens=state.to_tokens(c), notes=(), page=site.by_path(page),
+                width=790, training=state.to_training(c))
+
+
+def trace(v: View):
+    return compute.trace(v.config, v.words, v.training, v.layer)
+
+
+@pytest.mark.parametrize("params", TEXT, ids=lambda p: "&".join(f"{k}={v}" for k, v in p.items()))
+def test_the_inputs_notice_counts_repeated_words_not_repeated_unk(params):
+    """It said '25 tokens repeat an earlier word' at 64 tokens, counting each '<unk>' after the first: an '<unk>'
+    stands for any word outside the vocabulary (the 64 tokens' six are six different words of the text), so a
+    repeated '<unk>' is no repeated word; the notice counts the known words that come again."""
+    v = view("inputs", **params)
+    words, stand_in = v.words, "<unk>"
+    unknown = words.count(stand_in)
+    said = notices.inputs_notice(trace(v), words, len(words) - unknown, "Trained: English text", stand_in)
+    repeated = sum(w != stand_in and w in words[:i] for i, w in enumerate(words))
+    assert repeated and (unknown > 1 or params.get("passage"))        # passage 0 shows several <unk>
+    found = re.search(r"(\d+) tokens? repeats? an earlier word", said)
+    assert found and int(found.group(1)) == repeated, said
+
+
+def test_the_inputs_notice_with_only_unk_repeated_does_not_call_every_row_different():
+    v = view("inputs", preset="trained-text", seq_len=4)
+    shown = ("<unk>", "she", "<unk>", "said")                        # two words outside the vocabulary
+    said = notices.inputs_notice(trace(v), shown, 2, "Trained: English text", "<unk>")
+    assert "every row of X is different" not in said and "every word is different" not in said
+    assert "the only equal rows of X are the 2 ‘<unk>’ rows" in said.replace("\\", ""), said
+
+
+@pytest.mark.parametrize("params", TEXT[:2], ids=lambda p: "&".join(f"{k}={v}" for k, v in p.items()))
+def test_a_count_of_thousands_is_printed_with_its_separator(params):
+    """The block output page said 'the ReLU zeroed 94% of the 8192 hidden values' while every other count on the
+    page prints its thousands (vocabulary of 1,000 tokens)."""
+    t = trace(view("output", **params))
+    T, F = t.ffn_hidden.shape
+    said = notices.output_notice(t)
+    assert f"{T * F:,} hidden values" in said and f"{T * F} hidden" not in said, said
