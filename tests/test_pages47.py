@@ -57,3 +57,22 @@ def test_a_count_of_thousands_is_printed_with_its_separator(params):
     T, F = t.ffn_hidden.shape
     said = notices.output_notice(t)
     assert f"{T * F:,} hidden values" in said and f"{T * F} hidden" not in said, said
+
+
+@pytest.mark.parametrize("heads", [1, 2])
+def test_the_learn_notice_says_its_weight_for_one_head_their_for_several(heads):
+    """The English text's Learn page said 'layer 0 head 0 (69%) put more than half of their weight on the previous
+    token': one head, 'its' weight."""
+    import numpy as np
+
+    import engine
+    from ui.prose import learn
+    losses = np.linspace(5.0, 3.0, 200)
+    previous = np.zeros((2, 2, 4))
+    previous[:, 0, :heads] = 0.7                                      # layer 0: `heads` heads on the previous token
+    shares = np.zeros((2, 2, 4))
+    sample = engine.sample.followed("text", 50, 0)
+    said = learn.depth_notice(losses, engine.steepest_fall(losses), np.array([0, 199]), shares, previous, 1, 0.3,
+                              "English text", "", sample, sample)
+    whose = "its" if heads == 1 else "their"
+    assert f"put more than half of {whose} weight on the previous token" in said, said

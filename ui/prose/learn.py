@@ -198,7 +198,8 @@ def depth_notice(losses, found: engine.Fall, steps: np.ndarray, shares: np.ndarr
     if named["task"] or named["previous"]:
         parts = []
         if named["previous"]:
-            parts.append(f"{_who(named['previous'])} put more than half of their weight on the previous token")
+            whose = "its" if len(named["previous"]) == 1 else "their"          # one head: its weight
+            parts.append(f"{_who(named['previous'])} put more than half of {whose} weight on the previous token")
         if named["task"]:
             parts.append(f"{_who(named['task'])} put more than half on the keys of '{task_title}'")
         said += "After the last step " + "; ".join(parts) + f" (mean over {sample_said(followed)}). "
