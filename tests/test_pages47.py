@@ -76,3 +76,16 @@ def test_the_learn_notice_says_its_weight_for_one_head_their_for_several(heads):
                               "English text", "", sample, sample)
     whose = "its" if heads == 1 else "their"
     assert f"put more than half of {whose} weight on the previous token" in said, said
+
+
+def test_the_text_runs_steps_print_their_thousands_as_the_learn_page_does():
+    """The sidebar said '2500 Adam steps' (and the Learn page's trained-weights caption too) under the Learn
+    page's 'Too long to train live in a lecture (2,500 Adam steps …)': one number, one way."""
+    import engine
+    from ui.shell import presets
+    steps = engine.TASKS["text"].steps
+    assert steps >= 1000
+    said = presets.summary("trained-text", T=32)
+    assert f"{steps:,} Adam steps" in said and f"{steps} Adam steps" not in said, said
+    source = (__import__("conftest").ROOT / "ui/sections/learn/replay.py").read_text(encoding="utf-8")
+    assert "({run.steps:,} Adam steps" in source
