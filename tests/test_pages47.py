@@ -89,3 +89,18 @@ def test_the_text_runs_steps_print_their_thousands_as_the_learn_page_does():
     assert f"{steps:,} Adam steps" in said and f"{steps} Adam steps" not in said, said
     source = (__import__("conftest").ROOT / "ui/sections/learn/replay.py").read_text(encoding="utf-8")
     assert "({run.steps:,} Adam steps" in source
+
+
+@pytest.mark.parametrize("T", [32, 64])
+def test_the_exercise_says_when_one_more_token_is_past_the_models_training(T):
+    """At 64 tokens under the English text preset the exercise ran 65 tokens through a model trained on 64-token
+    sequences and named what the new row attends to without a word that position 64 is outside its training."""
+    from conftest import open_app
+    import engine
+    L = engine.TASKS["text"].seq_len
+    at = open_app(site.file("exercise"), {"preset": "trained-text", "seq_len": str(T)}, timeout=120)
+    said = " ".join(str(c.value) for c in at.caption).replace("\\", "")
+    told = f"The model trained on {L}-token sequences (positions 0–{L - 1})"
+    assert (told in said) == (T + 1 > L), said
+    if T + 1 > L:
+        assert f"sits at position {T}, where it never saw a token in training" in said
