@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 
 from ui import compute
@@ -104,3 +105,26 @@ def test_the_exercise_says_when_one_more_token_is_past_the_models_training(T):
     assert (told in said) == (T + 1 > L), said
     if T + 1 > L:
         assert f"sits at position {T}, where it never saw a token in training" in said
+
+
+@pytest.mark.parametrize("preset", ["trained-induction", "trained-text"])
+def test_the_loss_by_position_names_no_extreme_measured_on_too_few_sequences(preset):
+    """The induction Learn page (every step of the induction lesson on it) said the mean loss is 'lowest at
+    position 8 (0.00849, accuracy 100.0%)', a position scored in 2 of the 1,000 sequences: the app's own rule
+    (numbers.MIN_CASES) calls a rate on fewer than 30 cases too few to tell. The extremes are named among the
+    positions scored often enough, and the others are named as too few."""
+    from services import weights
+    from ui.prose import learn
+    from ui.prose.numbers import MIN_CASES
+    from ui.shell import presets
+    model = weights.find(presets.base_config(preset), presets.training(preset))
+    m = compute.metrics(model)
+    said = learn.by_position(m.loss, m.accuracy, m.scored, m.count, model.task.title, m.sample)
+    named = [int(p) for p in re.findall(r"(?:highest|lowest) at position (\d+)", said)]
+    assert len(named) == 2 and all(m.count[p] >= MIN_CASES for p in named), said
+    few = [int(p) for p in np.flatnonzero(m.scored) if m.count[p] < MIN_CASES]
+    assert (f"in at least {MIN_CASES} of them" in said) == bool(few), said
+    if preset == "trained-induction":
+        assert few                                                    # the shipped run has such positions
+        enough = [p for p in np.flatnonzero(m.scored) if m.count[p] >= MIN_CASES]
+        assert named == [enough[int(np.argmax(m.loss[enough]))], enough[int(np.argmin(m.loss[enough]))]]

@@ -6,7 +6,7 @@ import numpy as np
 import engine
 from engine.analysis import NEAR_UNIFORM, spread
 from ui.prose.loss import fall, loss as _loss, plateau  # noqa: F401 (fall: the lesson facts read it here)
-from ui.prose.numbers import count, fmt, from_to, names
+from ui.prose.numbers import MIN_CASES, count, fmt, from_to, names
 from ui.prose.sample import said as sample_said
 
 LOCKED = 0.9          # a head has locked on once this share of its weight lands on the expected keys
@@ -241,13 +241,20 @@ def by_position(loss: np.ndarray, accuracy: np.ndarray, scored: np.ndarray, coun
                 sample: engine.Sample) -> str:
     """Where on the sequence the trained model is sure and right, and where not (measured on `sample`)."""
     where = np.flatnonzero(scored)
-    worst, best = where[np.argmax(loss[where])], where[np.argmin(loss[where])]
     said = (f"'{title}' scores {count(len(where), 'position')} of {len(scored)} (each in "
-            f"{from_to(counts[where].min(), counts[where].max())} of the {sample_said(sample)}). The mean loss is "
-            f"highest "
-            f"at position {worst} ({fmt(loss[worst], '.3g')}, accuracy {fmt(accuracy[worst], '.1%')}) and lowest at "
-            f"position {best} ({fmt(loss[best], '.3g')}, accuracy {fmt(accuracy[best], '.1%')}).")
-    return said
+            f"{from_to(counts[where].min(), counts[where].max())} of the {sample_said(sample)}).")
+    enough = where[counts[where] >= MIN_CASES]                       # a position's mean on fewer is no finding
+    few = "" if len(enough) == len(where) else (
+        f" among the {count(len(enough), 'position')} scored in at least {MIN_CASES} of them ("
+        + ("position " if len(where) - len(enough) == 1 else "positions ")
+        + f"{names([str(i) for i in where if i not in enough])}: in fewer, too few to tell)")
+    if len(enough) < 2:
+        return said + (f" Fewer than two positions are scored in at least {MIN_CASES} of them: too few to tell where "
+                       "the loss is highest.")
+    worst, best = enough[np.argmax(loss[enough])], enough[np.argmin(loss[enough])]
+    return said + (f" The mean loss{few} is highest at position {worst} ({fmt(loss[worst], '.3g')}, accuracy "
+                   f"{fmt(accuracy[worst], '.1%')}) and lowest at position {best} ({fmt(loss[best], '.3g')}, "
+                   f"accuracy {fmt(accuracy[best], '.1%')}).")
 
 
 def text_knockouts(found) -> str:
