@@ -128,3 +128,16 @@ def test_the_loss_by_position_names_no_extreme_measured_on_too_few_sequences(pre
         assert few                                                    # the shipped run has such positions
         enough = [p for p in np.flatnonzero(m.scored) if m.count[p] >= MIN_CASES]
         assert named == [enough[int(np.argmax(m.loss[enough]))], enough[int(np.argmin(m.loss[enough]))]]
+
+
+def test_the_text_tasks_description_does_not_say_one_head_solves_it():
+    """The English text's Learn page said 'A head that solves it must look at the token right after an earlier
+    copy of the current one … No single pattern solves language': the pattern is what a head that copies must
+    do, not a solution of the task; the letter tasks, which one pattern solves, keep their words."""
+    import engine
+    from ui.prose import learn
+    for name, task in engine.TASKS.items():
+        said = learn.task(name)
+        assert ("A head that solves it must" in said) == (task.held_out is None), (name, said)
+    said = learn.task("text")
+    assert "A head that copies earlier text must" in said and "No single pattern solves language" in said

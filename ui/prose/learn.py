@@ -16,7 +16,8 @@ HALF = 0.5            # a head "looks at" its keys once more than half of its we
 def task(name: str) -> str:
     """What the task asks, and the attention pattern that solves it (all from engine.TASKS)."""
     t = engine.TASKS[name]
-    said = f"{t.target} A head that solves it must {t.pattern}"
+    who = "A head that solves it" if t.held_out is None else "A head that copies earlier text"   # text: no one pattern
+    said = f"{t.target} {who} must {t.pattern}"
     said += "." if t.config.n_layers > 1 else "; those cells are dashed on the maps."
     return said + (f" {t.note}" if t.note else "")
 
