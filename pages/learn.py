@@ -9,10 +9,7 @@ cfg = tasks.config(view)
 layout.header(
     view,
     "Learn: train a head",
-    "Every other page shows a block's numbers; here the block learns. Each task has a right answer "
-    "that an attention pattern gives. Press Train: the model is trained in plain NumPy (gradients "
-    "written out by hand, Adam), and its attention maps move from what the random initial weights give "
-    "to the pattern. Afterwards, scrub through the saved steps and see what the model predicts.",
+    words.intro(view.controls.task),
     words.formula(cfg),
 )
 task = tasks.choose(view)

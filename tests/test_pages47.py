@@ -141,3 +141,17 @@ def test_the_text_tasks_description_does_not_say_one_head_solves_it():
         assert ("A head that solves it must" in said) == (task.held_out is None), (name, said)
     said = learn.task("text")
     assert "A head that copies earlier text must" in said and "No single pattern solves language" in said
+
+
+@pytest.mark.parametrize("task", ["previous", "text"])
+def test_the_learn_intro_says_no_one_pattern_answers_english_text(task):
+    """The Learn page opened 'Each task has a right answer that an attention pattern gives … its attention maps
+    move … to the pattern' above the English text's 'No single pattern solves language'."""
+    from conftest import open_app
+    import engine
+    params = {"task": task} if task != "text" else {"preset": "trained-text", "task": "text"}
+    at = open_app(site.file("learn"), params, timeout=120)
+    said = " ".join(m.value for m in at.markdown).replace("\\", "")
+    one = engine.TASKS[task].held_out is None
+    assert ("Each task has a right answer that an attention pattern gives" in said) == one, said[:400]
+    assert ("has no answer that one attention pattern gives" in said) == (not one), said[:400]
