@@ -155,3 +155,16 @@ def test_the_learn_intro_says_no_one_pattern_answers_english_text(task):
     one = engine.TASKS[task].held_out is None
     assert ("Each task has a right answer that an attention pattern gives" in said) == one, said[:400]
     assert ("has no answer that one attention pattern gives" in said) == (not one), said[:400]
+
+
+def test_the_saved_steps_help_says_what_the_steps_show_not_where_attention_changes_fastest():
+    """The replay slider's help said the saved steps are 'dense in the first steps, where attention changes
+    fastest': nothing measures where attention changes fastest; it states the steps' own spacing."""
+    import engine
+    from ui.prose import learn
+    steps = engine.training.checkpoint_steps(engine.TASKS["text"].steps)
+    said = learn.saved_steps(steps, None)
+    assert "fastest" not in said, said
+    gaps = np.diff(steps)
+    assert f"{int(gaps[0])} apart at first, up to {int(gaps.max())} apart later" in said, said
+    assert int(np.argmax(gaps)) >= len(gaps) // 2                      # 'later': the widest gap is in the second half

@@ -79,8 +79,9 @@ def saved_steps(steps, drop: tuple[int, int] | None) -> str:
         if len(inside) > 1:
             return (f"{len(steps)} saved steps: at most {int(np.diff(inside).max())} apart across the loss's drop "
                     f"(steps {drop[0]} to {drop[1]}), more sparsely elsewhere.")
-    return (f"{len(steps)} saved steps: dense in the first steps, where attention changes fastest, sparser "
-            f"later" + ("" if drop is not None else " (the loss has no sudden drop: it falls all along)") + ".")
+    gaps = np.diff(steps) if len(steps) > 1 else np.zeros(1, dtype=int)
+    return (f"{len(steps)} saved steps: {int(gaps[0])} apart at first, up to {int(gaps.max())} apart later"
+            + ("" if drop is not None else " (the loss has no sudden drop: it falls all along)") + ".")
 
 
 def replay_rounded(asked: int, shown: int, steps) -> str:
