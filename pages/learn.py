@@ -2,6 +2,7 @@
 from ui import app
 from ui.page import layout
 from ui.prose import learn as words
+from ui.prose.learn_intro import intro
 from ui.sections.learn import live, replay, task as tasks
 
 view = app.view()
@@ -9,7 +10,7 @@ cfg = tasks.config(view)
 layout.header(
     view,
     "Learn: train a head",
-    words.intro(view.controls.task),
+    intro(view.controls.task),
     words.formula(cfg),
 )
 task = tasks.choose(view)
