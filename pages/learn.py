@@ -2,6 +2,7 @@
 from ui import app
 from ui.page import layout
 from ui.prose import learn as words
+from ui.prose.learn_intro import intro
 from ui.sections.learn import live, replay, task as tasks
 
 view = app.view()
@@ -9,10 +10,7 @@ cfg = tasks.config(view)
 layout.header(
     view,
     "Learn: train a head",
-    "Every other page shows a block's numbers; here the block learns. Each task has a right answer "
-    "that an attention pattern gives. Press Train: the model is trained in plain NumPy (gradients "
-    "written out by hand, Adam), and its attention maps move from what the random initial weights give "
-    "to the pattern. Afterwards, scrub through the saved steps and see what the model predicts.",
+    intro(view.controls.task),
     words.formula(cfg),
 )
 task = tasks.choose(view)

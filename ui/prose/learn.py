@@ -7,7 +7,7 @@ import engine
 from engine.analysis import NEAR_UNIFORM, spread
 from ui.prose.knockout import BARELY, BARELY_LOSS, knockout_effect
 from ui.prose.loss import fall, loss as _loss, plateau  # noqa: F401 (fall: the lesson facts read it here)
-from ui.prose.numbers import count, fmt, from_to, names
+from ui.prose.numbers import MIN_CASES, count, fmt, from_to, names
 from ui.prose.sample import said as sample_said
 
 LOCKED = 0.9          # a head has locked on once this share of its weight lands on the expected keys
@@ -17,7 +17,8 @@ HALF = 0.5            # a head "looks at" its keys once more than half of its we
 def task(name: str) -> str:
     """What the task asks, and the attention pattern that solves it (all from engine.TASKS)."""
     t = engine.TASKS[name]
-    said = f"{t.target} A head that solves it must {t.pattern}"
+    who = "A head that solves it" if t.held_out is None else "A head that copies earlier text"   # text: no one pattern
+    said = f"{t.target} {who} must {t.pattern}"
     said += "." if t.config.n_layers > 1 else "; those cells are dashed on the maps."
     return said + (f" {t.note}" if t.note else "")
 
@@ -67,8 +68,9 @@ def saved_steps(steps, drop: tuple[int, int] | None) -> str:
         if len(inside) > 1:
             return (f"{len(steps)} saved steps: at most {int(np.diff(inside).max())} apart across the loss's drop "
                     f"(steps {drop[0]} to {drop[1]}), more sparsely elsewhere.")
-    return (f"{len(steps)} saved steps: dense in the first steps, where attention changes fastest, sparser "
-            f"later" + ("" if drop is not None else " (the loss has no sudden drop: it falls all along)") + ".")
+    gaps = np.diff(steps) if len(steps) > 1 else np.zeros(1, dtype=int)
+    return (f"{len(steps)} saved steps: {int(gaps[0])} apart at first, up to {int(gaps.max())} apart later"
+            + ("" if drop is not None else " (the loss has no sudden drop: it falls all along)") + ".")
 
 
 def replay_rounded(asked: int, shown: int, steps) -> str:
@@ -199,7 +201,8 @@ def depth_notice(losses, found: engine.Fall, steps: np.ndarray, shares: np.ndarr
     if named["task"] or named["previous"]:
         parts = []
         if named["previous"]:
-            parts.append(f"{_who(named['previous'])} put more than half of their weight on the previous token")
+            whose = "its" if len(named["previous"]) == 1 else "their"          # one head: its weight
+            parts.append(f"{_who(named['previous'])} put more than half of {whose} weight on the previous token")
         if named["task"]:
             parts.append(f"{_who(named['task'])} put more than half on the keys of '{task_title}'")
         said += "After the last step " + "; ".join(parts) + f" (mean over {sample_said(followed)}). "
@@ -253,13 +256,20 @@ def by_position(loss: np.ndarray, accuracy: np.ndarray, scored: np.ndarray, coun
                 sample: engine.Sample) -> str:
     """Where on the sequence the trained model is sure and right, and where not (measured on `sample`)."""
     where = np.flatnonzero(scored)
-    worst, best = where[np.argmax(loss[where])], where[np.argmin(loss[where])]
     said = (f"'{title}' scores {count(len(where), 'position')} of {len(scored)} (each in "
-            f"{from_to(counts[where].min(), counts[where].max())} of the {sample_said(sample)}). The mean loss is "
-            f"highest "
-            f"at position {worst} ({fmt(loss[worst], '.3g')}, accuracy {fmt(accuracy[worst], '.1%')}) and lowest at "
-            f"position {best} ({fmt(loss[best], '.3g')}, accuracy {fmt(accuracy[best], '.1%')}).")
-    return said
+            f"{from_to(counts[where].min(), counts[where].max())} of the {sample_said(sample)}).")
+    enough = where[counts[where] >= MIN_CASES]                       # a position's mean on fewer is no finding
+    few = "" if len(enough) == len(where) else (
+        f" among the {count(len(enough), 'position')} scored in at least {MIN_CASES} of them ("
+        + ("position " if len(where) - len(enough) == 1 else "positions ")
+        + f"{names([str(i) for i in where if i not in enough])}: in fewer, too few to tell)")
+    if len(enough) < 2:
+        return said + (f" Fewer than two positions are scored in at least {MIN_CASES} of them: too few to tell where "
+                       "the loss is highest.")
+    worst, best = enough[np.argmax(loss[enough])], enough[np.argmin(loss[enough])]
+    return said + (f" The mean loss{few} is highest at position {worst} ({fmt(loss[worst], '.3g')}, accuracy "
+                   f"{fmt(accuracy[worst], '.1%')}) and lowest at position {best} ({fmt(loss[best], '.3g')}, "
+                   f"accuracy {fmt(accuracy[best], '.1%')}).")
 
 
 def text_knockouts(found) -> str:

@@ -79,6 +79,16 @@ def default_token_note(word: str, vocab_id: int | None, T: int) -> str:
             f"{ordinal(T + 1)} token.")
 
 
+def past_training(T: int, trained_length: int | None) -> str:
+    """A sentence when the (T + 1)-token run puts a trained model at a position its training never reached
+    (trained_length: the length of its training sequences; None for untrained weights), else empty."""
+    if trained_length is None or T + 1 <= trained_length:
+        return ""
+    return (f" The model trained on {trained_length}-token sequences (positions 0–{trained_length - 1}): the "
+            f"{ordinal(T + 1)} token sits at position {T}, where it never saw a token in training, and its new row "
+            "shows the model outside its training.")
+
+
 def ordinal(n: int) -> str:
     """1st, 2nd, 3rd, 4th, …, 11th, 12th, 13th, 21st, …"""
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")

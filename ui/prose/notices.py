@@ -31,7 +31,7 @@ def inputs_notice(t: Trace, words: tuple[str, ...], known: int, vocab_title: str
     """How many tokens the vocabulary knows (with a stand-in for unknown words, such as <unk>, the others are
     that stand-in), and which rows of X (and X + P) are equal."""
     T = len(words)
-    repeats = T - len(set(words))
+    repeats = sum(w != stand_in and w in words[:i] for i, w in enumerate(words))   # a stand-in may be any word
     said = f"{known} of {T} tokens are in the {vocab_title} vocabulary"
     if stand_in is not None and known < T:
         said += (f" (the other is {text.quote(stand_in)}: a word outside it)" if T - known == 1 else
@@ -39,6 +39,11 @@ def inputs_notice(t: Trace, words: tuple[str, ...], known: int, vocab_title: str
     if repeats:
         said += (f", and {count(repeats, 'token')} {verb(repeats, 'repeats', 'repeat')} an earlier word: "
                  "a repeated word has exactly the same row of X")
+        if t.positions is not None:
+            said += ", and the position code P makes every row of X + P different"
+    elif stand_in is not None and T - known > 1:                     # only the stand-in's rows are equal
+        said += (f"; no known word comes twice: the only equal rows of X are the {T - known} "
+                 f"{text.quote(stand_in)} rows")
         if t.positions is not None:
             said += ", and the position code P makes every row of X + P different"
     else:

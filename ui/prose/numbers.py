@@ -142,8 +142,9 @@ def next_to(ratio: float) -> str:
 
 
 def count(n: int, noun: str, plural: str | None = None) -> str:
-    """'1 row', '2 rows': the one helper for a count and its noun."""
-    return f"{n} {noun if n == 1 else (plural or noun + 's')}"
+    """'1 row', '2 rows', '8,192 hidden values': the one helper for a count and its noun (thousands separated,
+    as fmt(n, ',.0f') prints every other count)."""
+    return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"
 
 
 def verb(n: int, singular: str, plural: str) -> str:

@@ -53,10 +53,10 @@ def summary(name: str, cfg: engine.Config | None = None, T: int | None = None, r
         return engine.get_preset(name).summary
     c = cfg or task.config
     shown = f", shown on {T}" if T is not None and T != task.seq_len else ""
-    how = f"{task.steps} Adam steps"
+    how = f"{task.steps:,} Adam steps"
     if run is not None and not run.defaults():
         lr = task.lr if run.lr is None else run.lr
-        how = f"the Learn page's run: {run.steps} Adam steps, batch seed {run.seed}, learning rate {lr:g}"
+        how = f"the Learn page's run: {run.steps:,} Adam steps, batch seed {run.seed}, learning rate {lr:g}"
     return (f"trained in NumPy on '{task.title}' ({how}, vocabulary "
             + (f"{c.vocab[0]}–{c.vocab[-1]}" if len(c.vocab) <= 20 else f"of {len(c.vocab):,} tokens")
             + f", {task.seq_len}-token sequences{shown}); "

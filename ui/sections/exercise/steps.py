@@ -94,7 +94,8 @@ def choose_token(view: View) -> engine.tokens.Token | None:
                   + words.unknown_note(cfg, raw if kind == "word" else None, new_token, read) if known is not None else
                   "not in the vocabulary, so its vector comes from its own seeded stream (the same every time)"
                   + ("; this block was trained on its task's tokens only and never saw such a vector."
-                     if view.training is not None else ".")))
+                     if view.training is not None else "."))
+               + words.past_training(T, None if view.training is None else engine.TASKS[view.training.task].seq_len))
     return new_token
 
 

@@ -53,7 +53,7 @@ def replay(view: View, trained: Model, seq: Sequence) -> None:
     accuracy, sample = measured.overall_accuracy, measured.sample
     scrub(view, trained, seq, accuracy, sample)
     st.caption(f"{words.origin(trained.origin, trained.digest)} Trained in {words.duration(run.seconds)} on one core, in "
-               f"{np.dtype(DTYPE).name} arithmetic ({run.steps} Adam steps of {run.batch} sequences, learning rate "
+               f"{np.dtype(DTYPE).name} arithmetic ({run.steps:,} Adam steps of {run.batch} sequences, learning rate "
                f"{run.lr:g}, {_schedule(run)}; batch seed {run.seed}); the pages compute with these weights in float64.")
     predictions(compute.task_stack(trained, None, seq.ids), task, seq)
     if task.held_out is not None:                                     # text: its next word, top 5
