@@ -7,9 +7,8 @@ settings, the Learn page's marked replay steps and bad replay values. Fixed seed
   same settings), and no 'A to A' range has equal ends;
 * (b) what is shown is real: the Inputs page's tokens are state.to_tokens' and the first T tokens of ONE draw
   of the preset's task (presets.sample_words at that length, or the preset's own sentence), never a join of
-  two; the grid found one rule not yet kept: the induction preset at 32 and 64 tokens shows its 16-token
-  sentence followed by the tail of another draw (presets.fit_words fills from sample_words(task, T), a
-  different draw); those points are strict xfails, so the day it is fixed they fail and the mark goes;
+  two (the grid found the induction preset at 32 and 64 tokens showing its 16-token sentence followed by the
+  tail of another draw; presets.fit_words now shows the task's own draw at that length, whole);
 * (c) a claim names only what the student can see: every 'layer k' / 'head h' a page or a poll prompt names
   is within the model's layers and heads, a poll question in a model of several layers names the layer it
   grades (the page's, or layer 0 for the exercise), and a word the unknown-word note quotes is within the
@@ -103,9 +102,11 @@ def test_each_checker_finds_a_planted_violation():
     assert quoted_unseen("‘zzyzx’ is read as <unk>", ("a", "zzyzx")) == []
     assert quoted_unseen("‘zzyzx’ is read as <unk>", ("a", "b"))
     assert not_real(["a", "b"], ("a", "b")) == [] and not_real(["a", "c"], ("a", "b"))
-    c, _ = url.from_params({"preset": "trained-induction", "seq_len": "32"})    # the join the grid found
-    assert joined({"preset": "trained-induction", "seq_len": "32"}) and not joined({"preset": "trained-induction"})
-    assert state.to_tokens(c).words not in one_draw(c, engine.TASKS["induction"], 32)
+    c, _ = url.from_params({"preset": "trained-induction", "seq_len": "32"})    # the join the grid found, planted
+    own = tuple(presets.default_words(c.preset))
+    join = own + presets.sample_words(engine.TASKS["induction"], 32)[len(own):]
+    assert join not in one_draw(c, engine.TASKS["induction"], 32)
+    assert state.to_tokens(c).words in one_draw(c, engine.TASKS["induction"], 32)   # what the app shows now
     own, _ = url.from_params({"preset": "trained-induction"})
     assert state.to_tokens(own).words in one_draw(own, engine.TASKS["induction"], 16)
 
@@ -187,22 +188,7 @@ def one_draw(c, task: engine.Task, T: int) -> tuple[tuple[str, ...], ...]:
             tuple(presets.default_words(c.preset, c.passage))[:T])
 
 
-def joined(params: dict) -> bool:
-    """A letter task's preset asked for more tokens than its own sentence holds: the app fills its sentence with
-    the tail of ANOTHER draw of the task (presets.fit_words), a join of two (issue 47 item 3's rule, not yet
-    kept for the letter tasks; the English text shows one passage at every length)."""
-    c, _ = url.from_params(params)
-    task = presets.task_of(c.preset)
-    if task is None or task.shown is not None:
-        return False
-    own = presets.default_words(c.preset)
-    return c.seq_len > len(own) and presets.sample_words(task, c.seq_len)[:len(own)] != own
-
-
-JOINED = pytest.mark.xfail(strict=True, reason="a letter task's sentence is filled from another draw (a join)")
-
-
-@pytest.mark.parametrize("params", [pytest.param(p, marks=JOINED) if joined(p) else p for p in GRID], ids=ident)
+@pytest.mark.parametrize("params", GRID, ids=ident)
 def test_the_tokens_shown_are_one_draw_of_the_preset(params):
     """(b): the Inputs page's tokens are state.to_tokens' and, under a trained preset, the first T tokens of one
     draw of its task (its sample at that length, or its own sentence), never a join of two."""

@@ -219,7 +219,9 @@ def fit_words(name: str, typed: list[str], T: int, text: str = "", number: int =
     reads `text` instead): words outside the task's vocabulary are left out, or read as its stand-in
     (<unk>; only those within the first T tokens are returned); a short sentence is filled up with the
     task's own sequence from that position on (a text task: its passage's own tokens at those positions, so a
-    sentence that is the passage's start goes on as the passage, one window)."""
+    sentence that is the passage's start goes on as the passage, one window). A letter task's own sentence at a
+    longer length is the task's own sequence at that length (sample: one draw, never its sentence joined to the
+    tail of another draw); own is then 0."""
     task = task_of(check(name))
     if task.read is not None:
         known, _ = task.read(text)
@@ -228,6 +230,8 @@ def fit_words(name: str, typed: list[str], T: int, text: str = "", number: int =
         known = [w for w in typed if w in task.vocab]
         unknown = [w for w in typed if w not in task.vocab]
     pad = sample_words(task, max(T, task.min_len), number)
+    if task.shown is None and len(known) < T and tuple(known) == default_words(name):
+        return Fitted(words=list(pad[:T]), unknown=unknown, own=0)   # the preset's own: ONE draw at this length
     words = (known + list(pad[len(known):]))[:T] if len(known) < T else known[:T]
     own = min(len(known), T)
     if task.shown is not None and tuple(words[:own]) == pad[:own]:

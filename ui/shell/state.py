@@ -154,8 +154,14 @@ def _task_tokens(c: Controls, task: engine.Task, typed: list[str]) -> Tokens:
     elif unknown:
         notes.append(f"This block was trained on the tokens {' '.join(task.vocab)} only; left out: {shown}.")
     if task.shown is None:
-        if fitted.own < c.seq_len:
-            notes.append(f"{c.seq_len - fitted.own} of the {c.seq_len} tokens come from a sequence of the task.")
+        if not typed:
+            notes.append(f"The token box is empty: the page shows the task's own sequence of {c.seq_len} tokens.")
+        elif fitted.own == 0 and c.seq_len > len(typed):
+            notes.append(f"The preset's own sentence has {count(len(typed), 'token')}; at {c.seq_len} tokens the "
+                         f"page shows the task's own sequence of that length (drawn by the same rule), whole.")
+        elif fitted.own < c.seq_len:
+            notes.append(f"{c.seq_len - fitted.own} of the {c.seq_len} tokens come from a sequence of the task "
+                         "(filling your sentence up to the sequence length).")
         return Tokens(words=tuple(fitted.words), typed=len(typed), note=" ".join(notes) or None)
     from ui.prose import passage as said
 
