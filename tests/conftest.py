@@ -172,3 +172,44 @@ def playwright():
         yield instance
     finally:
         manager.__exit__(None, None, None)
+
+
+def shipped_model(task: str):
+    """The model shipped for `task`'s default run (services.weights.find: read, not trained)."""
+    import engine
+    from services import weights
+
+    t = engine.TASKS[task]
+    model = weights.find(t.config, weights.Training(task, t.steps))
+    assert model is not None and model.origin == "shipped"
+    return model
+
+
+def open_learn(params: dict[str, str], timeout: float = 240):
+    """The Learn page opened first (as a link opens it), with these URL parameters, checked clean."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(APP, default_timeout=timeout)
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.switch_page(site.by_path("learn").file)
+    at.run()
+    assert_clean(at)
+    return at
+
+
+def link_view(page: str, **params):
+    """The View a link to `page` with these parameters draws (as the frame reads the URL)."""
+    from ui.shell import state, url
+    from ui.shell.view import View
+
+    c, _ = url.from_params({key: str(value) for key, value in params.items()})
+    return View(controls=c, config=state.to_config(c), tokens=state.to_tokens(c), notes=(), page=site.by_path(page),
+                width=790, training=state.to_training(c))
+
+
+def link_trace(v):
+    """The trace of the View's layer, as the page computes it."""
+    from ui import compute
+
+    return compute.trace(v.config, v.words, v.training, v.layer)

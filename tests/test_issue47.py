@@ -11,19 +11,11 @@ import pytest
 from ui import compute
 from ui.prose import notices
 from ui.prose.numbers import fmt, next_to
-from ui.shell import site, state, url
-from ui.shell.view import View
 
 
-def view(page: str, **params) -> View:
-    """The View a link to `page` with these parameters draws (as the frame reads the URL)."""
-    c, _ = url.from_params({key: str(value) for key, value in params.items()})
-    return View(controls=c, config=state.to_config(c), tokens=state.to_tokens(c), notes=(), page=site.by_path(page),
-                width=790, training=state.to_training(c))
+from conftest import link_trace, link_view  # noqa: E402
 
-
-def trace(v: View):
-    return compute.trace(v.config, v.words, v.training, v.layer)
+view, trace = link_view, link_trace
 
 
 # =========================================================================== 12 · the scores page's spread

@@ -11,38 +11,18 @@ import re
 
 import numpy as np
 import pytest
-from streamlit.testing.v1 import AppTest
 
 import engine
-from conftest import APP, assert_clean
+from conftest import open_learn, shipped_model
 from engine import language, ship, store
 from engine.text import REPEAT_SHARE, corpus
-from services import evidence, weights
+from services import evidence
 from ui import compute
 from ui.prose import learn as learn_words
 from ui.prose.numbers import from_to
 from ui.prose.sample import said
-from ui.shell import site
 
-LEARN = site.by_path("learn").file
-
-
-def shipped(task: str) -> weights.Model:
-    t = engine.TASKS[task]
-    model = weights.find(t.config, weights.Training(task, t.steps))
-    assert model is not None and model.origin == "shipped"
-    return model
-
-
-def learn(params: dict[str, str]) -> AppTest:
-    """The Learn page opened first (as a link opens it), with these URL parameters."""
-    at = AppTest.from_file(APP, default_timeout=240)
-    for key, value in params.items():
-        at.query_params[key] = value
-    at.switch_page(LEARN)
-    at.run()
-    assert_clean(at)
-    return at
+shipped, learn = shipped_model, open_learn
 
 
 def words_on(at) -> str:

@@ -10,21 +10,15 @@ import pytest
 
 from ui import compute
 from ui.prose import notices
-from ui.shell import site, state, url
-from ui.shell.view import View
+from ui.shell import site
 
 TEXT = [dict(preset="trained-text", seq_len=32), dict(preset="trained-text", seq_len=64),
         dict(preset="trained-text", seq_len=64, passage=3)]
 
 
-def view(page: str, **params) -> View:
-    c, _ = url.from_params({key: str(value) for key, value in params.items()})
-    return View(controls=c, config=state.to_config(c), tokens=state.to_tokens(c), notes=(), page=site.by_path(page),
-                width=790, training=state.to_training(c))
+from conftest import link_trace, link_view  # noqa: E402
 
-
-def trace(v: View):
-    return compute.trace(v.config, v.words, v.training, v.layer)
+view, trace = link_view, link_trace
 
 
 @pytest.mark.parametrize("params", TEXT, ids=lambda p: "&".join(f"{k}={v}" for k, v in p.items()))
