@@ -4,11 +4,11 @@ import streamlit as st
 from ui import app
 from ui.page import layout
 from ui.sections.exercise import steps as sections
-from ui.prose import exercise as words
+from ui.prose import exercise as exercise_words
 
 view = app.view()
 T = len(view.words)
-nth = words.ordinal(T + 1)
+nth = exercise_words.ordinal(T + 1)
 layout.header(
     view,
     view.page.title,                                  # one name in the navigation, the title, the steps and the poll

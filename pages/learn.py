@@ -1,7 +1,7 @@
 """Learn: train the block in NumPy on a task whose answer is an attention pattern; watch a head learn it."""
 from ui import app
 from ui.page import layout
-from ui.prose import learn as words
+from ui.prose import learn as learn_words
 from ui.prose.learn_intro import intro
 from ui.sections.learn import live, replay, task as tasks
 
@@ -11,7 +11,7 @@ layout.header(
     view,
     "Learn: train a head",
     intro(view.controls.task),
-    words.formula(cfg),
+    learn_words.formula(cfg),
 )
 task = tasks.choose(view)
 training = tasks.training(view)

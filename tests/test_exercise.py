@@ -13,7 +13,7 @@ from conftest import assert_clean, loaded_by, open_app, tables
 from engine import analysis, exercise
 from ui.prose import text
 from ui.shell import site
-from ui.prose import exercise as words
+from ui.prose import exercise as exercise_words
 
 PAGE = site.by_path("exercise").file
 FACTOR = "factor Z/(Z+e^s)"
@@ -82,11 +82,11 @@ def test_causal_mask_leaves_the_first_rows_identical(cfg, tokens, new):
     twist = exercise.twist(analysis.extend(cfg, tokens, new), ext, "causal")
     assert twist.max_row_change <= 1e-12 and twist.output_change <= 1e-12
     assert exercise.outputs(ext).changed == 0
-    assert words.sentences(ext, 0)[0].startswith("No old row lost any attention")
-    assert words.verdict(ext, 0, "unchanged")[0] == "right"
-    assert words.verdict(ext, 0, "own_factor")[0] == "right"             # factor 1 for each row: true, and more
-    assert words.verdict(ext, 0, "same_factor")[0] == "wrong"            # nothing shrinks
-    assert words.right_predictions(ext, 0) == ["unchanged", "own_factor"]
+    assert exercise_words.sentences(ext, 0)[0].startswith("No old row lost any attention")
+    assert exercise_words.verdict(ext, 0, "unchanged")[0] == "right"
+    assert exercise_words.verdict(ext, 0, "own_factor")[0] == "right"             # factor 1 for each row: true, and more
+    assert exercise_words.verdict(ext, 0, "same_factor")[0] == "wrong"            # nothing shrinks
+    assert exercise_words.right_predictions(ext, 0) == ["unchanged", "own_factor"]
 
 
 @pytest.mark.parametrize("cfg, tokens, new", CASES)
@@ -99,9 +99,9 @@ def test_positions_change_the_inputs_but_keep_the_invariant(cfg, tokens, new):
     for head in range(cfg.num_heads):
         np.testing.assert_allclose(exercise.old_rows(ext, head).factor, plain_factors(ext.before.config, tokens, new, head),
                                    rtol=1e-12)
-    assert "ratio error" in words.twist_sentence(twist, ext) and "already on" not in words.twist_sentence(twist, ext)
+    assert "ratio error" in exercise_words.twist_sentence(twist, ext) and "already on" not in exercise_words.twist_sentence(twist, ext)
     again = exercise.twist(ext, ext, "positions")
-    assert again.already_on and "already on in the sidebar" in words.twist_sentence(again, ext)
+    assert again.already_on and "already on in the sidebar" in exercise_words.twist_sentence(again, ext)
 
 
 @pytest.mark.parametrize("cfg, tokens, new", CASES)
@@ -110,7 +110,7 @@ def test_sentence_names_the_row_that_lost_most(cfg, tokens, new):
     for head in range(cfg.num_heads):
         lost = [1 - f for f in plain_factors(cfg, tokens, new, head)]
         row = ext.before.labels[lost.index(max(lost))]
-        first, second = words.sentences(ext, head, quote=text.plain)
+        first, second = exercise_words.sentences(ext, head, quote=text.plain)
         assert f"took the most attention from ‘{row}’" in first
         assert f"Appending ‘{ext.after.labels[-1]}’" in first
         assert "ratios" in second and "1 − factor" in second
@@ -122,7 +122,7 @@ def test_sentence_explains_a_loser_that_is_not_the_top_scorer():
     ext = analysis.extend(cfg, words_of(PART4), "today")
     rows = exercise.old_rows(ext, 1)
     assert rows.biggest != int(np.argmax(rows.score_new))
-    first = words.sentences(ext, 1)[0]
+    first = exercise_words.sentences(ext, 1)[0]
     assert "from ‘neural’" in first and "‘models’ scores the new key higher" in first
 
 
@@ -133,18 +133,18 @@ def test_known_day33_numbers():
     assert ext.after.labels == ("the", "cat", "sat", "on", "mat", ".")
     assert rows.labels[rows.biggest] == "sat"
     assert rows.factor[2] == pytest.approx(0.813495, abs=1e-6)
-    assert words.notice(ext, 0).startswith("no old row was reshuffled")
+    assert exercise_words.notice(ext, 0).startswith("no old row was reshuffled")
 
 
 def test_verdicts():
     ext = analysis.extend(DAY33.config, words_of(DAY33), 9)
-    assert words.verdict(ext, 0, None)[0] == "none"
-    assert words.verdict(ext, 0, "own_factor")[0] == "right"
+    assert exercise_words.verdict(ext, 0, None)[0] == "none"
+    assert exercise_words.verdict(ext, 0, "own_factor")[0] == "right"
     for wrong in ("unchanged", "same_factor", "reorder"):
-        status, text = words.verdict(ext, 0, wrong)
+        status, text = exercise_words.verdict(ext, 0, wrong)
         assert status == "wrong" and text.startswith("Not quite")
     with pytest.raises(ValueError, match="unknown prediction"):
-        words.verdict(ext, 0, "maybe")
+        exercise_words.verdict(ext, 0, "maybe")
     with pytest.raises(ValueError, match="outside 0..0"):
         exercise.old_rows(ext, 1)
 
@@ -155,7 +155,7 @@ def test_outputs_name_the_row_that_moved_most():
     change = [math.dist(a, b) for a, b in zip(ext.after.output[:4].tolist(), ext.before.output.tolist())]
     np.testing.assert_allclose(out.change, change, rtol=1e-12)
     assert out.changed == 4
-    assert words.output_sentence(ext, out).startswith(f"All 4 old output rows changed: ‘{ext.before.labels[int(np.argmax(change))]}’")
+    assert exercise_words.output_sentence(ext, out).startswith(f"All 4 old output rows changed: ‘{ext.before.labels[int(np.argmax(change))]}’")
 
 
 # --------------------------------------------------------------------------- engine: the new token
@@ -179,20 +179,20 @@ def test_outputs_name_the_row_that_moved_most():
 ])
 def test_bad_new_tokens_are_refused_readably(kind, value, fragment):
     with pytest.raises(ValueError, match=None) as info:
-        words.parse_next_token(DAY33.config, kind, value)
+        exercise_words.parse_next_token(DAY33.config, kind, value)
     assert fragment in str(info.value)
 
 
 def test_good_new_tokens():
     cfg = DAY33.config
-    assert words.parse_next_token(cfg, "id", 9) == 9
-    assert words.parse_next_token(cfg, "id", 3.0) == 3
-    assert words.parse_next_token(cfg, "word", "  today ") == "today"
-    assert words.parse_next_token(cfg, "word", ".") == "."
-    assert words.parse_next_token(cfg, "word", "a<b") == "a<b"            # a lone < is not markup
-    assert words.parse_next_token(cfg, "word", "x" * 24) == "x" * 24
-    assert words.ordinal(6) == "6th" and words.ordinal(2) == "2nd" and words.ordinal(13) == "13th"
-    assert words.ordinal(21) == "21st" and words.ordinal(33) == "33rd" and words.ordinal(112) == "112th"
+    assert exercise_words.parse_next_token(cfg, "id", 9) == 9
+    assert exercise_words.parse_next_token(cfg, "id", 3.0) == 3
+    assert exercise_words.parse_next_token(cfg, "word", "  today ") == "today"
+    assert exercise_words.parse_next_token(cfg, "word", ".") == "."
+    assert exercise_words.parse_next_token(cfg, "word", "a<b") == "a<b"            # a lone < is not markup
+    assert exercise_words.parse_next_token(cfg, "word", "x" * 24) == "x" * 24
+    assert exercise_words.ordinal(6) == "6th" and exercise_words.ordinal(2) == "2nd" and exercise_words.ordinal(13) == "13th"
+    assert exercise_words.ordinal(21) == "21st" and exercise_words.ordinal(33) == "33rd" and exercise_words.ordinal(112) == "112th"
     with pytest.raises(ValueError, match="twist must be"):
         exercise.variant(cfg, "layer_norm")
 
@@ -378,18 +378,18 @@ def test_slider_extremes(params, T):
 def test_a_model_that_learned_text_reads_the_typed_word_as_the_sidebar_does():
     task = engine.TASKS["text"]
     cfg, read = task.config, task.read
-    assert words.parse_next_token(cfg, "word", "She", read=read) == "she"          # lowercased, a known token
-    assert words.parse_next_token(cfg, "word", "Zzyzx", read=read) == "<unk>"      # outside the vocabulary
-    assert words.parse_next_token(cfg, "word", "<unk>", read=read) == "<unk>"
-    assert words.parse_next_token(cfg, "word", "Zzyzx") == "Zzyzx"                 # without a reader: as typed
+    assert exercise_words.parse_next_token(cfg, "word", "She", read=read) == "she"          # lowercased, a known token
+    assert exercise_words.parse_next_token(cfg, "word", "Zzyzx", read=read) == "<unk>"      # outside the vocabulary
+    assert exercise_words.parse_next_token(cfg, "word", "<unk>", read=read) == "<unk>"
+    assert exercise_words.parse_next_token(cfg, "word", "Zzyzx") == "Zzyzx"                 # without a reader: as typed
     with pytest.raises(ValueError, match=r"read as 3 tokens \(‘\.’ ‘\.’ ‘\.’\): type one of them"):
-        words.parse_next_token(cfg, "word", "...", read=read)
+        exercise_words.parse_next_token(cfg, "word", "...", read=read)
     with pytest.raises(ValueError, match="looks like HTML markup"):                # refused before it is read
-        words.parse_next_token(cfg, "word", "<b>x</b>", read=read)
-    said = words.unknown_note(cfg, " Zzyzx ", "<unk>", read)
+        exercise_words.parse_next_token(cfg, "word", "<b>x</b>", read=read)
+    said = exercise_words.unknown_note(cfg, " Zzyzx ", "<unk>", read)
     assert said == " ‘Zzyzx’ is not among the 1,000 tokens this model knows, so it reads ‘\\<unk\\>’ there, as the sidebar does."
-    assert words.unknown_note(cfg, "she", "she", read) == words.unknown_note(cfg, "<unk>", "<unk>", read) == ""
-    assert words.unknown_note(cfg, "Zzyzx", "<unk>", None) == ""
+    assert exercise_words.unknown_note(cfg, "she", "she", read) == exercise_words.unknown_note(cfg, "<unk>", "<unk>", read) == ""
+    assert exercise_words.unknown_note(cfg, "Zzyzx", "<unk>", None) == ""
 
 
 def test_the_english_text_exercise_folds_its_vocabulary_and_reads_an_unknown_word_as_unk():

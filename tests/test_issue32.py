@@ -78,12 +78,12 @@ def test_defect10_magnitude_words_follow_one_scale():
 
 def test_defect10_a_third_is_not_large_next_to_its_old_total():
     """Part 4's exercise: e^s/Z = 0.33 for 'AI' (read from the run): the sentence says what a third is."""
-    from ui.prose import exercise as words
+    from ui.prose import exercise as exercise_words
     from ui.prose.numbers import next_to, parse
     import re
     c, cfg, tokens, training = setting({"preset": "part4"})
     ext = compute.extension(cfg, tokens, state.next_word(c), training)
-    said = words.sentences(ext, 0)[0]
+    said = exercise_words.sentences(ext, 0)[0]
     ratio, phrase = re.search(r"e\^s/Z = ([^:]+): e\^s is (.+?) its old total Z", said).groups()
     assert 0.2 < parse(ratio) < 0.5 and phrase == next_to(parse(ratio)) == f"{round(parse(ratio) * 100)}% of"
     assert "large next to" not in said
@@ -102,7 +102,7 @@ def test_defect02_factors_of_one_the_page_its_verdicts_and_the_poll_agree():
     from engine.exercise import SAME, old_rows
     from rules import one_minus_tiny, same_item_twice
     from test_words import text_of
-    from ui.prose import exercise as words
+    from ui.prose import exercise as exercise_words
 
     params = {"preset": "trained-max"}
     c, cfg, tokens, training = setting(params)
@@ -110,8 +110,8 @@ def test_defect02_factors_of_one_the_page_its_verdicts_and_the_poll_agree():
     shares = old_rows(ext, 0).lost
     assert 0 < shares.max() <= SAME                       # the issue's setting: visible, every factor 1 up to rounding
     right = questions.exercise_prediction(ext, 0).answers
-    assert right == ["unchanged", "own_factor"] == words.right_predictions(ext, 0)
-    for choice in words.PREDICTIONS:
+    assert right == ["unchanged", "own_factor"] == exercise_words.right_predictions(ext, 0)
+    for choice in exercise_words.PREDICTIONS:
         at = revealed(params, choice)
         said = text_of(at)
         assert not one_minus_tiny(said) and not same_item_twice(said), (choice, one_minus_tiny(said),
@@ -193,8 +193,8 @@ def test_defect11_every_pair_tied_with_the_largest_score_is_named(page, stage):
 def test_defect12_roles_caption_says_what_the_induction_score_is_measured_on():
     """The caption's description, done by hand, gives the engine's induction score."""
     import engine
-    from ui.prose import knockout as words
-    said = words.roles_caption(engine.history_sample("induction", compute.SHARE_SEQUENCES, compute.SHARE_SEED), 16)
+    from ui.prose import knockout as knockout_words
+    said = knockout_words.roles_caption(engine.history_sample("induction", compute.SHARE_SEQUENCES, compute.SHARE_SEED), 16)
     assert "random" not in said and "first half of each of these sequences followed by itself" in said
     assert "the task's own tokens" in said
     c, cfg, _, training = setting({"preset": "trained-induction"})

@@ -127,7 +127,7 @@ def test_learn_page_does_not_report_the_sidebars_padding():
 
 
 # --------------------------------------------------------------------------- issue 24 §2, issue 23 (4–7), issue 22 §2
-from ui.prose import learn as words                                   # noqa: E402
+from ui.prose import learn as learn_words                             # noqa: E402
 from ui.prose.numbers import fmt                                        # noqa: E402
 from ui.sections.learn import task as sections                         # noqa: E402
 
@@ -270,16 +270,16 @@ def test_plateau_is_described_as_measured():
     rng = np.random.RandomState(0)
     losses = np.r_[np.linspace(3.0, 2.7, 40), 2.7 + 0.02 * rng.randn(360), np.linspace(2.7, 0.3, 60),
                    0.3 + 0.02 * rng.randn(240)]
-    said = words.plateau(losses, engine.steepest_fall(losses))
+    said = learn_words.plateau(losses, engine.steepest_fall(losses))
     start, stop = (int(x) for x in re.search(r"from step (\d+) to step (\d+)", said).groups())
     assert start <= 45 and 380 <= stop <= 420                          # flat from 40 to 400 (not drop // 3)
     window = max(10, len(losses) // 20)
     means = np.convolve(losses, np.ones(window) / window, mode="valid")[start - 1: stop - window + 1]
     assert f"between {means.min():.2f} and {means.max():.2f}" in said
     assert f"to {losses[-window:].mean():.2f} over the last {window} steps" in said
-    assert "plateau" not in words.plateau(np.linspace(3, 0.1, 400), engine.steepest_fall(np.linspace(3, 0.1, 400)))
+    assert "plateau" not in learn_words.plateau(np.linspace(3, 0.1, 400), engine.steepest_fall(np.linspace(3, 0.1, 400)))
     sloped = np.r_[np.linspace(3.0, 2.0, 300), np.linspace(2.0, 0.3, 60), 0.3 + 0.02 * rng.randn(340)]
-    said = words.plateau(sloped, engine.steepest_fall(sloped))
+    said = learn_words.plateau(sloped, engine.steepest_fall(sloped))
     assert "plateau" not in said and f"averages {sloped[:35].mean():.2f} over the first 35 steps" in said
 
 
@@ -289,7 +289,7 @@ def test_circuit_names_every_head_from_the_measurements():
     shares = np.array([[[0.1, 0.1], [0.1, 0.1]], [[0.05, 0.03], [0.92, 0.96]]])      # (K, L, H) task's keys
     previous = np.array([[[0.1, 0.1], [0.1, 0.1]], [[0.77, 0.68], [0.02, 0.01]]])    # on the previous token
     losses = np.linspace(3, 1, 200)
-    said = words.depth_notice(losses, engine.steepest_fall(losses), steps, shares, previous, 1, 0.97, "induction", "",
+    said = learn_words.depth_notice(losses, engine.steepest_fall(losses), steps, shares, previous, 1, 0.97, "induction", "",
                               engine.sample.measured("induction", 1000, 1), engine.history_sample("induction"))
     assert "layer 0 head 0 (77%) and layer 0 head 1 (68%) put more than half" in said
     assert "layer 1 head 0 (92%) and layer 1 head 1 (96%) put more than half on the keys of 'induction'" in said
@@ -376,7 +376,7 @@ def test_tasks_are_read_from_the_engine():
     a stack's measures need no other task."""
     assert presets.TRAINED_TASKS == tuple(engine.TASKS)
     for name, task in engine.TASKS.items():
-        assert words.task(name).startswith(task.target) and task.pattern in words.task(name)
+        assert learn_words.task(name).startswith(task.target) and task.pattern in learn_words.task(name)
         tokens, targets = task.sample(np.random.RandomState(0), 100)
         answers = task.targets(tokens)
         both = (targets >= 0) & (answers >= 0)              # a text window's last target lies past its tokens
@@ -392,7 +392,7 @@ def test_a_deep_task_needs_no_other_task(monkeypatch):
     training = presets.Training(task="deep", steps=20, lr=deep.lr)
     previous, drop = compute.circuit(compute.train(deep.config, training))
     assert previous.shape[1:] == (2, deep.config.num_heads)
-    assert "A head that solves it" in words.task("deep")
+    assert "A head that solves it" in learn_words.task("deep")
 
 
 def test_a_stack_is_shown_beside_one_layer_trained_with_the_same_budget():
@@ -418,7 +418,7 @@ def test_knockout_sentence_quotes_the_loss_and_the_accuracy_the_larger_change_fi
     base = (0.969, 0.0302)
     single = {(0, 0): (0.855, 0.3), (0, 1): (0.965, 0.454), (1, 0): (0.925, 0.05), (1, 1): (0.968, 0.0305)}
     layers = {0: (0.153, 3.1), 1: (0.069, 4.2)}
-    said = words.knockouts(base, single, layers, engine.sample.measured("induction", 1000, 1))
+    said = learn_words.knockouts(base, single, layers, engine.sample.measured("induction", 1000, 1))
     assert "1,000 fresh 16-token sequences, 96.9% right and loss 0.0302 with none" in said
     heads = [(int(l), int(h)) for l, h in re.findall(r"layer (\d) head (\d): ", said)]
     assert heads == [(0, 1), (0, 0), (1, 0)]                  # 15-fold loss first; (1, 1) barely moves either
@@ -442,7 +442,7 @@ def test_the_learn_pages_knockouts_quote_the_shipped_runs_loss_and_accuracy():
     base, single, layers = compute.circuit_knockouts(trained)
     plain = compute.metrics(trained)
     assert base == (plain.overall_accuracy, plain.overall_loss)
-    said = words.knockouts(base, single, layers, plain.sample)
+    said = learn_words.knockouts(base, single, layers, plain.sample)
     for pair, (acc, loss) in single.items():
         knocked = compute.metrics(trained, None, (pair,))
         assert (acc, loss) == (knocked.overall_accuracy, knocked.overall_loss)

@@ -142,3 +142,103 @@ def test_the_readers_see_what_they_must(tmp_path):
         for name in defined(path):
             where.setdefault(name, []).append(path.name)
     assert {n: sorted(p) for n, p in where.items() if len(p) > 1} == {"main": ["a.py", "b.py"]}
+
+
+def bound_names(files: list[Path], root: Path = ROOT) -> tuple[dict[str, dict[str, set[str]]], dict[str, set[str]]]:
+    """(alias -> what it names -> the files that say so, for every `import a as x` and `from a import b as x`;
+    name -> the project's modules bound by a plain `from pkg import module`). A relative import is resolved
+    against the file's own package, as graph() does."""
+    modules = {module_name(p, root) for p in files}
+    aliases: dict[str, dict[str, set[str]]] = {}
+    plain: dict[str, set[str]] = {}
+    for path in files:
+        name = module_name(path, root)
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        where = path.relative_to(root).as_posix()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname:
+                        aliases.setdefault(alias.asname, {}).setdefault(alias.name, set()).add(where)
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".") if package else []
+                    base = base[:len(base) - (node.level - 1)] if node.level > 1 else base
+                    source = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    source = node.module or ""
+                for alias in node.names:
+                    whole = f"{source}.{alias.name}" if source else alias.name
+                    if alias.asname:
+                        aliases.setdefault(alias.asname, {}).setdefault(whole, set()).add(where)
+                    elif whole in modules:
+                        plain.setdefault(alias.name, set()).add(whole)
+    return aliases, plain
+
+
+def alias_clashes(files: list[Path], root: Path = ROOT) -> dict[str, list[str]]:
+    """alias -> the things it names, where it names two or more across the files (a plain `from pkg import m`
+    elsewhere that binds the same name to another module counts too)."""
+    aliases, plain = bound_names(files, root)
+    found = {}
+    for alias, targets in sorted(aliases.items()):
+        meant = set(targets) | plain.get(alias, set())
+        if len(meant) > 1:
+            found[alias] = [f"{t} ({', '.join(sorted(targets.get(t, {'plain import'})))})" for t in sorted(meant)]
+    return found
+
+
+def test_an_alias_names_one_thing_everywhere():
+    """A reader who meets `words.` or `st.` knows which module is meant without looking at the file's imports:
+    an alias names the same module (or function) in every file of the project, and no plain import binds that
+    name to another module."""
+    found = alias_clashes(project_files())
+    assert not found, "aliases that name different things in different files: " + "; ".join(
+        f"{alias} = {' | '.join(targets)}" for alias, targets in found.items())
+
+
+# Per-page packages may each keep their own names for their parts (two pages' `maps.py` each draw that page's
+# maps): a module directly in ui/sections/<page>/ is not compared with the others.
+PER_PAGE = "ui/sections/"
+
+
+def shared_file_names(files: list[Path], root: Path = ROOT) -> dict[str, list[str]]:
+    """file name -> the modules of the ui package that have it, where two or more do (__init__.py and the
+    per-page packages' modules aside)."""
+    where: dict[str, list[str]] = {}
+    for path in files:
+        relative = path.relative_to(root).as_posix()
+        if path.name == "__init__.py" or relative.startswith(PER_PAGE):
+            continue
+        where.setdefault(path.name, []).append(relative)
+    return {name: sorted(paths) for name, paths in sorted(where.items()) if len(paths) > 1}
+
+
+def test_no_two_modules_of_the_ui_package_share_a_name():
+    """Inside one package, one name means one module: `place` in ui/lessons/ and in ui/poll/ kept two different
+    things; a reader who meets `place.` or opens place.py should not have to ask which."""
+    found = shared_file_names(sorted(p for p in (ROOT / "ui").rglob("*.py") if "__pycache__" not in p.parts))
+    assert not found, "modules of ui/ that share a file name: " + "; ".join(
+        f"{name}: {', '.join(paths)}" for name, paths in found.items())
+
+
+def test_the_name_readers_see_a_clash(tmp_path):
+    """An alias naming two modules, an alias clashing with a plain import of another module, a relative import
+    and a shared file name are each found; per-page modules and __init__.py are not compared."""
+    for folder in ("pkg", "pkg/prose", "pkg/lessons", "pkg/poll", "ui/sections/a", "ui/sections/b", "ui/x"):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "__init__.py").write_text("")
+    for name in ("pkg/prose/learn.py", "pkg/prose/room.py", "pkg/lessons/words.py", "pkg/lessons/place.py",
+                 "pkg/poll/place.py", "ui/sections/a/maps.py", "ui/sections/b/maps.py", "ui/x/maps.py"):
+        (tmp_path / name).write_text("")
+    (tmp_path / "pkg/a.py").write_text("from pkg.prose import learn as words\nimport numpy as np\n")
+    (tmp_path / "pkg/b.py").write_text("from .prose import room as words\nimport numpy as np\n")
+    (tmp_path / "pkg/c.py").write_text("from pkg.lessons import words\nfrom pkg.prose import learn as learn_words\n")
+    files = sorted(tmp_path.rglob("*.py"))
+    clashes = alias_clashes(files, tmp_path)
+    assert list(clashes) == ["words"]
+    assert [t.split(" ")[0] for t in clashes["words"]] == ["pkg.lessons.words", "pkg.prose.learn", "pkg.prose.room"]
+    (tmp_path / "pkg/b.py").write_text("from .prose import learn as words\n")
+    (tmp_path / "pkg/c.py").write_text("from pkg.prose import learn\n")
+    assert alias_clashes(sorted(tmp_path.rglob("*.py")), tmp_path) == {}
+    assert shared_file_names(files, tmp_path) == {"place.py": ["pkg/lessons/place.py", "pkg/poll/place.py"]}

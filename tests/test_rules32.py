@@ -23,7 +23,7 @@ from ui.sections.exercise import keys as exercise_keys
 from ui import compute
 from ui.poll import questions
 from services.poll.store import Store
-from ui.prose import exercise as words
+from ui.prose import exercise as exercise_words
 from ui.prose.numbers import MIN_CASES, parse
 from ui.shell import presets, site, state, url
 
@@ -71,7 +71,7 @@ def test_words_follow_the_rules_on_every_page(params):
         assert_clean(at)
         texts = [page_text(at)]
         if page == "exercise":
-            for choice in words.PREDICTIONS:
+            for choice in exercise_words.PREDICTIONS:
                 at.radio(key=exercise_keys.PREDICTION).set_value(choice).run()
                 at.button(key=exercise_keys.REVEAL).click().run()
                 assert_clean(at)
@@ -129,7 +129,7 @@ def test_the_poll_grades_what_the_page_says(params, tmp_path):
     ext = compute.extension(cfg, tokens, state.next_word(c), training)
     q = questions.exercise_prediction(ext, h)
     page = open_app(PAGE["exercise"], params, timeout=300)
-    for choice in words.PREDICTIONS:
+    for choice in exercise_words.PREDICTIONS:
         page.radio(key=exercise_keys.PREDICTION).set_value(choice).run()
         page.button(key=exercise_keys.REVEAL).click().run()
         verdicts = [b.value for b in page.success if "You predicted" in b.value]

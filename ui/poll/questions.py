@@ -13,7 +13,7 @@ from typing import Callable
 import engine
 from engine import analysis
 from services.poll.codes import MAX_OPTIONS
-from ui.prose import exercise as words
+from ui.prose import exercise as exercise_words
 from ui.prose import rows as row_words
 from ui.shell import state
 
@@ -100,7 +100,7 @@ def exercise_prediction(ext: analysis.Extension, head: int, layers: int = 1) -> 
                                                 "the tokens themselves, whatever layer the sidebar picks)")
     return Asked("exercise", f"{named}: what happens to the {T} rows of attention weights "
                              f"when the token {ext.after.labels[T]!r} is appended as token {T}?",
-                 list(words.PREDICTIONS.items()), words.right_predictions(ext, head))
+                 list(exercise_words.PREDICTIONS.items()), exercise_words.right_predictions(ext, head))
 
 
 # --------------------------------------------------------------------------- each page's question

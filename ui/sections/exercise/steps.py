@@ -14,7 +14,7 @@ from ui.page import footer, layout, tables
 from ui.sections.exercise import keys
 from ui.shell import frame, lazy, presets, state
 from ui.shell.view import View
-from ui.prose import exercise as words
+from ui.prose import exercise as exercise_words
 from ui.prose.numbers import diff, every, fmt, metric, score
 from ui.prose.text import md_escape, quote
 
@@ -25,7 +25,7 @@ VOCAB_LISTED = 64          # a vocabulary up to this many tokens is listed in a 
 def predict(view: View, before: engine.Trace) -> str | None:
     """1 · The current rows, and the student's prediction (None until one is chosen)."""
     T, h = before.T, view.head
-    nth = words.ordinal(T + 1)
+    nth = exercise_words.ordinal(T + 1)
     st.subheader("1 · Predict")
     left, right = layout.columns(view, [3, 2])
     with left:
@@ -34,7 +34,7 @@ def predict(view: View, before: engine.Trace) -> str | None:
                        present=view.present, width=left.width, area=520)
     with right:
         prediction = st.radio(f"What happens to these {T} rows when a {nth} token is appended?",
-                              list(words.PREDICTIONS), format_func=words.PREDICTIONS.get, index=None,
+                              list(exercise_words.PREDICTIONS), format_func=exercise_words.PREDICTIONS.get, index=None,
                               key=keys.PREDICTION)
         st.text_area("In your own words: how will attention redistribute?", key=keys.GUESS, max_chars=500,
                      placeholder="One or two sentences, before you reveal.")
@@ -49,7 +49,7 @@ def _listed(cfg: engine.Config) -> str:
 def choose_token(view: View) -> engine.tokens.Token | None:
     """2 · The new token, as a vocabulary id or a typed word; None (with the reason shown) if unusable."""
     cfg, T = view.config, len(view.words)
-    nth = words.ordinal(T + 1)
+    nth = exercise_words.ordinal(T + 1)
     name = view.controls.preset
     task = presets.task_of(name)
     read = task.read if task is not None else None          # a model that learned text reads a word its own way
@@ -63,19 +63,19 @@ def choose_token(view: View) -> engine.tokens.Token | None:
     keys.token_defaults(repr((name, default)), defaults)   # a new sentence brings its own default
     st.subheader(f"2 · Choose the {nth} token")
     kind_col, value_col, default_col = st.columns([2, 2, 2], vertical_alignment="bottom")
-    kind = kind_col.radio("Give it as", words.KINDS, key=keys.TOKEN_KIND, horizontal=True,
+    kind = kind_col.radio("Give it as", exercise_words.KINDS, key=keys.TOKEN_KIND, horizontal=True,
                           format_func={"id": "vocabulary id", "word": "typed word"}.get)
     if kind == "id":
         raw = value_col.number_input("Vocabulary id", step=1, key=keys.TOKEN_ID,
                                      help=f"A whole number from 0 to {cfg.vocab_size - 1}.")
     else:
-        raw = value_col.text_input("Word", key=keys.TOKEN_WORD, max_chars=words.MAX_TYPED,
+        raw = value_col.text_input("Word", key=keys.TOKEN_WORD, max_chars=exercise_words.MAX_TYPED,
                                    help=f"One word, read as the sidebar reads its sentence: a word outside the "
                                         f"model's {cfg.vocab_size:,} tokens is read as {cfg.vocab[0]}." if read else
                                         "One word; a word outside the vocabulary gets its own seeded vector.")
     default_col.button("Back to the default", key=keys.TOKEN_DEFAULT, on_click=keys.reset_token,
                        args=(defaults,), icon=":material/restart_alt:")
-    note = words.default_token_note(quote(default_word), default if as_id else None, T)
+    note = exercise_words.default_token_note(quote(default_word), default if as_id else None, T)
     if cfg.vocab_size <= VOCAB_LISTED:
         st.caption(f"Vocabulary (id, word): {_listed(cfg)}. " + note)
     else:                                                    # a language model's: listed only when asked for
@@ -84,18 +84,18 @@ def choose_token(view: View) -> engine.tokens.Token | None:
         if box is not None:
             box.caption(_listed(cfg))
     try:
-        new_token = words.parse_next_token(cfg, kind, raw, read=read)
+        new_token = exercise_words.parse_next_token(cfg, kind, raw, read=read)
     except ValueError as err:
         st.warning(f"**That {nth} token cannot be used:** {md_escape(str(err))}.", icon=":material/error:")
         return None
     known = engine.token_id(cfg, new_token)
     st.caption(f"The {nth} token is {quote(engine.label(cfg, new_token))}: "
                + (f"vocabulary id {known}, its row of the embedding table."
-                  + words.unknown_note(cfg, raw if kind == "word" else None, new_token, read) if known is not None else
+                  + exercise_words.unknown_note(cfg, raw if kind == "word" else None, new_token, read) if known is not None else
                   "not in the vocabulary, so its vector comes from its own seeded stream (the same every time)"
                   + ("; this block was trained on its task's tokens only and never saw such a vector."
                      if view.training is not None else "."))
-               + words.past_training(T, None if view.training is None else engine.TASKS[view.training.task].seq_len))
+               + exercise_words.past_training(T, None if view.training is None else engine.TASKS[view.training.task].seq_len))
     return new_token
 
 
@@ -128,8 +128,8 @@ def result(view: View, ext: analysis.Extension, revealed: dict) -> None:
     T = b.T
     r = exercise.old_rows(ext, h)
     new = quote(a.labels[T])
-    status, verdict = words.verdict(ext, h, revealed["prediction"])
-    said = words.PREDICTIONS.get(revealed["prediction"])
+    status, verdict = exercise_words.verdict(ext, h, revealed["prediction"])
+    said = exercise_words.PREDICTIONS.get(revealed["prediction"])
     {"right": st.success, "wrong": st.warning, "none": st.info}[status](
         (f"**You predicted:** {said}  \n" if said else "") + verdict)
     guess = revealed["guess"].strip()
@@ -176,7 +176,7 @@ def explain(view: View, ext: analysis.Extension) -> None:
                        x_title="key", y_title="query", mask=b.mask, key="ex_map_diff", present=view.present,
                        width=left.width, area=min(260, 44 * (T + 1)) if T + 1 <= SIDE_BY_SIDE else 560, fmt=".3f")
     with right, st.container(border=True):
-        for sentence in words.sentences(ext, h):
+        for sentence in exercise_words.sentences(ext, h):
             st.markdown(sentence)
 
 
@@ -199,7 +199,7 @@ def twists(view: View, ext: analysis.Extension, new_token) -> None:
             else:
                 first.metric("ratio error", metric(tw.ratio_error))
                 second.metric("max change of old scores", metric(tw.score_change, tw.score_scale))
-            st.markdown(words.twist_sentence(tw, other))
+            st.markdown(exercise_words.twist_sentence(tw, other))
             charts.heatmap(other.after.weights[h], other.after.labels, other.after.labels,
                            title=f"{T + 1} tokens with {what}", x_title="key", y_title="query", signed=False,
                            mask=other.after.mask, key=f"ex_map_{name}", present=view.present, width=col.width,
@@ -213,7 +213,7 @@ def outputs(view: View, ext: analysis.Extension) -> None:
     tables.table(pd.DataFrame({"token": list(ext.before.labels), "‖Δ output‖": out.change,
                                "share of its length": out.relative}),
                  {"‖Δ output‖": ".4f", "share of its length": ".1%"})
-    st.markdown(words.output_sentence(ext, out))
+    st.markdown(exercise_words.output_sentence(ext, out))
 
 
 def later(view: View, new_token) -> None:
@@ -222,7 +222,7 @@ def later(view: View, new_token) -> None:
         return
     before = compute.stack(view.config, view.words, view.training)
     after = compute.stack(view.config, (*view.words, new_token), view.training)
-    st.markdown(words.later_layers(exercise.deeper(before, after), view.config.causal))
+    st.markdown(exercise_words.later_layers(exercise.deeper(before, after), view.config.causal))
 
 
 def hide() -> None:
@@ -246,7 +246,7 @@ def draw(view: View) -> None:
         twists(view, ext, new_token)
         outputs(view, ext)
         later(view, new_token)
-        layout.notice(words.notice(ext, view.head))
+        layout.notice(exercise_words.notice(ext, view.head))
         hide()
         h, b, a = view.head, ext.before, ext.after
         footer.exports("exercise", a, {

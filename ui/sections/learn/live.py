@@ -11,7 +11,7 @@ import engine
 from services.weights import Model, Training
 from ui import charts, compute
 from ui.page import footer, layout
-from ui.prose import learn as words
+from ui.prose import learn as learn_words
 from ui.sections.learn.task import TRAIN, Sequence
 from ui.shell.view import View
 
@@ -49,7 +49,7 @@ def run_to_show(view: View, cfg: engine.Config, run_of: Training, seq: Sequence)
                               or found.run.seconds > LIVE_S
                               or view.controls.replay_step is not None):
         if found.origin == "shipped" and found.run.seconds > LIVE_S:
-            st.caption(words.too_long(found.run.steps, found.run.seconds))
+            st.caption(learn_words.too_long(found.run.steps, found.run.seconds))
         return found
     return train_live(view, cfg, run_of, seq, found)
 
@@ -61,7 +61,7 @@ def train_live(view: View, cfg: engine.Config, run_of: Training, seq: Sequence, 
     button = st.empty()
     if not button.button("Train", key=TRAIN, type="primary", icon=":material/play_arrow:"):
         if found is not None:
-            st.caption(words.replay_line(found.run.seconds))
+            st.caption(learn_words.replay_line(found.run.seconds))
         return None
     button.empty()
     task, last = engine.TASKS[run_of.task], [0.0]
@@ -114,8 +114,8 @@ def untrained(view: View, cfg: engine.Config, run_of: Training, seq: Sequence) -
         grid(view, stack, f"random weights: {cfg.n_layers} layers × {cfg.num_heads} heads", key="learn_grid")
     else:
         maps(view, stack.layers[0], seq.expected, layout.columns(view, min(cfg.num_heads, 2)), live=False)
-    layout.notice(words.untrained(weights, stack.layers[0].visible, None if cfg.n_layers > 1 else seq.expected,
-                                  words.press(_shipped_seconds(cfg, run_of), cfg.n_layers > 1, _estimate(cfg, run_of))))
+    layout.notice(learn_words.untrained(weights, stack.layers[0].visible, None if cfg.n_layers > 1 else seq.expected,
+                                  learn_words.press(_shipped_seconds(cfg, run_of), cfg.n_layers > 1, _estimate(cfg, run_of))))
     exports(stack)
 
 

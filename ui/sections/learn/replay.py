@@ -13,7 +13,7 @@ from engine.training import DECAY_FROM, DTYPE, LR_FLOOR, WARMUP
 from services.weights import Model, Training
 from ui import charts, compute
 from ui.page import layout, tables
-from ui.prose import learn as words
+from ui.prose import learn as learn_words
 from ui.prose.numbers import fmt
 from ui.prose.sample import said as sample_said
 from ui.shell import frame, presets, state, url
@@ -34,11 +34,11 @@ def _replay_step(view: View, trained: Model) -> int:
         shown = min(steps, key=lambda s: (abs(s - wanted), s))
         st.session_state[STEP] = shown
         if shown != wanted:
-            st.info(words.replay_rounded(wanted, shown, steps), icon=":material/info:")
+            st.info(learn_words.replay_rounded(wanted, shown, steps), icon=":material/info:")
             st.session_state[FIELD.replay_step] = shown
             frame.address(replace(view.controls, replay_step=shown))
     return st.select_slider("Replay: the weights after step", steps, key=STEP, on_change=_replayed,
-                            help=words.saved_steps(steps, trained.drop),
+                            help=learn_words.saved_steps(steps, trained.drop),
                             **({} if wanted is not None else {"value": steps[-1]}))
 
 
@@ -52,7 +52,7 @@ def replay(view: View, trained: Model, seq: Sequence) -> None:
     measured = compute.metrics(trained)
     accuracy, sample = measured.overall_accuracy, measured.sample
     scrub(view, trained, seq, accuracy, sample)
-    st.caption(f"{words.origin(trained.origin, trained.digest)} Trained in {words.duration(run.seconds)} on one core, in "
+    st.caption(f"{learn_words.origin(trained.origin, trained.digest)} Trained in {learn_words.duration(run.seconds)} on one core, in "
                f"{np.dtype(DTYPE).name} arithmetic ({run.steps:,} Adam steps of {run.batch} sequences, learning rate "
                f"{run.lr:g}, {_schedule(run)}; batch seed {run.seed}); the pages compute with these weights in float64.")
     predictions(compute.task_stack(trained, None, seq.ids), task, seq)
@@ -80,7 +80,7 @@ def scrub(view: View, trained: Model, seq: Sequence, accuracy: float, sample: en
     else:
         charts.curves(run.losses, run.accuracies, at_step=at_step, present=view.present)
         maps(view, stack.layers[0], seq.expected, layout.columns(view, min(cfg.num_heads, 2)), live=False)
-        layout.notice(words.notice(history, shares, list(trained.steps).index(at_step), accuracy, sample,
+        layout.notice(learn_words.notice(history, shares, list(trained.steps).index(at_step), accuracy, sample,
                                    compute.followed(trained)))
 
 
@@ -114,11 +114,11 @@ def _replay_stack(view: View, trained: Model, at_step: int, stack: engine.Stack,
                 "previous token (dashed) or the keys of the task (solid).")
     charts.history(history, series, at_step=at_step, y_title="mean weight on those keys", present=view.present)
     if trained.task.held_out is not None:                             # text: its knock-outs in nats, on held-out text
-        knocked = words.text_knockouts(compute.text_evidence(trained))
+        knocked = learn_words.text_knockouts(compute.text_evidence(trained))
     else:
         base, single, layers = compute.circuit_knockouts(trained)
-        knocked = words.knockouts(base, single, layers, compute.metrics(trained).sample)
-    layout.notice(words.depth_notice(run.losses, fall, history, shares, previous, list(trained.steps).index(at_step),
+        knocked = learn_words.knockouts(base, single, layers, compute.metrics(trained).sample)
+    layout.notice(learn_words.depth_notice(run.losses, fall, history, shares, previous, list(trained.steps).index(at_step),
                                      accuracy, trained.task.title, knocked, sample, compute.followed(trained)))
 
 
@@ -147,8 +147,8 @@ def by_position(view: View, trained: Model) -> None:
     sequences of the task, or windows of held-out text), named from it."""
     metrics = compute.metrics(trained)
     charts.by_position(metrics.loss, metrics.accuracy, metrics.scored, present=view.present,
-                       title=words.by_position_title(metrics.sample))
-    st.caption(words.by_position(metrics.loss, metrics.accuracy, metrics.scored, metrics.count, trained.task.title,
+                       title=learn_words.by_position_title(metrics.sample))
+    st.caption(learn_words.by_position(metrics.loss, metrics.accuracy, metrics.scored, metrics.count, trained.task.title,
                                  metrics.sample))
 
 
@@ -174,10 +174,10 @@ def one_layer(view: View, trained: Model, seq: Sequence, accuracy: float) -> Non
     st.caption(f"Both trained with the same steps, batches and learning rate; accuracy on "
                f"{sample_said(single_measured.sample)}. The one-layer model predicts {fmt(single, '.1%')} right, "
                f"the {cfg.n_layers}-layer one "
-               f"{fmt(accuracy, '.1%')}. The one-layer model is {words.origin(single_model.origin, single_model.digest, short=True)}.")
+               f"{fmt(accuracy, '.1%')}. The one-layer model is {learn_words.origin(single_model.origin, single_model.digest, short=True)}.")
 
 
 def _schedule(run: engine.TrainRun) -> str:
-    """How the run's learning rate moved (engine.training.learning_rate), in a few words."""
+    """How the run's learning rate moved (engine.training.learning_rate), in a few learn_words."""
     return (f"reached over the first {WARMUP:.0%} of the steps, held to {DECAY_FROM:.0%}, then lowered to "
             f"{run.lr * LR_FLOOR:g}")

@@ -9,7 +9,7 @@ import streamlit as st
 
 import engine
 from services.weights import Training
-from ui.prose import learn as words, passage
+from ui.prose import learn as learn_words, passage
 from ui.prose.text import md_escape
 from ui.prose.numbers import vocabulary
 from ui.shell import presets, state
@@ -38,9 +38,9 @@ def choose(view: View) -> engine.Task:
     st.segmented_control("Task", list(engine.TASKS), required=True, format_func=lambda t: engine.TASKS[t].title,
                          key=FIELD.task, on_change=_task_changed)
     task = engine.TASKS[view.controls.task]
-    st.markdown(words.task(task.name))
+    st.markdown(learn_words.task(task.name))
     if not view.present:
-        st.caption(words.formula_words(task.config))
+        st.caption(learn_words.formula_words(task.config))
     return task
 
 

@@ -7,7 +7,7 @@ import streamlit as st
 from engine import analysis
 from ui import charts, compute
 from ui.page import footer, layout
-from ui.prose import model as words
+from ui.prose import model as model_words
 from ui.prose.numbers import count
 from ui.sections.model import knockout
 from ui.shell import frame, session
@@ -27,7 +27,7 @@ def draw(view: View) -> None:
     roles = knockout.roles(view)
     charts.model_view(analysis.stack_weights(shown), width=view.width, mask=stack.layers[0].mask,
                       title=f"{count(L, 'layer')} × {count(H, 'head')}, {T} × {T} each",
-                      info=[[(f"{roles[layer][head]}; " if roles else "") + words.head_line(spread[layer, head],
+                      info=[[(f"{roles[layer][head]}; " if roles else "") + model_words.head_line(spread[layer, head],
                                                                                            top[layer, head])
                              for head in range(H)] for layer in range(L)],
                       pick=(view.layer, view.head), key=session.MODEL_MAP, present=view.present, selectable=True)
@@ -40,7 +40,7 @@ def draw(view: View) -> None:
                "4 layers × 16 heads of 64 tokens draw at once.")
     knockout.labels(view, roles)
     knockout.redrawn(view, knocked)
-    layout.notice(words.notice(spread, top, uniform, trained=view.training is not None, per_row=analysis.row_spreads(shown),
+    layout.notice(model_words.notice(spread, top, uniform, trained=view.training is not None, per_row=analysis.row_spreads(shown),
                                labels=shown.labels))
     knockout.effect(view, stack, shown)
     everything = footer.StackArrays(stack)

@@ -8,7 +8,7 @@ import engine
 from engine import language
 from ui import compute
 from ui.page import layout, tables
-from ui.prose import knockout as words
+from ui.prose import knockout as knockout_words
 from ui.prose.numbers import fmt
 from ui.sections.model import text
 from ui.shell.view import View
@@ -44,7 +44,7 @@ def effect(view: View, before: engine.Stack, after: engine.Stack) -> None:
         with right:
             st.metric("loss", fmt(now.overall_loss, ".3g"),
                       delta=fmt(now.overall_loss - base.overall_loss, "+.3g") if knocked else None, delta_color="inverse")
-        st.caption(words.metrics_caption(trained.task.title, knocked, now.sample, trained.task.seq_len))
+        st.caption(knockout_words.metrics_caption(trained.task.title, knocked, now.sample, trained.task.seq_len))
         return
     norm_before = np.linalg.norm(before.output, axis=-1)                 # (T,)
     norm_after = np.linalg.norm(after.output, axis=-1)                   # (T,)
@@ -52,13 +52,13 @@ def effect(view: View, before: engine.Stack, after: engine.Stack) -> None:
         tables.table({"token": list(before.labels), "‖output‖": norm_before, "after the knock-out": norm_after,
                       "change": norm_after - norm_before}, {"‖output‖": ".3f", "after the knock-out": ".3f",
                                                            "change": "+.3f"})
-    st.caption(words.no_task(knocked, norm_before, norm_after))
+    st.caption(knockout_words.no_task(knocked, norm_before, norm_after))
 
 
 def redrawn(view: View, knocked) -> None:
     """Which maps the knock-out redrew (those of the layers after the first knocked-out head's)."""
     if knocked:
-        st.caption(words.redrawn(knocked, min(layer for layer, _ in knocked), view.config.n_layers))
+        st.caption(knockout_words.redrawn(knocked, min(layer for layer, _ in knocked), view.config.n_layers))
 
 
 def roles(view: View) -> list[list[str]]:
@@ -68,7 +68,7 @@ def roles(view: View) -> list[list[str]]:
     if trained is None:
         return []
     scores = compute.head_scores(trained)
-    return [[words.role(*scores.role(layer, head, words.ROLE_MIN)) for head in range(view.config.num_heads)]
+    return [[knockout_words.role(*scores.role(layer, head, knockout_words.ROLE_MIN)) for head in range(view.config.num_heads)]
             for layer in range(view.config.n_layers)]
 
 
@@ -88,6 +88,6 @@ def labels(view: View, roles: list[list[str]]) -> None:
                   **{name: [fmt(values[pair], ".2f") for pair in pairs] for name, values in scores.items()},
                   **costs, "knocked out": ["yes" if pair in knocked else "no" for pair in pairs]})
     if costs:
-        st.caption(words.text_roles_caption(*language.samples(compute.TEXT_N)))
+        st.caption(knockout_words.text_roles_caption(*language.samples(compute.TEXT_N)))
     else:
-        st.caption(words.roles_caption(compute.followed(trained), len(view.words)))
+        st.caption(knockout_words.roles_caption(compute.followed(trained), len(view.words)))

@@ -9,7 +9,7 @@ from services.weights import Model
 from engine import language
 from ui import compute
 from ui.page import layout, tables
-from ui.prose import knockout as words
+from ui.prose import knockout as knockout_words
 from ui.prose.numbers import fmt
 from ui.shell.view import View
 
@@ -27,7 +27,7 @@ def effect(view: View, trained: Model) -> None:
     with right:
         st.metric("loss, second copy of a span", fmt(now.second_copy, ".3f"),
                   delta=fmt(now.second_copy - base.second_copy, "+.3f") if knocked else None, delta_color="inverse")
-    st.caption(words.text_caption(knocked, *language.samples(compute.TEXT_N)))
+    st.caption(knockout_words.text_caption(knocked, *language.samples(compute.TEXT_N)))
 
 
 def head_costs(trained: Model) -> dict[str, list[str]]:
@@ -51,4 +51,4 @@ def next_table(trained: Model, ids: tuple[int, ...], last: str, knocked=()) -> N
                 + (" (with the picked heads knocked out)" if knocked else ""))
     tables.table({"rank": list(range(1, len(best) + 1)), "next token": [w for w, _ in best],
                   "probability": [p for _, p in best]}, {"probability": ".3f"})
-    st.caption(words.next_caption(last, best, trained.config.vocab[0]))
+    st.caption(knockout_words.next_caption(last, best, trained.config.vocab[0]))
