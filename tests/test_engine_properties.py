@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
-from hypothesis import strategies as st
+from hypothesis import strategies
 
 import engine
 from engine import analysis, experiments
@@ -21,30 +21,30 @@ WORDS = KNOWN + UNKNOWN
 
 
 # --------------------------------------------------------------------------- strategies
-@st.composite
+@strategies.composite
 def configs(draw, *, causal=None, positional=None, residual=None, max_scale=5.0, min_scale=0.05,
             d_model=(1, 24)):
-    C = draw(st.integers(*d_model))
+    C = draw(strategies.integers(*d_model))
     return engine.Config(
         d_model=C,
-        num_heads=draw(st.sampled_from(engine.valid_head_counts(C))),
-        d_ff=draw(st.integers(1, 20)),
-        seed=draw(st.integers(0, 2**32 - 1)),
-        causal=draw(st.booleans()) if causal is None else causal,
-        scale_scores=draw(st.booleans()),
-        positional=draw(st.sampled_from(("none", "sinusoidal"))) if positional is None else positional,
-        layer_norm=draw(st.booleans()),
-        output_projection=draw(st.booleans()),
-        residual=draw(st.booleans()) if residual is None else residual,
-        init=draw(st.sampled_from(("fixed", "fan_in"))),
-        init_scale=draw(st.floats(min_scale, max_scale)),
-        embedding_stream=draw(st.sampled_from(("inputs", "weights"))),
-        input_seed=draw(st.integers(0, 2**32 - 1)),
+        num_heads=draw(strategies.sampled_from(engine.valid_head_counts(C))),
+        d_ff=draw(strategies.integers(1, 20)),
+        seed=draw(strategies.integers(0, 2**32 - 1)),
+        causal=draw(strategies.booleans()) if causal is None else causal,
+        scale_scores=draw(strategies.booleans()),
+        positional=draw(strategies.sampled_from(("none", "sinusoidal"))) if positional is None else positional,
+        layer_norm=draw(strategies.booleans()),
+        output_projection=draw(strategies.booleans()),
+        residual=draw(strategies.booleans()) if residual is None else residual,
+        init=draw(strategies.sampled_from(("fixed", "fan_in"))),
+        init_scale=draw(strategies.floats(min_scale, max_scale)),
+        embedding_stream=draw(strategies.sampled_from(("inputs", "weights"))),
+        input_seed=draw(strategies.integers(0, 2**32 - 1)),
     )
 
 
 def sentences(min_size=1, max_size=9):
-    return st.lists(st.sampled_from(WORDS), min_size=min_size, max_size=max_size)
+    return strategies.lists(strategies.sampled_from(WORDS), min_size=min_size, max_size=max_size)
 
 
 def assert_close(actual, expected, what, rel=1e-12):
@@ -201,7 +201,7 @@ def test_largest_scale_without_score_scaling_stays_finite(init, d_model):
 
 # --------------------------------------------------------------------------- init rules
 @FEW
-@given(configs(), st.floats(0.05, 5.0))
+@given(configs(), strategies.floats(0.05, 5.0))
 def test_init_rules_are_scaled_standard_normals(cfg, scale):
     """fan_in draws are the fixed-rule draws (scale 1) divided by sqrt(fan_in): W2's fan-in is d_ff."""
     unit = engine.init_params(dataclasses.replace(cfg, init="fixed", init_scale=1.0))
@@ -230,7 +230,7 @@ def old_row_factors(after, T):
 
 
 @FEW
-@given(configs(causal=False, max_scale=3.0), sentences(1, 8), st.sampled_from(WORDS))
+@given(configs(causal=False, max_scale=3.0), sentences(1, 8), strategies.sampled_from(WORDS))
 def test_appending_a_token_rescales_old_rows(cfg, tokens, new):
     before = engine.run(cfg, tokens).layers[0]
     after = engine.run(cfg, tokens + [new]).layers[0]
@@ -263,7 +263,7 @@ def test_appending_a_token_without_positions_matches_by_hand():
 
 
 @FEW
-@given(configs(causal=True, max_scale=100.0), sentences(1, 8), st.sampled_from(WORDS))
+@given(configs(causal=True, max_scale=100.0), sentences(1, 8), strategies.sampled_from(WORDS))
 def test_causal_old_rows_are_unchanged_by_a_new_token(cfg, tokens, new):
     before = engine.run(cfg, tokens).layers[0]
     after = engine.run(cfg, tokens + [new]).layers[0]
@@ -275,7 +275,7 @@ def test_causal_old_rows_are_unchanged_by_a_new_token(cfg, tokens, new):
 
 @FEW
 @given(configs(causal=False, positional="sinusoidal", max_scale=3.0), sentences(1, 8),
-       st.sampled_from(WORDS))
+       strategies.sampled_from(WORDS))
 def test_rescaling_holds_with_positions(cfg, tokens, new):
     before = engine.run(cfg, tokens).layers[0]
     after = engine.run(cfg, tokens + [new]).layers[0]
@@ -287,7 +287,7 @@ def test_rescaling_holds_with_positions(cfg, tokens, new):
 
 
 @FEW
-@given(configs(causal=False, max_scale=3.0), sentences(1, 8), st.sampled_from(WORDS))
+@given(configs(causal=False, max_scale=3.0), sentences(1, 8), strategies.sampled_from(WORDS))
 def test_extend_factors_match_the_formula(cfg, tokens, new):
     ext = analysis.extend(cfg, tokens, new)
     T = len(tokens)
@@ -318,15 +318,15 @@ def test_extend_under_causal_mask_has_factor_one():
 
 
 # --------------------------------------------------------------------------- permutations
-@st.composite
+@strategies.composite
 def permutations(draw, T):
-    perm = draw(st.permutations(range(T)))
+    perm = draw(strategies.permutations(range(T)))
     assume(list(perm) != list(range(T)))
     return np.array(perm)
 
 
 @FEW
-@given(configs(causal=False, positional="none", max_scale=3.0), st.data())
+@given(configs(causal=False, positional="none", max_scale=3.0), strategies.data())
 def test_permuting_tokens_permutes_everything_without_positions(cfg, data):
     tokens = data.draw(sentences(2, 9))
     perm = data.draw(permutations(len(tokens)))
@@ -338,9 +338,9 @@ def test_permuting_tokens_permutes_everything_without_positions(cfg, data):
 
 
 @FEW
-@given(configs(causal=False, positional="sinusoidal", residual=True), st.data())
+@given(configs(causal=False, positional="sinusoidal", residual=True), strategies.data())
 def test_positions_break_permutation_symmetry(cfg, data):
-    tokens = data.draw(st.lists(st.sampled_from(WORDS), min_size=3, max_size=9, unique=True))
+    tokens = data.draw(strategies.lists(strategies.sampled_from(WORDS), min_size=3, max_size=9, unique=True))
     perm = data.draw(permutations(len(tokens)))
     original = engine.run(cfg, tokens).layers[0]
     shuffled = engine.run(cfg, [tokens[p] for p in perm]).layers[0]
@@ -364,16 +364,16 @@ def test_analysis_shuffle(name, seed):
 
 # --------------------------------------------------------------------------- token vectors
 @FEW
-@given(configs(), sentences(1, 8), st.sampled_from(WORDS), st.data())
+@given(configs(), sentences(1, 8), strategies.sampled_from(WORDS), strategies.data())
 def test_same_word_gives_same_input_row(cfg, tokens, word, data):
-    where = data.draw(st.integers(0, len(tokens)))
+    where = data.draw(strategies.integers(0, len(tokens)))
     sentence = tokens[:where] + [word] + tokens[where:] + [word]
     x = engine.run(cfg, sentence).layers[0].x
     assert np.array_equal(x[where], x[-1])
 
 
 @FEW
-@given(configs(), st.lists(st.sampled_from(WORDS), min_size=2, max_size=2, unique=True))
+@given(configs(), strategies.lists(strategies.sampled_from(WORDS), min_size=2, max_size=2, unique=True))
 def test_a_different_word_gets_a_different_vector(cfg, pair):
     x = engine.run(cfg, pair).layers[0].x
     assert not np.allclose(x[0], x[1]), f"{pair[0]!r} and {pair[1]!r} share a vector"
@@ -388,7 +388,7 @@ def test_id_and_its_word_share_a_vector():
 
 
 @FEW
-@given(configs(), sentences(1, 5), st.lists(st.sampled_from(UNKNOWN), min_size=1, max_size=4))
+@given(configs(), sentences(1, 5), strategies.lists(strategies.sampled_from(UNKNOWN), min_size=1, max_size=4))
 def test_unknown_words_never_shift_the_weight_draws(cfg, tokens, extra):
     reference = engine.init_params(cfg)
     with_extra = engine.run(cfg, tokens + extra).layers[0]                       # embeds unknown words first
@@ -409,13 +409,13 @@ def test_unknown_words_never_shift_the_weight_draws(cfg, tokens, extra):
 
 # --------------------------------------------------------------------------- one cell explained
 @FEW
-@given(configs(), sentences(), st.data())
+@given(configs(), sentences(), strategies.data())
 def test_explain_cell_equals_the_trace(cfg, tokens, data):
     trace = engine.run(cfg, tokens).layers[0]
     T = len(tokens)
-    h = data.draw(st.integers(0, cfg.num_heads - 1))
-    i = data.draw(st.integers(0, T - 1))
-    j = data.draw(st.integers(0, T - 1))
+    h = data.draw(strategies.integers(0, cfg.num_heads - 1))
+    i = data.draw(strategies.integers(0, T - 1))
+    j = data.draw(strategies.integers(0, T - 1))
     work = analysis.explain_cell(trace, h, i, j)
     score = trace.scores[h, i, j]
     assert math.isclose(work.running[-1], score, rel_tol=1e-12,

@@ -8,7 +8,7 @@ import numpy as np
 from ui.prose.numbers import fmt, parse
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import strategies
 
 import engine
 from engine import analysis
@@ -171,8 +171,8 @@ def test_repeated_words_differ_only_by_their_positions():
 
 
 @FEW
-@given(d_model=st.sampled_from([4, 8, 12, 16]), T=st.integers(2, 9), seed=st.integers(0, 10_000),
-       scale=st.booleans(), layer_norm=st.booleans())
+@given(d_model=strategies.sampled_from([4, 8, 12, 16]), T=strategies.integers(2, 9), seed=strategies.integers(0, 10_000),
+       scale=strategies.booleans(), layer_norm=strategies.booleans())
 def test_position_free_blocks_are_permutation_equivariant(d_model, T, seed, scale, layer_norm):
     cfg = replace(PART4.config, d_model=d_model, num_heads=2, seed=seed, scale_scores=scale, layer_norm=layer_norm)
     words = engine.fit_length(["x", "y", "z", "w"], T)[0]
@@ -218,8 +218,8 @@ def test_growing_matches_prefix_runs():
 
 
 @FEW
-@given(d_model=st.sampled_from([4, 8, 16]), T=st.integers(2, 8), seed=st.integers(0, 10_000),
-       positional=st.sampled_from(["none", "sinusoidal"]), init=st.sampled_from([0.1, 1.0, 3.0]))
+@given(d_model=strategies.sampled_from([4, 8, 16]), T=strategies.integers(2, 8), seed=strategies.integers(0, 10_000),
+       positional=strategies.sampled_from(["none", "sinusoidal"]), init=strategies.sampled_from([0.1, 1.0, 3.0]))
 def test_causal_properties_hold_for_any_block(d_model, T, seed, positional, init):
     cfg = replace(PART4.config, d_model=d_model, num_heads=2, seed=seed, positional=positional, init_scale=init)
     ct = xp.causal_test(cfg, engine.fit_length([], T)[0])

@@ -9,37 +9,37 @@ import datetime
 import math
 
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import strategies
 
 from ui.lessons import lesson as ls
 from ui.shell import site
 
 PAGES = [p.path for p in site.PAGES]
-TEXTS = st.one_of(st.text(max_size=60), st.sampled_from(["Scores", "{scores.max}", "<b>x</b>", "&amp;", "{", "}",
+TEXTS = strategies.one_of(strategies.text(max_size=60), strategies.sampled_from(["Scores", "{scores.max}", "<b>x</b>", "&amp;", "{", "}",
                                                            "a\x00b", "ß", "x" * 1300, ""] + PAGES))
-SCALARS = st.one_of(TEXTS, st.integers(-10**12, 10**12), st.floats(allow_nan=True), st.booleans(),
-                    st.just(datetime.date(2026, 12, 3)))
-VALUES = st.recursive(SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=3),
-                                                       st.dictionaries(st.sampled_from(["a", "b", "x y"]), inner, max_size=3)),
+SCALARS = strategies.one_of(TEXTS, strategies.integers(-10**12, 10**12), strategies.floats(allow_nan=True), strategies.booleans(),
+                    strategies.just(datetime.date(2026, 12, 3)))
+VALUES = strategies.recursive(SCALARS, lambda inner: strategies.one_of(strategies.lists(inner, max_size=3),
+                                                       strategies.dictionaries(strategies.sampled_from(["a", "b", "x y"]), inner, max_size=3)),
                       max_leaves=6)
-SETTINGS = st.dictionaries(st.sampled_from(list(ls.SETTINGS[:12]) + ["present", "zzz"]),
-                           st.one_of(st.integers(-5, 70), TEXTS, st.floats(allow_nan=True), st.booleans()), max_size=4)
-STEP = st.fixed_dictionaries({}, optional={"title": TEXTS, "page": st.one_of(st.sampled_from(PAGES), TEXTS),
-                                           "text": TEXTS, "note": TEXTS, "question": st.one_of(st.booleans(), VALUES),
-                                           "settings": st.one_of(SETTINGS, VALUES), "extra": VALUES})
-DOC = st.fixed_dictionaries({}, optional={"title": TEXTS, "summary": TEXTS,
-                                          "steps": st.one_of(st.lists(STEP, max_size=4), VALUES), "other": VALUES})
+SETTINGS = strategies.dictionaries(strategies.sampled_from(list(ls.SETTINGS[:12]) + ["present", "zzz"]),
+                           strategies.one_of(strategies.integers(-5, 70), TEXTS, strategies.floats(allow_nan=True), strategies.booleans()), max_size=4)
+STEP = strategies.fixed_dictionaries({}, optional={"title": TEXTS, "page": strategies.one_of(strategies.sampled_from(PAGES), TEXTS),
+                                           "text": TEXTS, "note": TEXTS, "question": strategies.one_of(strategies.booleans(), VALUES),
+                                           "settings": strategies.one_of(SETTINGS, VALUES), "extra": VALUES})
+DOC = strategies.fixed_dictionaries({}, optional={"title": TEXTS, "summary": TEXTS,
+                                          "steps": strategies.one_of(strategies.lists(STEP, max_size=4), VALUES), "other": VALUES})
 
 
 # A well-formed lesson: any letters, digits and punctuation in its texts (no braces, no markup), real pages,
 # settings a link may carry.
-PLAIN = st.text(st.characters(categories=("L", "N", "Zs"), include_characters=".,;:!?'-()\"\\/"),
+PLAIN = strategies.text(strategies.characters(categories=("L", "N", "Zs"), include_characters=".,;:!?'-()\"\\/"),
                 min_size=1, max_size=60).filter(str.strip)
-GOOD_STEP = st.fixed_dictionaries({"title": PLAIN, "page": st.sampled_from(PAGES), "text": PLAIN, "note": PLAIN},
-                                  optional={"question": st.booleans(),
-                                            "settings": st.sampled_from([{}, {"seq_len": 8}, {"d_model": 32},
+GOOD_STEP = strategies.fixed_dictionaries({"title": PLAIN, "page": strategies.sampled_from(PAGES), "text": PLAIN, "note": PLAIN},
+                                  optional={"question": strategies.booleans(),
+                                            "settings": strategies.sampled_from([{}, {"seq_len": 8}, {"d_model": 32},
                                                                          {"preset": "day33"}, {"causal": "1"}])})
-GOOD = st.fixed_dictionaries({"title": PLAIN, "summary": PLAIN, "steps": st.lists(GOOD_STEP, min_size=1, max_size=4)})
+GOOD = strategies.fixed_dictionaries({"title": PLAIN, "summary": PLAIN, "steps": strategies.lists(GOOD_STEP, min_size=1, max_size=4)})
 
 
 def toml(value) -> str:
@@ -60,7 +60,7 @@ def toml(value) -> str:
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.one_of(DOC, GOOD))
+@given(strategies.one_of(DOC, GOOD))
 def test_any_lesson_document_reads_or_is_refused_in_words(doc):
     source = "\n".join(f"{ls._string(key)} = {toml(value)}" for key, value in doc.items())
     try:
@@ -81,7 +81,7 @@ def test_a_well_formed_lesson_reads_and_writes_back_the_same(doc):
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.binary(max_size=400))
+@given(strategies.binary(max_size=400))
 def test_any_bytes_read_or_are_refused_in_words(data):
     try:
         ls.parse(data, "uploaded")

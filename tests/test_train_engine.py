@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import strategies
 
 import engine
 from engine.params import flatten, unflatten
@@ -47,7 +47,7 @@ def adam_oracle(theta, grad, m, v, t, lr, beta1=0.9, beta2=0.999, eps=1e-8):
 
 
 @FEW
-@given(st.integers(0, 2**32 - 1), st.integers(1, 40), st.integers(1, 5), st.floats(1e-4, 0.1))
+@given(strategies.integers(0, 2**32 - 1), strategies.integers(1, 40), strategies.integers(1, 5), strategies.floats(1e-4, 0.1))
 def test_adam_steps_match_a_plain_loop(seed, size, steps, lr):
     rng = np.random.RandomState(seed)
     theta, m, v = rng.randn(size), np.zeros(size), np.zeros(size)

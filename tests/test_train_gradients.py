@@ -14,7 +14,7 @@ import math
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import strategies
 
 import engine
 from engine.params import BLOCK_ARRAYS, param_arrays
@@ -24,21 +24,21 @@ REL, ABS = 1e-5, 1e-7     # |analytic - numeric| <= REL·|numeric| + ABS·scale
 VOCAB = tuple("abcdef")
 
 
-@st.composite
+@strategies.composite
 def problems(draw, n_layers=None):
-    C = draw(st.integers(1, 6))
+    C = draw(strategies.integers(1, 6))
     cfg = engine.Config(
-        d_model=C, num_heads=draw(st.sampled_from(engine.valid_head_counts(C, max_heads=4))),
-        d_ff=draw(st.integers(1, 6)), seed=draw(st.integers(0, 2**32 - 1)),
-        causal=draw(st.booleans()), scale_scores=draw(st.booleans()),
-        positional=draw(st.sampled_from(("none", "sinusoidal"))), layer_norm=draw(st.booleans()),
-        output_projection=draw(st.booleans()), residual=draw(st.booleans()),
-        init=draw(st.sampled_from(("fixed", "fan_in"))), init_scale=draw(st.floats(0.3, 1.5)),
-        vocab=VOCAB[: draw(st.integers(2, 6))], embedding_stream="weights", unembedding=True,
-        n_layers=draw(st.integers(1, 3)) if n_layers is None else n_layers,
+        d_model=C, num_heads=draw(strategies.sampled_from(engine.valid_head_counts(C, max_heads=4))),
+        d_ff=draw(strategies.integers(1, 6)), seed=draw(strategies.integers(0, 2**32 - 1)),
+        causal=draw(strategies.booleans()), scale_scores=draw(strategies.booleans()),
+        positional=draw(strategies.sampled_from(("none", "sinusoidal"))), layer_norm=draw(strategies.booleans()),
+        output_projection=draw(strategies.booleans()), residual=draw(strategies.booleans()),
+        init=draw(strategies.sampled_from(("fixed", "fan_in"))), init_scale=draw(strategies.floats(0.3, 1.5)),
+        vocab=VOCAB[: draw(strategies.integers(2, 6))], embedding_stream="weights", unembedding=True,
+        n_layers=draw(strategies.integers(1, 3)) if n_layers is None else n_layers,
     )
-    B, T = draw(st.integers(1, 3)), draw(st.integers(1, 5))
-    rng = np.random.RandomState(draw(st.integers(0, 2**32 - 1)))
+    B, T = draw(strategies.integers(1, 3)), draw(strategies.integers(1, 5))
+    rng = np.random.RandomState(draw(strategies.integers(0, 2**32 - 1)))
     tokens = rng.randint(0, cfg.vocab_size, size=(B, T))
     targets = rng.randint(-1, cfg.vocab_size, size=(B, T))
     targets[rng.randint(B), rng.randint(T)] = rng.randint(cfg.vocab_size)   # at least one scored
@@ -123,7 +123,7 @@ def test_gradients_match_finite_differences(problem):
 
 @pytest.mark.parametrize("n_layers", [2, 3])
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
-@given(data=st.data())
+@given(data=strategies.data())
 def test_gradients_through_deeper_stacks(n_layers, data):
     check_gradients(*data.draw(problems(n_layers=n_layers)))
 

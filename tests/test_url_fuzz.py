@@ -6,7 +6,7 @@ one, on the page, in tests/test_app.py; this is the property over every key and 
 from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import strategies
 
 import engine
 from ui.shell import presets, state, url
@@ -15,17 +15,17 @@ KEYS = [url.URL_KEY.get(key, key) for key in state.KEYS] + ["utm_source", "page"
 
 # Values near what the readers accept (numbers at and past each range, pairs, the presets and tasks by name)
 # and anything at all: text with HTML, controls, other scripts, huge or odd numbers.
-NEAR = st.one_of(
-    st.integers(-3, 70_000).map(str),
-    st.sampled_from(["", " ", "1", "0", "true", "no", "nan", "inf", "-inf", "1e9", "0x10", "٣", "2,3", "9,9", "0.0,1.1",
+NEAR = strategies.one_of(
+    strategies.integers(-3, 70_000).map(str),
+    strategies.sampled_from(["", " ", "1", "0", "true", "no", "nan", "inf", "-inf", "1e9", "0x10", "٣", "2,3", "9,9", "0.0,1.1",
                      "3.15,0.0", "1.1,1.1,", ",", "1.", ".1", "0.25", "1e-3", "<b>x</b>", "a\x00b", "%20"]),
-    st.sampled_from(presets.names() + list(engine.TASKS)),
-    st.lists(st.tuples(st.integers(-1, 5), st.integers(-1, 20)), max_size=5).map(
+    strategies.sampled_from(presets.names() + list(engine.TASKS)),
+    strategies.lists(strategies.tuples(strategies.integers(-1, 5), strategies.integers(-1, 20)), max_size=5).map(
         lambda pairs: ",".join(f"{a}.{b}" for a, b in pairs)),
-    st.floats(allow_nan=True, allow_infinity=True).map(repr),
+    strategies.floats(allow_nan=True, allow_infinity=True).map(repr),
 )
-ANY = st.one_of(NEAR, st.text(max_size=300))
-PARAMS = st.dictionaries(st.sampled_from(KEYS), ANY, max_size=12)
+ANY = strategies.one_of(NEAR, strategies.text(max_size=300))
+PARAMS = strategies.dictionaries(strategies.sampled_from(KEYS), ANY, max_size=12)
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
