@@ -44,7 +44,7 @@ from benchmarks.rss import RssSampler
 from deploy import replicas
 
 PAGE = "softmax"
-PRESENTER_REFRESH_S = 1.5   # ui.poll.view's run_every (a student's: benchmarks.poll_student.STUDENT_REFRESH_S)
+PRESENTER_REFRESH_S = 1.5   # ui.poll.panel's run_every (a student's: benchmarks.poll_student.STUDENT_REFRESH_S)
 MAX_STUDENTS = 200
 
 

@@ -31,13 +31,13 @@ PAGES = [page.file for page in site.PAGES]
 def poll_db(tmp_path, monkeypatch):
     """The class poll on a SQLite file of this test's own (no DATABASE_URL; the app's cached store cleared
     before and after, since it holds the previous test's file)."""
-    from ui.poll import view as poll_view
+    from ui.poll import panel as poll_panel
 
     monkeypatch.delenv("DATABASE_URL", raising=False)
     monkeypatch.setenv("ATTENTION_LAB_POLL_DB", str(tmp_path / "poll.sqlite3"))
-    poll_view.store.clear()
+    poll_panel.store.clear()
     yield
-    poll_view.store.clear()
+    poll_panel.store.clear()
 
 
 def formulas(at, sep: str = " ") -> str:

@@ -10,7 +10,7 @@ from conftest import assert_clean, open_app, tables
 from engine import analysis
 from ui.sections.exercise import keys as exercise_keys
 from ui import compute
-from ui.poll import place, questions, view as poll_view
+from ui.poll import panel as poll_panel, participant, questions
 from ui.shell import presets, session, site, state, url
 
 PAGE = {p.path: p.file for p in site.PAGES}
@@ -35,12 +35,12 @@ def column(at, name: str) -> list[str]:
 def asked_on_page(page: str, params: dict[str, str]):
     """The presenter asks this page's question; the question as the store keeps it, and the page."""
     at = open_app(PAGE[page], {**params, "present": "1"}, timeout=180)
-    at.button(key=place.START).click().run()
-    at.button(key=place.ASK).click().run()
+    at.button(key=participant.START).click().run()
+    at.button(key=participant.ASK).click().run()
     assert_clean(at)
     code = at.query_params["room"]
     code = code if isinstance(code, str) else code[0]
-    return poll_view.store().questions(code)[0], open_app(PAGE[page], params, timeout=180)
+    return poll_panel.store().questions(code)[0], open_app(PAGE[page], params, timeout=180)
 
 
 # =========================================================================== 3 · the poll names every tied key
@@ -127,10 +127,10 @@ def test_defect02_factors_of_one_the_page_its_verdicts_and_the_poll_agree():
 def test_defect14_the_exercise_has_one_name_true_at_every_setting(poll_db, params):
     name = site.by_path("exercise").title
     at = open_app(PAGE["exercise"], {**params, "present": "1"}, timeout=120)
-    at.button(key=place.START).click().run()
+    at.button(key=participant.START).click().run()
     assert_clean(at)
     step = [c.value for c in at.caption if c.value.startswith("Step ")]
-    ask = [b.label for b in at.button if b.key == place.ASK]
+    ask = [b.label for b in at.button if b.key == participant.ASK]
     assert at.title[0].value == name and step and step[0].endswith(" · " + name)
     assert ask and name.split(": ")[1] in ask[0]                          # "one more token"
     assert "→" not in name + step[0] + ask[0]                            # no length that holds at one setting only

@@ -129,7 +129,7 @@ def test_learn_page_does_not_report_the_sidebars_padding():
 # --------------------------------------------------------------------------- issue 24 §2, issue 23 (4–7), issue 22 §2
 from ui.prose import learn as learn_words                             # noqa: E402
 from ui.prose.numbers import fmt                                        # noqa: E402
-from ui.sections.learn import task as sections                         # noqa: E402
+from ui.sections.learn import task as learn_task                        # noqa: E402
 
 
 def _learn(params: dict, timeout: float = 120):
@@ -181,8 +181,8 @@ def test_tokens_outside_the_vocabulary_get_a_message_naming_it():
     at = _learn({"task": "max", "sequence": "1 2 X 3"})
     said = " ".join(w.value.replace("\\", "") for w in at.warning)
     assert "'X' is not in the vocabulary" in said and "0 1 2 3 4 5 6 7 8 9" in said
-    assert sections.read_sequence("ABCABC", engine.TASKS["induction"])[0] == tuple("ABCABC")
-    assert sections.read_sequence("A B", engine.TASKS["induction"])[1].startswith("'induction' needs from 6")
+    assert learn_task.read_sequence("ABCABC", engine.TASKS["induction"])[0] == tuple("ABCABC")
+    assert learn_task.read_sequence("A B", engine.TASKS["induction"])[1].startswith("'induction' needs from 6")
 
 
 def test_training_controls_round_trip_through_the_url_with_bounds():

@@ -11,7 +11,7 @@ import pytest
 from conftest import assert_clean, open_app, tables
 from test_words import text_of
 from ui import compute
-from ui.lessons import facts, place, shipped
+from ui.lessons import facts, progress, shipped
 from ui.lessons.lesson import view_of
 from ui.shell import site, url
 
@@ -87,28 +87,28 @@ def test_next_back_and_a_change_on_the_way():
     at.sidebar.slider(key="seq_len").set_value(7).run()                # allowed: a setting changed on the way
     assert_clean(at)
     assert params(at)["seq_len"] == "7" and "You changed this step's settings" in " ".join(c.value for c in at.caption)
-    at.button(key=place.NEXT).click().run()                              # the next step's own settings
+    at.button(key=progress.NEXT).click().run()                              # the next step's own settings
     assert at.title[0].value == "Scaled scores" and settings(params(at)) == step_settings(lesson.at(3))
-    at.button(key=place.BACK).click().run()
+    at.button(key=progress.BACK).click().run()
     assert at.title[0].value == "Q, K, V projections" and params(at)["step"] == "2"
     assert settings(params(at)) == step_settings(lesson.at(2))           # Back also brings the step's own
     at.sidebar.slider(key="seq_len").set_value(3).run()
-    at.button(key=place.RESTORE).click().run()
+    at.button(key=progress.RESTORE).click().run()
     assert settings(params(at)) == step_settings(lesson.at(2))
 
 
 def test_the_steps_list_jumps_and_leaving_ends_the_lesson():
     at = open_app(None, {"lesson": "induction"}, timeout=120)
     assert at.title[0].value == "Learn: train a head" and params(at)["replay"] == "0"
-    at.session_state[place.LIST] = True                                  # open the list (drawn once opened)
+    at.session_state[progress.LIST] = True                                  # open the list (drawn once opened)
     at.run()
-    radio = at.radio(key=place.JUMP)
+    radio = at.radio(key=progress.JUMP)
     assert list(radio.options)[4].replace("\\", "").startswith("5. Knock out")
     radio.set_value(5).run()
     assert_clean(at)
     assert at.title[0].value == "Model view: every head" and params(at)["ablate"] == "0.1" and params(at)["step"] == "5"
-    at.button(key=place.LEAVE).click().run()
-    assert "lesson" not in params(at) and not any(b.key == place.NEXT for b in at.button)
+    at.button(key=progress.LEAVE).click().run()
+    assert "lesson" not in params(at) and not any(b.key == progress.NEXT for b in at.button)
 
 
 def test_the_inputs_page_lists_every_lesson_and_starts_one():
@@ -116,7 +116,7 @@ def test_the_inputs_page_lists_every_lesson_and_starts_one():
     said = page_text(at)
     for lesson in shipped.every():
         assert lesson.title in said and lesson.summary in said
-    at.segmented_control(key=place.TAKE).set_value("multi-head").run()
+    at.segmented_control(key=progress.TAKE).set_value("multi-head").run()
     assert_clean(at)
     assert params(at)["lesson"] == "multi-head" and params(at)["step"] == "1"
     assert "Step 1 of 7" in bar_text(at)
@@ -125,11 +125,11 @@ def test_the_inputs_page_lists_every_lesson_and_starts_one():
 def test_presenter_view_leaves_page_up_and_page_down_to_the_lesson():
     at = open_app(None, {"lesson": "multi-head", "present": "1"}, timeout=60)
     keys = {b.key for b in at.button}
-    assert place.NEXT in keys and "step_next" not in keys and "step_back" not in keys
+    assert progress.NEXT in keys and "step_next" not in keys and "step_back" not in keys
     assert any(e.label == "Note for the presenter" for e in at.expander)
     plain = open_app(None, {"present": "1"}, timeout=60)
     assert "step_next" in {b.key for b in plain.button}                 # without a lesson: the pages' own
-    assert not any(w.key == place.TAKE for w in plain.segmented_control)    # no lessons list in presenter view
+    assert not any(w.key == progress.TAKE for w in plain.segmented_control)    # no lessons list in presenter view
 
 
 @pytest.mark.parametrize("link,said", [({"lesson": "nope"}, "There is no lesson 'nope'"),

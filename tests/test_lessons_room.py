@@ -10,9 +10,9 @@ import pytest
 from conftest import assert_clean, open_app
 from services.poll import live
 from test_lessons_app import bar_text, params, settings, step_settings
-from ui.lessons import hall, place, shipped
+from ui.lessons import hall, progress, shipped
 from ui.lessons.lesson import LessonError, dump, parse
-from ui.poll import place as poll_place
+from ui.poll import participant
 from ui.poll.db import store
 
 
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.usefixtures("poll_db")    # conftest: a fresh SQLite fi
 
 def presenter(lesson: str = "self-attention"):
     at = open_app(None, {"present": "1"}, timeout=120)
-    at.button(key=poll_place.START).click().run()
+    at.button(key=participant.START).click().run()
     at.selectbox(key=hall.PICK).set_value(lesson).run()
     at.button(key=hall.START).click().run()
     assert_clean(at)
@@ -51,9 +51,9 @@ def test_next_moves_the_room_and_every_follower():
     students = [student(code) for _ in range(2)]      # joined with other settings (part4's): moved at once
     for s in students:
         assert s.title[0].value == "Inputs X" and settings(params(s)) == step_settings(lesson.at(1))
-        assert "Step 1 of 8" in bar_text(s) and not any(b.key == place.NEXT for b in s.button)
+        assert "Step 1 of 8" in bar_text(s) and not any(b.key == progress.NEXT for b in s.button)
     for number in (2, 3):
-        at.button(key=place.NEXT).click().run()
+        at.button(key=progress.NEXT).click().run()
         assert_clean(at)
         assert now(code).step == number and settings(params(at)) == step_settings(lesson.at(number))
         for s in students:
@@ -68,17 +68,17 @@ def test_a_step_s_question_opens_for_the_hall_keyed_by_its_step_and_the_reveal_r
     at = presenter()
     code = code_of(at)
     s = student(code)
-    at.session_state[place.LIST] = True
+    at.session_state[progress.LIST] = True
     at.run()
-    at.radio(key=place.JUMP).set_value(7).run()                           # the exercise, with its question
+    at.radio(key=progress.JUMP).set_value(7).run()                           # the exercise, with its question
     assert [q.qid for q in store().questions(code)] == ["exercise@7"]
     s.run()
     assert s.title[0].value == "Exercise: one more token"
     s.radio(key=next(r.key for r in s.radio if r.key.startswith("poll_answer_exercise@7"))).set_value("unchanged").run()
-    at.button(key=place.NEXT).click().run()                               # the same page again, another step
+    at.button(key=progress.NEXT).click().run()                               # the same page again, another step
     assert {q.qid for q in store().questions(code)} == {"exercise@7", "exercise@8"}
     assert store().counts(code) == {"exercise@7": {"unchanged": 1}}       # two steps on one page: apart
-    at.button(key=poll_place.REVEAL).click().run()
+    at.button(key=participant.REVEAL).click().run()
     s.run()
     said = " ".join(e.value for e in [*s.success, *s.info]).replace("\\", "")
     assert "Right answer" in said and "exercise" in s.title[0].value.lower()
@@ -88,18 +88,18 @@ def test_a_student_who_stops_following_stays_and_sees_where_the_presenter_is():
     at = presenter()
     code = code_of(at)
     s = student(code)
-    s.toggle(key=poll_place.FOLLOW).set_value(False).run()
-    at.button(key=place.NEXT).click().run()
+    s.toggle(key=participant.FOLLOW).set_value(False).run()
+    at.button(key=progress.NEXT).click().run()
     s.run()
     assert s.title[0].value == "Inputs X"                                 # stayed
     said = " ".join(c.value for c in s.caption).replace("\\", "")
     assert "The presenter is on Step 2 of 8: Queries, keys and values (Q, K, V projections)" in said
-    s.button(key=poll_place.GO).click().run()
+    s.button(key=participant.GO).click().run()
     assert s.title[0].value == "Q, K, V projections"
-    at.button(key=place.NEXT).click().run()
+    at.button(key=progress.NEXT).click().run()
     s.run()
     assert s.title[0].value == "Q, K, V projections"                      # still not following
-    s.toggle(key=poll_place.FOLLOW).set_value(True).run()                 # on again: to the presenter at once
+    s.toggle(key=participant.FOLLOW).set_value(True).run()                 # on again: to the presenter at once
     assert s.title[0].value == "Scaled scores"
 
 
@@ -109,7 +109,7 @@ def test_the_presenter_sends_any_view_and_edits_the_room_s_lesson():
     s = student(code)
     at.switch_page("pages/softmax.py").run()
     at.sidebar.slider(key="seq_len").set_value(6).run()
-    at.button(key=poll_place.SEND).click().run()
+    at.button(key=participant.SEND).click().run()
     assert now(code).step is None and now(code).view["page"] == "softmax"
     s.run()
     assert s.title[0].value == "Softmax weights" and params(s)["seq_len"] == "6"
@@ -135,7 +135,7 @@ def test_the_presenter_sends_any_view_and_edits_the_room_s_lesson():
     saved = dump(shipped.from_text(live.lesson(store(), code)[1], "room"))
     assert parse(saved, "again").steps == shipped.from_text(live.lesson(store(), code)[1], "room").steps
     at.button(key=hall.END).click().run()
-    assert not now(code).lesson and not any(b.key == place.NEXT for b in at.button)
+    assert not now(code).lesson and not any(b.key == progress.NEXT for b in at.button)
 
 
 def test_a_bad_lesson_file_is_refused_with_its_reasons():
@@ -157,7 +157,7 @@ def test_the_key_is_in_no_url_and_a_new_session_without_it_is_a_student():
     joins = [c.value for c in at.code if "room=" in c.value]
     assert joins and all("key=" not in j for j in joins)
     again = open_app(None, {"room": code, "present": "1"})               # the same URL elsewhere: a student
-    assert again.session_state["_poll"].student and not any(b.key == place.NEXT for b in again.button)
+    assert again.session_state["_poll"].student and not any(b.key == progress.NEXT for b in again.button)
 
 
 @pytest.mark.parametrize("pushed", [True, False])
@@ -169,7 +169,7 @@ def test_a_pushed_run_moves_a_follower_before_anything_is_drawn(monkeypatch, pus
 
     at = presenter()
     s = student(code_of(at))
-    at.button(key=place.NEXT).click().run()
+    at.button(key=progress.NEXT).click().run()
     taken = iter([pushed])
     monkeypatch.setattr(push, "take", lambda: next(taken, False))
     drawn, real = [], follow.watch

@@ -14,7 +14,7 @@ from ui.prose.sample import said as said_sample
 from conftest import assert_clean, open_app
 from ui import compute
 from ui.prose import learn as learn_words
-from ui.prose import presets as preset_words
+from ui.prose import preset_notes
 from ui.shell import site, state, url
 
 MODEL = site.by_path("model").file
@@ -77,13 +77,13 @@ def test_defect05_06_the_model_views_accuracy_is_the_one_the_warning_gives_at_th
 def test_defect07_a_position_scored_in_too_few_sequences_is_no_finding():
     accuracy = np.array([0, 1.0, 1.0, 0.95, 0.5, 0.67, 0.0])
     count = np.array([0, 900, 800, 400, 12, 3, 0])                  # positions 4 and 5: too few cases
-    assert preset_words.reach(accuracy, count) == (3, None)
+    assert preset_notes.reach(accuracy, count) == (3, None)
     samples = engine.sample.measured("induction", 200, 1, 7), engine.sample.measured("induction", 1000, 1)
-    said = preset_words.outside_training("induction", 16, 7, [], 0.9, 0.99, None, accuracy, count, *samples)
+    said = preset_notes.outside_training("induction", 16, 7, [], 0.9, 0.99, None, accuracy, count, *samples)
     assert "does the task up to position" not in said and "2 positions of the 7 (positions 4–5)" in said
     assert "fewer than 30 of the sequences, too few to tell" in said
     count[4] = 30                                                    # now position 4 has enough, and fails
-    said = preset_words.outside_training("induction", 16, 7, [], 0.9, 0.99, None, accuracy, count, *samples)
+    said = preset_notes.outside_training("induction", 16, 7, [], 0.9, 0.99, None, accuracy, count, *samples)
     assert "does the task up to position 3" in said and "not at position 4 (50% of 30)" in said
 
 
@@ -95,6 +95,6 @@ def test_defect07_the_induction_warning_at_64_tokens_counts_its_cases():
                                       compute.METRICS_SEED, T=64)
     warned = _warning(at)
     for position in re.findall(r"position (\d+)", warned.split("too few")[0]):
-        assert metrics.count[int(position)] >= preset_words.MIN_CASES, (position, warned)
-    thin = int(np.count_nonzero((metrics.count > 0) & (metrics.count < preset_words.MIN_CASES)))
+        assert metrics.count[int(position)] >= preset_notes.MIN_CASES, (position, warned)
+    thin = int(np.count_nonzero((metrics.count > 0) & (metrics.count < preset_notes.MIN_CASES)))
     assert (thin > 0) == ("too few to tell" in warned)

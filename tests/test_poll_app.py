@@ -9,7 +9,7 @@ import pytest
 import engine
 from engine import analysis
 from tests.conftest import open_app
-from ui.poll import link as poll_link, place, questions, view as poll_view
+from ui.poll import link as poll_link, panel as poll_panel, participant, questions
 
 
 pytestmark = pytest.mark.usefixtures("poll_db")    # conftest: a fresh SQLite file a test
@@ -17,8 +17,8 @@ pytestmark = pytest.mark.usefixtures("poll_db")    # conftest: a fresh SQLite fi
 
 def presenter(page="pages/softmax.py"):
     at = open_app(page, {"present": "1"})
-    at.button(key=place.START).click().run()
-    at.button(key=place.ASK).click().run()
+    at.button(key=participant.START).click().run()
+    at.button(key=participant.ASK).click().run()
     assert not at.exception
     return at
 
@@ -53,9 +53,9 @@ def test_students_answer_and_see_the_result_after_the_reveal():
     students[0].radio[0].set_value("1").run()               # changed their mind: still one answer
     at.run()
     assert at.metric[0].value == "3"
-    assert poll_view.store().counts(code) == {"softmax": {"1": 2, "2": 1}}
-    at.button(key=place.REVEAL).click().run()
-    right = poll_view.store().questions(code)[0].answers
+    assert poll_panel.store().counts(code) == {"softmax": {"1": 2, "2": 1}}
+    at.button(key=participant.REVEAL).click().run()
+    right = poll_panel.store().questions(code)[0].answers
     for s, theirs in zip(students, ("1", "1", "2")):
         s.run()
         boxes = s.success if theirs in right else s.info          # green when they were right
@@ -68,15 +68,15 @@ def test_students_answer_and_see_the_result_after_the_reveal():
 def test_each_page_asks_its_own_question(page, qid, word):
     at = presenter(page)
     code, _ = room_of(at)
-    assert [q.qid for q in poll_view.store().questions(code)] == [qid]
+    assert [q.qid for q in poll_panel.store().questions(code)] == [qid]
     student = open_app(page, {"room": code})
     assert not student.exception and any(word in r.label for r in student.radio)
 
 
 def test_pages_without_a_question_say_where_they_are():
     at = open_app(None, {"present": "1"})
-    at.button(key=place.START).click().run()
-    assert not at.exception and not any(b.key == place.ASK for b in at.button)
+    at.button(key=participant.START).click().run()
+    assert not at.exception and not any(b.key == participant.ASK for b in at.button)
     assert any("Questions are on" in c.value for c in at.caption)
 
 
@@ -129,9 +129,9 @@ def test_a_student_cannot_reveal_with_a_wrong_key():
     code, key = room_of(at)
     thief = open_app(None, {"room": code, "key": "x" * 22, "present": "1"})
     assert not thief.exception
-    assert not any(b.key == place.REVEAL for b in thief.button)
+    assert not any(b.key == participant.REVEAL for b in thief.button)
     assert "seat" in thief.query_params and "key" not in thief.query_params
-    assert not poll_view.store().questions(code)[0].revealed
+    assert not poll_panel.store().questions(code)[0].revealed
 
 
 def test_reset_and_close():
@@ -139,11 +139,11 @@ def test_reset_and_close():
     code, key = room_of(at)
     student = open_app("pages/softmax.py", {"room": code})
     student.radio[0].set_value("0").run()
-    at.button(key=place.RESET).click().run()
-    assert poll_view.store().counts(code) == {}
+    at.button(key=participant.RESET).click().run()
+    assert poll_panel.store().counts(code) == {}
     student.run()
     assert student.radio[0].value is None                        # the student's page shows no stale choice
-    at.button(key=place.CLOSE).click().run()
+    at.button(key=participant.CLOSE).click().run()
     assert not at.exception and "room" not in at.query_params
     student.run()
     assert any("closed" in w.value for w in student.warning)

@@ -664,7 +664,7 @@ def test_softmax_and_heads_notices_follow_the_rules(params):
 
 
 def test_the_positions_too_few_to_tell_take_a_verb_that_agrees():
-    from ui.prose import presets as preset_words
-    assert "1 position of the 4 (position 1) is scored in fewer than 30" in preset_words._too_few([50, 10, 50, 0], 4)
-    assert "2 positions of the 4 (positions 1–2) are scored" in preset_words._too_few([50, 10, 12, 0], 4)
-    assert preset_words._too_few([50, 40, 0], 3) == ""
+    from ui.prose import preset_notes
+    assert "1 position of the 4 (position 1) is scored in fewer than 30" in preset_notes._too_few([50, 10, 50, 0], 4)
+    assert "2 positions of the 4 (positions 1–2) are scored" in preset_notes._too_few([50, 10, 12, 0], 4)
+    assert preset_notes._too_few([50, 40, 0], 3) == ""

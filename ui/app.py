@@ -4,13 +4,13 @@ adding one is its module and a line here."""
 from __future__ import annotations
 
 from ui import trainer
-from ui.lessons import bar as lessons
-from ui.poll import view as poll
+from ui.lessons import bar as lesson_bar
+from ui.poll import panel as poll_panel
 from ui.shell import frame
 from ui.shell.view import View
 
-PARTS = (lessons.PART, poll.PART, trainer.PART)   # in this order above every page: a lesson's bar, the class poll,
-                                                 # then a trained model's training
+PARTS = (lesson_bar.PART, poll_panel.PART, trainer.PART)   # in this order above every page: a lesson's bar, the
+                                                            # class poll, then a trained model's training
 
 
 def run() -> None:

@@ -11,10 +11,10 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import compute
-from ui.lessons import lesson as lessons, place, shipped, words
+from ui.lessons import lesson as lessons, progress, shipped, words
 from ui.lessons.lesson import Lesson, LessonError, Step, view_of
-from ui.lessons.place import Taking
-from ui.poll import place as poll_place, room
+from ui.lessons.progress import Taking
+from ui.poll import participant, room
 from ui.prose.text import md_escape
 from ui.shell import lazy, session
 from ui.shell.parts import Part
@@ -25,7 +25,7 @@ ROOM = "room"                    # the name a room's lesson is read under
 def source(view=None) -> tuple[Lesson, int | None, str, object] | None:
     """The lesson this browser shows: (lesson, step or None, "self" | "presenter" | "student", the room's
     live view or None). A room that follows a lesson wins over a lesson taken alone."""
-    link = poll_place.link()
+    link = participant.link()
     if link.room:
         now = room.current(link.room)
         if now is not None and now.lesson:
@@ -36,12 +36,12 @@ def source(view=None) -> tuple[Lesson, int | None, str, object] | None:
                 found = None
             if found is not None:
                 if link.presenter and now.step is not None:
-                    place.set_taking(Taking("", now.step))
+                    progress.set_taking(Taking("", now.step))
                 return found, now.step, "presenter" if link.presenter else "student", now
-        taken = place.taking()
+        taken = progress.taking()
         if taken is not None and taken.in_room:
-            place.set_taking(None)                     # the room's lesson ended
-    taken = place.taking()
+            progress.set_taking(None)                     # the room's lesson ended
+    taken = progress.taking()
     if taken is not None and not taken.in_room:
         return shipped.load(taken.name), taken.number, "self", None
     return None
@@ -50,7 +50,7 @@ def source(view=None) -> tuple[Lesson, int | None, str, object] | None:
 # --------------------------------------------------------------------------- moving
 def go(lesson: Lesson, number: int) -> None:
     """A self-paced step: its page with its own settings, from the next run's start."""
-    place.set_taking(Taking(lesson.name, number))
+    progress.set_taking(Taking(lesson.name, number))
     step = lesson.at(number)
     session.ask_goto(step.controls(), step.page)
 
@@ -61,7 +61,7 @@ def start(name: str) -> None:
 
 
 def _leave() -> None:
-    place.set_taking(None)
+    progress.set_taking(None)
 
 
 def _hall():
@@ -72,7 +72,7 @@ def _hall():
 
 
 def _jump(lesson: Lesson, role: str) -> None:
-    number = st.session_state.get(place.JUMP)
+    number = st.session_state.get(progress.JUMP)
     if isinstance(number, int):
         (_hall().move if role == "presenter" else go)(lesson, number)
 
@@ -97,17 +97,17 @@ def _text(view, step: Step) -> None:
 def _buttons(lesson: Lesson, number: int, role: str) -> None:
     move = _hall().move if role == "presenter" else go
     back, ahead, leave = st.columns([2, 2, 3], vertical_alignment="center")
-    back.button("◀ Back", key=place.BACK, shortcut="pageup", width="stretch", disabled=number <= 1,
+    back.button("◀ Back", key=progress.BACK, shortcut="pageup", width="stretch", disabled=number <= 1,
                 on_click=move, args=(lesson, number - 1), help="The step before (PageUp)")
-    ahead.button("Next ▶", key=place.NEXT, shortcut="pagedown", width="stretch",
+    ahead.button("Next ▶", key=progress.NEXT, shortcut="pagedown", width="stretch",
                  disabled=number >= len(lesson.steps), on_click=move, args=(lesson, number + 1),
                  help="The next step, with its own settings (PageDown)")
     if role == "self":
-        leave.button("Leave the lesson", key=place.LEAVE, on_click=_leave, icon=":material/close:")
+        leave.button("Leave the lesson", key=progress.LEAVE, on_click=_leave, icon=":material/close:")
 
 
 def _steps(lesson: Lesson, number: int, role: str) -> None:
-    box = lazy.opened(f"All {len(lesson.steps)} steps of this lesson", place.LIST, icon=":material/list:")
+    box = lazy.opened(f"All {len(lesson.steps)} steps of this lesson", progress.LIST, icon=":material/list:")
     if box is None:
         return
     with box:
@@ -115,26 +115,26 @@ def _steps(lesson: Lesson, number: int, role: str) -> None:
             st.markdown(md_escape("\n".join(words.steps_list([s.title for s in lesson.steps], number)))
                         .replace("\n", "  \n"))
             return
-        st.session_state[place.JUMP] = number
-        st.radio("Go to step", range(1, len(lesson.steps) + 1), key=place.JUMP, on_change=_jump, args=(lesson, role),
+        st.session_state[progress.JUMP] = number
+        st.radio("Go to step", range(1, len(lesson.steps) + 1), key=progress.JUMP, on_change=_jump, args=(lesson, role),
                  format_func=lambda i: md_escape(f"{i}. {lesson.at(i).title}"), label_visibility="collapsed")
 
 
 def draw(view, join_url: str) -> None:
     """The bar, above the page (and the presenter's lesson tools in a room)."""
     found = source(view)
-    link = poll_place.link()
+    link = participant.link()
     if found is None:
         if link.presenter:
             _hall().panel(view, link, None, None)
         return
     lesson, number, role, now = found
-    with st.container(border=True, key=place.BAR):
+    with st.container(border=True, key=progress.BAR):
         if number is None:
             st.markdown(f"**{md_escape(lesson.title)}**")
             st.caption("The presenter is showing a view outside the lesson." if role == "student" else
                        "You sent the hall a view outside the lesson; Back and Next return to its steps.")
-            taken = place.taking()
+            taken = progress.taking()
             if role == "presenter" and taken is not None:
                 _buttons(lesson, min(taken.number + 1, len(lesson.steps)), role)
         else:
@@ -142,9 +142,9 @@ def draw(view, join_url: str) -> None:
             st.markdown(f"**{md_escape(lesson.title)}** · {md_escape(words.where(number, len(lesson.steps), step.title))}")
             _text(view, step)
             moved = not room.same(room.here(view.page.path, view.controls), room.here(step.page, step.controls()))
-            if moved and (role != "student" or poll_place.following()):   # else the poll's box says where it is
+            if moved and (role != "student" or participant.following()):   # else the poll's box says where it is
                 st.caption(words.changed(room=role == "student"))
-                st.button("Back to this step's settings", key=place.RESTORE, on_click=_restore,
+                st.button("Back to this step's settings", key=progress.RESTORE, on_click=_restore,
                           args=(lesson, number), icon=":material/undo:")
             if role != "student":
                 _buttons(lesson, number, role)
@@ -169,7 +169,7 @@ def _read(params: dict[str, str]) -> list[str]:
     if number is None:
         notes.append(f"step={raw[:12]!r} is not a step of '{lesson.title}' (1 to {len(lesson.steps)}): showing step 1.")
         number = 1
-    place.set_taking(Taking(lesson.name, number))
+    progress.set_taking(Taking(lesson.name, number))
     if not any(key in params for key in lessons.SETTINGS):
         step = lesson.at(number)
         session.ask_goto(step.controls(), step.page)
@@ -177,12 +177,12 @@ def _read(params: dict[str, str]) -> list[str]:
 
 
 def _url() -> dict[str, str]:
-    taken = place.taking()
+    taken = progress.taking()
     return {"lesson": taken.name, "step": str(taken.number)} if taken is not None and not taken.in_room else {}
 
 
 def _stepping() -> bool:
-    return place.taking() is not None
+    return progress.taking() is not None
 
 
 PART = Part("lessons", read=_read, url=_url, share=_url, draw=draw, steps=_stepping)

@@ -12,12 +12,12 @@ from dataclasses import replace
 import streamlit as st
 
 from ui import compute
-from ui.lessons import check, place, shipped, words
+from ui.lessons import check, progress, shipped, words
 from ui.lessons.lesson import Lesson, LessonError, Step, dump, parse, view_of
-from ui.lessons.place import Taking
-from ui.poll import place as poll_place, questions, room
+from ui.lessons.progress import Taking
+from ui.poll import participant, questions, room
 from ui.poll.link import Link
-from ui.prose import room as room_words
+from ui.prose import room_view
 from ui.prose.text import md_escape
 from ui.shell import lazy, session, site
 
@@ -47,20 +47,20 @@ def _ask(link: Link, lesson: Lesson, number: int) -> None:
     try:
         asked = registered.ask(view_of(step), compute)
     except questions.Unanswerable as why:
-        poll_place.say(str(why))
+        participant.say(str(why))
         return
     room.ask(link, questions.step_qid(step.page, number), asked)
 
 
 def move(lesson: Lesson, number: int) -> None:
     """Back, Next or a step picked: the room moves (followers come along), the presenter's page too."""
-    link = poll_place.link()
+    link = participant.link()
     if not link.presenter or not 1 <= number <= len(lesson.steps):
         return
     _ask(link, lesson, number)
     if room.update(link, step=number, view=_step_view(lesson, number)) is None:
         return
-    place.set_taking(Taking("", number))
+    progress.set_taking(Taking("", number))
     step = lesson.at(number)
     session.ask_goto(step.controls(), step.page)
 
@@ -78,7 +78,7 @@ def _set(lesson: Lesson, number: int) -> None:
     except LessonError as err:
         _say(err.problems)
         return
-    if room.update(poll_place.link(), lesson=text) is not None:
+    if room.update(participant.link(), lesson=text) is not None:
         move(lesson, number)
 
 
@@ -99,7 +99,7 @@ def _uploaded() -> None:
 def _send(link: Link, here: dict) -> None:
     """The presenter's current view to every follower (outside the lesson's steps)."""
     if room.update(link, step=None, view=here) is not None:
-        poll_place.say(room_words.sent(site.by_path(here["page"]).title))
+        participant.say(room_view.sent(site.by_path(here["page"]).title))
 
 
 def _edit(lesson: Lesson, steps: list[Step], at: int) -> None:
@@ -135,7 +135,7 @@ def _save(lesson: Lesson, number: int) -> None:
 
 def _end(link: Link) -> None:
     if room.update(link, lesson=None, step=None) is not None:
-        place.set_taking(None)
+        progress.set_taking(None)
 
 
 def _slug(title: str) -> str:
@@ -167,7 +167,7 @@ def _tools(view, lesson: Lesson, number: int | None, here: dict) -> None:
         left, right = st.columns(2)
         left.download_button("Download the lesson (TOML)", data=dump(lesson), file_name=f"{_slug(lesson.title)}.toml",
                              mime="application/toml", key=DOWNLOAD, on_click="ignore", icon=":material/download:")
-        right.button("End the lesson", key=END, on_click=_end, args=(poll_place.link(),), icon=":material/stop:")
+        right.button("End the lesson", key=END, on_click=_end, args=(participant.link(),), icon=":material/stop:")
 
 
 def panel(view, link: Link, lesson: Lesson | None, number: int | None) -> None:
@@ -185,7 +185,7 @@ def panel(view, link: Link, lesson: Lesson | None, number: int | None) -> None:
                       icon=":material/play_arrow:")
             st.file_uploader("Or upload a lesson file (.toml, at most 100 KB)", type=["toml"], key=UPLOAD,
                              on_change=_uploaded)
-        st.button("Send this view to the hall", key=poll_place.SEND, on_click=_send, args=(link, here),
+        st.button("Send this view to the hall", key=participant.SEND, on_click=_send, args=(link, here),
                   icon=":material/cast:", help="Every student who follows the presenter sees this page with these "
                                                 "settings, in or outside a lesson.")
         if lesson is not None:

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.lessons import bar, place, shipped, words
+from ui.lessons import bar, progress, shipped, words
 from ui.prose.text import md_escape
 
 
 def _take() -> None:
-    name = st.session_state.get(place.TAKE)
+    name = st.session_state.get(progress.TAKE)
     if name:
         bar.start(name)
 
@@ -23,7 +23,7 @@ def draw(view) -> None:
              f"{md_escape(lesson.summary)}" for lesson in shipped.every()]
     st.markdown("**Lessons**: guided paths through these pages, step by step, each with its own settings.\n\n"
                 + "\n".join(lines))
-    st.session_state[place.TAKE] = None                # a choice, not a state: every lesson can be taken again
-    st.segmented_control("Take a lesson", shipped.names(), key=place.TAKE, on_change=_take,
+    st.session_state[progress.TAKE] = None                # a choice, not a state: every lesson can be taken again
+    st.segmented_control("Take a lesson", shipped.names(), key=progress.TAKE, on_change=_take,
                          format_func=lambda name: md_escape(shipped.load(name).title),
                          help="Opens its first step; a link can too: ?lesson=" + shipped.names()[0])

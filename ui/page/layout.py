@@ -99,7 +99,7 @@ def outside_training(view: View) -> str:
     """For a trained preset used outside its training (another length, switch, layer count or width): what
     changed and the task's accuracy at this setting; '' otherwise or while the model is still training."""
     from ui import compute
-    from ui.prose.presets import outside_training as words
+    from ui.prose import preset_notes
     from ui.shell import presets
 
     if view.training is None:
@@ -114,9 +114,10 @@ def outside_training(view: View) -> str:
     task = trained.task
     here, at_length = compute.metrics(trained, T), compute.metrics(trained)
     preset = compute.model(task.config, view.training) if changed else None   # if ready: never a training here
-    return words(task.title, task.seq_len, T, changed, here.overall_accuracy, at_length.overall_accuracy,
-                 None if preset is None else compute.metrics(preset).overall_accuracy, here.accuracy, here.count,
-                 here.sample, at_length.sample)
+    return preset_notes.outside_training(
+        task.title, task.seq_len, T, changed, here.overall_accuracy, at_length.overall_accuracy,
+        None if preset is None else compute.metrics(preset).overall_accuracy, here.accuracy, here.count,
+        here.sample, at_length.sample)
 
 
 def latex(view: View, formula: str) -> None:

@@ -16,9 +16,9 @@ from __future__ import annotations
 import streamlit as st
 
 from services.poll.codes import PollError
-from ui.poll import place, push, room
+from ui.poll import participant, push, room
 from ui.poll.link import Link
-from ui.prose import room as words
+from ui.prose import room_view
 from ui.prose.text import md_escape
 from ui.shell import session, site
 
@@ -32,24 +32,24 @@ def watch_every() -> float:
 
 
 WATCH_EVERY_S = watch_every()
-GONE = push.GONE           # place.seen() once the room could not be read (closed, expired, the database down)
+GONE = push.GONE           # participant.seen() once the room could not be read (closed, expired, the database down)
 
 
 def switch(view, link: Link, here: dict) -> None:
     """A student's switch, and where the presenter is while it is off (drawn in the poll's box)."""
-    place.mirror_following()
-    st.toggle("Follow the presenter", key=place.FOLLOW, on_change=_switched, args=(link.room,),
-              help=words.follow_help())
+    participant.mirror_following()
+    st.toggle("Follow the presenter", key=participant.FOLLOW, on_change=_switched, args=(link.room,),
+              help=room_view.follow_help())
     now = room.current(link.room)
-    if place.following() or now is None or now.view is None or room.same(now.view, here):
+    if participant.following() or now is None or now.view is None or room.same(now.view, here):
         return
-    st.caption(md_escape(words.presenter_at(now.view.get("label", ""), site.by_path(now.view["page"]).title)))
-    st.button("Go there", key=place.GO, on_click=_go, args=(link.room,), icon=":material/my_location:")
+    st.caption(md_escape(room_view.presenter_at(now.view.get("label", ""), site.by_path(now.view["page"]).title)))
+    st.button("Go there", key=participant.GO, on_click=_go, args=(link.room,), icon=":material/my_location:")
 
 
 def _switched(code: str) -> None:
-    place.switched_following()
-    if place.following():                              # switched back on: to the presenter's view at once
+    participant.switched_following()
+    if participant.following():                              # switched back on: to the presenter's view at once
         _go(code)
 
 
@@ -57,10 +57,10 @@ def _go(code: str) -> None:
     try:
         now = room.watch(code)
     except PollError as err:
-        place.say(str(err))
+        participant.say(str(err))
         return
     if now.view is not None:
-        place.set_followed(now.moves)
+        participant.set_followed(now.moves)
         _to(now.view)
 
 
@@ -71,12 +71,12 @@ def _to(view: dict) -> None:
 
 def _moved(now, presenter: bool) -> bool:
     """The presenter moved the view since this browser last followed, and this browser follows."""
-    return now.view is not None and now.moves != place.followed() and (presenter or place.following())
+    return now.view is not None and now.moves != participant.followed() and (presenter or participant.following())
 
 
 def _seen(code: str, rev: int) -> None:
     """This session has seen the room at counter `rev` (GONE: could not read it); the push knows it too."""
-    place.set_seen(rev)
+    participant.set_seen(rev)
     push.saw(code, rev)
 
 
@@ -84,7 +84,7 @@ def early() -> None:
     """A run the room's change started (ui/poll/push.py), before the frame chose the page: what the check
     would find after a run, done first. A follower's move goes to the frame (one run, on the presenter's
     page and settings), and the counter is marked seen, so the check in that run asks for no other."""
-    link, pushed = place.link(), push.take()
+    link, pushed = participant.link(), push.take()
     if not link.room or not pushed:
         return
     try:
@@ -111,15 +111,15 @@ def _check(code: str, here: dict, presenter: bool) -> None:
     try:
         now = room.watch(code)
     except PollError:
-        went = place.seen() not in (None, GONE)        # gone since the page was drawn: once, to say why
+        went = participant.seen() not in (None, GONE)        # gone since the page was drawn: once, to say why
         _seen(code, GONE)
         if went:
             st.rerun()
         return
-    first, news = place.seen() is None, place.seen() != now.rev
+    first, news = participant.seen() is None, participant.seen() != now.rev
     _seen(code, now.rev)
     if _moved(now, presenter):
-        place.set_followed(now.moves)
+        participant.set_followed(now.moves)
         if not room.same(now.view, here):
             _to(now.view)
             if now.view["page"] != here["page"]:

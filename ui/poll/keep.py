@@ -13,7 +13,7 @@ from urllib.parse import quote, unquote, urlencode
 import streamlit as st
 
 from services.poll.codes import TTL_S
-from ui.poll import place
+from ui.poll import participant
 from ui.poll.link import Link
 from ui.shell import lazy
 
@@ -32,7 +32,7 @@ _keep = st.components.v2.component("attention_lab_presenter", js=_JS)
 def keep(link: Link) -> None:
     """Keep this presenter's room and key in the browser (in the sidebar: it draws nothing)."""
     with st.sidebar:
-        _keep(key=place.KEEP, data={"cookie": COOKIE, "value": quote(f"{link.room}.{link.key}"), "age": int(TTL_S)},
+        _keep(key=participant.KEEP, data={"cookie": COOKIE, "value": quote(f"{link.room}.{link.key}"), "age": int(TTL_S)},
               height=0)
 
 
@@ -52,7 +52,7 @@ def remembered(code: str | None) -> str | None:
 
 def elsewhere(link: Link, join_url: str) -> None:
     """'Continue on another device': the presenter's link with the key, drawn only while opened."""
-    box = lazy.opened("Continue on another device", place.ELSEWHERE, icon=":material/devices:")
+    box = lazy.opened("Continue on another device", participant.ELSEWHERE, icon=":material/devices:")
     if box is None:
         return
     with box:

@@ -16,7 +16,7 @@ import io
 import streamlit as st
 
 from ui import charts, compute
-from ui.poll import follow, keep, place, questions, room
+from ui.poll import follow, keep, participant, questions, room
 from ui.poll.db import store
 from ui.poll import link as links
 from ui.poll.link import Link
@@ -56,17 +56,17 @@ def asked_for(view, step: int | None = None) -> questions.Asked | str | None:
 def draw(view, join_url: str) -> None:
     """The poll's part of the page: the presenter's panel, a student's box, or (presenter view, no room)
     the button that starts one."""
-    said = place.said()
+    said = participant.said()
     if said:
         st.warning(md_escape(said), icon=":material/how_to_vote:")
-    link = place.link()
+    link = participant.link()
     here = room.here(view.page.path, view.controls)
     if link.presenter:
         _presenter(view, link, join_url, here)
     elif link.student:
         _student(view, link, here)
     elif view.present:
-        st.button("Start a class poll", key=place.START, icon=":material/how_to_vote:", on_click=_start,
+        st.button("Start a class poll", key=participant.START, icon=":material/how_to_vote:", on_click=_start,
                   help="A room with a short code: the hall joins by link or QR code and answers this page's "
                        "question; you see the answers live.")
 
@@ -76,14 +76,14 @@ def _start() -> None:
     try:
         room = store().create_room()
     except PollError as err:
-        place.say(str(err))
+        participant.say(str(err))
         return
-    place.set_link(Link(room.code, room.key))
+    participant.set_link(Link(room.code, room.key))
 
 
 def _leave(message: str, link: Link | None = None) -> None:
-    place.set_link(link or Link())
-    place.say(message)
+    participant.set_link(link or Link())
+    participant.say(message)
 
 
 def _presenter(view, link: Link, join_url: str, here: dict) -> None:
@@ -104,7 +104,7 @@ def _presenter(view, link: Link, join_url: str, here: dict) -> None:
     asked = asked_for(view, step)
     keep.keep(link)
     follow.watch(link, here)                           # a move made on another device reaches this screen
-    with st.container(border=True, key=place.PANEL):
+    with st.container(border=True, key=participant.PANEL):
         qr, live = st.columns([1, 2])
         with qr:
             st.image(qr_png(join_url), width=220)
@@ -116,7 +116,7 @@ def _presenter(view, link: Link, join_url: str, here: dict) -> None:
             if isinstance(asked, str):
                 st.caption(md_escape(asked))
             elif asked is not None:
-                st.button(f"Ask this page's question ({questions.ASKS[view.page.path].title})", key=place.ASK,
+                st.button(f"Ask this page's question ({questions.ASKS[view.page.path].title})", key=participant.ASK,
                           type="primary", on_click=_ask, args=(link, view, step), icon=":material/campaign:")
             else:
                 st.caption("Questions are on the Scaled scores, Softmax weights and Exercise pages: open one "
@@ -125,8 +125,8 @@ def _presenter(view, link: Link, join_url: str, here: dict) -> None:
             left, right = st.columns(2)
             left.download_button("Download answers (CSV)", data=lambda: store().csv(link.room, link.key),
                                  file_name=f"attention-lab-poll-{link.room}.csv", mime="text/csv",
-                                 key=place.CSV, icon=":material/download:", on_click="ignore")
-            right.button("Close the room", key=place.CLOSE, on_click=_close, args=(link,),
+                                 key=participant.CSV, icon=":material/download:", on_click="ignore")
+            right.button("Close the room", key=participant.CLOSE, on_click=_close, args=(link,),
                          icon=":material/logout:")
 
 
@@ -135,12 +135,12 @@ def _ask(link: Link, view, step: int | None) -> None:
     keyed by the room's lesson step."""
     asked = asked_for(session.latest_view(view), step)
     if not isinstance(asked, questions.Asked):
-        place.say(asked or "This page has no question to ask.")
+        participant.say(asked or "This page has no question to ask.")
         return
     try:
         store().ask(link.room, link.key, asked.qid, asked.prompt, asked.options, asked.answers)
     except PollError as err:
-        place.say(str(err))
+        participant.say(str(err))
     room.forget(link.room)
 
 
@@ -148,7 +148,7 @@ def _act(what: str, link: Link, qid: str) -> None:
     try:
         getattr(store(), what)(link.room, link.key, qid)
     except PollError as err:
-        place.say(str(err))
+        participant.say(str(err))
     room.forget(link.room)
 
 
@@ -156,7 +156,7 @@ def _close(link: Link) -> None:
     try:
         store().close_room(link.room, link.key)
     except PollError as err:
-        place.say(str(err))
+        participant.say(str(err))
         return
     finally:
         room.forget(link.room)
@@ -185,9 +185,9 @@ def _presenter_live(code: str, key: str, qid: str, present: bool) -> None:
     if q.revealed:
         left.success(f"Revealed: {md_escape(q.answer_label())}")
     else:
-        left.button("Reveal the answer", key=place.REVEAL, on_click=_act, args=("reveal", link, q.qid),
+        left.button("Reveal the answer", key=participant.REVEAL, on_click=_act, args=("reveal", link, q.qid),
                     icon=":material/visibility:")
-    right.button("Reset this question", key=place.RESET, on_click=_act, args=("reset", link, q.qid),
+    right.button("Reset this question", key=participant.RESET, on_click=_act, args=("reset", link, q.qid),
                  icon=":material/restart_alt:")
     others = [o for o in asked if o.qid != q.qid]
     if others:
@@ -204,7 +204,7 @@ def _bars(q: Question, counts: dict[str, int], present: bool) -> None:
 
 # ------------------------------------------------------------------------------------ a student
 def _student(view, link: Link, here: dict) -> None:
-    with st.container(border=True, key=place.BOX):
+    with st.container(border=True, key=participant.BOX):
         follow.switch(view, link, here)
         _student_live(link.room, link.seat)
     follow.watch(link, here)
@@ -217,7 +217,7 @@ def _answer(code: str, seat: str, qid: str, widget: str) -> None:
     try:
         store().answer(code, seat, qid, choice)
     except PollError as err:
-        place.say(str(err))
+        participant.say(str(err))
         return
     room.answered(qid, choice)
 
@@ -225,7 +225,7 @@ def _answer(code: str, seat: str, qid: str, widget: str) -> None:
 @st.fragment
 def _student_live(code: str, seat: str) -> None:
     """The room's questions, the latest first: answer (or change it) until the reveal, then the result."""
-    said = place.said()
+    said = participant.said()
     if said:
         st.warning(md_escape(said))
     now = room.current(code)                           # the room's counter: what changed since these were read
@@ -240,8 +240,8 @@ def _student_live(code: str, seat: str) -> None:
     st.markdown(f"**You are in room {code}.** " + ("Waiting for the presenter's first question…" if not asked else
                                                    "Answer below; you can change it until the reveal."))
     for q in asked:
-        widget = place.answer_key(f"{q.qid}_{int(q.asked_at * 1000)}")   # a question asked afresh: a new radio
-        place.choice(widget, mine.get(q.qid))
+        widget = participant.answer_key(f"{q.qid}_{int(q.asked_at * 1000)}")   # a question asked afresh: a new radio
+        participant.choice(widget, mine.get(q.qid))
         st.radio(md_escape(q.prompt), [value for value, _ in q.options], key=widget,
                  format_func=lambda v, q=q: md_escape(q.label(v)), disabled=q.revealed,
                  on_change=_answer, args=(code, seat, q.qid, widget))
@@ -256,9 +256,9 @@ def _student_live(code: str, seat: str) -> None:
 def _read(params: dict[str, str]) -> list[str]:
     """A session's first run: the poll's part of the URL (a student gets a seat here)."""
     found, problems = links.from_params(params, keep.remembered(params.get("room")))
-    place.set_link(found)
+    participant.set_link(found)
     return ["The class poll link was not usable: " + "; ".join(problems) + "."] if problems else []
 
 
-PART = Part("class poll", read=_read, url=lambda: place.link().url_params(),
-            share=lambda: place.link().share_params(), draw=draw, early=follow.early)
+PART = Part("class poll", read=_read, url=lambda: participant.link().url_params(),
+            share=lambda: participant.link().share_params(), draw=draw, early=follow.early)

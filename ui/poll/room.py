@@ -10,7 +10,7 @@ import time
 import streamlit as st
 
 from services.poll.codes import PollError
-from ui.poll import place
+from ui.poll import participant
 from ui.poll.link import Link
 from ui.poll.db import store
 from ui.shell import url
@@ -92,12 +92,12 @@ def update(link: Link, **changes):
     try:
         now = _live().update(store(), link.room, link.key, **changes)
     except (PollError, ValueError) as err:
-        place.say(str(err))
+        participant.say(str(err))
         return None
     with _guard:
         _rows[link.room] = (time.monotonic(), now)     # this process's sessions see the change at once
-    place.set_seen(now.rev)
-    place.set_followed(now.moves)
+    participant.set_seen(now.rev)
+    participant.set_followed(now.moves)
     return now
 
 
@@ -106,7 +106,7 @@ def ask(link: Link, qid: str, asked) -> None:
     try:
         store().ask(link.room, link.key, qid, asked.prompt, asked.options, asked.answers)
     except PollError as err:
-        place.say(str(err))
+        participant.say(str(err))
     forget(link.room)
 
 

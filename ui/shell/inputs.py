@@ -1,6 +1,6 @@
 """Everything a run depends on, read once at the top of the frame: the URL (on a session's first
 run), the sidebar's widgets and the charts' clicks, settled into one consistent Controls; and the
-screen the browser measured."""
+screen the browser shell_screen."""
 from __future__ import annotations
 
 import re
@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from ui.shell import screen as measured, session, state, url
+from ui.shell import screen as shell_screen, session, state, url
 from ui.shell.state import Controls
 
 
@@ -60,5 +60,5 @@ def screen(cap: int) -> tuple[int, bool]:
     as the browser measured them in this session, else ui.shell.screen's first guess (a remembered
     measurement, a phone's, or the desktop's)."""
     sent = session.screen()
-    width, stacked = (sent and measured.believable(*sent)) or measured.first_guess(cap)
+    width, stacked = (sent and shell_screen.believable(*sent)) or shell_screen.first_guess(cap)
     return min(width, cap), stacked

@@ -8,7 +8,7 @@ from ui.shell import lazy
 from ui.prose.numbers import count, vocabulary
 from ui.shell import presets, session, state
 from ui.prose import passage as passage_words
-from ui.prose.presets import facts as preset_facts, sequence_rule
+from ui.prose.preset_notes import facts as preset_facts, sequence_rule
 from ui.shell.session import FIELD
 from ui.shell.state import Controls
 

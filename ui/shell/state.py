@@ -163,14 +163,14 @@ def _task_tokens(c: Controls, task: engine.Task, typed: list[str]) -> Tokens:
             notes.append(f"{c.seq_len - fitted.own} of the {c.seq_len} tokens come from a sequence of the task "
                          "(filling your sentence up to the sequence length).")
         return Tokens(words=tuple(fitted.words), typed=len(typed), note=" ".join(notes) or None)
-    from ui.prose import passage as said
+    from ui.prose import passage as passage_words
 
     found = presets.passage(task.name, c.passage)
     filled_from = fitted.own if 0 < fitted.own < c.seq_len else None
     pasted = range(max(found.second, fitted.own), min(found.second + found.span, c.seq_len)) if found.span > 0 \
         else range(0)
     if filled_from is not None:
-        notes.append(said.filling(filled_from, c.seq_len, c.passage, found.title))
+        notes.append(passage_words.filling(filled_from, c.seq_len, c.passage, found.title))
     return Tokens(words=tuple(fitted.words), typed=len(typed), note=" ".join(notes) or None, own=fitted.own,
                   filled_from=filled_from, pasted=pasted if len(pasted) else range(0),
                   copied_from=found.first + (pasted.start - found.second) if len(pasted) else -1)
