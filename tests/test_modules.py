@@ -4,12 +4,18 @@
   circle that only a function's import closes still makes each module need the other: neither can be read,
   moved or tested without the other);
 * no module-level name (a function or a class, a command line's entry point included) is defined in two
-  modules of engine/: a reader who meets `write` or `encode` knows which one is meant.
+  modules of engine/: a reader who meets `write` or `encode` knows which one is meant;
+* an import alias names one module (or function) in every file, and no plain import binds that name to another
+  module: `words` named five ui.prose modules, ui.lessons.words and a function (issue 48);
+* no two modules of one package (ui/, engine/, services/) share a file name, the per-page packages
+  ui/sections/<page>/ aside (each page may have its own maps.py).
 """
 from __future__ import annotations
 
 import ast
 from pathlib import Path
+
+import pytest
 
 from conftest import ROOT
 
@@ -214,11 +220,12 @@ def shared_file_names(files: list[Path], root: Path = ROOT) -> dict[str, list[st
     return {name: sorted(paths) for name, paths in sorted(where.items()) if len(paths) > 1}
 
 
-def test_no_two_modules_of_the_ui_package_share_a_name():
+@pytest.mark.parametrize("package", ["ui", "engine", "services"])
+def test_no_two_modules_of_one_package_share_a_name(package):
     """Inside one package, one name means one module: `place` in ui/lessons/ and in ui/poll/ kept two different
     things; a reader who meets `place.` or opens place.py should not have to ask which."""
-    found = shared_file_names(sorted(p for p in (ROOT / "ui").rglob("*.py") if "__pycache__" not in p.parts))
-    assert not found, "modules of ui/ that share a file name: " + "; ".join(
+    found = shared_file_names(sorted(p for p in (ROOT / package).rglob("*.py") if "__pycache__" not in p.parts))
+    assert not found, f"modules of {package}/ that share a file name: " + "; ".join(
         f"{name}: {', '.join(paths)}" for name, paths in found.items())
 
 
