@@ -75,7 +75,7 @@ def test_item11_a_knock_out_s_words_quote_the_loss_and_follow_the_larger_change(
 
 
 def test_item11_the_words_follow_whichever_measure_moved_more():
-    from ui.lessons.words import knockout_effect
+    from ui.lessons.lesson_words import knockout_effect
     assert knockout_effect(0.995, 0.978, 0.030, 0.454).startswith("the loss grows to 15 times its value")
     assert knockout_effect(0.995, 0.10, 0.030, 0.040).startswith("accuracy falls from 99.5% to 10.0%")
     assert "while the loss barely moves" in knockout_effect(0.90, 0.60, 0.50, 0.51)

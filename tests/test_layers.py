@@ -28,7 +28,7 @@ from conftest import ROOT
 APP = ("engine", "services", "ui", "pages")
 PURE_UI = ("ui/prose/", "ui/shell/state.py", "ui/shell/url.py", "ui/shell/presets.py", "ui/shell/site.py",
            "ui/shell/view.py", "ui/shell/parts.py", "ui/poll/link.py", "ui/poll/questions.py",
-           "ui/lessons/lesson.py", "ui/lessons/facts", "ui/lessons/registry.py", "ui/lessons/words.py",
+           "ui/lessons/lesson.py", "ui/lessons/facts", "ui/lessons/registry.py", "ui/lessons/lesson_words.py",
            "ui/lessons/shipped.py", "ui/lessons/check.py")
 COMPUTATIONS = {"run", "forward", "train", "task_stack", "task_trace", "evaluate", "position_metrics", "head_scores",
                 "share_history", "init_params", "extend", "predict", "run_preset", "previous_share", "expected_share",

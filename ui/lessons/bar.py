@@ -11,7 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import compute
-from ui.lessons import lesson as lessons, progress, shipped, words
+from ui.lessons import lesson as lessons, lesson_words, progress, shipped
 from ui.lessons.lesson import Lesson, LessonError, Step, view_of
 from ui.lessons.progress import Taking
 from ui.poll import participant, room
@@ -112,7 +112,7 @@ def _steps(lesson: Lesson, number: int, role: str) -> None:
         return
     with box:
         if role == "student":
-            st.markdown(md_escape("\n".join(words.steps_list([s.title for s in lesson.steps], number)))
+            st.markdown(md_escape("\n".join(lesson_words.steps_list([s.title for s in lesson.steps], number)))
                         .replace("\n", "  \n"))
             return
         st.session_state[progress.JUMP] = number
@@ -139,11 +139,11 @@ def draw(view, join_url: str) -> None:
                 _buttons(lesson, min(taken.number + 1, len(lesson.steps)), role)
         else:
             step = lesson.at(number)
-            st.markdown(f"**{md_escape(lesson.title)}** · {md_escape(words.where(number, len(lesson.steps), step.title))}")
+            st.markdown(f"**{md_escape(lesson.title)}** · {md_escape(lesson_words.where(number, len(lesson.steps), step.title))}")
             _text(view, step)
             moved = not room.same(room.here(view.page.path, view.controls), room.here(step.page, step.controls()))
             if moved and (role != "student" or participant.following()):   # else the poll's box says where it is
-                st.caption(words.changed(room=role == "student"))
+                st.caption(lesson_words.changed(room=role == "student"))
                 st.button("Back to this step's settings", key=progress.RESTORE, on_click=_restore,
                           args=(lesson, number), icon=":material/undo:")
             if role != "student":

@@ -10,7 +10,7 @@ import numpy as np
 import engine
 from engine import analysis
 from services.weights import Training
-from ui.lessons import words
+from ui.lessons import lesson_words
 from ui.lessons.registry import NoFact, fact
 from ui.prose import learn as learn_words
 from ui.prose.knockout import ROLE_MIN, role
@@ -115,7 +115,7 @@ def _losses(view, numbers) -> tuple[float, float]:
                                "worded from the numbers")
 def _effect(view, numbers) -> str:
     _knocked(view)
-    return words.knockout_effect(*_accuracies(view, numbers), *_losses(view, numbers))
+    return lesson_words.knockout_effect(*_accuracies(view, numbers), *_losses(view, numbers))
 
 
 def _preset_model(view, numbers):
@@ -176,7 +176,7 @@ def _plateau(view, numbers) -> str:
 @fact("learn.where", "whether the step shown comes before, during or after the loss's steepest fall")
 def _where(view, numbers) -> str:
     trained = learn_run(view, numbers)
-    return words.before_after(_step(view, trained), numbers.circuit(trained)[1])
+    return lesson_words.before_after(_step(view, trained), numbers.circuit(trained)[1])
 
 
 @fact("learn.focus", "the head most on the task's keys at the step shown, and its share")

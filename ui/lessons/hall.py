@@ -12,7 +12,7 @@ from dataclasses import replace
 import streamlit as st
 
 from ui import compute
-from ui.lessons import check, progress, shipped, words
+from ui.lessons import check, lesson_words, progress, shipped
 from ui.lessons.lesson import Lesson, LessonError, Step, dump, parse, view_of
 from ui.lessons.progress import Taking
 from ui.poll import participant, questions, room
@@ -35,7 +35,7 @@ def _say(problems: list[str]) -> None:
 
 def _step_view(lesson: Lesson, number: int) -> dict:
     step = lesson.at(number)
-    return room.here(step.page, step.controls(), words.where(number, len(lesson.steps), step.title))
+    return room.here(step.page, step.controls(), lesson_words.where(number, len(lesson.steps), step.title))
 
 
 def _ask(link: Link, lesson: Lesson, number: int) -> None:
@@ -176,7 +176,7 @@ def panel(view, link: Link, lesson: Lesson | None, number: int | None) -> None:
     with st.container(border=True, key=PANEL):
         said = st.session_state.pop(_SAID, None)
         if said:
-            st.error(md_escape(words.bad_file(said)), icon=":material/error:")
+            st.error(md_escape(lesson_words.bad_file(said)), icon=":material/error:")
         if lesson is None:
             pick, go = st.columns([3, 1], vertical_alignment="bottom")
             pick.selectbox("A lesson for the room", shipped.names(), key=PICK,

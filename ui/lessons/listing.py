@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.lessons import bar, progress, shipped, words
+from ui.lessons import bar, lesson_words, progress, shipped
 from ui.prose.text import md_escape
 
 
@@ -19,7 +19,7 @@ def draw(view) -> None:
     if view.present:
         return
     lines = [f"- **{md_escape(lesson.title)}** "
-             f"({words.steps_summary(len(lesson.steps), len({step.page for step in lesson.steps}))}): "
+             f"({lesson_words.steps_summary(len(lesson.steps), len({step.page for step in lesson.steps}))}): "
              f"{md_escape(lesson.summary)}" for lesson in shipped.every()]
     st.markdown("**Lessons**: guided paths through these pages, step by step, each with its own settings.\n\n"
                 + "\n".join(lines))
