@@ -45,15 +45,9 @@ def modules() -> list[Path]:
 
 def every_module(root: Path = ROOT) -> list[Path]:
     """Every .py of the project outside tests/: the app's modules and the benchmarks', deploy/'s, harness/'s ..."""
-    found = []
-    for entry in sorted(root.iterdir()):
-        if entry.name.startswith(".") or entry.name in ("tests", "test-artifacts"):
-            continue
-        if entry.is_dir():
-            found += [p for p in entry.rglob("*.py") if "__pycache__" not in p.parts]
-        elif entry.suffix == ".py":
-            found.append(entry)
-    return sorted(found)
+    from test_modules import project_files
+
+    return [p for p in project_files(root) if p.relative_to(root).parts[0] != "tests"]
 
 
 def rel(path: Path) -> str:

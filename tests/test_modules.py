@@ -19,6 +19,15 @@ import pytest
 
 from conftest import ROOT
 
+def import_source(node: ast.ImportFrom, package: str) -> str:
+    """The module a `from … import` reads from, a relative one resolved against its file's package."""
+    if not node.level:
+        return node.module or ""
+    base = package.split(".") if package else []
+    base = base[:len(base) - (node.level - 1)] if node.level > 1 else base
+    return ".".join(base + ([node.module] if node.module else []))
+
+
 def project_files(root: Path = ROOT) -> list[Path]:
     """Every .py of the project: the app's packages, the benchmarks', deploy/, harness/, docs/, the tests."""
     found = []
@@ -51,12 +60,7 @@ def graph(files: list[Path], root: Path = ROOT) -> dict[str, set[str]]:
             if isinstance(node, ast.Import):
                 found |= {alias.name for alias in node.names}
             elif isinstance(node, ast.ImportFrom):
-                if node.level:
-                    base = package.split(".") if package else []
-                    base = base[:len(base) - (node.level - 1)] if node.level > 1 else base
-                    source = ".".join(base + ([node.module] if node.module else []))
-                else:
-                    source = node.module or ""
+                source = import_source(node, package)
                 for alias in node.names:
                     whole = f"{source}.{alias.name}" if source else alias.name
                     found.add(whole if whole in names else source)
@@ -167,12 +171,7 @@ def bound_names(files: list[Path], root: Path = ROOT) -> tuple[dict[str, dict[st
                     if alias.asname:
                         aliases.setdefault(alias.asname, {}).setdefault(alias.name, set()).add(where)
             elif isinstance(node, ast.ImportFrom):
-                if node.level:
-                    base = package.split(".") if package else []
-                    base = base[:len(base) - (node.level - 1)] if node.level > 1 else base
-                    source = ".".join(base + ([node.module] if node.module else []))
-                else:
-                    source = node.module or ""
+                source = import_source(node, package)
                 for alias in node.names:
                     whole = f"{source}.{alias.name}" if source else alias.name
                     if alias.asname:
