@@ -7,6 +7,7 @@ mean over the task's sequences (mean-ablation).
     python -m benchmarks.ablate                 # every task
     python -m benchmarks.ablate induction       # some of them
 """
+
 from __future__ import annotations
 
 import argparse
@@ -16,7 +17,7 @@ from threadpoolctl import threadpool_limits
 
 import engine
 
-FRESH = 12345            # seed of the evaluation sequences (training batches use RandomState(0))
+FRESH = 12345  # seed of the evaluation sequences (training batches use RandomState(0))
 
 
 def knockouts(cfg: engine.Config) -> list[tuple[str, frozenset]]:
@@ -39,8 +40,10 @@ def main(argv: list[str] | None = None) -> int:
         for name in args.tasks:
             run = engine.train(name)
             for what, pairs in knockouts(run.config):
-                zero, mean = (engine.evaluate(name, run.config, run.params, n=args.n, seed=FRESH, ablate=pairs,
-                                              ablate_mode=mode) for mode in engine.ABLATE_MODES)
+                zero, mean = (
+                    engine.evaluate(name, run.config, run.params, n=args.n, seed=FRESH, ablate=pairs, ablate_mode=mode)
+                    for mode in engine.ABLATE_MODES
+                )
                 print(f"| {name} | {what} | {zero:.3f} | {mean:.3f} |", flush=True)
     return 0
 

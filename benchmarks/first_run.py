@@ -11,6 +11,7 @@ the link, and reads that second run's wall time and the server's CPU (all thread
     python -m benchmarks.first_run --against /tmp/older --repeats 3
     python -m benchmarks.first_run --link "model?preset=trained-induction&ablate=0.0,1.1"
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,8 +23,12 @@ from pathlib import Path
 from benchmarks import servers
 from benchmarks.wsclient import Tab
 
-LINKS = ("model?preset=trained-text&ablate=0.1,1.2", "model?preset=trained-induction&ablate=1.0", "learn?preset=trained-text")
-SETTLE_S = 0.05               # after the run finished: the server's last bookkeeping of it
+LINKS = (
+    "model?preset=trained-text&ablate=0.1,1.2",
+    "model?preset=trained-induction&ablate=1.0",
+    "learn?preset=trained-text",
+)
+SETTLE_S = 0.05  # after the run finished: the server's last bookkeeping of it
 
 
 def warm_up(link: str) -> str:
@@ -75,12 +80,17 @@ def main() -> None:
                 wall, spent, wrong = once(folder, link)
                 errors += len(wrong)
                 found.setdefault((servers.label(folder), link), []).append((wall, spent))
-                print(f"  {servers.label(folder)}  {link}: {wall * 1000:.0f} ms wall, {spent * 1000:.0f} ms server CPU"
-                      + (f"  ERRORS: {wrong}" if wrong else ""), flush=True)
+                print(
+                    f"  {servers.label(folder)}  {link}: {wall * 1000:.0f} ms wall, {spent * 1000:.0f} ms server CPU"
+                    + (f"  ERRORS: {wrong}" if wrong else ""),
+                    flush=True,
+                )
     print("\n| checkout | link | wall, median (ms) | server CPU, median (ms) |\n| --- | --- | --- | --- |")
     for (label, link), runs in found.items():
-        print(f"| {label} | `{link}` | {statistics.median(w for w, _ in runs) * 1000:.0f} | "
-              f"{statistics.median(c for _, c in runs) * 1000:.0f} |")
+        print(
+            f"| {label} | `{link}` | {statistics.median(w for w, _ in runs) * 1000:.0f} | "
+            f"{statistics.median(c for _, c in runs) * 1000:.0f} |"
+        )
     if errors:
         raise SystemExit(f"{errors} errors")
 

@@ -17,6 +17,7 @@ selectable, the picked cell outlined, so that the outline follows in both), a ca
     python -m benchmarks.fragment_floor --maps          # the fragment draws two maps and a formula too
     python -m benchmarks.fragment_floor --reruns 50     # a quick look
 """
+
 from __future__ import annotations
 
 import argparse
@@ -32,7 +33,7 @@ from benchmarks import latency, servers
 from benchmarks.wsclient import Tab
 from harness import browser as bs
 
-SETTLE_S = 0.03           # as benchmarks.hall: the server's last bookkeeping of a run
+SETTLE_S = 0.03  # as benchmarks.hall: the server's last bookkeeping of a run
 
 MINIMAL_APP = '''
 """Issue 34's floor: the frame's kinds of sidebar widget, a title, a line, and a fragment with a button (with
@@ -127,14 +128,16 @@ def main() -> None:
     if args.reruns < 4:
         parser.error("--reruns must be at least 4")
     folder = write_app()
-    os.environ.update(FLOOR_MAPS="1" if args.maps else "0", FLOOR_APP_ROOT=str(bs.ROOT))   # the server inherits them
+    os.environ.update(FLOOR_MAPS="1" if args.maps else "0", FLOOR_APP_ROOT=str(bs.ROOT))  # the server inherits them
     try:
         with bs.Server(app="floor_app.py", cwd=folder, log_name="fragment-floor.log") as server:
             costs = asyncio.run(measure(server.url, servers.Cpu(server.pid), args.reruns))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     drawn = "two heatmaps, a caption and a formula" if args.maps else "a button and a line"
-    print(f"minimal app (its fragment: {drawn}), {args.reruns} of each, server CPU a rerun (the run and 30 ms after it):")
+    print(
+        f"minimal app (its fragment: {drawn}), {args.reruns} of each, server CPU a rerun (the run and 30 ms after it):"
+    )
     print(f"  full rerun (a sidebar slider)  {summary(costs['full'])}")
     print(f"  fragment rerun (its button)    {summary(costs['fragment'])}")
     print(f"  fragment / full {statistics.median(costs['fragment']) / statistics.median(costs['full']):.2f}")

@@ -23,6 +23,7 @@ With --against, the two checkouts alternate (A B A B ...) in one sitting and the
     python -m benchmarks.hall --checkout /work/base --only hall     # only the 60-student hall, another checkout
     python -m benchmarks.hall --students 12 --moves 4 --rounds 1    # a quick look
 """
+
 from __future__ import annotations
 
 import argparse
@@ -38,18 +39,19 @@ from benchmarks import hall_report, mix, servers
 from benchmarks.wsclient import Tab
 from harness import browser as bs
 
-SETTLE_S = 0.03               # after a run finished: the server's last bookkeeping of that run
+SETTLE_S = 0.03  # after a run finished: the server's last bookkeeping of that run
 MAX_STUDENTS = 200
 
 
 @dataclass
 class Done:
     """One interaction (or a join: kind "join") and what it cost."""
+
     kind: str
     station: str
     seconds: float = 0.0
-    fragment: bool = False          # sent as a fragment rerun
-    cpu: float | None = None        # server CPU s (one-at-a-time pass only)
+    fragment: bool = False  # sent as a fragment rerun
+    cpu: float | None = None  # server CPU s (one-at-a-time pass only)
     errors: list[str] = field(default_factory=list)
 
 
@@ -66,8 +68,16 @@ async def act(tab: Tab, station: mix.Station, kind: str, rng: random.Random, tur
     return kind, await tab.run(fragment)
 
 
-async def student(base: str, station: mix.Station, plan: list[str], rng: random.Random, timeout: float,
-                  pause: float = 0.0, offset: float = 0.0, cpu: servers.Cpu | None = None) -> list[Done]:
+async def student(
+    base: str,
+    station: mix.Station,
+    plan: list[str],
+    rng: random.Random,
+    timeout: float,
+    pause: float = 0.0,
+    offset: float = 0.0,
+    cpu: servers.Cpu | None = None,
+) -> list[Done]:
     """One student: join, then the plan's interactions (with pauses in the hall; CPU read one at a time)."""
     await asyncio.sleep(offset)
     tab, done, turns = Tab(base, station.page, station.query, timeout), [], {}
@@ -107,7 +117,11 @@ async def warm_up(base: str, timeout: float) -> list[str]:
     """Every station opened and each of its interactions done once (a Learn station: Train first)."""
     errors = []
     for i, station in enumerate(mix.stations()):
-        kinds = (["train"] if not station.sidebar else []) + list(station.in_page) + (["sidebar"] if station.sidebar else [])
+        kinds = (
+            (["train"] if not station.sidebar else [])
+            + list(station.in_page)
+            + (["sidebar"] if station.sidebar else [])
+        )
         for record in await student(base, station, kinds, random.Random(i), timeout):
             errors += [f"{station.name} {record.kind}: {e}" for e in record.errors]
     return errors
@@ -133,12 +147,24 @@ async def one_pass(folder, mode: str, args, label: str) -> dict:
                 done += await student(server.url, station, plan, random.Random(seed), args.timeout, cpu=cpu)
         else:
             offsets = sorted(rng.uniform(0, args.spread) for _ in stations)
-            results = await asyncio.wait_for(asyncio.gather(*(
-                student(server.url, station, plan, random.Random(seed), args.timeout, args.pause, offset)
-                for station, plan, seed, offset in zip(stations, plans, seeds, offsets))), args.deadline)
+            results = await asyncio.wait_for(
+                asyncio.gather(
+                    *(
+                        student(server.url, station, plan, random.Random(seed), args.timeout, args.pause, offset)
+                        for station, plan, seed, offset in zip(stations, plans, seeds, offsets)
+                    )
+                ),
+                args.deadline,
+            )
             done = [d for result in results for d in result]
-        return {"mode": mode, "cpu_s": cpu.seconds() - before, "wall_s": time.perf_counter() - started,
-                "idle_cpu_per_s": idle, "warm_up_errors": warm, "done": [asdict(d) for d in done]}
+        return {
+            "mode": mode,
+            "cpu_s": cpu.seconds() - before,
+            "wall_s": time.perf_counter() - started,
+            "idle_cpu_per_s": idle,
+            "warm_up_errors": warm,
+            "done": [asdict(d) for d in done],
+        }
 
 
 async def sitting(args) -> dict:
@@ -151,15 +177,21 @@ async def sitting(args) -> dict:
     for r in range(args.rounds):
         for name, folder in folders.items():
             for mode in modes:
-                print(f"round {r + 1}, {name} {folder}, {'one at a time' if mode == 'one' else 'the hall'} …",
-                      flush=True)
+                print(
+                    f"round {r + 1}, {name} {folder}, {'one at a time' if mode == 'one' else 'the hall'} …", flush=True
+                )
                 result = await one_pass(folder, mode, args, name)
                 result.update(round=r + 1, checkout=name)
                 rounds.append(result)
                 print("  " + hall_report.one_line(result), flush=True)
-    return {"checkouts": {name: servers.label(folder) for name, folder in folders.items()},
-            "students": args.students, "moves": args.moves, "spread_s": args.spread, "pause_s": args.pause,
-            "passes": rounds}
+    return {
+        "checkouts": {name: servers.label(folder) for name, folder in folders.items()},
+        "students": args.students,
+        "moves": args.moves,
+        "spread_s": args.spread,
+        "pause_s": args.pause,
+        "passes": rounds,
+    }
 
 
 def main() -> None:
@@ -167,8 +199,12 @@ def main() -> None:
     parser.add_argument("--checkout", default=str(bs.ROOT), help="the checkout to measure (default: this one)")
     parser.add_argument("--against", default=None, metavar="DIR", help="another checkout, alternating with it")
     parser.add_argument("--rounds", type=int, default=1, help="rounds (each: every checkout, every pass)")
-    parser.add_argument("--only", choices=["both", "one", "hall"], default="both",
-                        help="one: only the one-at-a-time pass (CPU per kind); hall: only the hall")
+    parser.add_argument(
+        "--only",
+        choices=["both", "one", "hall"],
+        default="both",
+        help="one: only the one-at-a-time pass (CPU per kind); hall: only the hall",
+    )
     parser.add_argument("--students", type=int, default=60)
     parser.add_argument("--moves", type=int, default=6, help="interactions per student (even: half in-page)")
     parser.add_argument("--spread", type=float, default=10.0, help="the hall's students arrive within this (s)")

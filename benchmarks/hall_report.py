@@ -1,5 +1,6 @@
 """benchmarks.hall's figures: each pass summed up, then medians over the rounds and the ratios of the
 checkouts (A, the checkout measured, over B, the one it is measured against)."""
+
 from __future__ import annotations
 
 import statistics
@@ -37,26 +38,36 @@ def figures(result: dict) -> dict:
     """One pass's figures."""
     moves = _moves(result)
     joins = [d for d in result["done"] if d["kind"] == "join"]
-    out = {"interactions": len(moves), "joins": len(joins), "errors": len(errors(result)),
-           "fragment_reruns": sum(d["fragment"] for d in moves), "cpu_s": result["cpu_s"], "wall_s": result["wall_s"],
-           "p50_s": pct([d["seconds"] for d in moves], 50), "p95_s": pct([d["seconds"] for d in moves], 95),
-           "join_p95_s": pct([d["seconds"] for d in joins], 95)}
+    out = {
+        "interactions": len(moves),
+        "joins": len(joins),
+        "errors": len(errors(result)),
+        "fragment_reruns": sum(d["fragment"] for d in moves),
+        "cpu_s": result["cpu_s"],
+        "wall_s": result["wall_s"],
+        "p50_s": pct([d["seconds"] for d in moves], 50),
+        "p95_s": pct([d["seconds"] for d in moves], 95),
+        "join_p95_s": pct([d["seconds"] for d in joins], 95),
+    }
     if result["mode"] == "one":
         out["moves_cpu_s"] = sum(d["cpu"] or 0.0 for d in moves)
         out["joins_cpu_s"] = sum(d["cpu"] or 0.0 for d in joins)
         out["per_move_ms"] = 1000 * out["moves_cpu_s"] / max(1, len(moves))
         out["kind_ms"] = {k: v[0] for k, v in cpu_by(result, lambda d: d["kind"]).items()}
     else:
-        out["kind_p95_s"] = {k: pct([d["seconds"] for d in moves if d["kind"] == k], 95)
-                             for k in sorted({d["kind"] for d in moves})}
+        out["kind_p95_s"] = {
+            k: pct([d["seconds"] for d in moves if d["kind"] == k], 95) for k in sorted({d["kind"] for d in moves})
+        }
     return out
 
 
 def one_line(result: dict) -> str:
     f = figures(result)
-    text = (f"{f['interactions']} interactions ({f['fragment_reruns']} fragment reruns), {f['joins']} joins, "
-            f"{f['errors']} errors; server CPU {f['cpu_s']:.1f} s in {f['wall_s']:.0f} s; "
-            f"move → finished p50 {f['p50_s']:.3f} s, p95 {f['p95_s']:.3f} s")
+    text = (
+        f"{f['interactions']} interactions ({f['fragment_reruns']} fragment reruns), {f['joins']} joins, "
+        f"{f['errors']} errors; server CPU {f['cpu_s']:.1f} s in {f['wall_s']:.0f} s; "
+        f"move → finished p50 {f['p50_s']:.3f} s, p95 {f['p95_s']:.3f} s"
+    )
     if result["mode"] == "one":
         text += f"; CPU per interaction {f['per_move_ms']:.1f} ms (joins {1000 * f['joins_cpu_s'] / max(1, f['joins']):.0f} ms)"
     if result["warm_up_errors"]:
@@ -78,26 +89,34 @@ def lines(report: dict) -> list[str]:
     passes = report["passes"]
     names = list(report["checkouts"])
     out = [f"{name}: {label}" for name, label in report["checkouts"].items()]
-    out.append(f"{report['students']} students, {report['moves']} interactions each (the hall: arriving within "
-               f"{report['spread_s']} s, a move every ~{report['pause_s']} s); medians over "
-               f"{max(p['round'] for p in passes)} round(s). Noisy machine: read the ratios.")
+    out.append(
+        f"{report['students']} students, {report['moves']} interactions each (the hall: arriving within "
+        f"{report['spread_s']} s, a move every ~{report['pause_s']} s); medians over "
+        f"{max(p['round'] for p in passes)} round(s). Noisy machine: read the ratios."
+    )
     hall = [p for p in passes if p["mode"] == "hall"]
     one = [p for p in passes if p["mode"] == "one"]
     rows = []
     if hall:
-        rows += [("hall: total server CPU (s)", lambda f: f["cpu_s"], "{:.1f}"),
-                 ("hall: move → finished p50 (s)", lambda f: f["p50_s"], "{:.3f}"),
-                 ("hall: move → finished p95 (s)", lambda f: f["p95_s"], "{:.3f}"),
-                 ("hall: join p95 (s)", lambda f: f["join_p95_s"], "{:.3f}"),
-                 ("hall: errors", lambda f: f["errors"], "{:.0f}"),
-                 ("hall: fragment reruns", lambda f: f["fragment_reruns"], "{:.0f}")]
+        rows += [
+            ("hall: total server CPU (s)", lambda f: f["cpu_s"], "{:.1f}"),
+            ("hall: move → finished p50 (s)", lambda f: f["p50_s"], "{:.3f}"),
+            ("hall: move → finished p95 (s)", lambda f: f["p95_s"], "{:.3f}"),
+            ("hall: join p95 (s)", lambda f: f["join_p95_s"], "{:.3f}"),
+            ("hall: errors", lambda f: f["errors"], "{:.0f}"),
+            ("hall: fragment reruns", lambda f: f["fragment_reruns"], "{:.0f}"),
+        ]
     if one:
-        rows += [("one at a time: CPU of the interactions (s)", lambda f: f["moves_cpu_s"], "{:.2f}"),
-                 ("one at a time: CPU per interaction (ms)", lambda f: f["per_move_ms"], "{:.1f}"),
-                 ("one at a time: CPU of the joins (s)", lambda f: f["joins_cpu_s"], "{:.2f}"),
-                 ("one at a time: errors", lambda f: f["errors"], "{:.0f}")]
-        rows += [(f"one at a time: CPU per {kind} (ms)", lambda f, k=kind: f["kind_ms"].get(k), "{:.1f}")
-                 for kind in mix.KINDS]
+        rows += [
+            ("one at a time: CPU of the interactions (s)", lambda f: f["moves_cpu_s"], "{:.2f}"),
+            ("one at a time: CPU per interaction (ms)", lambda f: f["per_move_ms"], "{:.1f}"),
+            ("one at a time: CPU of the joins (s)", lambda f: f["joins_cpu_s"], "{:.2f}"),
+            ("one at a time: errors", lambda f: f["errors"], "{:.0f}"),
+        ]
+        rows += [
+            (f"one at a time: CPU per {kind} (ms)", lambda f, k=kind: f["kind_ms"].get(k), "{:.1f}")
+            for kind in mix.KINDS
+        ]
     out.append("")
     out.append("| figure | " + " | ".join(names) + (" | A / B |" if len(names) > 1 else " |"))
     out.append("| --- |" + " --- |" * (len(names) + (len(names) > 1)))
@@ -105,13 +124,28 @@ def lines(report: dict) -> list[str]:
         source = hall if title.startswith("hall") else one
         values = [_median(source, name, get) for name in names]
         cells = [fmt.format(v) if v == v else "—" for v in values]
-        out.append(f"| {title} | " + " | ".join(cells) + (f" | {_ratio(values[0], values[1])} |" if len(names) > 1 else " |"))
+        out.append(
+            f"| {title} | " + " | ".join(cells) + (f" | {_ratio(values[0], values[1])} |" if len(names) > 1 else " |")
+        )
     if one:
-        out += ["", "Server CPU per interaction, one at a time (ms, mean over the rounds' interactions; n = count):", ""]
-        pooled = {name: cpu_by({"done": [d for p in one if p["checkout"] == name for d in p["done"]]},
-                               lambda d: (d["station"], d["kind"])) for name in names}
+        out += [
+            "",
+            "Server CPU per interaction, one at a time (ms, mean over the rounds' interactions; n = count):",
+            "",
+        ]
+        pooled = {
+            name: cpu_by(
+                {"done": [d for p in one if p["checkout"] == name for d in p["done"]]},
+                lambda d: (d["station"], d["kind"]),
+            )
+            for name in names
+        }
         keys = sorted({k for table in pooled.values() for k in table}, key=lambda k: (k[0], mix.KINDS.index(k[1])))
-        out.append("| station | kind | " + " | ".join(f"{n} ms (n)" for n in names) + (" | A / B |" if len(names) > 1 else " |"))
+        out.append(
+            "| station | kind | "
+            + " | ".join(f"{n} ms (n)" for n in names)
+            + (" | A / B |" if len(names) > 1 else " |")
+        )
         out.append("| --- | --- |" + " --- |" * (len(names) + (len(names) > 1)))
         for key in keys:
             values = [pooled[n].get(key) for n in names]

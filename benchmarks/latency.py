@@ -18,6 +18,7 @@ drawn and still).
     python -m benchmarks.latency               # everything (about 3-4 minutes)
     python -m benchmarks.latency --moves 5 --pages scores,qkv --lengths 4,64 --no-extremes
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,10 +32,10 @@ from pathlib import Path
 
 from harness import browser as bs
 
-TARGET_RATIO = 1.5            # default configuration: page ≤ 1.5 × floor
-TARGET_MAX_S = 1.5            # every page at every slider's maximum, fully drawn
-TARGET_SWITCH_S = 0.4         # page switch at the defaults
-SEQ = "seq_len"              # the sidebar widget keys
+TARGET_RATIO = 1.5  # default configuration: page ≤ 1.5 × floor
+TARGET_MAX_S = 1.5  # every page at every slider's maximum, fully drawn
+TARGET_SWITCH_S = 0.4  # page switch at the defaults
+SEQ = "seq_len"  # the sidebar widget keys
 MAXIMA = {"d_model": 128, "d_ff": 512, "heads": 16, "seq_len": 64}
 
 FLOOR_APP = '''
@@ -92,8 +93,7 @@ class Tab:
         key_at = self.page.evaluate("window.__lab.keyAt")
         return last - key_at, self.runs.bytes - received
 
-    def moves(self, widget: str, start: int, high: int, count: int,
-              expect_rows: bool) -> tuple[list[float], list[int]]:
+    def moves(self, widget: str, start: int, high: int, count: int, expect_rows: bool) -> tuple[list[float], list[int]]:
         """count moves one step away from `start` and back (down first at the maximum); checks that
         the slider moved and, when asked, that the first chart now has as many rows as it shows."""
         times, sizes = [], []
@@ -105,7 +105,7 @@ class Tab:
             if now == before:
                 raise AssertionError(f"{widget}: the slider did not move from {before}")
             if expect_rows:
-                rows = first_chart_rows(self.page)          # None: drawn on a canvas (no axes in the DOM)
+                rows = first_chart_rows(self.page)  # None: drawn on a canvas (no axes in the DOM)
                 if rows is not None and rows != now:
                     raise AssertionError(f"the first chart has {rows} rows, expected {now}")
             times.append(ms)
@@ -123,7 +123,8 @@ def first_chart_rows(page) -> int | None:
              const axis = [...svg.querySelectorAll('g.role-axis')]
                  .find(a => (a.getAttribute('aria-label') || '').startsWith('Y-axis'));
              return axis ? axis.querySelectorAll('g.role-axis-label text').length : null;
-           }""")
+           }"""
+    )
 
 
 def page_url(base: str, path: str, query: str = "") -> str:
@@ -141,24 +142,33 @@ def measure_lengths(tab: Tab, floor_tab: Tab, app: str, floor: str, pages, lengt
             tab.open(page_url(app, path, f"seq_len={length}" if length != 4 else ""))
             t, sizes = tab.moves(SEQ, length, MAXIMA["seq_len"], moves, expect_rows=path in charted)
             results["pages"].setdefault(path, {})[length] = {
-                "median_ms": statistics.median(t), "all_ms": [round(x) for x in t],
-                "bytes_median": statistics.median(sizes)}
-            print(f"  T={length:<3} /{path:<8} {statistics.median(t):7.0f} ms   "
-                  f"({', '.join(f'{x:.0f}' for x in t)})  {statistics.median(sizes) / 1024:7.1f} KiB/run",
-                  flush=True)
-        floor_tab.open(page_url(floor, "", f"seq_len={length}"))          # again after the pages: drift
+                "median_ms": statistics.median(t),
+                "all_ms": [round(x) for x in t],
+                "bytes_median": statistics.median(sizes),
+            }
+            print(
+                f"  T={length:<3} /{path:<8} {statistics.median(t):7.0f} ms   "
+                f"({', '.join(f'{x:.0f}' for x in t)})  {statistics.median(sizes) / 1024:7.1f} KiB/run",
+                flush=True,
+            )
+        floor_tab.open(page_url(floor, "", f"seq_len={length}"))  # again after the pages: drift
         t, _ = floor_tab.moves(SEQ, length, MAXIMA["seq_len"], moves, expect_rows=True)
         floor_times += t
-        results["floor"][length] = {"median_ms": statistics.median(floor_times),
-                                    "all_ms": [round(x) for x in floor_times]}
-        print(f"  T={length:<3} floor     {statistics.median(floor_times):7.0f} ms   "
-              f"({', '.join(f'{x:.0f}' for x in floor_times)})", flush=True)
+        results["floor"][length] = {
+            "median_ms": statistics.median(floor_times),
+            "all_ms": [round(x) for x in floor_times],
+        }
+        print(
+            f"  T={length:<3} floor     {statistics.median(floor_times):7.0f} ms   "
+            f"({', '.join(f'{x:.0f}' for x in floor_times)})",
+            flush=True,
+        )
     return results
 
 
 def measure_extremes(tab: Tab, app: str, pages, moves: int) -> dict:
     """Each slider at its maximum (the others at defaults), and all at once: time to fully drawn."""
-    cases = {                            # name: (query string, slider key, its value, its maximum)
+    cases = {  # name: (query string, slider key, its value, its maximum)
         "seq_len=64": ("seq_len=64", SEQ, 64, 64),
         "d_model=128": ("d_model=128", "d_model", 128, 128),
         "d_ff=512": ("d_ff=512", "d_ff", 512, 512),
@@ -170,10 +180,16 @@ def measure_extremes(tab: Tab, app: str, pages, moves: int) -> dict:
         for path, title in pages:
             tab.open(page_url(app, path, query))
             t, sizes = tab.moves(widget, start, high, moves, expect_rows=False)
-            out.setdefault(name, {})[path] = {"median_ms": statistics.median(t), "max_ms": max(t),
-                                              "bytes_median": statistics.median(sizes)}
-            print(f"  {name:<12} /{path:<8} median {statistics.median(t):7.0f} ms  max {max(t):7.0f} ms  "
-                  f"{statistics.median(sizes) / 1024:7.1f} KiB/run", flush=True)
+            out.setdefault(name, {})[path] = {
+                "median_ms": statistics.median(t),
+                "max_ms": max(t),
+                "bytes_median": statistics.median(sizes),
+            }
+            print(
+                f"  {name:<12} /{path:<8} median {statistics.median(t):7.0f} ms  max {max(t):7.0f} ms  "
+                f"{statistics.median(sizes) / 1024:7.1f} KiB/run",
+                flush=True,
+            )
     return out
 
 
@@ -185,7 +201,8 @@ def measure_switch(tab: Tab, app: str, pages, rounds: int) -> dict:
     for _ in range(rounds):
         for path, title in order:
             link = tab.page.locator("[data-testid='stSidebarNav'] [data-testid='stSidebarNavLink']").filter(
-                has_text=title)
+                has_text=title
+            )
             before = tab.runs.finished
             link.first.click()
             last = bs.settle(tab.page, tab.runs, before, timeout=60)
@@ -210,7 +227,7 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     pages = [(path, title) for path, _, title, *_ in bs.PAGES]
-    charted = bs.CONCEPT_PAGES                 # the first chart of these has T rows: checked per move
+    charted = bs.CONCEPT_PAGES  # the first chart of these has T rows: checked per move
     if args.pages:
         wanted = {"" if p in ("", "inputs", "/") else p.strip("/") for p in args.pages.split(",")}
         pages = [(path, title) for path, title in pages if path in wanted]
@@ -219,9 +236,12 @@ def main() -> None:
     trains = {"" if page is bs.site.PAGES[0] else page.path for page in bs.site.PAGES if page.trains}
     switched, pages = pages, [(path, title) for path, title in pages if path not in trains]
     if len(pages) < len(switched):
-        print("not moved (their sidebar has no sequence-length slider): "
-              + ", ".join(f"/{path}" for path, _ in switched if path in trains), flush=True)
-    lengths = [int(x) for x in args.lengths.split(",") if x.strip().isdigit()]    # "none": skip
+        print(
+            "not moved (their sidebar has no sequence-length slider): "
+            + ", ".join(f"/{path}" for path, _ in switched if path in trains),
+            flush=True,
+        )
+    lengths = [int(x) for x in args.lengths.split(",") if x.strip().isdigit()]  # "none": skip
     floor_dir = write_floor()
     report: dict = {}
     app = bs.Server(log_name="latency-app.log")
@@ -232,13 +252,14 @@ def main() -> None:
         with sync_playwright() as p, bs.chromium(p) as context:
             bs.instrument(context)
             tab, floor_tab = Tab(context), Tab(context)
-            tab.open(page_url(app.url, ""))                        # warm both servers (imports)
+            tab.open(page_url(app.url, ""))  # warm both servers (imports)
             floor_tab.open(page_url(floor.url, ""))
             report["lengths"] = {"floor": {}, "pages": {}}
             if lengths:
                 print(f"slider key press → every chart drawn and still (median of {args.moves} moves)", flush=True)
-                report["lengths"] = measure_lengths(tab, floor_tab, app.url, floor.url, pages, lengths,
-                                                    args.moves, charted)
+                report["lengths"] = measure_lengths(
+                    tab, floor_tab, app.url, floor.url, pages, lengths, args.moves, charted
+                )
             if not args.no_extremes:
                 print("each slider at its maximum (others at defaults), then all at once", flush=True)
                 report["extremes"] = measure_extremes(tab, app.url, pages, max(5, args.moves // 2 * 2 - 1))
@@ -259,19 +280,27 @@ def main() -> None:
             ms = report["lengths"]["pages"][path][length]["median_ms"]
             row.append(f"/{path or ''} {ms:.0f} ({ms / floor_at[length]['median_ms']:.2f}×)")
         print(f"  T={length:<3} floor {floor_at[length]['median_ms']:.0f} ms | " + " | ".join(row))
-    default = [report["lengths"]["pages"][p][4]["median_ms"] / floor_at[4]["median_ms"]
-               for p, _ in pages if 4 in report["lengths"]["pages"].get(p, {}) and 4 in floor_at]
+    default = [
+        report["lengths"]["pages"][p][4]["median_ms"] / floor_at[4]["median_ms"]
+        for p, _ in pages
+        if 4 in report["lengths"]["pages"].get(p, {}) and 4 in floor_at
+    ]
     if default:
         print(f"  default configuration: worst page / floor = {max(default):.2f}× (target ≤ {TARGET_RATIO}×)")
-    worst = [(v["median_ms"], f"{case} /{path}") for case, by_page in report.get("extremes", {}).items()
-             for path, v in by_page.items()]
+    worst = [
+        (v["median_ms"], f"{case} /{path}")
+        for case, by_page in report.get("extremes", {}).items()
+        for path, v in by_page.items()
+    ]
     if worst:
         ms, where = max(worst)
         print(f"  slider maxima: slowest median {ms:.0f} ms at {where} (target ≤ {TARGET_MAX_S * 1000:.0f} ms)")
     if report["switch"]:
         ms = max(report["switch"].values())
-        print(f"  page switch: slowest median {ms:.0f} ms (target ≤ {TARGET_SWITCH_S * 1000:.0f} ms), "
-              f"median of all {statistics.median(report['switch'].values()):.0f} ms")
+        print(
+            f"  page switch: slowest median {ms:.0f} ms (target ≤ {TARGET_SWITCH_S * 1000:.0f} ms), "
+            f"median of all {statistics.median(report['switch'].values()):.0f} ms"
+        )
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=1, default=str))
 

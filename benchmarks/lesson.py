@@ -26,6 +26,7 @@ students reconnect through HAProxy with the URL they had (room and seat) onto th
 Checks (exit status 1 if one fails): every student reached every step; step p95 ≤ 3 s with 2 replicas or
 more, ≤ 5 s on one process; the idle checks under half a core; 0 errors.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,8 +44,8 @@ from benchmarks.lesson_follower import Follower, press_next
 from benchmarks.rss import RssSampler
 from deploy import replicas
 
-TARGET_S = {1: 5.0, 2: 3.0}                  # step p95 on one process, on 2 replicas or more
-IDLE_CORES = 0.5                             # the checks of 100 students while nobody moves
+TARGET_S = {1: 5.0, 2: 3.0}  # step p95 on one process, on 2 replicas or more
+IDLE_CORES = 0.5  # the checks of 100 students while nobody moves
 
 
 def bench_lesson(steps: int):
@@ -61,7 +62,7 @@ def cpu(pids: dict[str, int]) -> dict[str, float | None]:
         try:
             out[name] = RssSampler(pid).cpu_seconds()
         except OSError:
-            out[name] = None                                   # a killed replica
+            out[name] = None  # a killed replica
     return out
 
 
@@ -83,20 +84,40 @@ async def hall(args) -> dict:
     lesson, room = bench_lesson(args.steps), store.create_room()
     first = lesson.at(1)
     if not args.no_lesson:
-        live.update(store, room.code, room.key, lesson=dump(lesson), step=1,
-                    view=here(first.page, first.controls(), "Step 1"))
+        live.update(
+            store, room.code, room.key, lesson=dump(lesson), step=1, view=here(first.page, first.controls(), "Step 1")
+        )
     server, cluster, base = poll.start_hall(args.replicas, run_dir, "lesson-bench.log")
     kw = dict(changes=0, pause=0, timeout=args.timeout)
     join = "" if args.no_lesson else f"room={room.code}"
     try:
-        for name in (r.name for r in cluster.replicas) if cluster else [None]:      # warm-up: modules loaded
-            warm = Follower(base, "", join, "Sequence length", rng=random.Random(0), poll=False,
-                            cookies={replicas.COOKIE: name} if name else None, **kw)
+        for name in (r.name for r in cluster.replicas) if cluster else [None]:  # warm-up: modules loaded
+            warm = Follower(
+                base,
+                "",
+                join,
+                "Sequence length",
+                rng=random.Random(0),
+                poll=False,
+                cookies={replicas.COOKIE: name} if name else None,
+                **kw,
+            )
             await warm.lecture([], 0)
         rng = random.Random(args.seed)
         done = asyncio.Event()
-        students = [Follower(base, "", join, "Sequence length", rng=random.Random(rng.random()), poll=False,
-                             sliders=args.pause if args.sliders else 0.0, **kw) for _ in range(args.students)]
+        students = [
+            Follower(
+                base,
+                "",
+                join,
+                "Sequence length",
+                rng=random.Random(rng.random()),
+                poll=False,
+                sliders=args.pause if args.sliders else 0.0,
+                **kw,
+            )
+            for _ in range(args.students)
+        ]
 
         async def arrive(student, offset):
             await asyncio.sleep(offset)
@@ -104,25 +125,43 @@ async def hall(args) -> dict:
 
         tasks = [asyncio.create_task(arrive(s, rng.uniform(0, args.spread))) for s in students]
         pids = {r.name: r.pid for r in cluster.replicas} if cluster else {"server": server.pid}
-        report = {"students": args.students, "lesson": not args.no_lesson, "replicas": args.replicas or None,
-                  "steps": args.steps, "gap_s": args.gap, "sliders": args.sliders}
+        report = {
+            "students": args.students,
+            "lesson": not args.no_lesson,
+            "replicas": args.replicas or None,
+            "steps": args.steps,
+            "gap_s": args.gap,
+            "sliders": args.sliders,
+        }
         deadline = time.monotonic() + args.spread + 60
         while time.monotonic() < deadline and not all(s.result.first is not None or s.result.errors for s in students):
             await asyncio.sleep(0.5)
-        await asyncio.sleep(3.0)                                    # the last joiners' first checks
+        await asyncio.sleep(3.0)  # the last joiners' first checks
         before, checks, mine = cpu(pids), sum(s.checks for s in students), time.process_time()
-        await asyncio.sleep(args.idle)                              # nobody moves (sliders aside, with --sliders)
+        await asyncio.sleep(args.idle)  # nobody moves (sliders aside, with --sliders)
         after, checks = cpu(pids), sum(s.checks for s in students) - checks
         used = sum(after[n] - before[n] for n in pids)
-        report["idle"] = {"seconds": args.idle, "server_cpu_s": round(used, 2), "cores": round(used / args.idle, 3),
-                          "benchmark_cpu_s": round(time.process_time() - mine, 2),
-                          "checks": checks, "cpu_ms_per_check": round(1000 * used / max(checks, 1), 2)}
+        report["idle"] = {
+            "seconds": args.idle,
+            "server_cpu_s": round(used, 2),
+            "cores": round(used / args.idle, 3),
+            "benchmark_cpu_s": round(time.process_time() - mine, 2),
+            "checks": checks,
+            "cpu_ms_per_check": round(1000 * used / max(checks, 1), 2),
+        }
         clicks: dict[int, float] = {}
         killed_at, moving = None, (time.perf_counter(), cpu(pids), time.process_time())
         if not args.no_lesson:
-            presenter = Follower(base, "", f"present=1&room={room.code}&key={room.key}", "Sequence length",
-                                 rng=random.Random(1), poll=False, cookies={replicas.COOKIE: "r2"} if cluster else None,
-                                 **kw)
+            presenter = Follower(
+                base,
+                "",
+                f"present=1&room={room.code}&key={room.key}",
+                "Sequence length",
+                rng=random.Random(1),
+                poll=False,
+                cookies={replicas.COOKIE: "r2"} if cluster else None,
+                **kw,
+            )
             pws = await presenter._connect()
             await presenter._run(pws)
             for number in range(2, args.steps + 1):
@@ -135,31 +174,49 @@ async def hall(args) -> dict:
             await pws.close()
         else:
             await asyncio.sleep(args.gap * (args.steps - 1))
-        spent, client_s = cpu(pids), time.process_time() - moving[2]   # the hall's 100 clients run in this process
+        spent, client_s = cpu(pids), time.process_time() - moving[2]  # the hall's 100 clients run in this process
         moved_s = time.perf_counter() - moving[0]
         done.set()
         await asyncio.gather(*tasks)
         late = [s.arrived[n] - t for s in students for n, t in clicks.items() if n in s.arrived]
-        missed = [(i, n) for i, s in enumerate(students) for n in range(1, args.steps + 1)
-                  if not args.no_lesson and n not in s.arrived]
-        report["step_s"] = {"p50": pct(late, 50), "p95": pct(late, 95), "max": round(max(late, default=0), 3),
-                            "count": len(late)}
+        missed = [
+            (i, n)
+            for i, s in enumerate(students)
+            for n in range(1, args.steps + 1)
+            if not args.no_lesson and n not in s.arrived
+        ]
+        report["step_s"] = {
+            "p50": pct(late, 50),
+            "p95": pct(late, 95),
+            "max": round(max(late, default=0), 3),
+            "count": len(late),
+        }
         waits = [s.came[n] - t for s in students for n, t in clicks.items() if n in s.came and s.came[n] >= t]
         runs = [s.arrived[n] - s.came[n] for s in students for n in clicks if n in s.came]
-        report["of_which"] = {"until_the_check_p50": pct(waits, 50), "until_the_check_p95": pct(waits, 95),
-                              "check_to_drawn_p50": pct(runs, 50), "check_to_drawn_p95": pct(runs, 95)}
+        report["of_which"] = {
+            "until_the_check_p50": pct(waits, 50),
+            "until_the_check_p95": pct(waits, 95),
+            "check_to_drawn_p50": pct(runs, 50),
+            "check_to_drawn_p95": pct(runs, 95),
+        }
         used = sum(spent[n] - moving[1][n] for n in pids if spent[n] is not None)
-        checks_cost = report["idle"]["cores"] * moved_s                 # the checks alone, at the idle rate
-        report["moving"] = {"seconds": round(moved_s, 1), "server_cpu_s": round(used, 2),
-                            "benchmark_cpu_s": round(client_s, 2),
-                            "cpu_ms_per_arrival": round(1000 * max(used - checks_cost, 0) / max(len(late), 1), 1)}
+        checks_cost = report["idle"]["cores"] * moved_s  # the checks alone, at the idle rate
+        report["moving"] = {
+            "seconds": round(moved_s, 1),
+            "server_cpu_s": round(used, 2),
+            "benchmark_cpu_s": round(client_s, 2),
+            "cpu_ms_per_arrival": round(1000 * max(used - checks_cost, 0) / max(len(late), 1), 1),
+        }
         report["missed_steps"] = len(missed)
         report["missed_samples"] = missed[:5]
-        if missed:                                          # the first missed student's runs around its miss
+        if missed:  # the first missed student's runs around its miss
             who, step = missed[0]
             t0 = clicks.get(step, 0.0)
-            report["missed_history"] = [(round(a - t0, 2), round(b - t0, 2), pushed, shown)
-                                        for a, b, pushed, shown in students[who].history if -12 < a - t0 < 24]
+            report["missed_history"] = [
+                (round(a - t0, 2), round(b - t0, 2), pushed, shown)
+                for a, b, pushed, shown in students[who].history
+                if -12 < a - t0 < 24
+            ]
         report["killed_r1_after_step"] = killed_at
         moves = [x for s in students for x in s.moves]
         report["slider_rerun_s"] = {"p50": pct(moves, 50), "p95": pct(moves, 95), "count": len(moves)}
@@ -168,8 +225,8 @@ async def hall(args) -> dict:
         errors = [e for s in students for e in s.result.errors]
         report["errors"], report["error_samples"] = len(errors), sorted(set(errors))[:5]
         report["reconnects"] = sum(s.reconnects for s in students)
-        report["pushed_runs"] = sum(s.pushes for s in students)         # runs the server started on a room's change
-        report["check_every_s"] = max((s.refresh for s in students), default=None)   # the timer the server set
+        report["pushed_runs"] = sum(s.pushes for s in students)  # runs the server started on a room's change
+        report["check_every_s"] = max((s.refresh for s in students), default=None)  # the timer the server set
         served = [s.result.replica for s in students if s.result.replica]
         if served:
             report["students_per_replica_at_end"] = {n: served.count(n) for n in sorted(set(served))}
@@ -193,7 +250,7 @@ def verdict(report: dict) -> list[str]:
         target = TARGET_S[min(2, report["replicas"] or 1)]
         if report["step_s"]["p95"] > target:
             problems.append(f"step p95 {report['step_s']['p95']} s > {target} s")
-        per_100 = report["idle"]["cores"] * 100 / report["students"]     # a small hall is a smoke test: no verdict
+        per_100 = report["idle"]["cores"] * 100 / report["students"]  # a small hall is a smoke test: no verdict
         if not report["sliders"] and report["students"] >= 50 and per_100 > IDLE_CORES:
             problems.append(f"idle checks cost {report['idle']['cores']} cores for {report['students']} students")
     return problems

@@ -2,6 +2,7 @@
 room check ticking and a slider moving now and then, noting when each step reached it; and the presenter's
 Next.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -27,7 +28,7 @@ class Follower(PollStudent):
         self.by_hash: dict[str, int] = {}
         self.next_id: str | None = None
         self.drawn: set[str] = set()
-        self.history: list[tuple] = []                 # (run began, ended, pushed, step shown after): a miss explained
+        self.history: list[tuple] = []  # (run began, ended, pushed, step shown after): a miss explained
 
     def saw(self, fmsg, element, what: str) -> None:
         drawn = getattr(getattr(element, what, None), "id", "")
@@ -54,7 +55,7 @@ class Follower(PollStudent):
             self.widgets = {k: v for k, v in self.widgets.items() if k in self.drawn}
         if self.showing is not None and self.showing not in self.arrived:
             self.arrived[self.showing] = time.perf_counter()
-            self.came[self.showing] = sent                   # the check (or run) that brought the step
+            self.came[self.showing] = sent  # the check (or run) that brought the step
         return out
 
     async def follow(self, until: asyncio.Event) -> None:
@@ -79,7 +80,7 @@ class Follower(PollStudent):
                         self.moves.append((await self._run(ws))[0])
                         move = time.monotonic() + self.sliders * self.rng.uniform(0.75, 1.25)
                     elif time.monotonic() >= tick:
-                        if self.fragment:                             # no room (--no-lesson): no check
+                        if self.fragment:  # no room (--no-lesson): no check
                             self.refreshes.append((await self._run(ws, self.fragment, auto=True))[0])
                             self.checks += 1
                         tick = max(tick + self.refresh, time.monotonic())

@@ -25,6 +25,7 @@ each replica got, and CPU per script run summed over the replicas.
     python -m benchmarks.load --floor                         # the same hall on a one-chart floor app
     python -m benchmarks.load --sessions 200 --replicas 2 --floor   # ... and on 2 replicas of it
 """
+
 from __future__ import annotations
 
 import argparse
@@ -65,8 +66,9 @@ async def main_async(args) -> dict:
     for option in args.option:
         name, _, value = option.partition("=")
         extra += [f"--{name}", value]
-    if args.floor and not args.url:                                   # the floor app, in a folder of its own
+    if args.floor and not args.url:  # the floor app, in a folder of its own
         from benchmarks.latency import write_floor
+
         floor = Path(write_floor())
     if args.url:
         base = args.url.rstrip("/")
@@ -74,14 +76,14 @@ async def main_async(args) -> dict:
     elif args.replicas:
         run_dir = Path(tempfile.mkdtemp(prefix="attention-lab-load-"))
         port, *ports = bs.free_ports(args.replicas + 1)
-        app = str(floor / "floor_app.py") if args.floor else "streamlit_app.py"   # the floor app: replicated too
-        cluster = replicas.Cluster(args.replicas, port=port, replica_ports=ports, run_dir=run_dir, app=app,
-                                   extra=extra).start()
+        app = str(floor / "floor_app.py") if args.floor else "streamlit_app.py"  # the floor app: replicated too
+        cluster = replicas.Cluster(
+            args.replicas, port=port, replica_ports=ports, run_dir=run_dir, app=app, extra=extra
+        ).start()
         base = cluster.url
         processes = {r.name: r.pid for r in cluster.replicas}
     elif args.floor:
-        server = bs.Server(app="floor_app.py", cwd=floor, extra=extra,
-                           log_name="load-floor.log").start()
+        server = bs.Server(app="floor_app.py", cwd=floor, extra=extra, log_name="load-floor.log").start()
         base = server.url
         processes = {"server": server.pid}
     else:
@@ -94,8 +96,17 @@ async def main_async(args) -> dict:
         # Warm-up: one session per server process (pinned by its affinity cookie behind HAProxy), so the
         # baseline has the app's modules loaded (as after any first visit).
         for name in processes if cluster else [None]:
-            warm = await Student(base, args.page, args.query, args.slider, 1, 0, random.Random(0),
-                                 args.timeout, cookies={replicas.COOKIE: name} if name else None).session()
+            warm = await Student(
+                base,
+                args.page,
+                args.query,
+                args.slider,
+                1,
+                0,
+                random.Random(0),
+                args.timeout,
+                cookies={replicas.COOKIE: name} if name else None,
+            ).session()
             if warm.errors:
                 raise SystemExit(f"warm-up session failed: {warm.errors}")
             if name and warm.replica != name:
@@ -109,8 +120,19 @@ async def main_async(args) -> dict:
         self_before = resource.getrusage(resource.RUSAGE_SELF)
 
         rng = random.Random(args.seed)
-        students = [Student(base, args.page, args.query, args.slider, args.changes, args.pause,
-                            random.Random(rng.random()), args.timeout) for _ in range(args.sessions)]
+        students = [
+            Student(
+                base,
+                args.page,
+                args.query,
+                args.slider,
+                args.changes,
+                args.pause,
+                random.Random(rng.random()),
+                args.timeout,
+            )
+            for _ in range(args.sessions)
+        ]
         offsets = sorted(rng.uniform(0, args.spread) for _ in students)
 
         async def arrive(student, offset):
@@ -119,32 +141,47 @@ async def main_async(args) -> dict:
 
         started = time.perf_counter()
         results = await asyncio.wait_for(
-            asyncio.gather(*(arrive(s, o) for s, o in zip(students, offsets))), args.deadline)
+            asyncio.gather(*(arrive(s, o) for s, o in zip(students, offsets))), args.deadline
+        )
         wall = time.perf_counter() - started
 
-        report = {"sessions": args.sessions, "spread_s": args.spread, "pause_s": args.pause,
-                  "changes": args.changes, "page": "/" + args.page, "query": args.query,
-                  "watcher": args.watcher or "(config.toml)", "replicas": args.replicas or None,
-                  "wall_s": round(wall, 2)}
+        report = {
+            "sessions": args.sessions,
+            "spread_s": args.spread,
+            "pause_s": args.pause,
+            "changes": args.changes,
+            "page": "/" + args.page,
+            "query": args.query,
+            "watcher": args.watcher or "(config.toml)",
+            "replicas": args.replicas or None,
+            "wall_s": round(wall, 2),
+        }
         firsts = [r.first for r in results if r.first is not None]
         reruns = [x for r in results for x in r.reruns]
         report["first_page_s"] = {"p50": pct(firsts, 50), "p95": pct(firsts, 95), "max": max(firsts, default=0)}
-        report["rerun_s"] = {"p50": pct(reruns, 50), "p95": pct(reruns, 95), "max": max(reruns, default=0),
-                             "count": len(reruns)}
+        report["rerun_s"] = {
+            "p50": pct(reruns, 50),
+            "p95": pct(reruns, 95),
+            "max": max(reruns, default=0),
+            "count": len(reruns),
+        }
         errors = [e for r in results for e in r.errors]
         report["errors"] = len(errors)
         report["error_samples"] = sorted(set(errors))[:5]
         report["notices"] = sorted({n for r in results for n in r.notices})
-        report["bytes"] = {"first_page_median": statistics.median([r.first_bytes for r in results] or [0]),
-                           "rerun_median": statistics.median([b for r in results for b in r.rerun_bytes] or [0])}
+        report["bytes"] = {
+            "first_page_median": statistics.median([r.first_bytes for r in results] or [0]),
+            "rerun_median": statistics.median([b for r in results for b in r.rerun_bytes] or [0]),
+        }
         served = [r.replica for r in results if r.replica]
         if served:
             # Sessions per replica, as the students' affinity cookies say (a student moved by a failover
             # counts where it ended).
             report["sessions_per_replica"] = {name: served.count(name) for name in sorted(set(served))}
         used = resource.getrusage(resource.RUSAGE_SELF)
-        report["load_generator_cpu_s"] = round(used.ru_utime + used.ru_stime
-                                               - self_before.ru_utime - self_before.ru_stime, 1)
+        report["load_generator_cpu_s"] = round(
+            used.ru_utime + used.ru_stime - self_before.ru_utime - self_before.ru_stime, 1
+        )
         if samplers:
             runs = len(firsts) + len(reruns)
             cpu = {name: sampler.cpu_seconds() - cpu_before[name] for name, sampler in samplers.items()}
@@ -164,9 +201,13 @@ async def main_async(args) -> dict:
                 waited += 0.5
                 settled = sum(s.read()[0] for s in samplers.values())
             # Summed over the server processes (each one's own peak: an upper bound of the joint peak).
-            report["rss_mib"] = {"baseline": round(baseline / MiB, 1), "peak": round(sum(peaks.values()) / MiB, 1),
-                                 "after_close": round(settled / MiB, 1), "after_close_wait_s": waited,
-                                 "after_close_ratio": round(settled / baseline, 3)}
+            report["rss_mib"] = {
+                "baseline": round(baseline / MiB, 1),
+                "peak": round(sum(peaks.values()) / MiB, 1),
+                "after_close": round(settled / MiB, 1),
+                "after_close_wait_s": waited,
+                "after_close_ratio": round(settled / baseline, 3),
+            }
             if cluster:
                 report["rss_mib"]["peak_per_replica"] = {name: round(v / MiB, 1) for name, v in peaks.items()}
         return report
@@ -175,7 +216,7 @@ async def main_async(args) -> dict:
             server.stop()
         if cluster:
             cluster.stop()
-            logs = bs.ARTIFACTS / "logs" / "load-replicas"          # HAProxy's and each replica's log
+            logs = bs.ARTIFACTS / "logs" / "load-replicas"  # HAProxy's and each replica's log
             shutil.rmtree(logs, ignore_errors=True)
             logs.mkdir(parents=True)
             for log in run_dir.glob("*.log"):
@@ -186,32 +227,45 @@ async def main_async(args) -> dict:
 def verdict(report: dict) -> list[str]:
     lines = []
     first, rerun = report["first_page_s"], report["rerun_s"]
-    lines.append(f"first page  p50 {first['p50']:.3f} s  p95 {first['p95']:.3f} s  max {first['max']:.3f} s"
-                 f"   (target p95 ≤ {TARGETS['first_p95']} s)")
-    lines.append(f"reruns      p50 {rerun['p50']:.3f} s  p95 {rerun['p95']:.3f} s  max {rerun['max']:.3f} s"
-                 f"   ({rerun['count']} reruns; target p95 ≤ {TARGETS['rerun_p95']} s)")
+    lines.append(
+        f"first page  p50 {first['p50']:.3f} s  p95 {first['p95']:.3f} s  max {first['max']:.3f} s"
+        f"   (target p95 ≤ {TARGETS['first_p95']} s)"
+    )
+    lines.append(
+        f"reruns      p50 {rerun['p50']:.3f} s  p95 {rerun['p95']:.3f} s  max {rerun['max']:.3f} s"
+        f"   ({rerun['count']} reruns; target p95 ≤ {TARGETS['rerun_p95']} s)"
+    )
     lines.append(f"errors      {report['errors']}  {report['error_samples'] or ''}")
     if report["notices"]:
         lines.append(f"notices     {report['notices']}")
-    lines.append(f"bytes       first page {report['bytes']['first_page_median']:.0f} B, "
-                 f"rerun {report['bytes']['rerun_median']:.0f} B (medians)")
+    lines.append(
+        f"bytes       first page {report['bytes']['first_page_median']:.0f} B, "
+        f"rerun {report['bytes']['rerun_median']:.0f} B (medians)"
+    )
     if "sessions_per_replica" in report:
-        lines.append("replicas    sessions " + ", ".join(f"{name} {count}" for name, count
-                                                         in report["sessions_per_replica"].items()))
+        lines.append(
+            "replicas    sessions "
+            + ", ".join(f"{name} {count}" for name, count in report["sessions_per_replica"].items())
+        )
     if "server_cpu_ms_per_run" in report:
         per = report["server_cpu_s"]
-        lines.append(f"server CPU  {report['server_cpu_ms_per_run']} ms per script run (all threads, "
-                     f"HTTP and websocket included{', summed over ' + str(len(per)) + ' replicas' if len(per) > 1 else ''})"
-                     f"; CPU s: " + ", ".join(f"{name} {sec}" for name, sec in per.items())
-                     + (f", haproxy {report['haproxy_cpu_s']}" if "haproxy_cpu_s" in report else "")
-                     + f", load generator {report['load_generator_cpu_s']} (wall {report['wall_s']} s)")
+        lines.append(
+            f"server CPU  {report['server_cpu_ms_per_run']} ms per script run (all threads, "
+            f"HTTP and websocket included{', summed over ' + str(len(per)) + ' replicas' if len(per) > 1 else ''})"
+            f"; CPU s: "
+            + ", ".join(f"{name} {sec}" for name, sec in per.items())
+            + (f", haproxy {report['haproxy_cpu_s']}" if "haproxy_cpu_s" in report else "")
+            + f", load generator {report['load_generator_cpu_s']} (wall {report['wall_s']} s)"
+        )
     if "rss_mib" in report:
         rss = report["rss_mib"]
-        lines.append(f"server RSS  baseline {rss['baseline']} MiB, peak {rss['peak']} MiB (target ≤ "
-                     f"{TARGETS['peak_mib']}), after close {rss['after_close']} MiB = "
-                     f"{rss['after_close_ratio']:.2f}× baseline after {rss['after_close_wait_s']} s "
-                     f"(target ≤ {TARGETS['settle_ratio']}×)"
-                     + (f"; peak per replica {rss['peak_per_replica']}" if "peak_per_replica" in rss else ""))
+        lines.append(
+            f"server RSS  baseline {rss['baseline']} MiB, peak {rss['peak']} MiB (target ≤ "
+            f"{TARGETS['peak_mib']}), after close {rss['after_close']} MiB = "
+            f"{rss['after_close_ratio']:.2f}× baseline after {rss['after_close_wait_s']} s "
+            f"(target ≤ {TARGETS['settle_ratio']}×)"
+            + (f"; peak per replica {rss['peak_per_replica']}" if "peak_per_replica" in rss else "")
+        )
     return lines
 
 
@@ -224,17 +278,34 @@ def main() -> None:
     parser.add_argument("--page", default="", help="url path of the page, '' = the default page")
     parser.add_argument("--query", default="", help="query string, e.g. seq_len=16")
     parser.add_argument("--slider", default="Sequence length", help="label prefix of the slider to move")
-    parser.add_argument("--watcher", choices=["auto", "poll", "watchdog", "none"], default=None,
-                        help="override server.fileWatcherType (default: .streamlit/config.toml)")
-    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
-                        help="extra `streamlit run` option, e.g. runner.postScriptGC=true (repeatable)")
-    parser.add_argument("--floor", action="store_true",
-                        help="the same hall against the latency benchmark's floor app (one slider, one Altair "
-                             "heatmap): CPU per run of Streamlit itself, to compare the app with (with --replicas: "
-                             "the floor app replicated)")
+    parser.add_argument(
+        "--watcher",
+        choices=["auto", "poll", "watchdog", "none"],
+        default=None,
+        help="override server.fileWatcherType (default: .streamlit/config.toml)",
+    )
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="extra `streamlit run` option, e.g. runner.postScriptGC=true (repeatable)",
+    )
+    parser.add_argument(
+        "--floor",
+        action="store_true",
+        help="the same hall against the latency benchmark's floor app (one slider, one Altair "
+        "heatmap): CPU per run of Streamlit itself, to compare the app with (with --replicas: "
+        "the floor app replicated)",
+    )
     parser.add_argument("--url", default=None, help="an already running server (loopback only; no RSS)")
-    parser.add_argument("--replicas", type=int, default=0, metavar="N",
-                        help="start N replicas behind HAProxy (deploy/replicas.py) instead of one server")
+    parser.add_argument(
+        "--replicas",
+        type=int,
+        default=0,
+        metavar="N",
+        help="start N replicas behind HAProxy (deploy/replicas.py) instead of one server",
+    )
     parser.add_argument("--timeout", type=float, default=30.0, help="per message / request (s)")
     parser.add_argument("--deadline", type=float, default=300.0, help="whole run (s)")
     parser.add_argument("--settle", type=float, default=20.0, help="wait up to this for RSS after close (s)")
@@ -250,10 +321,12 @@ def main() -> None:
     if args.url and not re.match(r"^http://(127\.0\.0\.1|localhost)(:\d+)?/?$", args.url):
         parser.error("--url must be a loopback address")
     report = asyncio.run(main_async(args))
-    print(f"load: {args.sessions} sessions over {args.spread} s, {args.changes} changes each, pause "
-          f"{args.pause} s, page /{args.page}{'?' + args.query if args.query else ''}, watcher "
-          f"{report['watcher']}, {str(args.replicas) + ' replicas behind HAProxy' if args.replicas else 'one server'}"
-          f", wall {report['wall_s']} s")
+    print(
+        f"load: {args.sessions} sessions over {args.spread} s, {args.changes} changes each, pause "
+        f"{args.pause} s, page /{args.page}{'?' + args.query if args.query else ''}, watcher "
+        f"{report['watcher']}, {str(args.replicas) + ' replicas behind HAProxy' if args.replicas else 'one server'}"
+        f", wall {report['wall_s']} s"
+    )
     for line in verdict(report):
         print("  " + line)
     if args.json:

@@ -15,6 +15,7 @@ move, the 2 Learn stations (Train, then replay steps; its sidebar only has train
 students on the pages without in-page interactions, which take turns (sidebar moves only). So the mix is
 half sidebar moves and half in-page interactions, and 60 students cover every station.
 """
+
 from __future__ import annotations
 
 import json
@@ -28,31 +29,45 @@ from ui.shell import site
 TRAINED = "preset=trained-induction"
 # The widget keys the hall changes, as strings: the same in every checkout it is run against (each checkout
 # declares them in its own modules).
-SEQ_LEN, D_MODEL, D_FF, SEED, HEAD, LAYER, BETA, ABLATE = "seq_len", "d_model", "d_ff", "seed", "head", "layer", "beta", "ablate"
+SEQ_LEN, D_MODEL, D_FF, SEED, HEAD, LAYER, BETA, ABLATE = (
+    "seq_len",
+    "d_model",
+    "d_ff",
+    "seed",
+    "head",
+    "layer",
+    "beta",
+    "ablate",
+)
 CELL_CHARTS = ("scores_raw", "scores_scaled", "softmax_map")
 LEARN_STEP, LEARN_TRAIN = "learn_step", "learn_train"
 EX_REVEAL, EX_PREDICTION, EX_TWIST = "ex_reveal", "ex_prediction", ("ex_twist_causal", "ex_twist_positions")
 SIDEBAR_KEYS = {"defaults": (SEQ_LEN, D_MODEL, D_FF, SEED), "trained": (SEQ_LEN, HEAD, LAYER)}
-IN_PAGE = {"scores": ("cell",), "softmax": ("cell", "beta"), "model": ("knockout",), "exercise": ("exercise",),
-           "learn": ("replay",)}
+IN_PAGE = {
+    "scores": ("cell",),
+    "softmax": ("cell", "beta"),
+    "model": ("knockout",),
+    "exercise": ("exercise",),
+    "learn": ("replay",),
+}
 KINDS = ("sidebar", "cell", "beta", "knockout", "exercise", "train", "replay")
 EXERCISE_TURNS = ("predict", "reveal", "twist", "predict", "reveal", "twist")
 
 
 @dataclass(frozen=True)
 class Station:
-    page: str                        # the page's URL path ("": the default page, at the root URL)
-    preset: str                      # "defaults" or "trained"
+    page: str  # the page's URL path ("": the default page, at the root URL)
+    preset: str  # "defaults" or "trained"
     query: str
-    in_page: tuple[str, ...]         # in-page kinds, in turn
-    sidebar: tuple[str, ...]         # the sidebar widgets a move may change
-    cells: tuple[str, ...]           # the page's cell-pick charts
+    in_page: tuple[str, ...]  # in-page kinds, in turn
+    sidebar: tuple[str, ...]  # the sidebar widgets a move may change
+    cells: tuple[str, ...]  # the page's cell-pick charts
 
-    file: str                        # pages/<path>.py
+    file: str  # pages/<path>.py
 
     @property
     def name(self) -> str:
-        return f"/{self.file[len('pages/'):-len('.py')]} {self.preset}"
+        return f"/{self.file[len('pages/') : -len('.py')]} {self.preset}"
 
 
 def stations() -> list[Station]:
@@ -61,19 +76,29 @@ def stations() -> list[Station]:
     for preset in ("defaults", "trained"):
         for page in site.PAGES:
             query = "" if preset == "defaults" else TRAINED + ("&layer=1" if page.concept else "")
-            found.append(Station("" if page is site.PAGES[0] else page.path, preset, query,
-                                 IN_PAGE.get(page.path, ()), () if page.trains else SIDEBAR_KEYS[preset],
-                                 tuple(k for k in page.picks if k in CELL_CHARTS), page.file))
+            found.append(
+                Station(
+                    "" if page is site.PAGES[0] else page.path,
+                    preset,
+                    query,
+                    IN_PAGE.get(page.path, ()),
+                    () if page.trains else SIDEBAR_KEYS[preset],
+                    tuple(k for k in page.picks if k in CELL_CHARTS),
+                    page.file,
+                )
+            )
     return found
 
 
 def assign(students: int) -> list[Station]:
     """The station of each student, in the cycle of 12 (see the module's doc)."""
     every = stations()
-    busy = [s for s in every if s.in_page]                               # 10: 8 in-page stations + 2 Learn
+    busy = [s for s in every if s.in_page]  # 10: 8 in-page stations + 2 Learn
     plain = {preset: [s for s in every if not s.in_page and s.preset == preset] for preset in ("defaults", "trained")}
-    quiet = [plain["defaults" if i % 2 == 0 else "trained"][i % len(plain["defaults"])]   # presets and pages in turn
-             for i in range(2 * len(plain["defaults"]))]
+    quiet = [
+        plain["defaults" if i % 2 == 0 else "trained"][i % len(plain["defaults"])]  # presets and pages in turn
+        for i in range(2 * len(plain["defaults"]))
+    ]
     cycle = len(busy) + 2
     chosen = []
     for i in range(students):
@@ -148,8 +173,11 @@ def _option(tab, key: str, rng: random.Random, array: bool):
     if drawn is None:
         return None
     state = tab.state(key)
-    current = (list(state.string_array_value.data) or [None])[0] if state and array else (
-        state.string_value if state else None)
+    current = (
+        (list(state.string_array_value.data) or [None])[0]
+        if state and array
+        else (state.string_value if state else None)
+    )
     option = _other(list(drawn.proto.options), current, rng)
     if option is None:
         return None
@@ -200,5 +228,12 @@ def exercise(tab, station: Station, rng: random.Random, turn: int = 0):
     return _option(tab, EX_PREDICTION, rng, array=False)
 
 
-HANDS = {"sidebar": sidebar, "cell": cell, "beta": beta, "knockout": knockout, "train": train, "replay": replay,
-         "exercise": exercise}
+HANDS = {
+    "sidebar": sidebar,
+    "cell": cell,
+    "beta": beta,
+    "knockout": knockout,
+    "train": train,
+    "replay": replay,
+    "exercise": exercise,
+}

@@ -25,6 +25,7 @@ Checks (exit status 1 if one fails): every student's last answer to every questi
 (rows and per-choice counts), the presenter's last count equals the store's, 0 errors, and (compared
 with a --no-poll run given by --baseline-p95) the slider reruns' p95 within 1.5×.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -44,7 +45,7 @@ from benchmarks.rss import RssSampler
 from deploy import replicas
 
 PAGE = "softmax"
-PRESENTER_REFRESH_S = 1.5   # ui.poll.panel's run_every (a student's: benchmarks.poll_student.STUDENT_REFRESH_S)
+PRESENTER_REFRESH_S = 1.5  # ui.poll.panel's run_every (a student's: benchmarks.poll_student.STUDENT_REFRESH_S)
 MAX_STUDENTS = 200
 
 
@@ -66,14 +67,17 @@ def questions_for_room() -> list:
 
     cfg, words = engine.Config(), ("AI", "builds", "neural", "models")
     t = analysis.run(cfg, words).layers[0]
-    return [questions.softmax_top_key(t, 0, t.T - 1), questions.scores_spread(t, cfg, 0),
-            questions.exercise_prediction(analysis.extend(cfg, words, "AI"), 0)]
+    return [
+        questions.softmax_top_key(t, 0, t.T - 1),
+        questions.scores_spread(t, cfg, 0),
+        questions.exercise_prediction(analysis.extend(cfg, words, "AI"), 0),
+    ]
 
 
 async def hall(args) -> dict:
     run_dir = Path(tempfile.mkdtemp(prefix="attention-lab-poll-"))
     db = run_dir / "poll.sqlite3"
-    os.environ["ATTENTION_LAB_POLL_DB"] = str(db)            # the servers inherit it: one file for all
+    os.environ["ATTENTION_LAB_POLL_DB"] = str(db)  # the servers inherit it: one file for all
     os.environ.pop("DATABASE_URL", None)
     from services.poll.store import Store
 
@@ -88,13 +92,29 @@ async def hall(args) -> dict:
         kw = dict(changes=3, pause=args.pause, timeout=args.timeout)
         # Warm-up (one session per process), as benchmarks.load does: the app's modules loaded.
         for name in (r.name for r in cluster.replicas) if cluster else [None]:
-            warm = PollStudent(base, PAGE, f"room={room.code}", "Sequence length", rng=random.Random(0),
-                               cookies={replicas.COOKIE: name} if name else None, asked=asked, **kw)
+            warm = PollStudent(
+                base,
+                PAGE,
+                f"room={room.code}",
+                "Sequence length",
+                rng=random.Random(0),
+                cookies={replicas.COOKIE: name} if name else None,
+                asked=asked,
+                **kw,
+            )
             await warm.lecture([], 0)
 
         done = asyncio.Event()
-        presenter = PollStudent(base, PAGE, f"present=1&room={room.code}&key={room.key}", "Sequence length",
-                                rng=random.Random(1), asked=asked, refresh=PRESENTER_REFRESH_S, **kw)
+        presenter = PollStudent(
+            base,
+            PAGE,
+            f"present=1&room={room.code}&key={room.key}",
+            "Sequence length",
+            rng=random.Random(1),
+            asked=asked,
+            refresh=PRESENTER_REFRESH_S,
+            **kw,
+        )
         presenting = asyncio.create_task(presenter.lecture([], 0, until=done)) if not args.no_poll else None
         plans = []
         for _ in range(args.students):
@@ -102,8 +122,19 @@ async def hall(args) -> dict:
             rng.shuffle(qs)
             plans.append(["move", qs[0], "move", qs[1], "move", qs[2]] if not args.no_poll else ["move"] * 3)
         query = "" if args.no_poll else f"room={room.code}"
-        students = [PollStudent(base, PAGE, query, "Sequence length", rng=random.Random(rng.random()), asked=asked,
-                                poll=not args.no_poll, **kw) for _ in plans]
+        students = [
+            PollStudent(
+                base,
+                PAGE,
+                query,
+                "Sequence length",
+                rng=random.Random(rng.random()),
+                asked=asked,
+                poll=not args.no_poll,
+                **kw,
+            )
+            for _ in plans
+        ]
         offsets = sorted(rng.uniform(0, args.spread) for _ in students)
 
         async def arrive(student, plan, offset):
@@ -111,7 +142,7 @@ async def hall(args) -> dict:
             return await student.lecture(plan, args.pause)
 
         async def crash():
-            await asyncio.sleep(args.spread + args.pause * 2.5)         # mid-poll: everyone in, answers flowing
+            await asyncio.sleep(args.spread + args.pause * 2.5)  # mid-poll: everyone in, answers flowing
             cluster.kill("r1")
             return time.perf_counter()
 
@@ -119,32 +150,47 @@ async def hall(args) -> dict:
         cpu_before = {name: RssSampler(pid).cpu_seconds() for name, pid in pids.items()}
         started = time.perf_counter()
         killer = asyncio.create_task(crash()) if args.kill and cluster else None
-        await asyncio.wait_for(asyncio.gather(*(arrive(s, p, o) for s, p, o in zip(students, plans, offsets))),
-                               args.deadline)
+        await asyncio.wait_for(
+            asyncio.gather(*(arrive(s, p, o) for s, p, o in zip(students, plans, offsets))), args.deadline
+        )
         wall = time.perf_counter() - started
         cpu = {}
         for name, pid in pids.items():
             try:
                 cpu[name] = round(RssSampler(pid).cpu_seconds() - cpu_before[name], 1)
             except OSError:
-                cpu[name] = None                                   # the killed replica
+                cpu[name] = None  # the killed replica
         killed_at = round(await killer - started, 1) if killer else None
         if presenting:
-            await asyncio.sleep(PRESENTER_REFRESH_S * 2 + 0.5)            # one refresh after the last answer
+            await asyncio.sleep(PRESENTER_REFRESH_S * 2 + 0.5)  # one refresh after the last answer
             done.set()
             await presenting
 
-        report = {"students": args.students, "poll": not args.no_poll, "replicas": args.replicas or None,
-                  "killed_r1_at_s": killed_at, "wall_s": round(wall, 1), "room": room.code}
+        report = {
+            "students": args.students,
+            "poll": not args.no_poll,
+            "replicas": args.replicas or None,
+            "killed_r1_at_s": killed_at,
+            "wall_s": round(wall, 1),
+            "room": room.code,
+        }
         moves = [x for s in students for x in s.moves]
         answers = [x for s in students for x in s.answers]
         refreshes = [x for s in students for x in s.refreshes]
         firsts = [s.result.first for s in students if s.result.first is not None]
-        for name, values in (("join_s", firsts), ("slider_rerun_s", moves), ("answer_rerun_s", answers),
-                             ("refresh_s", refreshes)):
-            report[name] = {"p50": round(load.pct(values, 50), 3), "p95": round(load.pct(values, 95), 3),
-                            "max": round(max(values, default=0), 3), "count": len(values)}
-        report["server_cpu_s"] = cpu                                   # while the students were on
+        for name, values in (
+            ("join_s", firsts),
+            ("slider_rerun_s", moves),
+            ("answer_rerun_s", answers),
+            ("refresh_s", refreshes),
+        ):
+            report[name] = {
+                "p50": round(load.pct(values, 50), 3),
+                "p95": round(load.pct(values, 95), 3),
+                "max": round(max(values, default=0), 3),
+                "count": len(values),
+            }
+        report["server_cpu_s"] = cpu  # while the students were on
         runs = len(firsts) + len(moves) + len(answers) + len(refreshes) + len(presenter.refreshes)
         if None not in cpu.values():
             report["server_cpu_ms_per_run"] = round(1000 * sum(cpu.values()) / max(runs, 1), 1)

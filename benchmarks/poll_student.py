@@ -2,6 +2,7 @@
 (benchmarks.ws_student's Student) that moves the slider and answers the poll box's questions in turns, its
 page checking the room between actions as a browser's does.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -15,7 +16,7 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 from benchmarks.ws_student import Result, Student, widget_state
 from deploy import replicas
 
-STUDENT_REFRESH_S = 1.25    # ui.poll.follow's WATCH_ALONE_S (a student's timer until the server sent its own)
+STUDENT_REFRESH_S = 1.25  # ui.poll.follow's WATCH_ALONE_S (a student's timer until the server sent its own)
 
 
 class PollStudent(Student):
@@ -24,17 +25,17 @@ class PollStudent(Student):
     def __init__(self, *a, asked=(), poll=True, refresh=None, **kw):
         super().__init__(*a, **kw)
         self.asked, self.poll, self.given = list(asked), poll, refresh
-        self.every: float | None = None                # the check's interval as the server sent it
-        self.pushes = 0                                # runs the server started without being asked
-        self.fragment: str | None = None               # the room check's fragment id (its auto-rerun element)
-        self.box: str | None = None                    # the poll box's fragment id (its radios rerun it)
-        self.radios: dict[str, object] = {}            # qid -> the radio element
-        self.chosen: dict[str, str] = {}               # qid -> the option value last sent and run
+        self.every: float | None = None  # the check's interval as the server sent it
+        self.pushes = 0  # runs the server started without being asked
+        self.fragment: str | None = None  # the room check's fragment id (its auto-rerun element)
+        self.box: str | None = None  # the poll box's fragment id (its radios rerun it)
+        self.radios: dict[str, object] = {}  # qid -> the radio element
+        self.chosen: dict[str, str] = {}  # qid -> the option value last sent and run
         self.moves: list[float] = []
         self.answers: list[float] = []
         self.refreshes: list[float] = []
         self.reconnects = 0
-        self.metric: str | None = None                 # the presenter's "answered" as drawn
+        self.metric: str | None = None  # the presenter's "answered" as drawn
 
     @property
     def refresh(self) -> float:
@@ -48,7 +49,7 @@ class PollStudent(Student):
     async def _run(self, ws, fragment: str | None = None, auto: bool = False) -> tuple[float, int]:
         """benchmarks.Student._run, plus: radios, the fragment's id, the URL the app writes,
         the presenter's metric; a fragment rerun when `fragment` is given."""
-        while await self._pushed(ws, 0.001):          # a run the server started on its own, read first
+        while await self._pushed(ws, 0.001):  # a run the server started on its own, read first
             pass
         msg = BackMsg()
         msg.ParseFromString(self._rerun_msg())
@@ -77,7 +78,7 @@ class PollStudent(Student):
     async def pause_for(self, ws, seconds: float) -> None:
         """Sleep as a browser tab does: a run the server pushes meanwhile is read when it comes."""
         end = time.monotonic() + seconds
-        await asyncio.sleep(0)                         # let the other tabs run, whatever the wait
+        await asyncio.sleep(0)  # let the other tabs run, whatever the wait
         while time.monotonic() < end:
             await self._pushed(ws, end - time.monotonic())
 
@@ -114,11 +115,11 @@ class PollStudent(Student):
                         self.slider_proto = element.slider
             elif kind == "ref_hash":
                 self.saw_cached(fmsg.ref_hash)
-            elif kind == "auto_rerun":                                 # a fragment that refreshes itself
+            elif kind == "auto_rerun":  # a fragment that refreshes itself
                 self.fragment = fmsg.auto_rerun.fragment_id
-                self.every = fmsg.auto_rerun.interval or None          # the frontend's timer, as the app set it
+                self.every = fmsg.auto_rerun.interval or None  # the frontend's timer, as the app set it
             elif kind == "page_info_changed":
-                self.query = fmsg.page_info_changed.query_string      # the seat the app gave, the slider's value
+                self.query = fmsg.page_info_changed.query_string  # the seat the app gave, the slider's value
             elif kind == "navigation":
                 self.page_hash = fmsg.navigation.page_script_hash
             elif kind == "script_finished":
@@ -144,14 +145,23 @@ class PollStudent(Student):
         return q.options[index][0], radio.id
 
     async def _connect(self):
-        for path in (f"/{self.page}" + (f"?{self.query}" if self.query else ""), "/_stcore/health",
-                     "/_stcore/host-config"):
+        for path in (
+            f"/{self.page}" + (f"?{self.query}" if self.query else ""),
+            "/_stcore/health",
+            "/_stcore/host-config",
+        ):
             await self._http(path)
         xsrf = self.cookies.get("_streamlit_xsrf")
         url = self.base.replace("http://", "ws://") + "/_stcore/stream"
-        return await websockets.connect(url, subprotocols=["streamlit"] + ([xsrf] if xsrf else []),
-                                        origin=self.base, additional_headers=self._cookie_header(),
-                                        max_size=None, open_timeout=self.timeout, ping_interval=None)
+        return await websockets.connect(
+            url,
+            subprotocols=["streamlit"] + ([xsrf] if xsrf else []),
+            origin=self.base,
+            additional_headers=self._cookie_header(),
+            max_size=None,
+            open_timeout=self.timeout,
+            ping_interval=None,
+        )
 
     async def _do(self, ws, action: str) -> None:
         if action == "move":
@@ -161,7 +171,7 @@ class PollStudent(Student):
         elif action == "refresh":
             seconds, _ = await self._run(ws, self.fragment, auto=True)
             self.refreshes.append(seconds)
-        else:                                          # answer a question
+        else:  # answer a question
             choice, _ = self._answer_state(action)
             seconds, _ = await self._run(ws, self.box or self.fragment)
             self.answers.append(seconds)
@@ -179,8 +189,10 @@ class PollStudent(Student):
                         seconds, received = await self._run(ws)
                         if self.result.first is None:
                             self.result.first, self.result.first_bytes = seconds, received
-                        if self.poll and (self.fragment is None or
-                                          any(a not in ("move", "refresh") and a not in self.radios for a in todo)):
+                        if self.poll and (
+                            self.fragment is None
+                            or any(a not in ("move", "refresh") and a not in self.radios for a in todo)
+                        ):
                             self.result.errors.append("no poll box or question on the page")
                             return self.result
                     next_refresh = time.monotonic() + self.refresh

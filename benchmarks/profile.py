@@ -29,6 +29,7 @@ station that has that kind of interaction does it --reruns times instead of movi
 browser sends it (with the fragment id of the widget's `st.fragment`, so the server reruns only that part):
 where a click's CPU goes.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -48,7 +49,7 @@ from benchmarks.wsclient import Tab
 from harness import browser as bs
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-WALK = 4                       # the sequence length stays within this of where the station started
+WALK = 4  # the sequence length stays within this of where the station started
 
 
 class Recording:
@@ -68,7 +69,7 @@ class Recording:
         for stale in (self.folder / f"{name}.done", self.folder / f"{name}.json"):
             stale.unlink(missing_ok=True)
         self._say(f"start {name}")
-        await asyncio.sleep(0.05)                        # picked up within the probe's next 2 ms
+        await asyncio.sleep(0.05)  # picked up within the probe's next 2 ms
 
     async def stop(self, name: str, timeout: float = 30.0) -> Path:
         self._say("stop")
@@ -103,7 +104,7 @@ async def station_profile(url: str, pid: int, station: mix.Station, args, record
     run = await tab.open()
     errors += run.errors + tab.notices
     if not station.sidebar and tab.widget(mix.LEARN_TRAIN) is not None:
-        tab.set(*mix.train(tab, station, rng))                      # Train once: the run is shown after it
+        tab.set(*mix.train(tab, station, rng))  # Train once: the run is shown after it
         errors += (await tab.run()).errors
     name = f"{station.name.split()[0].strip('/')}-{station.preset}"
     fragments = 0
@@ -112,7 +113,7 @@ async def station_profile(url: str, pid: int, station: mix.Station, args, record
     started, messages = time.perf_counter(), 0
     try:
         for turn in range(args.reruns):
-            if args.clicks:                                         # as the browser sends it: with its fragment id
+            if args.clicks:  # as the browser sends it: with its fragment id
                 change = mix.HANDS[args.clicks](tab, station, rng, turn)
                 if change is None:
                     raise LookupError(f"{station.name}: nothing on the page for a {args.clicks!r} interaction")
@@ -120,7 +121,7 @@ async def station_profile(url: str, pid: int, station: mix.Station, args, record
                 fragments += bool(run.fragment)
             else:
                 tab.set(*rerun_change(tab, station, rng, start))
-                run = await tab.run()                               # a full rerun (no fragment id)
+                run = await tab.run()  # a full rerun (no fragment id)
             errors += run.errors
             messages += run.messages
         await asyncio.sleep(hall.SETTLE_S)
@@ -130,19 +131,32 @@ async def station_profile(url: str, pid: int, station: mix.Station, args, record
         await tab.close()
     used = cpu.seconds() - before
     by_category, by_caller, functions, calls, totals = cats.tally(json.loads(raw.read_text()), categoriser, used)
-    return {"station": station.name, "reruns": args.reruns, "fragment_reruns": fragments, "cpu_s": used,
-            "wall_s": wall, **totals,
-            "messages": messages / args.reruns,
-            "categories": dict(by_category), "elements_by_caller": dict(by_caller),
-            "functions": dict(functions.most_common(300)), "calls": dict(calls), "errors": errors}
+    return {
+        "station": station.name,
+        "reruns": args.reruns,
+        "fragment_reruns": fragments,
+        "cpu_s": used,
+        "wall_s": wall,
+        **totals,
+        "messages": messages / args.reruns,
+        "categories": dict(by_category),
+        "elements_by_caller": dict(by_caller),
+        "functions": dict(functions.most_common(300)),
+        "calls": dict(calls),
+        "errors": errors,
+    }
 
 
 async def profile(args) -> dict:
     folder = servers.checkout(args.checkout)
     categoriser = cats.Categoriser(folder)
-    chosen = [s for s in mix.stations() if s.preset in args.presets and
-              (not args.pages or s.name.split()[0].lstrip("/") in args.pages) and
-              (not args.clicks or args.clicks in s.in_page)]
+    chosen = [
+        s
+        for s in mix.stations()
+        if s.preset in args.presets
+        and (not args.pages or s.name.split()[0].lstrip("/") in args.pages)
+        and (not args.clicks or args.clicks in s.in_page)
+    ]
     samples = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="attention-lab-profile-"))
     samples.mkdir(parents=True, exist_ok=True)
     recording = Recording(samples)
@@ -157,16 +171,25 @@ async def profile(args) -> dict:
     finally:
         if not args.keep:
             shutil.rmtree(samples, ignore_errors=True)
-    return {"checkout": servers.label(folder), "reruns": args.reruns, "clicks": args.clicks, "warm_up_errors": warm,
-            "stations": results}
+    return {
+        "checkout": servers.label(folder),
+        "reruns": args.reruns,
+        "clicks": args.clicks,
+        "warm_up_errors": warm,
+        "stations": results,
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--checkout", default=str(bs.ROOT), help="the checkout to profile (default: this one)")
     parser.add_argument("--reruns", type=int, default=150, help="full reruns (or clicks) per page and preset")
-    parser.add_argument("--clicks", choices=[k for k in mix.KINDS if k not in ("sidebar", "train")], default=None,
-                        help="profile this in-page interaction (sent with its fragment id) instead of full reruns")
+    parser.add_argument(
+        "--clicks",
+        choices=[k for k in mix.KINDS if k not in ("sidebar", "train")],
+        default=None,
+        help="profile this in-page interaction (sent with its fragment id) instead of full reruns",
+    )
     parser.add_argument("--pages", default="", help="comma-separated URL paths (default: every page)")
     parser.add_argument("--presets", default="defaults,trained", help="defaults, trained or both")
     parser.add_argument("--top", type=int, default=15, help="list this many of the checkout's hottest functions")

@@ -17,6 +17,7 @@ A stack (root first, "function (/full/path.py)") is read like this:
    a script thread, `st_loop` on the event loop); a thread that is neither the event loop nor a script
    run is `other`.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -36,26 +37,75 @@ CATEGORIES = {
     "sending": "sending (the event loop and the websocket: starlette, uvicorn, asyncio)",
     "other": "other (background threads, the profiler's own)",
 }
-SHORT = {"engine": "engine", "prose": "prose", "charts": "charts", "tables": "tables", "frame": "frame",
-         "page": "page", "st_elements": "st elements", "st_run": "st run", "st_loop": "st loop", "serialisation": "serialise",
-         "sending": "send", "other": "other"}
+SHORT = {
+    "engine": "engine",
+    "prose": "prose",
+    "charts": "charts",
+    "tables": "tables",
+    "frame": "frame",
+    "page": "page",
+    "st_elements": "st elements",
+    "st_run": "st run",
+    "st_loop": "st loop",
+    "serialisation": "serialise",
+    "sending": "send",
+    "other": "other",
+}
 
 # The checkout's own files, by path below the checkout (first match wins; "" = anything else in it).
-APP = (("engine/", "engine"), ("services/", "engine"), ("ui/compute", "engine"), ("ui/training_process", "engine"),
-       ("ui/prose/", "prose"), ("ui/charts/", "charts"), ("ui/page/tables", "tables"),
-       ("ui/shell/", "frame"), ("ui/poll/", "frame"), ("ui/trainer", "frame"), ("streamlit_app.py", "frame"),
-       ("pages/", "page"), ("ui/", "page"), ("", "page"))
+APP = (
+    ("engine/", "engine"),
+    ("services/", "engine"),
+    ("ui/compute", "engine"),
+    ("ui/training_process", "engine"),
+    ("ui/prose/", "prose"),
+    ("ui/charts/", "charts"),
+    ("ui/page/tables", "tables"),
+    ("ui/shell/", "frame"),
+    ("ui/poll/", "frame"),
+    ("ui/trainer", "frame"),
+    ("streamlit_app.py", "frame"),
+    ("pages/", "page"),
+    ("ui/", "page"),
+    ("", "page"),
+)
 
 # Library frames, by a piece of their path (or function name), checked from the leaf upwards.
-SERIALISATION = ("/google/protobuf/", "/json/", "streamlit/runtime/runtime_util.py",
-                 "streamlit/runtime/forward_msg_cache.py", "/pyarrow/ipc.py", "arrow_bytes", "/base64.py")
-SENDING = ("/starlette/", "/uvicorn/", "/websockets/", "/anyio/", "/h11/", "/httptools/", "/wsproto/",
-           "streamlit/web/server/", "/asyncio/", "/selectors.py", "/socket.py", "/ssl.py")
+SERIALISATION = (
+    "/google/protobuf/",
+    "/json/",
+    "streamlit/runtime/runtime_util.py",
+    "streamlit/runtime/forward_msg_cache.py",
+    "/pyarrow/ipc.py",
+    "arrow_bytes",
+    "/base64.py",
+)
+SENDING = (
+    "/starlette/",
+    "/uvicorn/",
+    "/websockets/",
+    "/anyio/",
+    "/h11/",
+    "/httptools/",
+    "/wsproto/",
+    "streamlit/web/server/",
+    "/asyncio/",
+    "/selectors.py",
+    "/socket.py",
+    "/ssl.py",
+)
 CHART_LIBS = ("/altair/", "/jsonschema/", "/narwhals/", "/referencing/", "/vl_convert", "/vega_datasets/")
 TABLE_LIBS = ("/pandas/", "/pyarrow/")
-ST_RUN = ("streamlit/runtime/caching/", "streamlit/runtime/state/", "streamlit/runtime/scriptrunner",
-          "streamlit/runtime/app_session.py", "streamlit/runtime/runtime.py", "streamlit/runtime/forward_msg_queue.py",
-          "streamlit/config.py", "streamlit/runtime/fragment.py")
+ST_RUN = (
+    "streamlit/runtime/caching/",
+    "streamlit/runtime/state/",
+    "streamlit/runtime/scriptrunner",
+    "streamlit/runtime/app_session.py",
+    "streamlit/runtime/runtime.py",
+    "streamlit/runtime/forward_msg_queue.py",
+    "streamlit/config.py",
+    "streamlit/runtime/fragment.py",
+)
 STREAMLIT = "/streamlit/"
 SCRIPT_THREAD = "ScriptRunner._run_script_thread"
 
@@ -90,7 +140,7 @@ class Categoriser:
         path = frame.rsplit(" (", 1)[-1].rstrip(")")
         if not path.startswith(self.root) or "/site-packages/" in path or "/.venv" in path:
             return None
-        below = path[len(self.root):]
+        below = path[len(self.root) :]
         return next(category for prefix, category in APP if below.startswith(prefix))
 
     def caller(self, frames: list[str]) -> tuple[int, str | None]:
@@ -105,17 +155,19 @@ class Categoriser:
         at, caller = self.caller(frames)
         script = thread.startswith("ScriptRunner") or any(SCRIPT_THREAD in f for f in frames)
         if caller is None and thread != "MainThread" and not script:
-            return "other"                       # a background thread (file polling, a worker's pipe, an import)
-        for frame in reversed(frames[at + 1:]):
+            return "other"  # a background thread (file polling, a worker's pipe, an import)
+        for frame in reversed(frames[at + 1 :]):
             decided = library(frame, with_app=caller is not None)
             if decided == "st_run" and not script:
-                return "st_loop"                 # Streamlit's bookkeeping on the event loop
+                return "st_loop"  # Streamlit's bookkeeping on the event loop
             if decided is not None:
                 return decided
         return caller or "other"
 
 
-def tally(report: dict, categoriser: Categoriser, process_cpu: float) -> tuple[Counter, Counter, Counter, Counter, dict]:
+def tally(
+    report: dict, categoriser: Categoriser, process_cpu: float
+) -> tuple[Counter, Counter, Counter, Counter, dict]:
     """benchmarks.server_probe's regions (CPU s) per category; Streamlit elements' CPU by the part of the app
     that asked for them (the category of the call's innermost checkout frame) and by call ("st.slider from
     frame"); the app's own CPU per innermost checkout function; and the totals (script threads, event
@@ -137,17 +189,22 @@ def tally(report: dict, categoriser: Categoriser, process_cpu: float) -> tuple[C
             at, caller = categoriser.caller(frames)
             if caller is not None:
                 name, _, where = frames[at].rpartition(" (")
-                functions[f"{name} ({where.rstrip(')')[len(categoriser.root):]})"] += seconds
+                functions[f"{name} ({where.rstrip(')')[len(categoriser.root) :]})"] += seconds
         elif kind == "runner":
             by_category["st_run"] += seconds
         elif kind == "loop":
             by_category["st_loop"] += seconds
-        else:                                                  # carved out of a call: serialisation, tables
+        else:  # carved out of a call: serialisation, tables
             by_category[category.split(":")[0]] += seconds
             carved[category] += seconds
     by_category["sending"] += max(0.0, report["main_cpu"] - top["main"])
     background = process_cpu - top["script"] - report["main_cpu"]
     by_category["other"] += max(0.0, background)
-    totals = {"script_s": top["script"], "event_loop_s": report["main_cpu"], "background_s": background,
-              "accounted_s": sum(by_category.values()), "carved": dict(carved)}
+    totals = {
+        "script_s": top["script"],
+        "event_loop_s": report["main_cpu"],
+        "background_s": background,
+        "accounted_s": sum(by_category.values()),
+        "carved": dict(carved),
+    }
     return by_category, elements_by_caller, functions, calls, totals

@@ -1,5 +1,5 @@
-"""A server process's memory and CPU as the benchmarks read them from /proc (benchmarks.load, .poll, .lesson).
-"""
+"""A server process's memory and CPU as the benchmarks read them from /proc (benchmarks.load, .poll, .lesson)."""
+
 from __future__ import annotations
 
 import asyncio

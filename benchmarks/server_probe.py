@@ -17,6 +17,7 @@ Every figure is a thread's own CPU clock (time.thread_time) read at the edges of
 Counting is on only between "start NAME" and "stop" (CONTROL_DIR/control); on stop the regions go to
 CONTROL_DIR/NAME.json, then CONTROL_DIR/NAME.done is written.
 """
+
 from __future__ import annotations
 
 import functools
@@ -39,8 +40,8 @@ class Probe:
         self.control, self.mtime, self.lock = control, 0, threading.Lock()
         self.name: str | None = None
         self.local = threading.local()
-        self.in_gap: dict[int, object] = {}          # thread ident -> its state, while it runs the app's code
-        self.totals: Counter = Counter()              # (kind, category, stack) -> CPU s
+        self.in_gap: dict[int, object] = {}  # thread ident -> its state, while it runs the app's code
+        self.totals: Counter = Counter()  # (kind, category, stack) -> CPU s
         self.main_from = 0.0
 
     # -- regions -------------------------------------------------------------------------------------
@@ -78,6 +79,7 @@ class Probe:
 
     def region(self, kind: str, category: str = ""):
         """Wrap a function: its CPU is this region's (minus the regions inside it)."""
+
         def wrap(fn):
             # an st.* call: its name; a carved-out step: its category and function ("serialisation:dumps")
             label = fn.__name__ if kind == "element" else f"{category}:{fn.__name__}" if kind == "carve" else category
@@ -88,7 +90,7 @@ class Probe:
                     return fn(*args, **kwargs)
                 state = self._state()
                 if kind == "element" and any(r[0] == "element" for r in state.stack):
-                    return fn(*args, **kwargs)          # an st.* call inside one: part of the outer call
+                    return fn(*args, **kwargs)  # an st.* call inside one: part of the outer call
                 codes = self._codes(sys._getframe(1)) if kind in ("element", "exec") else ()
                 start = clock()
                 if state.stack and state.stack[-1][0] == "exec":
@@ -112,9 +114,15 @@ class Probe:
                             state.last = codes or state.last
                             self._open_gap(state)
                     elif kind in ("runner", "loop", "carve"):
-                        self._add("top", "main" if threading.current_thread() is threading.main_thread()
-                                  else "script", (), end - begun)
+                        self._add(
+                            "top",
+                            "main" if threading.current_thread() is threading.main_thread() else "script",
+                            (),
+                            end - begun,
+                        )
+
             return timed
+
         return wrap
 
     # -- sampling the app's own code, and the control file ------------------------------------------
@@ -142,11 +150,17 @@ class Probe:
             self.name = words[1]
         elif words[:1] == ["stop"] and self.name:
             name, self.name = self.name, None
-            time.sleep(0.05)                         # regions under way finish
+            time.sleep(0.05)  # regions under way finish
             with self.lock:
-                rows = [[kind, category, [f"{getattr(c, 'co_qualname', c.co_name)} ({c.co_filename})"
-                                          for c in reversed(codes)], seconds]
-                        for (kind, category, codes), seconds in self.totals.items()]
+                rows = [
+                    [
+                        kind,
+                        category,
+                        [f"{getattr(c, 'co_qualname', c.co_name)} ({c.co_filename})" for c in reversed(codes)],
+                        seconds,
+                    ]
+                    for (kind, category, codes), seconds in self.totals.items()
+                ]
             report = {"main_cpu": time.clock_gettime(main) - self.main_from, "rows": rows}
             (self.control / f"{name}.json").write_text(json.dumps(report))
             (self.control / f"{name}.done").write_text("")
@@ -183,10 +197,14 @@ def patch(probe: Probe) -> None:
             setattr(streamlit, name, types.MethodType(getattr(DeltaGenerator, value.__name__), value.__self__))
         elif name in ("set_page_config", "navigation", "switch_page", "rerun", "logo", "toast"):
             setattr(streamlit, name, probe.region("element")(value))
-    carve = {"serialisation": [(script_run_context, "populate_hash_if_needed"),
-                               (dataframe_util, "convert_anything_to_arrow_bytes"),
-                               (dataframe_util, "convert_arrow_table_to_arrow_bytes")],
-             "tables": [(dataframe_util, "convert_anything_to_pandas_df")]}
+    carve = {
+        "serialisation": [
+            (script_run_context, "populate_hash_if_needed"),
+            (dataframe_util, "convert_anything_to_arrow_bytes"),
+            (dataframe_util, "convert_arrow_table_to_arrow_bytes"),
+        ],
+        "tables": [(dataframe_util, "convert_anything_to_pandas_df")],
+    }
     for category, places in carve.items():
         for module, name in places:
             setattr(module, name, probe.region("carve", category)(getattr(module, name)))
@@ -195,10 +213,12 @@ def patch(probe: Probe) -> None:
     shim.loads = probe.region("carve", "serialisation")(json.loads)
     vega_charts.json = shim
     starlette_websocket.serialize_forward_msg = probe.region("carve", "serialisation")(
-        starlette_websocket.serialize_forward_msg)
+        starlette_websocket.serialize_forward_msg
+    )
     session = app_session.AppSession
     session._handle_scriptrunner_event_on_event_loop = probe.region("loop", "st_loop")(
-        session._handle_scriptrunner_event_on_event_loop)
+        session._handle_scriptrunner_event_on_event_loop
+    )
     session.handle_backmsg = probe.region("loop", "st_loop")(session.handle_backmsg)
 
 

@@ -5,6 +5,7 @@ with an empty weights cache of its own ($ATTENTION_LAB_CACHE in a temp folder: a
 and nothing written into the checkout) and no .pyc files written there. harness.browser.Server starts
 and stops it (by its PID).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -30,8 +31,9 @@ def checkout(path: str | Path) -> Path:
 def label(folder: Path) -> str:
     """The checkout's folder and commit, for reports."""
     try:
-        commit = subprocess.run(["git", "-C", str(folder), "rev-parse", "--short", "HEAD"], capture_output=True,
-                                text=True, timeout=10).stdout.strip()
+        commit = subprocess.run(
+            ["git", "-C", str(folder), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=10
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         commit = ""
     return f"{folder} ({commit or 'no git'})"

@@ -13,6 +13,7 @@ from the storm's start until the last trainer's page is drawn, and errors.
     python -m benchmarks.storm                         # 10 trainers, 30 others
     python -m benchmarks.storm --checkout /tmp/base    # the same against another checkout of the app
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,7 +29,7 @@ from benchmarks.load import pct
 from benchmarks.ws_student import Student
 from harness import browser as bs
 
-TARGET = 2.0     # the others' rerun p95 during the storm, at most this times their idle p95
+TARGET = 2.0  # the others' rerun p95 during the storm, at most this times their idle p95
 
 
 async def hall(students: list[Student], spread: float, rng: random.Random) -> tuple[list, list[float]]:
@@ -50,7 +51,7 @@ def others(base: str, n: int, rng: random.Random, timeout: float) -> list[Studen
 
 async def storm(args) -> dict:
     cache = Path(tempfile.mkdtemp(prefix="attention-lab-storm-"))
-    os.environ["ATTENTION_LAB_CACHE"] = str(cache)                     # every training real, none from before
+    os.environ["ATTENTION_LAB_CACHE"] = str(cache)  # every training real, none from before
     server = bs.Server(cwd=Path(args.checkout).resolve(), log_name="storm-server.log").start()
     try:
         rng = random.Random(args.seed)
@@ -58,21 +59,35 @@ async def storm(args) -> dict:
         if warm.errors:
             raise SystemExit(f"warm-up session failed: {warm.errors}")
         idle, _ = await hall(others(server.url, args.others, rng, args.timeout), args.spread, rng)
-        trainers = [Student(server.url, "", f"preset=trained-induction&seed={1000 + k}", "d_model",
-                            args.trainer_changes, 0.5, random.Random(rng.random()), args.timeout)
-                    for k in range(args.trainers)]
+        trainers = [
+            Student(
+                server.url,
+                "",
+                f"preset=trained-induction&seed={1000 + k}",
+                "d_model",
+                args.trainer_changes,
+                0.5,
+                random.Random(rng.random()),
+                args.timeout,
+            )
+            for k in range(args.trainers)
+        ]
         students = trainers + others(server.url, args.others, rng, args.timeout)
         during, ended = await hall(students, args.spread, rng)
     finally:
         server.stop()
         shutil.rmtree(cache, ignore_errors=True)
-    trained, busy = during[: args.trainers], during[args.trainers:]
+    trained, busy = during[: args.trainers], during[args.trainers :]
     waits = [t for r in trained for t in ([r.first] if r.first is not None else []) + r.reruns]
     idle_reruns = [x for r in idle for x in r.reruns]
     busy_reruns = [x for r in busy for x in r.reruns]
-    return {"idle": idle_reruns, "during": busy_reruns, "trainer_waits": waits,
-            "trainers_done_s": max(ended[: args.trainers]),
-            "errors": sorted({e for r in idle + during for e in r.errors})}
+    return {
+        "idle": idle_reruns,
+        "during": busy_reruns,
+        "trainer_waits": waits,
+        "trainers_done_s": max(ended[: args.trainers]),
+        "errors": sorted({e for r in idle + during for e in r.errors}),
+    }
 
 
 def main() -> None:
@@ -90,15 +105,21 @@ def main() -> None:
     report = asyncio.run(storm(args))
     idle, during = report["idle"], report["during"]
     ratio = pct(during, 95) / max(pct(idle, 95), 1e-9)
-    print(f"storm: {args.trainers} trainers (trained-induction, own seed, {args.trainer_changes} d_model move(s)), "
-          f"{args.others} others on the default page; app in {args.checkout}")
+    print(
+        f"storm: {args.trainers} trainers (trained-induction, own seed, {args.trainer_changes} d_model move(s)), "
+        f"{args.others} others on the default page; app in {args.checkout}"
+    )
     print(f"  others idle    rerun p50 {pct(idle, 50):.3f} s  p95 {pct(idle, 95):.3f} s  ({len(idle)} reruns)")
-    print(f"  others storm   rerun p50 {pct(during, 50):.3f} s  p95 {pct(during, 95):.3f} s  ({len(during)} reruns)"
-          f"  = {ratio:.2f}× idle p95 (target ≤ {TARGET}×)")
+    print(
+        f"  others storm   rerun p50 {pct(during, 50):.3f} s  p95 {pct(during, 95):.3f} s  ({len(during)} reruns)"
+        f"  = {ratio:.2f}× idle p95 (target ≤ {TARGET}×)"
+    )
     waits = report["trainer_waits"]
-    print(f"  trainers       page p50 {pct(waits, 50):.1f} s  p95 {pct(waits, 95):.1f} s  max {max(waits, default=0):.1f} s"
-          f" ({len(waits)} pages, each a training); the last trainer done {report['trainers_done_s']:.1f} s after the "
-          f"storm began")
+    print(
+        f"  trainers       page p50 {pct(waits, 50):.1f} s  p95 {pct(waits, 95):.1f} s  max {max(waits, default=0):.1f} s"
+        f" ({len(waits)} pages, each a training); the last trainer done {report['trainers_done_s']:.1f} s after the "
+        f"storm began"
+    )
     print(f"  errors         {len(report['errors'])} {report['errors'][:3] or ''}")
 
 

@@ -9,6 +9,7 @@ and 512 windows that repeat a span of their own text (for induction and the seco
     python -m benchmarks.text --train --save run.npz   # ... and keep the run (engine.store's format)
     python -m benchmarks.text --run run.npz      # measure a kept run of the defaults
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,7 +23,7 @@ from threadpoolctl import threadpool_limits
 import engine
 from engine import language, store, text
 
-SEED = 0                 # the batches' seed of the default run (engine.ship's)
+SEED = 0  # the batches' seed of the default run (engine.ship's)
 SENTENCE = "I am sure she will be very"
 
 
@@ -38,7 +39,9 @@ def measure(cfg: engine.Config, params: engine.Params, sentence: str) -> None:
     print("\n| layer | head | " + " | ".join(roles) + " |\n| --- | --- |" + " --- |" * len(roles))
     for layer in range(cfg.n_layers):
         for head in range(cfg.num_heads):
-            print(f"| {layer} | {head} | " + " | ".join(f"{scores[layer, head]:.2f}" for scores in roles.values()) + " |")
+            print(
+                f"| {layer} | {head} | " + " | ".join(f"{scores[layer, head]:.2f}" for scores in roles.values()) + " |"
+            )
 
     L, H = cfg.n_layers, cfg.num_heads
     removed = [frozenset()] + [frozenset({(layer, head)}) for layer in range(L) for head in range(H)]
@@ -47,13 +50,15 @@ def measure(cfg: engine.Config, params: engine.Params, sentence: str) -> None:
     none = found[0]
     print("\n| removed | held-out loss | change | loss on second copies | change |\n| --- | --- | --- | --- | --- |")
     for knock in found:
-        what = ("nothing" if not knock.ablate else ", ".join(f"L{layer} H{head}" for layer, head in sorted(knock.ablate)))
-        print(f"| {what} | {knock.overall:.3f} | {knock.overall - none.overall:+.3f} | {knock.second_copy:.3f} | "
-              f"{knock.second_copy - none.second_copy:+.3f} |")
+        what = "nothing" if not knock.ablate else ", ".join(f"L{layer} H{head}" for layer, head in sorted(knock.ablate))
+        print(
+            f"| {what} | {knock.overall:.3f} | {knock.overall - none.overall:+.3f} | {knock.second_copy:.3f} | "
+            f"{knock.second_copy - none.second_copy:+.3f} |"
+        )
 
     encoded = text.encode(sentence)
     unknown = f" (unknown: {', '.join(encoded.unknown_words)})" if encoded.unknown else ""
-    print(f"\nAfter \"{' '.join(encoded.labels)}\"{unknown}:")
+    print(f'\nAfter "{" ".join(encoded.labels)}"{unknown}:')
     for word, p in language.next_words(cfg, params, sentence):
         print(f"  {word!r}: {p:.3f}")
 
@@ -62,7 +67,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--run", type=Path, help="a kept run's file (the default run's) to measure instead of training")
     parser.add_argument("--save", type=Path, help="write the trained run here")
-    parser.add_argument("--train", action="store_true", help="train the default run here instead of reading the shipped one")
+    parser.add_argument(
+        "--train", action="store_true", help="train the default run here instead of reading the shipped one"
+    )
     parser.add_argument("--sentence", default=SENTENCE, help="the sentence whose next word is predicted")
     args = parser.parse_args(argv)
     task = engine.TASKS["text"]
@@ -80,9 +87,11 @@ def main(argv: list[str] | None = None) -> int:
             loaded, cpu = time.perf_counter() - start, time.thread_time()
             run = engine.train("text", seed=SEED)
             cpu, params = time.thread_time() - cpu, run.params
-            print(f"corpus read in {loaded:.2f} s; {run.steps} steps of {run.batch} × {task.seq_len} tokens in "
-                  f"{run.seconds:.1f} s ({run.seconds / run.steps * 1000:.1f} ms a step; the training thread's CPU "
-                  f"time {cpu:.1f} s); last 100 batch losses {np.mean(run.losses[-100:]):.3f}")
+            print(
+                f"corpus read in {loaded:.2f} s; {run.steps} steps of {run.batch} × {task.seq_len} tokens in "
+                f"{run.seconds:.1f} s ({run.seconds / run.steps * 1000:.1f} ms a step; the training thread's CPU "
+                f"time {cpu:.1f} s); last 100 batch losses {np.mean(run.losses[-100:]):.3f}"
+            )
             if args.save is not None:
                 print(f"kept: {store.save(run, args.save.parent, name=args.save.name)}")
         measure(task.config, params, args.sentence)

@@ -16,6 +16,7 @@ current token.
     python -m benchmarks.train_bench            # 5 runs per one-block task, 3 of induction
     python -m benchmarks.train_bench --quick    # 3 and 1
 """
+
 from __future__ import annotations
 
 import argparse
@@ -30,13 +31,13 @@ import engine
 from engine.training import DTYPE
 
 SINGLE = ("previous", "first", "reverse", "max")
-FRESH = 12345            # seed of the evaluation sequences (training batches use RandomState(0))
-BUDGET = {"single": 3.0, "induction": 30.0}   # seconds, one core
+FRESH = 12345  # seed of the evaluation sequences (training batches use RandomState(0))
+BUDGET = {"single": 3.0, "induction": 30.0}  # seconds, one core
 
 
 def first_step_at(accuracies: np.ndarray, level: float, window: int = 20) -> int | None:
     """The first step whose last `window` batch accuracies average at least `level`."""
-    means = np.convolve(accuracies, np.ones(window) / window, mode="valid")   # means[i]: steps i .. i+window-1
+    means = np.convolve(accuracies, np.ones(window) / window, mode="valid")  # means[i]: steps i .. i+window-1
     hits = np.flatnonzero(means >= level)
     return None if hits.size == 0 else int(hits[0]) + window
 
@@ -60,7 +61,7 @@ def best_head(task: engine.Task, run: engine.TrainRun, keys_of=None) -> tuple[in
     tokens, targets = task.sample(np.random.RandomState(FRESH), 300)
     keys = (keys_of or task.expected_keys)(tokens)
     scored = targets >= 0 if keys_of is None else np.ones(tokens.shape, dtype=bool)
-    shares = engine.share_per_query(run.config, run.params, tokens, keys, scored)   # (L, H, Q)
+    shares = engine.share_per_query(run.config, run.params, tokens, keys, scored)  # (L, H, Q)
     layer, head = np.unravel_index(shares.mean(axis=-1).argmax(), shares.shape[:2])
     best = shares[layer, head]
     return int(layer), int(head), float(best.mean()), float(np.mean(best >= 0.9))
@@ -81,9 +82,12 @@ def bench_single(name: str, runs: int) -> bool:
     accuracy = engine.evaluate(name, run.config, run.params, n=1000, seed=FRESH)
     _, head, mean, clear = best_head(task, run)
     median99 = statistics.median(reach)
-    print(f"{name:>9} {run.steps:>6} {statistics.median(walls):>7.2f} {step99 or '-':>8} {median99:>7.2f} "
-          f"{statistics.median(rates):>7.0f} {statistics.median(ratios):>6.1f} {accuracy:>7.3f} "
-          f"  head {head}: mean {mean:.3f}, {clear:.1%} of queries >= 0.9", flush=True)
+    print(
+        f"{name:>9} {run.steps:>6} {statistics.median(walls):>7.2f} {step99 or '-':>8} {median99:>7.2f} "
+        f"{statistics.median(rates):>7.0f} {statistics.median(ratios):>6.1f} {accuracy:>7.3f} "
+        f"  head {head}: mean {mean:.3f}, {clear:.1%} of queries >= 0.9",
+        flush=True,
+    )
     return median99 <= BUDGET["single"] and accuracy >= 0.99
 
 
@@ -102,15 +106,21 @@ def bench_induction(runs: int) -> bool:
     shares = engine.expected_share(task, run.config, run.params, *task.sample(np.random.RandomState(FRESH), 300))
     l2_head = int(shares[1].argmax())
     cfg = run.config
-    print(f"induction: {cfg.n_layers} layers, d_model {cfg.d_model}, {cfg.num_heads} heads, T {task.seq_len}, "
-          f"vocab {cfg.vocab_size}, batch {task.batch}, Adam {task.lr}, {run.steps} steps; median of {runs} runs")
+    print(
+        f"induction: {cfg.n_layers} layers, d_model {cfg.d_model}, {cfg.num_heads} heads, T {task.seq_len}, "
+        f"vocab {cfg.vocab_size}, batch {task.batch}, Adam {task.lr}, {run.steps} steps; median of {runs} runs"
+    )
     print(f"  loss plateau ends (sharpest drop) at step {drop}; 90 % (20-step mean) at step {step90}")
-    print(f"  time: {statistics.median(walls):.1f} s for {run.steps} steps ({1 / per_step:.0f} steps/s), "
-          f"{'-' if step90 is None else f'{step90 * per_step:.1f} s'} to 90 %")
+    print(
+        f"  time: {statistics.median(walls):.1f} s for {run.steps} steps ({1 / per_step:.0f} steps/s), "
+        f"{'-' if step90 is None else f'{step90 * per_step:.1f} s'} to 90 %"
+    )
     print(f"  accuracy on 1,000 fresh sequences (scored positions): {accuracy:.3f}")
-    print(f"  circuit: layer-1 head {l1[1]} on the previous token (mean {l1[2]:.2f}); "
-          f"layer-2 head {l2_head} on the keys after earlier copies (mean {shares[1, l2_head]:.2f}); "
-          f"all layer-2 heads {np.round(shares[1], 2).tolist()}")
+    print(
+        f"  circuit: layer-1 head {l1[1]} on the previous token (mean {l1[2]:.2f}); "
+        f"layer-2 head {l2_head} on the keys after earlier copies (mean {shares[1, l2_head]:.2f}); "
+        f"all layer-2 heads {np.round(shares[1], 2).tolist()}"
+    )
     return statistics.median(walls) <= BUDGET["induction"] and accuracy >= 0.90 and shares[1].max() >= 0.7
 
 
@@ -122,12 +132,16 @@ def main(argv: list[str] | None = None) -> int:
     ok = True
     with threadpool_limits(1):
         print(f"one BLAS thread; medians of {runs} runs; numpy {np.__version__}")
-        print(f"{'task':>9} {'steps':>6} {'run s':>7} {'99% at':>8} {'to 99%':>7} {'step/s':>7} {'/fwd':>6} {'fresh':>7}")
+        print(
+            f"{'task':>9} {'steps':>6} {'run s':>7} {'99% at':>8} {'to 99%':>7} {'step/s':>7} {'/fwd':>6} {'fresh':>7}"
+        )
         for name in SINGLE:
             ok &= bench_single(name, runs)
         ok &= bench_induction(induction_runs)
-    print(f"targets: 99 % within {BUDGET['single']:.0f} s per one-block task; induction >= 90 % with a "
-          f"layer-2 head >= 0.7 within {BUDGET['induction']:.0f} s -> {'OK' if ok else 'MISSED'}")
+    print(
+        f"targets: 99 % within {BUDGET['single']:.0f} s per one-block task; induction >= 90 % with a "
+        f"layer-2 head >= 0.7 within {BUDGET['induction']:.0f} s -> {'OK' if ok else 'MISSED'}"
+    )
     return 0 if ok else 1
 
 

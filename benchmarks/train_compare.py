@@ -9,6 +9,7 @@ and the accuracy on 1,000 fresh sequences. Medians and here/base ratios are prin
     python -m benchmarks.train_compare /tmp/attention-lab-base            # 5 runs each
     python -m benchmarks.train_compare /tmp/attention-lab-base --runs 3 --tasks induction
 """
+
 from __future__ import annotations
 
 import argparse
@@ -20,7 +21,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parents[1]
 TASKS = ("previous", "first", "reverse", "max", "induction")
-FRESH = 12345            # benchmarks.train_bench's evaluation seed
+FRESH = 12345  # benchmarks.train_bench's evaluation seed
 
 PROBE = """
 import json, time
@@ -36,8 +37,14 @@ print(json.dumps({{"wall": run.seconds, "cpu": cpu, "steps": run.steps, "accurac
 
 
 def one(checkout: Path, task: str) -> dict:
-    done = subprocess.run([sys.executable, "-c", PROBE.format(task=task, fresh=FRESH)], cwd=checkout,
-                          capture_output=True, text=True, timeout=600, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE.format(task=task, fresh=FRESH)],
+        cwd=checkout,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -47,8 +54,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--tasks", nargs="+", default=list(TASKS), choices=TASKS)
     args = parser.parse_args(argv)
-    print(f"{'task':>9} {'':>5} {'steps':>6} {'wall s':>7} {'cpu s':>7} {'fresh':>6}   medians of {args.runs} "
-          f"alternating runs; ratio = here / base")
+    print(
+        f"{'task':>9} {'':>5} {'steps':>6} {'wall s':>7} {'cpu s':>7} {'fresh':>6}   medians of {args.runs} "
+        f"alternating runs; ratio = here / base"
+    )
     for task in args.tasks:
         results = {"base": [], "here": []}
         for _ in range(args.runs):
@@ -57,10 +66,16 @@ def main(argv: list[str] | None = None) -> int:
         medians = {}
         for side, runs in results.items():
             medians[side] = {key: statistics.median(r[key] for r in runs) for key in ("wall", "cpu", "accuracy")}
-            print(f"{task:>9} {side:>5} {runs[0]['steps']:>6} {medians[side]['wall']:>7.2f} "
-                  f"{medians[side]['cpu']:>7.2f} {min(r['accuracy'] for r in runs):>6.3f}", flush=True)
-        print(f"{task:>9} {'ratio':>5} {'':>6} {medians['here']['wall'] / medians['base']['wall']:>7.2f} "
-              f"{medians['here']['cpu'] / medians['base']['cpu']:>7.2f}", flush=True)
+            print(
+                f"{task:>9} {side:>5} {runs[0]['steps']:>6} {medians[side]['wall']:>7.2f} "
+                f"{medians[side]['cpu']:>7.2f} {min(r['accuracy'] for r in runs):>6.3f}",
+                flush=True,
+            )
+        print(
+            f"{task:>9} {'ratio':>5} {'':>6} {medians['here']['wall'] / medians['base']['wall']:>7.2f} "
+            f"{medians['here']['cpu'] / medians['base']['cpu']:>7.2f}",
+            flush=True,
+        )
     return 0
 
 

@@ -3,6 +3,7 @@ and benchmarks.storm and benchmarks.poll's students, are made of these): it GETs
 keeping the cookies the server set (HAProxy's affinity cookie, Streamlit's XSRF one), opens the websocket,
 runs the page, then moves a sidebar slider, timing each rerun and noting what goes wrong.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -38,21 +39,31 @@ class Result:
     rerun_bytes: list[int] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
-    replica: str | None = None          # HAProxy's affinity cookie at the end (None: no load balancer)
+    replica: str | None = None  # HAProxy's affinity cookie at the end (None: no load balancer)
 
 
 class Student:
     """One browser tab: one websocket session."""
 
-    def __init__(self, base: str, page: str, query: str, slider: str, changes: int, pause: float,
-                 rng: random.Random, timeout: float, cookies: dict[str, str] | None = None):
+    def __init__(
+        self,
+        base: str,
+        page: str,
+        query: str,
+        slider: str,
+        changes: int,
+        pause: float,
+        rng: random.Random,
+        timeout: float,
+        cookies: dict[str, str] | None = None,
+    ):
         self.base, self.page, self.query, self.slider = base, page, query, slider
         self.changes, self.pause, self.rng, self.timeout = changes, pause, rng, timeout
         self.widgets: dict[str, WidgetState] = {}
         self.slider_proto = None
         self.cached: set[str] = set()
         self.page_hash = ""
-        self.cookies: dict[str, str] = dict(cookies or {})     # one origin, so name → value is enough
+        self.cookies: dict[str, str] = dict(cookies or {})  # one origin, so name → value is enough
         self.result = Result()
 
     def _cookie_header(self) -> dict[str, str]:
@@ -124,19 +135,27 @@ class Student:
     async def session(self) -> Result:
         start = time.perf_counter()
         try:
-            for path in (f"/{self.page}" + (f"?{self.query}" if self.query else ""),
-                         "/_stcore/health", "/_stcore/host-config"):
+            for path in (
+                f"/{self.page}" + (f"?{self.query}" if self.query else ""),
+                "/_stcore/health",
+                "/_stcore/host-config",
+            ):
                 await self._http(path)
             url = self.base.replace("http://", "ws://") + "/_stcore/stream"
             # Like the frontend: the XSRF cookie's token as the second subprotocol entry, every cookie
             # (HAProxy's SRV included) on the handshake.
             xsrf = self.cookies.get("_streamlit_xsrf")
-            async with websockets.connect(url, subprotocols=["streamlit"] + ([xsrf] if xsrf else []),
-                                          origin=self.base, additional_headers=self._cookie_header(),
-                                          max_size=None, open_timeout=self.timeout,
-                                          ping_interval=None) as ws:
+            async with websockets.connect(
+                url,
+                subprotocols=["streamlit"] + ([xsrf] if xsrf else []),
+                origin=self.base,
+                additional_headers=self._cookie_header(),
+                max_size=None,
+                open_timeout=self.timeout,
+                ping_interval=None,
+            ) as ws:
                 _, received = await self._run(ws)
-                self.result.first = time.perf_counter() - start        # includes the HTTP and the handshake
+                self.result.first = time.perf_counter() - start  # includes the HTTP and the handshake
                 self.result.first_bytes = received
                 if self.slider_proto is None:
                     self.result.errors.append(f"no slider labelled {self.slider!r}")

@@ -15,6 +15,7 @@ What the frontend does and this tab does too:
   only that fragment's messages);
 - it follows the URL the app writes (`page_info_changed`) and the page's script hash (`navigation`).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -46,7 +47,8 @@ def initial_state(kind: str, proto) -> WidgetState | None:
     if kind == "slider":
         if proto.type == proto.SELECT_SLIDER:
             state.string_array_value.data.extend(
-                list(proto.raw_value) or [proto.options[int(i)] for i in proto.default])
+                list(proto.raw_value) or [proto.options[int(i)] for i in proto.default]
+            )
         else:
             state.double_array_value.data.extend(list(proto.value) if proto.set_value else list(proto.default))
     elif kind == "selectbox":
@@ -62,10 +64,11 @@ def initial_state(kind: str, proto) -> WidgetState | None:
         elif proto.HasField("default") and 0 <= proto.default < len(proto.options):
             state.string_value = proto.options[proto.default]
         else:
-            return None                                    # index=None: nothing chosen yet
+            return None  # index=None: nothing chosen yet
     elif kind == "multiselect":
         state.string_array_value.data.extend(
-            list(proto.raw_values) if proto.set_value else [proto.options[int(i)] for i in proto.default])
+            list(proto.raw_values) if proto.set_value else [proto.options[int(i)] for i in proto.default]
+        )
     elif kind in ("text_input", "text_area"):
         state.string_value = proto.value if proto.HasField("value") else proto.default
     elif kind == "number_input":
@@ -77,13 +80,14 @@ def initial_state(kind: str, proto) -> WidgetState | None:
     elif kind == "checkbox":
         state.bool_value = proto.value if proto.set_value else proto.default
     else:
-        return None                  # buttons, charts, segmented controls: sent once used
+        return None  # buttons, charts, segmented controls: sent once used
     return state
 
 
 async def get_keeping_cookies(url: str, cookies: dict[str, str], timeout: float) -> None:
     """GET url as a browser does, sending cookies and keeping what the server sets in them (one origin, so
     name → value is enough)."""
+
     def get():
         headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in cookies.items())} if cookies else {}
         with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=timeout) as response:
@@ -92,24 +96,26 @@ async def get_keeping_cookies(url: str, cookies: dict[str, str], timeout: float)
                 jar = http.cookies.SimpleCookie()
                 jar.load(header)
                 cookies.update({name: morsel.value for name, morsel in jar.items()})
+
     await asyncio.to_thread(get)
 
 
 @dataclass
 class Drawn:
     """A widget (or selectable chart) as the last run drew it."""
-    kind: str                        # the Element oneof: "slider", "vega_lite_chart", "button", ...
+
+    kind: str  # the Element oneof: "slider", "vega_lite_chart", "button", ...
     proto: object
-    fragment: str                    # the id of the fragment that drew it ("": none)
+    fragment: str  # the id of the fragment that drew it ("": none)
 
 
 @dataclass
 class Run:
     seconds: float
     bytes: int
-    fragment: str                    # the fragment id sent ("": a full run)
+    fragment: str  # the fragment id sent ("": a full run)
     errors: list[str] = field(default_factory=list)
-    messages: int = 0                # ForwardMsgs received (deltas, the new-session message, script_finished …)
+    messages: int = 0  # ForwardMsgs received (deltas, the new-session message, script_finished …)
 
 
 class Tab:
@@ -118,11 +124,11 @@ class Tab:
     def __init__(self, base: str, page: str, query: str = "", timeout: float = 60.0):
         self.base, self.page, self.query, self.timeout = base.rstrip("/"), page, query, timeout
         self.cookies: dict[str, str] = {}
-        self.states: dict[str, WidgetState] = {}       # widget id -> the state sent with every rerun
-        self.triggers: dict[str, WidgetState] = {}     # a button press: sent with the next rerun only
-        self.drawn: dict[str, Drawn] = {}              # widget id -> the element
-        self.cache: dict[str, list] = {}               # hash -> [message, run count when last used, its fragment]
-        self.runs, self.max_age = 0, 2                  # finished runs; new_session's max_cached_message_age
+        self.states: dict[str, WidgetState] = {}  # widget id -> the state sent with every rerun
+        self.triggers: dict[str, WidgetState] = {}  # a button press: sent with the next rerun only
+        self.drawn: dict[str, Drawn] = {}  # widget id -> the element
+        self.cache: dict[str, list] = {}  # hash -> [message, run count when last used, its fragment]
+        self.runs, self.max_age = 0, 2  # finished runs; new_session's max_cached_message_age
         self.page_hash = ""
         self.notices: list[str] = []
         self.ws = None
@@ -156,14 +162,22 @@ class Tab:
     async def open(self) -> Run:
         """GET the page as a browser does, open the websocket and run the page; the Run includes the HTTP."""
         start = time.perf_counter()
-        for path in (f"/{self.page}" + (f"?{self.query}" if self.query else ""), "/_stcore/health",
-                     "/_stcore/host-config"):
+        for path in (
+            f"/{self.page}" + (f"?{self.query}" if self.query else ""),
+            "/_stcore/health",
+            "/_stcore/host-config",
+        ):
             await self._get(path)
         xsrf = self.cookies.get("_streamlit_xsrf")
         self.ws = await websockets.connect(
             self.base.replace("http://", "ws://") + "/_stcore/stream",
-            subprotocols=["streamlit"] + ([xsrf] if xsrf else []), origin=self.base,
-            additional_headers=self._cookie_header(), max_size=None, open_timeout=self.timeout, ping_interval=None)
+            subprotocols=["streamlit"] + ([xsrf] if xsrf else []),
+            origin=self.base,
+            additional_headers=self._cookie_header(),
+            max_size=None,
+            open_timeout=self.timeout,
+            ping_interval=None,
+        )
         run = await self.run()
         run.seconds = time.perf_counter() - start
         return run
@@ -229,7 +243,7 @@ class Tab:
             elif kind == "script_finished":
                 status = msg.script_finished
                 if status == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
-                    continue                                   # the app asked for another run: wait for it
+                    continue  # the app asked for another run: wait for it
                 if status == ForwardMsg.FINISHED_WITH_COMPILE_ERROR:
                     run.errors.append("finished with compile error")
                 self._forget(seen, fragment if status == ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY else "")
@@ -258,12 +272,17 @@ class Tab:
     def _age(self, fragment: str) -> None:
         """The frontend's message cache after a finished run: drop what was not used for max_age runs."""
         self.runs += 1
-        for digest in [h for h, (_, used, frag) in self.cache.items()
-                       if (not fragment or frag == fragment) and self.runs - used > self.max_age]:
+        for digest in [
+            h
+            for h, (_, used, frag) in self.cache.items()
+            if (not fragment or frag == fragment) and self.runs - used > self.max_age
+        ]:
             del self.cache[digest]
 
     def _forget(self, seen: set[str], fragment: str) -> None:
         """After a run, the widgets it could have drawn and did not are gone (a fragment run: its own)."""
-        for widget_id in [w for w, d in self.drawn.items() if w not in seen and (not fragment or d.fragment == fragment)]:
+        for widget_id in [
+            w for w, d in self.drawn.items() if w not in seen and (not fragment or d.fragment == fragment)
+        ]:
             del self.drawn[widget_id]
             self.states.pop(widget_id, None)

@@ -2,6 +2,7 @@
 the benchmarks and tests start one): started in their own sessions, waited for until healthy, their PIDs
 recorded in the run folder, stopped or killed by those PIDs, HAProxy's view of each read from its stats socket.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -28,11 +29,11 @@ MAX_REPLICAS = 16
 
 @dataclass
 class Proc:
-    name: str                   # r1, r2, ... or haproxy
+    name: str  # r1, r2, ... or haproxy
     port: int
     pid: int
     log: str
-    marker: str                 # a word its /proc/PID/cmdline must contain before we signal it
+    marker: str  # a word its /proc/PID/cmdline must contain before we signal it
 
     def alive(self) -> bool:
         try:
@@ -74,9 +75,17 @@ def _signal_group(proc: Proc, sig: int) -> None:
 class Cluster:
     """N replicas and HAProxy. start() / stop() from Python (tests, benchmarks) or the CLI below."""
 
-    def __init__(self, replicas: int, port: int = 8500, address: str = "127.0.0.1",
-                 replica_ports: list[int] | None = None, run_dir: Path = RUN_DIR,
-                 python: str = sys.executable, app: str = "streamlit_app.py", extra: list[str] | None = None):
+    def __init__(
+        self,
+        replicas: int,
+        port: int = 8500,
+        address: str = "127.0.0.1",
+        replica_ports: list[int] | None = None,
+        run_dir: Path = RUN_DIR,
+        python: str = sys.executable,
+        app: str = "streamlit_app.py",
+        extra: list[str] | None = None,
+    ):
         if not 1 <= replicas <= MAX_REPLICAS:
             raise ValueError(f"choose 1 to {MAX_REPLICAS} replicas, not {replicas}")
         self.n, self.port, self.address = replicas, port, address
@@ -107,8 +116,15 @@ class Cluster:
         log = self.run_dir / f"{name}.log"
         with open(log, "w") as out:
             # Own session: the CLI can exit while it runs, and stop() ends its whole process group.
-            popen = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
-                                     stdin=subprocess.DEVNULL, env=env, start_new_session=True)
+            popen = subprocess.Popen(
+                cmd,
+                cwd=ROOT,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                env=env,
+                start_new_session=True,
+            )
         self._popen[popen.pid] = popen
         return Proc(name, port, popen.pid, str(log), marker)
 
@@ -124,16 +140,27 @@ class Cluster:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         os.chmod(self.run_dir, 0o700)
         names = [f"r{i + 1}" for i in range(self.n)]
-        self.config.write_text(render_local(self.address, self.port, list(zip(names, self.replica_ports)),
-                                            self.socket))
+        self.config.write_text(render_local(self.address, self.port, list(zip(names, self.replica_ports)), self.socket))
         check_config(self.config)
 
         env = dict(os.environ)
-        env.setdefault(SECRET_ENV, secrets.token_hex(32))     # one secret for all, never on disk or argv
+        env.setdefault(SECRET_ENV, secrets.token_hex(32))  # one secret for all, never on disk or argv
         try:
             for name, port in zip(names, self.replica_ports):
-                cmd = [self.python, "-m", "streamlit", "run", self.app, "--server.port", str(port),
-                       "--server.address", "127.0.0.1", "--server.headless", "true", *self.extra]
+                cmd = [
+                    self.python,
+                    "-m",
+                    "streamlit",
+                    "run",
+                    self.app,
+                    "--server.port",
+                    str(port),
+                    "--server.address",
+                    "127.0.0.1",
+                    "--server.headless",
+                    "true",
+                    *self.extra,
+                ]
                 self.replicas.append(self._spawn(name, port, cmd, "streamlit", env))
             deadline = time.monotonic() + timeout
             waiting = list(self.replicas)
@@ -146,8 +173,7 @@ class Cluster:
                 if waiting and time.monotonic() > deadline:
                     raise TimeoutError(f"replicas {[p.name for p in waiting]} not healthy within {timeout} s")
                 time.sleep(0.1)
-            self.haproxy = self._spawn("haproxy", self.port, [haproxy, "-db", "-f", str(self.config)],
-                                       "haproxy")
+            self.haproxy = self._spawn("haproxy", self.port, [haproxy, "-db", "-f", str(self.config)], "haproxy")
             while not (self.socket.exists() and _healthy(self.url) and self._all_up()):
                 if not self.haproxy.alive():
                     raise RuntimeError(f"haproxy exited:\n{Path(self.haproxy.log).read_text()[-3000:]}")
@@ -167,9 +193,15 @@ class Cluster:
             return False
 
     def _save(self) -> None:
-        state = {"url": self.url, "port": self.port, "address": self.address, "config": str(self.config),
-                 "socket": str(self.socket), "haproxy": vars(self.haproxy),
-                 "replicas": [vars(r) for r in self.replicas]}
+        state = {
+            "url": self.url,
+            "port": self.port,
+            "address": self.address,
+            "config": str(self.config),
+            "socket": str(self.socket),
+            "haproxy": vars(self.haproxy),
+            "replicas": [vars(r) for r in self.replicas],
+        }
         self.state_file.write_text(json.dumps(state, indent=1) + "\n")
 
     @classmethod
@@ -177,8 +209,13 @@ class Cluster:
         """The cluster a previous `start` recorded in run_dir (to stop it or ask its status)."""
         state = json.loads((Path(run_dir) / "state.json").read_text())
         replicas = [Proc(**r) for r in state["replicas"]]
-        cluster = cls(len(replicas), port=state["port"], address=state["address"],
-                      replica_ports=[r.port for r in replicas], run_dir=run_dir)
+        cluster = cls(
+            len(replicas),
+            port=state["port"],
+            address=state["address"],
+            replica_ports=[r.port for r in replicas],
+            run_dir=run_dir,
+        )
         cluster.replicas, cluster.haproxy = replicas, Proc(**state["haproxy"])
         return cluster
 
@@ -187,7 +224,7 @@ class Cluster:
         while True:
             for proc in procs:
                 if proc.pid in self._popen:
-                    self._popen[proc.pid].poll()            # reap our own children
+                    self._popen[proc.pid].poll()  # reap our own children
             left = [p for p in procs if p.alive()]
             if not left or time.monotonic() > deadline:
                 return left
@@ -230,8 +267,11 @@ class Cluster:
                 chunks.append(chunk)
         text = b"".join(chunks).decode().lstrip("# ")
         rows = csv.DictReader(io.StringIO(text))
-        return {row["svname"]: row for row in rows
-                if row["pxname"] == BACKEND and row["svname"] not in ("BACKEND", "FRONTEND")}
+        return {
+            row["svname"]: row
+            for row in rows
+            if row["pxname"] == BACKEND and row["svname"] not in ("BACKEND", "FRONTEND")
+        }
 
     def wait_status(self, name: str, status: str, timeout: float = 15) -> None:
         """Wait until HAProxy reports the server as `status` (UP, DOWN, ...)."""

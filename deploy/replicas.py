@@ -20,6 +20,7 @@ otherwise generated at start, and only ever passed in the replicas' environment,
 
 HAProxy (Debian's `haproxy` package) does all the proxying; see deploy/haproxy.cfg.in and deploy/README.md.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,16 +29,34 @@ import sys
 import time
 from pathlib import Path
 
-if __package__ in (None, ""):                 # run as a script (python deploy/replicas.py): the repository's root
+if __package__ in (None, ""):  # run as a script (python deploy/replicas.py): the repository's root
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from deploy.cluster import MAX_REPLICAS, RUN_DIR, Cluster
-from deploy.haproxy_config import (COMPOSE_CONFIG, COOKIE, SECRET_ENV, check_config, haproxy_path, render_compose,
-                                   render_local)
+from deploy.haproxy_config import (
+    COMPOSE_CONFIG,
+    COOKIE,
+    SECRET_ENV,
+    check_config,
+    haproxy_path,
+    render_compose,
+    render_local,
+)
 
 # What the benchmarks and tests read as replicas.X (the cluster and its config live beside this, its commands here)
-__all__ = ["COMPOSE_CONFIG", "COOKIE", "MAX_REPLICAS", "RUN_DIR", "SECRET_ENV", "Cluster", "check_config",
-           "haproxy_path", "main", "render_compose", "render_local"]
+__all__ = [
+    "COMPOSE_CONFIG",
+    "COOKIE",
+    "MAX_REPLICAS",
+    "RUN_DIR",
+    "SECRET_ENV",
+    "Cluster",
+    "check_config",
+    "haproxy_path",
+    "main",
+    "render_compose",
+    "render_local",
+]
 
 
 # ------------------------------------------------------------------------------------------ CLI
@@ -46,29 +65,39 @@ def _status(cluster: Cluster) -> str:
         stats = cluster.stats()
     except OSError:
         stats = {}
-    lines = [f"{cluster.url}  haproxy pid {cluster.haproxy.pid} "
-             f"{'running' if cluster.haproxy and cluster.haproxy.alive() else 'NOT running'}"]
+    lines = [
+        f"{cluster.url}  haproxy pid {cluster.haproxy.pid} "
+        f"{'running' if cluster.haproxy and cluster.haproxy.alive() else 'NOT running'}"
+    ]
     for r in cluster.replicas:
         row = stats.get(r.name, {})
-        lines.append(f"  {r.name}  127.0.0.1:{r.port}  pid {r.pid} {'running' if r.alive() else 'NOT running':11}"
-                     f"  haproxy: {row.get('status', '?'):5}  connections now {row.get('scur', '?')}, "
-                     f"total {row.get('stot', '?')}")
+        lines.append(
+            f"  {r.name}  127.0.0.1:{r.port}  pid {r.pid} {'running' if r.alive() else 'NOT running':11}"
+            f"  haproxy: {row.get('status', '?'):5}  connections now {row.get('scur', '?')}, "
+            f"total {row.get('stot', '?')}"
+        )
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter,
-                                     epilog="\n\n".join(__doc__.split("\n\n")[1:3]))
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="\n\n".join(__doc__.split("\n\n")[1:3]),
+    )
     parser.add_argument("--run-dir", type=Path, default=RUN_DIR, help=f"state, logs, config (default {RUN_DIR})")
     sub = parser.add_subparsers(dest="command", required=True)
     start = sub.add_parser("start", help="start N replicas and HAProxy in front of them")
     start.add_argument("replicas", type=int, help=f"how many `streamlit run` processes (1-{MAX_REPLICAS})")
     start.add_argument("--port", type=int, default=8500, help="HAProxy's port (default 8500)")
-    start.add_argument("--address", default="127.0.0.1",
-                       help="HAProxy's bind address (default 127.0.0.1; 0.0.0.0 for the whole network)")
-    start.add_argument("--replica-port", type=int, default=None,
-                       help="first replica port, the others follow (default: --port + 1)")
+    start.add_argument(
+        "--address",
+        default="127.0.0.1",
+        help="HAProxy's bind address (default 127.0.0.1; 0.0.0.0 for the whole network)",
+    )
+    start.add_argument(
+        "--replica-port", type=int, default=None, help="first replica port, the others follow (default: --port + 1)"
+    )
     start.add_argument("--foreground", action="store_true", help="stay until Ctrl-C / SIGTERM, then stop")
     sub.add_parser("stop", help="stop what `start` started (by its recorded PIDs)")
     sub.add_parser("status", help="each process and HAProxy's view of each replica")
@@ -80,9 +109,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     if args.command == "config":
-        sys.stdout.write(render_compose() if args.compose else render_local(
-            args.address, args.port, [(f"r{i + 1}", args.port + 1 + i) for i in range(args.replicas)],
-            args.run_dir / "haproxy.sock"))
+        sys.stdout.write(
+            render_compose()
+            if args.compose
+            else render_local(
+                args.address,
+                args.port,
+                [(f"r{i + 1}", args.port + 1 + i) for i in range(args.replicas)],
+                args.run_dir / "haproxy.sock",
+            )
+        )
         return 0
 
     state = args.run_dir / "state.json"
@@ -91,8 +127,13 @@ def main(argv: list[str] | None = None) -> int:
             parser.exit(1, f"already running (see `{Path(sys.argv[0]).name} status`); stop it first\n")
         first = args.replica_port or args.port + 1
         try:
-            cluster = Cluster(args.replicas, port=args.port, address=args.address,
-                              replica_ports=list(range(first, first + args.replicas)), run_dir=args.run_dir)
+            cluster = Cluster(
+                args.replicas,
+                port=args.port,
+                address=args.address,
+                replica_ports=list(range(first, first + args.replicas)),
+                run_dir=args.run_dir,
+            )
         except ValueError as exc:
             parser.error(str(exc))
         try:

@@ -10,6 +10,7 @@ element) in R's lazy-load database (data/Rdata.rdx: the index; data/Rdata.rdb: z
 serialized objects). read_lazyload below reads it with the standard library: no R needed. Nothing
 here runs when the app or training imports the engine.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,12 +26,16 @@ from pathlib import Path
 
 PACKAGE = "r-cran-janeaustenr"
 DATA = "usr/lib/R/site-library/janeaustenr/data/Rdata"
-BOOKS = (                                              # publication order; the file keeps it
-    ("sensesensibility", "Sense and Sensibility"), ("prideprejudice", "Pride and Prejudice"),
-    ("mansfieldpark", "Mansfield Park"), ("emma", "Emma"), ("northangerabbey", "Northanger Abbey"),
-    ("persuasion", "Persuasion"))
-CHAPTER = re.compile(r"(?:CHAPTER|Chapter) +(?:[IVXLC]+|\d+)\.?")   # a chapter's heading paragraph
-DROPPED = re.compile(r"VOLUME [IV]+|THE END|FINIS|\[.*\]")           # headings and editors' notes
+BOOKS = (  # publication order; the file keeps it
+    ("sensesensibility", "Sense and Sensibility"),
+    ("prideprejudice", "Pride and Prejudice"),
+    ("mansfieldpark", "Mansfield Park"),
+    ("emma", "Emma"),
+    ("northangerabbey", "Northanger Abbey"),
+    ("persuasion", "Persuasion"),
+)
+CHAPTER = re.compile(r"(?:CHAPTER|Chapter) +(?:[IVXLC]+|\d+)\.?")  # a chapter's heading paragraph
+DROPPED = re.compile(r"VOLUME [IV]+|THE END|FINIS|\[.*\]")  # headings and editors' notes
 
 
 class RReader:
@@ -38,16 +43,16 @@ class RReader:
     vectors and its index use. A vector with a names attribute comes back as a dict."""
 
     NIL, REF, SYMBOL, PAIRS, CHARS, STRINGS, LIST = 254, 255, 1, 2, 9, 16, 19
-    NUMBERS = {10: "i", 13: "i", 14: "d"}              # logical, integer, double: 4, 4 and 8 bytes each
+    NUMBERS = {10: "i", 13: "i", 14: "d"}  # logical, integer, double: 4, 4 and 8 bytes each
 
     def __init__(self, data: bytes):
         if data[:2] != b"X\n":
             raise ValueError("not R's XDR serialization")
         self.data, self.at, self.refs = data, 2, []
         version = self.int()
-        self.int(), self.int()                         # the R versions that wrote it and can read it
+        self.int(), self.int()  # the R versions that wrote it and can read it
         if version == 3:
-            self.at += 4 + self.int()                  # the native encoding's name
+            self.at += 4 + self.int()  # the native encoding's name
 
     def int(self) -> int:
         (value,) = struct.unpack_from(">i", self.data, self.at)
@@ -66,10 +71,10 @@ class RReader:
             return self.refs[-1]
         if kind == self.CHARS:
             size = self.int()
-            text = None if size == -1 else self.data[self.at: self.at + size].decode("utf-8")
+            text = None if size == -1 else self.data[self.at : self.at + size].decode("utf-8")
             self.at += max(size, 0)
             return text
-        if kind == self.PAIRS:                         # a pairlist: [(tag, value), ...]
+        if kind == self.PAIRS:  # a pairlist: [(tag, value), ...]
             if has_attributes:
                 self.item()
             tag = self.item() if has_tag else None
@@ -94,7 +99,7 @@ def read_lazyload(stem: Path) -> dict[str, list]:
     blob = Path(f"{stem}.rdb").read_bytes()
     objects = {}
     for name, (offset, length) in index["variables"].items():
-        packed = blob[offset: offset + length]         # 4 bytes: the unpacked length, then zlib
+        packed = blob[offset : offset + length]  # 4 bytes: the unpacked length, then zlib
         objects[name] = RReader(zlib.decompress(packed[4:])).item()
     return objects
 
@@ -135,6 +140,7 @@ def download(folder: Path) -> Path:
 def build(deb: Path | None = None, target: Path | None = None) -> list[Path]:
     """Write austen.txt.gz and vocab.txt into target (default assets/text/); returns their paths."""
     from . import text
+
     target = text.FOLDER if target is None else Path(target)
     with tempfile.TemporaryDirectory() as tmp:
         deb = download(Path(tmp)) if deb is None else Path(deb)
@@ -144,14 +150,16 @@ def build(deb: Path | None = None, target: Path | None = None) -> list[Path]:
     raw = ("\n".join(lines) + "\n").encode("utf-8")
     buffer = io.BytesIO()
     with gzip.GzipFile(filename="", mode="wb", fileobj=buffer, mtime=0, compresslevel=9) as out:
-        out.write(raw)                                 # no name, no time: the same bytes on every build
+        out.write(raw)  # no name, no time: the same bytes on every build
     target.mkdir(parents=True, exist_ok=True)
     corpus_path, vocab_path = target / text.CORPUS_NAME, target / text.VOCAB_NAME
     corpus_path.write_bytes(buffer.getvalue())
     vocab = text.count_vocabulary(text.read_chapters(corpus_path))
     vocab_path.write_text("\n".join(vocab) + "\n", encoding="utf-8")
-    print(f"{deb.name}: {len(lines):,} lines, {len(raw) / 1e6:.2f} MB -> {corpus_path} "
-          f"({corpus_path.stat().st_size / 1e6:.2f} MB); {len(vocab)} tokens -> {vocab_path}")
+    print(
+        f"{deb.name}: {len(lines):,} lines, {len(raw) / 1e6:.2f} MB -> {corpus_path} "
+        f"({corpus_path.stat().st_size / 1e6:.2f} MB); {len(vocab)} tokens -> {vocab_path}"
+    )
     return [corpus_path, vocab_path]
 
 
@@ -160,6 +168,7 @@ def figures(folder: Path | None = None) -> dict[str, str]:
     README against these): chapters (and how many are held out), paragraphs, the text's size, tokens with
     and without the paragraph mark, and the share of them the vocabulary knows."""
     from . import text
+
     folder = text.FOLDER if folder is None else Path(folder)
     packed = (folder / text.CORPUS_NAME).read_bytes()
     chapters = text.read_chapters(folder / text.CORPUS_NAME)
@@ -167,19 +176,25 @@ def figures(folder: Path | None = None) -> dict[str, str]:
     held = sum(text.is_held_out(k) for k in range(len(chapters)))
     vocab = (folder / text.VOCAB_NAME).read_text(encoding="utf-8").split("\n")[:-1]
     known = {token: i for i, token in enumerate(vocab)}
-    tokens = [known.get(token, 0) for _, paras in chapters for paragraph in paras
-              for token in text.words(paragraph) + [text.PARAGRAPH]]
-    marks = paragraphs                                 # one ¶ ends each paragraph
-    known_all = sum(1 for i in tokens if i != 0)       # ¶ is in the vocabulary
+    tokens = [
+        known.get(token, 0)
+        for _, paras in chapters
+        for paragraph in paras
+        for token in text.words(paragraph) + [text.PARAGRAPH]
+    ]
+    marks = paragraphs  # one ¶ ends each paragraph
+    known_all = sum(1 for i in tokens if i != 0)  # ¶ is in the vocabulary
     return {
         "chapters": f"{len(chapters)} chapters ({held} of them held out: every tenth)",
         "paragraphs": f"{paragraphs:,} paragraphs",
         "size": f"{len(gzip.decompress(packed)) / 1e6:.1f} MB of UTF-8 text ({len(packed) / 1e6:.1f} MB gzipped)",
         "tokens": f"{len(tokens):,} tokens ({len(tokens) - marks:,} without the paragraph mark ¶)",
         "known": f"{known_all / len(tokens):.1%} of them known to the vocabulary "
-                 f"({(known_all - marks) / (len(tokens) - marks):.1%} without ¶)".replace("%", " %"),
+        f"({(known_all - marks) / (len(tokens) - marks):.1%} without ¶)".replace("%", " %"),
         "vocabulary": f"{len(vocab):,} tokens",
-        "compared": f"| {len(tokens) - marks:,} | {(known_all - marks) / (len(tokens) - marks):.1%} |".replace("%", " %"),
+        "compared": f"| {len(tokens) - marks:,} | {(known_all - marks) / (len(tokens) - marks):.1%} |".replace(
+            "%", " %"
+        ),
     }
 
 
@@ -188,7 +203,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--build", action="store_true", help="make assets/text/ from the Debian package")
     parser.add_argument("--deb", type=Path, help="use this .deb instead of downloading it")
     parser.add_argument("--to", type=Path, help="write here instead of assets/text/")
-    parser.add_argument("--figures", action="store_true", help="print what the shipped files hold (the README's figures)")
+    parser.add_argument(
+        "--figures", action="store_true", help="print what the shipped files hold (the README's figures)"
+    )
     args = parser.parse_args(argv)
     if args.figures:
         for name, said in figures(args.to).items():

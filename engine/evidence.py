@@ -1,5 +1,6 @@
 """Evidence of what a trained model does, from the one forward: its accuracy on a task, whole and
 per position, with heads knocked out; and each head's attention on the keys known roles look at."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -15,19 +16,20 @@ from .sample import Sample, followed, measured
 from .tasks import Task, get_task
 
 ABLATE_MODES = ("zero", "mean")  # a knocked-out head outputs zeros, or its mean output over a batch
-MEANS_SEED, MEANS_N = 3, 1000    # the task's sequences whose mean head outputs mean-ablation uses
+MEANS_SEED, MEANS_N = 3, 1000  # the task's sequences whose mean head outputs mean-ablation uses
 
 
 def head_means(cfg: Config, params: Params, tokens) -> np.ndarray:
     """(L, H, T, D): each head's output (weights · V) at each position, averaged over the sequences
     tokens (n, T) in the untouched model: what mean-ablation puts in a knocked-out head's place."""
     tokens, _ = check_batch(cfg, params, tokens)
-    stack = forward(cfg, params, params.embeddings[tokens])           # (n, T, C) -> every block
-    return np.stack([trace.heads.mean(axis=0) for trace in stack.layers])   # L × (n, H, T, D) -> (L, H, T, D)
+    stack = forward(cfg, params, params.embeddings[tokens])  # (n, T, C) -> every block
+    return np.stack([trace.heads.mean(axis=0) for trace in stack.layers])  # L × (n, H, T, D) -> (L, H, T, D)
 
 
-def task_means(task: str | Task, cfg: Config, params: Params, ablate_mode: str = "zero",
-               T: int | None = None) -> np.ndarray | None:
+def task_means(
+    task: str | Task, cfg: Config, params: Params, ablate_mode: str = "zero", T: int | None = None
+) -> np.ndarray | None:
     """The means a knock-out in ablate_mode uses on task's sequences of length T: None for "zero",
     head_means over MEANS_N of the task's sequences from RandomState(MEANS_SEED) for "mean"."""
     if ablate_mode not in ABLATE_MODES:
@@ -41,12 +43,13 @@ def task_means(task: str | Task, cfg: Config, params: Params, ablate_mode: str =
 def predict(cfg: Config, params: Params, tokens, ablate=(), means: np.ndarray | None = None) -> np.ndarray:
     """The most likely next token (B, T) at every position of every sequence in tokens (B, T)."""
     tokens, _ = check_batch(cfg, params, tokens)
-    stack = forward(cfg, params, params.embeddings[tokens], ablate=ablate, means=means)   # logits (B, T, V)
-    return stack.logits.argmax(axis=-1)                               # (B, T)
+    stack = forward(cfg, params, params.embeddings[tokens], ablate=ablate, means=means)  # logits (B, T, V)
+    return stack.logits.argmax(axis=-1)  # (B, T)
 
 
-def evaluate(task: str | Task, cfg: Config, params: Params, n: int = 1000, seed: int = 1,
-             ablate=(), ablate_mode: str = "zero") -> float:
+def evaluate(
+    task: str | Task, cfg: Config, params: Params, n: int = 1000, seed: int = 1, ablate=(), ablate_mode: str = "zero"
+) -> float:
     """Share of scored positions predicted right on n fresh sequences drawn from RandomState(seed) (the
     task's held-out text where it has some), with the (layer, head) pairs in ablate knocked out (their
     output zeroed, or their mean output): position_metrics' overall accuracy, from the same forward."""
@@ -57,14 +60,14 @@ def evaluate(task: str | Task, cfg: Config, params: Params, n: int = 1000, seed:
 class PositionMetrics:
     """A task's loss and accuracy at each position over n fresh sequences."""
 
-    scored: np.ndarray               # (T,) True where at least one sequence has a target
-    count: np.ndarray                # (T,) how many sequences score this position
-    loss: np.ndarray                 # (T,) mean -log p(target) over those sequences (0 where unscored)
-    accuracy: np.ndarray             # (T,) share predicted right over those sequences (0 where unscored)
-    next_loss: np.ndarray            # (T-1,) mean -log p(the token that follows) at positions 0..T-2, scored or not
-    right: np.ndarray                # (T,) how many of those sequences are predicted right there
-    sequences: int = 0               # n: how many sequences were measured
-    sample: Sample | None = None     # what they were (ui.prose.sample words it): every figure of these carries it
+    scored: np.ndarray  # (T,) True where at least one sequence has a target
+    count: np.ndarray  # (T,) how many sequences score this position
+    loss: np.ndarray  # (T,) mean -log p(target) over those sequences (0 where unscored)
+    accuracy: np.ndarray  # (T,) share predicted right over those sequences (0 where unscored)
+    next_loss: np.ndarray  # (T-1,) mean -log p(the token that follows) at positions 0..T-2, scored or not
+    right: np.ndarray  # (T,) how many of those sequences are predicted right there
+    sequences: int = 0  # n: how many sequences were measured
+    sample: Sample | None = None  # what they were (ui.prose.sample words it): every figure of these carries it
 
     @property
     def overall_accuracy(self) -> float:
@@ -77,35 +80,44 @@ class PositionMetrics:
         return float((self.loss * self.count).sum() / self.count.sum())
 
 
-CELLS = 8_000_000         # logits computed per forward at most (64 MB in float64): longer batches go in chunks
+CELLS = 8_000_000  # logits computed per forward at most (64 MB in float64): longer batches go in chunks
 
 
-def position_metrics(task: str | Task, cfg: Config, params: Params, n: int = 1000, seed: int = 1,
-                     ablate=(), ablate_mode: str = "zero", T: int | None = None) -> PositionMetrics:
+def position_metrics(
+    task: str | Task,
+    cfg: Config,
+    params: Params,
+    n: int = 1000,
+    seed: int = 1,
+    ablate=(),
+    ablate_mode: str = "zero",
+    T: int | None = None,
+) -> PositionMetrics:
     """Per position: the task's loss and accuracy on n fresh sequences of T tokens (None: the task's
     training length) from RandomState(seed) (Task.fresh: held-out text where the task has some; at the
     training length, the sequences engine.evaluate scores), with the (layer, head) pairs in ablate knocked
     out. Forwarded a chunk of sequences at a time, so a large vocabulary's logits fit in memory."""
     task = get_task(task)
-    tokens, targets = task.fresh(np.random.RandomState(seed), n, T)   # (n, T) each
+    tokens, targets = task.fresh(np.random.RandomState(seed), n, T)  # (n, T) each
     tokens, targets = check_batch(cfg, params, tokens, targets)
     means = task_means(task, cfg, params, ablate_mode, tokens.shape[1]) if ablate else None
     n, T = tokens.shape
     chunk = max(1, CELLS // (T * cfg.vocab_size))
     loss, right, following = np.zeros(T), np.zeros(T, dtype=np.int64), np.zeros(max(T - 1, 0))
     for at in range(0, n, chunk):
-        part, wanted = tokens[at: at + chunk], targets[at: at + chunk]   # (c, T) each
-        logits = forward(cfg, params, params.embeddings[part], ablate=ablate, means=means).logits   # (c, T, V)
-        log_probs = log_softmax(logits, axis=-1)                      # (c, T, V)
-        has_target = wanted >= 0                                      # (c, T)
-        picked = np.take_along_axis(log_probs, np.maximum(wanted, 0)[..., None], axis=-1)[..., 0]   # (c, T)
+        part, wanted = tokens[at : at + chunk], targets[at : at + chunk]  # (c, T) each
+        logits = forward(cfg, params, params.embeddings[part], ablate=ablate, means=means).logits  # (c, T, V)
+        log_probs = log_softmax(logits, axis=-1)  # (c, T, V)
+        has_target = wanted >= 0  # (c, T)
+        picked = np.take_along_axis(log_probs, np.maximum(wanted, 0)[..., None], axis=-1)[..., 0]  # (c, T)
         loss += np.where(has_target, -picked, 0.0).sum(axis=0)
         right += ((logits.argmax(axis=-1) == wanted) & has_target).sum(axis=0)
-        following -= np.take_along_axis(log_probs[:, :-1], part[:, 1:, None], axis=-1)[..., 0].sum(axis=0)   # (T-1,)
-    count = (targets >= 0).sum(axis=0)                                # (T,)
-    per = np.maximum(count, 1)                                        # unscored positions divide by 1, sum 0
-    metrics = dict(scored=count > 0, count=count, loss=loss / per, accuracy=right / per, next_loss=following / n,
-                   right=right)
+        following -= np.take_along_axis(log_probs[:, :-1], part[:, 1:, None], axis=-1)[..., 0].sum(axis=0)  # (T-1,)
+    count = (targets >= 0).sum(axis=0)  # (T,)
+    per = np.maximum(count, 1)  # unscored positions divide by 1, sum 0
+    metrics = dict(
+        scored=count > 0, count=count, loss=loss / per, accuracy=right / per, next_loss=following / n, right=right
+    )
     for array in metrics.values():
         array.setflags(write=False)
     return PositionMetrics(**metrics, sequences=n, sample=measured(task, n, seed, T))
@@ -115,12 +127,12 @@ def position_metrics(task: str | Task, cfg: Config, params: Params, n: int = 100
 class HeadScores:
     """Each head's mean attention weight on the keys a role looks at, per (layer, head)."""
 
-    previous: np.ndarray             # (L, H) on key i-1, over queries i >= 1
-    first: np.ndarray                # (L, H) on key 0, over queries i >= 1
-    induction: np.ndarray            # (L, H) on the keys right after an earlier copy of the query's
-                                     # token, over the second half of repeated random sequences
-    task: np.ndarray | None          # (L, H) on the task's expected keys (None without a task)
-    task_title: str | None = None    # the task's title, the task role's name
+    previous: np.ndarray  # (L, H) on key i-1, over queries i >= 1
+    first: np.ndarray  # (L, H) on key 0, over queries i >= 1
+    induction: np.ndarray  # (L, H) on the keys right after an earlier copy of the query's
+    # token, over the second half of repeated random sequences
+    task: np.ndarray | None  # (L, H) on the task's expected keys (None without a task)
+    task_title: str | None = None  # the task's title, the task role's name
 
     def roles(self) -> dict[str, np.ndarray]:
         """Every measured role by name: (L, H) each."""
@@ -142,8 +154,8 @@ def strongest(roles: dict[str, np.ndarray], layer: int, head: int, threshold: fl
 
 def _mean_on(weights: np.ndarray, keys: np.ndarray, queries: np.ndarray) -> np.ndarray:
     """(L, H): the weight on keys (n, T, T), summed per query, averaged over queries (n, T)."""
-    on_keys = (weights * keys[:, None]).sum(axis=-1)                  # (L, n, H, T)
-    return on_keys.transpose(0, 2, 1, 3)[:, :, queries].mean(axis=-1)   # (L, H, n, T) -> (L, H, Q) -> (L, H)
+    on_keys = (weights * keys[:, None]).sum(axis=-1)  # (L, n, H, T)
+    return on_keys.transpose(0, 2, 1, 3)[:, :, queries].mean(axis=-1)  # (L, H, n, T) -> (L, H, Q) -> (L, H)
 
 
 def previous_share(cfg: Config, params: Params, tokens) -> np.ndarray:
@@ -159,9 +171,9 @@ def _position_roles(cfg: Config, params: Params, tokens: np.ndarray) -> tuple[np
     if T < 2:
         raise ValueError(f"head scores need sequences of at least 2 tokens, got {T}")
     stack = forward(cfg, params, params.embeddings[tokens])
-    weights = np.stack([trace.weights for trace in stack.layers])     # (L, n, H, T, T)
-    query, key = np.indices((T, T))                                   # (T, T) each
-    later = np.broadcast_to(np.arange(T) >= 1, (n, T))                # (n, T): queries with a token before them
+    weights = np.stack([trace.weights for trace in stack.layers])  # (L, n, H, T, T)
+    query, key = np.indices((T, T))  # (T, T) each
+    later = np.broadcast_to(np.arange(T) >= 1, (n, T))  # (n, T): queries with a token before them
     previous = _mean_on(weights, np.broadcast_to(key == query - 1, (n, T, T)), later)
     first = _mean_on(weights, np.broadcast_to(key == 0, (n, T, T)), later)
     return previous, first
@@ -177,13 +189,15 @@ def head_scores(cfg: Config, params: Params, tokens, task: str | Task | None = N
     previous, first = _position_roles(cfg, params, tokens)
 
     half = T // 2
-    repeated = np.concatenate([tokens[:, :half], tokens[:, :half]], axis=1)   # (n, 2·half): a random half, twice
+    repeated = np.concatenate([tokens[:, :half], tokens[:, :half]], axis=1)  # (n, 2·half): a random half, twice
     rep_stack = forward(cfg, params, params.embeddings[repeated])
-    rep_weights = np.stack([trace.weights for trace in rep_stack.layers])     # (L, n, H, 2h, 2h)
+    rep_weights = np.stack([trace.weights for trace in rep_stack.layers])  # (L, n, H, 2h, 2h)
     before = np.concatenate([np.full((n, 1), -1), repeated[:, :-1]], axis=1)  # (n, 2h): the token at j-1
     q2, k2 = np.indices((2 * half, 2 * half))
-    after_copy = (before[:, None, :] == repeated[:, :, None]) & (k2 <= q2) & (k2 < half + 1)   # (n, 2h, 2h): first-copy keys
-    second = np.broadcast_to(np.arange(2 * half) >= half, (n, 2 * half))      # (n, 2h): queries in the second copy
+    after_copy = (
+        (before[:, None, :] == repeated[:, :, None]) & (k2 <= q2) & (k2 < half + 1)
+    )  # (n, 2h, 2h): first-copy keys
+    second = np.broadcast_to(np.arange(2 * half) >= half, (n, 2 * half))  # (n, 2h): queries in the second copy
     induction = _mean_on(rep_weights, after_copy, second)
 
     task = None if task is None else get_task(task)
@@ -195,9 +209,12 @@ def head_scores(cfg: Config, params: Params, tokens, task: str | Task | None = N
     return HeadScores(**scores, task_title=None if task is None else task.title)
 
 
-MAX_SETS = 16     # a model of at most 4 heads has every set of its heads measured once (16 sets, the empty one too)
-MEASURED_N, MEASURED_SEED = 1000, 1   # the fresh sequences every accuracy and knock-out is measured on (the pages', shipped)
-HISTORY_N, HISTORY_SEED = 50, 2   # the sequences a run's heads are followed on, step by step (history_sample)
+MAX_SETS = 16  # a model of at most 4 heads has every set of its heads measured once (16 sets, the empty one too)
+MEASURED_N, MEASURED_SEED = (
+    1000,
+    1,
+)  # the fresh sequences every accuracy and knock-out is measured on (the pages', shipped)
+HISTORY_N, HISTORY_SEED = 50, 2  # the sequences a run's heads are followed on, step by step (history_sample)
 
 
 def head_sets(cfg: Config) -> list[tuple[tuple[int, int], ...]]:
@@ -216,18 +233,30 @@ def set_number(cfg: Config, pairs) -> int | None:
     return sum(1 << (layer * H + head) for layer, head in wanted)
 
 
-def knockout_arrays(task: str | Task, cfg: Config, params: Params, n: int = MEASURED_N, seed: int = MEASURED_SEED,
-                    upto: int | None = None) -> dict[str, np.ndarray]:
+def knockout_arrays(
+    task: str | Task,
+    cfg: Config,
+    params: Params,
+    n: int = MEASURED_N,
+    seed: int = MEASURED_SEED,
+    upto: int | None = None,
+) -> dict[str, np.ndarray]:
     """position_metrics at the task's training length with every set of heads knocked out (head_sets' order),
     stacked into arrays to keep beside the weights: a knock-out then costs a look-up, not n forwards.
     Only for a model of at most MAX_SETS sets, or only the first `upto` sets (1: nothing knocked out)."""
     sets = head_sets(cfg)[:upto]
     if len(sets) > MAX_SETS:
-        raise ValueError(f"{cfg.n_layers * cfg.num_heads} heads make {len(sets)} sets of heads; at most {MAX_SETS} are measured")
+        raise ValueError(
+            f"{cfg.n_layers * cfg.num_heads} heads make {len(sets)} sets of heads; at most {MAX_SETS} are measured"
+        )
     found = [position_metrics(task, cfg, params, n, seed, ablate=heads) for heads in sets]
-    return {"n": np.array(n), "seed": np.array(seed), "heads": np.array([cfg.n_layers, cfg.num_heads]),
-            "count": found[0].count,                                   # (T,): the same sequences for every set
-            **{name: np.stack([getattr(m, name) for m in found]) for name in ("loss", "accuracy", "next_loss", "right")}}
+    return {
+        "n": np.array(n),
+        "seed": np.array(seed),
+        "heads": np.array([cfg.n_layers, cfg.num_heads]),
+        "count": found[0].count,  # (T,): the same sequences for every set
+        **{name: np.stack([getattr(m, name) for m in found]) for name in ("loss", "accuracy", "next_loss", "right")},
+    }
 
 
 def knockout_from(arrays: dict[str, np.ndarray], cfg: Config, ablate, n: int, seed: int) -> PositionMetrics | None:
@@ -235,14 +264,20 @@ def knockout_from(arrays: dict[str, np.ndarray], cfg: Config, ablate, n: int, se
     when the arrays measured another model shape, other sequences, or not this set (not one of the model's,
     or beyond the sets kept)."""
     if "loss" not in arrays or (int(arrays["n"]), int(arrays["seed"]), tuple(int(x) for x in arrays["heads"])) != (
-            n, seed, (cfg.n_layers, cfg.num_heads)):
+        n,
+        seed,
+        (cfg.n_layers, cfg.num_heads),
+    ):
         return None
     s = set_number(cfg, ablate)
     if s is None or s >= len(arrays["loss"]):
         return None
     count = np.array(arrays["count"])
-    metrics = dict(scored=count > 0, count=count, **{name: np.array(arrays[name][s])
-                                                     for name in ("loss", "accuracy", "next_loss", "right")})
+    metrics = dict(
+        scored=count > 0,
+        count=count,
+        **{name: np.array(arrays[name][s]) for name in ("loss", "accuracy", "next_loss", "right")},
+    )
     for array in metrics.values():
         array.setflags(write=False)
     return PositionMetrics(**metrics, sequences=n)
@@ -264,17 +299,25 @@ def history_arrays(run, n: int = HISTORY_N, seed: int = HISTORY_SEED) -> dict[st
     tokens, targets = sample.draw()
     steps = np.array([step for step, _ in run.checkpoints])
     shares = np.stack([expected_share(task, run.config, params, tokens, targets) for _, params in run.checkpoints])
-    previous = np.stack([previous_share(run.config, params, tokens) for _, params in run.checkpoints])   # (K, L, H)
-    return {"history n": np.array(n), "history seed": np.array(seed), "history held out": np.array(sample.held_out),
-            "history repeats": np.array(sample.repeats), "history steps": steps,
-            "history task share": shares, "history previous share": previous}
+    previous = np.stack([previous_share(run.config, params, tokens) for _, params in run.checkpoints])  # (K, L, H)
+    return {
+        "history n": np.array(n),
+        "history seed": np.array(seed),
+        "history held out": np.array(sample.held_out),
+        "history repeats": np.array(sample.repeats),
+        "history steps": steps,
+        "history task share": shares,
+        "history previous share": previous,
+    }
 
 
 def history_of(arrays: dict, sample: Sample) -> bool:
     """Whether kept history arrays were measured on this sample (a file from before the sample was kept holds a
     task's own draws, Task.sample: no "history held out")."""
-    if "history steps" not in arrays or (int(arrays["history n"]), int(arrays["history seed"])) != (sample.n,
-                                                                                                  sample.seed):
+    if "history steps" not in arrays or (int(arrays["history n"]), int(arrays["history seed"])) != (
+        sample.n,
+        sample.seed,
+    ):
         return False
     held_out = bool(arrays["history held out"]) if "history held out" in arrays else False
     repeats = float(arrays["history repeats"]) if "history repeats" in arrays else 0.0

@@ -2,6 +2,7 @@
 (causal mask, positions) and the change of the block's output. Pure NumPy; every number is read from an
 Extension (two traces whose first T inputs are identical). The sentences are the UI's (ui/prose).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -12,7 +13,7 @@ from .analysis import Extension, logsumexp
 from .config import Config
 from .model import Stack
 
-SAME = 1e-12                                 # differences at or below this are rounding, not change
+SAME = 1e-12  # differences at or below this are rounding, not change
 
 
 def variant(cfg: Config, twist: str) -> Config:
@@ -35,19 +36,19 @@ class OldRows:
     """One head's old rows before and after the new token, with the numbers behind each factor."""
 
     head: int
-    labels: tuple[str, ...]    # the T old tokens
-    new_label: str             # the appended token
-    score_new: np.ndarray      # (T,) s_i,new: old query i's scaled score against the new key (-inf if hidden)
-    exp_new: np.ndarray        # (T,) e^{s_i,new} (0 where hidden)
-    z: np.ndarray              # (T,) Z_i = Σ_j<T e^{s_ij}: the old row's softmax denominator
-    factor: np.ndarray         # (T,) Z_i / (Z_i + e^{s_i,new}), from the extension
-    lost: np.ndarray           # (T,) the weight each old row now gives the new token, read from the softmax:
-                               # 1 − factor in exact arithmetic (1 − factor itself rounds a share of 10⁻³⁶ to 0)
-    ratio_min: np.ndarray      # (T,) smallest new/old over the row's visible keys
-    ratio_max: np.ndarray      # (T,) largest new/old: equal to ratio_min when the ratios are kept
-    row_error: np.ndarray      # (T,) max_j |new_ij − factor_i · old_ij|
-    max_change: float          # max |new − old| over the old block
-    biggest: int               # the old row that lost the most
+    labels: tuple[str, ...]  # the T old tokens
+    new_label: str  # the appended token
+    score_new: np.ndarray  # (T,) s_i,new: old query i's scaled score against the new key (-inf if hidden)
+    exp_new: np.ndarray  # (T,) e^{s_i,new} (0 where hidden)
+    z: np.ndarray  # (T,) Z_i = Σ_j<T e^{s_ij}: the old row's softmax denominator
+    factor: np.ndarray  # (T,) Z_i / (Z_i + e^{s_i,new}), from the extension
+    lost: np.ndarray  # (T,) the weight each old row now gives the new token, read from the softmax:
+    # 1 − factor in exact arithmetic (1 − factor itself rounds a share of 10⁻³⁶ to 0)
+    ratio_min: np.ndarray  # (T,) smallest new/old over the row's visible keys
+    ratio_max: np.ndarray  # (T,) largest new/old: equal to ratio_min when the ratios are kept
+    row_error: np.ndarray  # (T,) max_j |new_ij − factor_i · old_ij|
+    max_change: float  # max |new − old| over the old block
+    biggest: int  # the old row that lost the most
 
     @property
     def T(self) -> int:
@@ -71,40 +72,49 @@ def old_rows(ext: Extension, head: int) -> OldRows:
     """Read one head's factors, their ingredients and the ratio check from the two traces."""
     _check_head(ext, head)
     T = ext.before.T
-    old = ext.before.weights[head]                                    # (T, T)
-    new = ext.after.weights[head, :T, :T]                             # (T, T)
-    score_new = ext.new_scores[head]                                  # (T,)
+    old = ext.before.weights[head]  # (T, T)
+    new = ext.after.weights[head, :T, :T]  # (T, T)
+    score_new = ext.new_scores[head]  # (T,)
     with np.errstate(over="ignore"):
-        exp_new = np.exp(score_new)                                   # (T,); e^-inf = 0
+        exp_new = np.exp(score_new)  # (T,); e^-inf = 0
         z = np.exp(logsumexp(ext.after.scaled[head, :T, :T], axis=-1))  # (T,)
-    factor = ext.factors[head]                                        # (T,)
-    seen = old > 0                                                    # (T, T) keys the old row looks at
+    factor = ext.factors[head]  # (T,)
+    seen = old > 0  # (T, T) keys the old row looks at
     with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(seen, new / np.where(seen, old, 1.0), np.nan)   # (T, T)
+        ratio = np.where(seen, new / np.where(seen, old, 1.0), np.nan)  # (T, T)
     ratio_min = np.min(np.where(seen, ratio, np.inf), axis=-1)
     ratio_max = np.max(np.where(seen, ratio, -np.inf), axis=-1)
-    lost = ext.after.weights[head, :T, T]                            # (T,); exactly 0 where hidden
+    lost = ext.after.weights[head, :T, T]  # (T,); exactly 0 where hidden
     return OldRows(
-        head=head, labels=ext.before.labels, new_label=ext.after.labels[T], score_new=score_new,
-        exp_new=exp_new, z=z, factor=factor, lost=lost, ratio_min=ratio_min, ratio_max=ratio_max,
+        head=head,
+        labels=ext.before.labels,
+        new_label=ext.after.labels[T],
+        score_new=score_new,
+        exp_new=exp_new,
+        z=z,
+        factor=factor,
+        lost=lost,
+        ratio_min=ratio_min,
+        ratio_max=ratio_max,
         row_error=np.max(np.abs(new - factor[:, None] * old), axis=-1),
-        max_change=float(np.max(np.abs(new - old))), biggest=int(np.argmax(lost)),
+        max_change=float(np.max(np.abs(new - old))),
+        biggest=int(np.argmax(lost)),
     )
 
 
 # --------------------------------------------------------------------------- the block output
 @dataclass(frozen=True)
 class Outputs:
-    change: np.ndarray         # (T,) ‖after.output_i − before.output_i‖ for the old rows
-    relative: np.ndarray       # (T,) change / ‖before.output_i‖
-    changed: int               # rows that moved by more than rounding
+    change: np.ndarray  # (T,) ‖after.output_i − before.output_i‖ for the old rows
+    relative: np.ndarray  # (T,) change / ‖before.output_i‖
+    changed: int  # rows that moved by more than rounding
 
 
 def outputs(ext: Extension) -> Outputs:
     """How far each old output row moved, absolutely and as a share of its length."""
     T = ext.before.T
-    change = ext.output_change                                        # (T,)
-    length = np.linalg.norm(ext.before.output, axis=-1)               # (T,)
+    change = ext.output_change  # (T,)
+    length = np.linalg.norm(ext.before.output, axis=-1)  # (T,)
     relative = np.divide(change, length, out=np.zeros(T), where=length > 0)
     changed = int(np.count_nonzero(change > SAME * np.maximum(1.0, length)))
     return Outputs(change=change, relative=relative, changed=changed)
@@ -114,9 +124,9 @@ def outputs(ext: Extension) -> Outputs:
 class Deeper:
     """What the new token did to the old rows of every layer of a stack (layer 0 is the exercise's)."""
 
-    weights: np.ndarray        # (L,) max |Δ weight| over each layer's old T × T block, every head
-    outputs: np.ndarray        # (L,) max ‖Δ output row‖ over each layer's old rows
-    scale: np.ndarray          # (L,) each layer's longest old output row: what outputs is rounding relative to
+    weights: np.ndarray  # (L,) max |Δ weight| over each layer's old T × T block, every head
+    outputs: np.ndarray  # (L,) max ‖Δ output row‖ over each layer's old rows
+    scale: np.ndarray  # (L,) each layer's longest old output row: what outputs is rounding relative to
 
 
 def deeper(before: Stack, after: Stack) -> Deeper:
@@ -135,16 +145,16 @@ def deeper(before: Stack, after: Stack) -> Deeper:
 # --------------------------------------------------------------------------- the twists
 @dataclass(frozen=True)
 class Twist:
-    name: str                  # "causal" or "positions"
-    already_on: bool           # the base config already had it: the twisted run is the main run
-    max_row_change: float      # max |new − old| over the first T rows, every head
-    ratio_error: float         # max |new − factor · old|, every head
-    score_change: float        # max |old scores in the T+1 run − scores in the T run|
-    score_scale: float         # the largest old score: what score_change is rounding relative to
-    input_shift: float         # max |twisted inputs − base inputs| over the old tokens
+    name: str  # "causal" or "positions"
+    already_on: bool  # the base config already had it: the twisted run is the main run
+    max_row_change: float  # max |new − old| over the first T rows, every head
+    ratio_error: float  # max |new − factor · old|, every head
+    score_change: float  # max |old scores in the T+1 run − scores in the T run|
+    score_scale: float  # the largest old score: what score_change is rounding relative to
+    input_shift: float  # max |twisted inputs − base inputs| over the old tokens
     factor_range: tuple[float, float]
-    output_change: float       # max ‖Δ output row‖ over the old rows
-    output_scale: float        # the longest old output row: what output_change is rounding relative to
+    output_change: float  # max ‖Δ output row‖ over the old rows
+    output_scale: float  # the longest old output row: what output_change is rounding relative to
 
 
 def twist(base: Extension, twisted: Extension, name: str) -> Twist:
@@ -154,13 +164,16 @@ def twist(base: Extension, twisted: Extension, name: str) -> Twist:
     T = twisted.before.T
     if base.before.T != T:
         raise ValueError(f"the two runs have {base.before.T} and {T} old tokens")
-    finite = np.isfinite(twisted.before.scaled)                       # (H, T, T); -inf where masked
-    old_scores = np.where(finite, twisted.before.scaled, 0.0)         # (H, T, T)
+    finite = np.isfinite(twisted.before.scaled)  # (H, T, T); -inf where masked
+    old_scores = np.where(finite, twisted.before.scaled, 0.0)  # (H, T, T)
     score_change = float(np.max(np.abs(np.where(finite, twisted.after.scaled[:, :T, :T], 0.0) - old_scores)))
     return Twist(
-        name=name, already_on=twisted.before.config == base.before.config,
-        max_row_change=float(np.max(np.abs(twisted.diff))), ratio_error=twisted.ratio_error,
-        score_change=score_change, score_scale=float(np.max(np.abs(old_scores))),
+        name=name,
+        already_on=twisted.before.config == base.before.config,
+        max_row_change=float(np.max(np.abs(twisted.diff))),
+        ratio_error=twisted.ratio_error,
+        score_change=score_change,
+        score_scale=float(np.max(np.abs(old_scores))),
         input_shift=float(np.max(np.abs(twisted.before.x_in - base.before.x_in))),
         factor_range=(float(np.min(twisted.factors)), float(np.max(twisted.factors))),
         output_change=float(np.max(twisted.output_change)),

@@ -2,6 +2,7 @@
 against unigram and bigram baselines, what each head attends to, what knocking a head out costs
 (over all text, and on the second copy of a repeated span), and its next-word predictions.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -19,10 +20,10 @@ from .sample import Sample
 from .text import ENDS, PARAGRAPH, corpus, encode, vocabulary
 from .windows import Windows, windows
 
-SEED, N = 4242, 512                                  # the held-out windows every measure here reads
-CHUNK = 128                                          # windows per forward: logits of 128 x 64 x 1,000 are 66 MB
-LAMBDAS = np.linspace(0.05, 0.95, 19)                # the bigram's interpolation weights tried
-MARKS = ENDS + (",", ";", ":", PARAGRAPH)            # what the "last mark" role looks back to
+SEED, N = 4242, 512  # the held-out windows every measure here reads
+CHUNK = 128  # windows per forward: logits of 128 x 64 x 1,000 are 66 MB
+LAMBDAS = np.linspace(0.05, 0.95, 19)  # the bigram's interpolation weights tried
+MARKS = ENDS + (",", ";", ":", PARAGRAPH)  # what the "last mark" role looks back to
 
 
 def held_out(n: int = N, seed: int = SEED, T: int = 64, repeat_share: float = 0.0) -> Windows:
@@ -36,9 +37,9 @@ def ngram_counts() -> tuple[np.ndarray, np.ndarray]:
     text, V = corpus(), len(vocabulary())
     unigram, bigram = np.zeros(V), np.zeros((V, V))
     for k in np.flatnonzero(~text.held_out):
-        ids = text.ids[text.bounds[k]: text.bounds[k + 1]]
+        ids = text.ids[text.bounds[k] : text.bounds[k + 1]]
         unigram += np.bincount(ids, minlength=V)
-        np.add.at(bigram, (ids[:-1], ids[1:]), 1.0)               # a pair inside one chapter
+        np.add.at(bigram, (ids[:-1], ids[1:]), 1.0)  # a pair inside one chapter
     return unigram, bigram
 
 
@@ -47,10 +48,10 @@ def baseline_losses(tokens: np.ndarray, targets: np.ndarray) -> dict[str, float]
     p(next | this) = λ·count(this, next)/count(this) + (1 - λ)·p(next), with λ picked on these very
     targets (which flatters the bigram), and that λ."""
     unigram, bigram = ngram_counts()
-    p_next = unigram / unigram.sum()                                  # (V,)
-    follows = bigram / np.maximum(bigram.sum(axis=1, keepdims=True), 1)   # (V, V) rows: p(next | this)
+    p_next = unigram / unigram.sum()  # (V,)
+    follows = bigram / np.maximum(bigram.sum(axis=1, keepdims=True), 1)  # (V, V) rows: p(next | this)
     scored = targets >= 0
-    this, nxt = tokens[scored], targets[scored]                       # (M,) each
+    this, nxt = tokens[scored], targets[scored]  # (M,) each
     losses = [float(-np.log(lam * follows[this, nxt] + (1 - lam) * p_next[nxt]).mean()) for lam in LAMBDAS]
     best = int(np.argmin(losses))
     return {"unigram": float(-np.log(p_next[nxt]).mean()), "bigram": losses[best], "lambda": float(LAMBDAS[best])}
@@ -65,29 +66,34 @@ def token_losses(cfg: Config, params: Params, tokens, targets, ablate=()) -> np.
     tokens, targets = check_batch(cfg, params, tokens, targets)
     found = []
     for part in _chunks(len(tokens)):
-        logits = forward(cfg, params, params.embeddings[tokens[part]], ablate=ablate).logits   # (chunk, T, V)
-        wanted = np.maximum(targets[part], 0)[..., None]                                        # (chunk, T, 1)
-        picked = np.take_along_axis(log_softmax(logits, axis=-1), wanted, axis=-1)[..., 0]      # (chunk, T)
+        logits = forward(cfg, params, params.embeddings[tokens[part]], ablate=ablate).logits  # (chunk, T, V)
+        wanted = np.maximum(targets[part], 0)[..., None]  # (chunk, T, 1)
+        picked = np.take_along_axis(log_softmax(logits, axis=-1), wanted, axis=-1)[..., 0]  # (chunk, T)
         found.append(np.where(targets[part] >= 0, -picked, 0.0))
-    return np.concatenate(found)                                      # (n, T)
+    return np.concatenate(found)  # (n, T)
 
 
 @dataclass(frozen=True)
 class Roles:
     """Each head's mean weight (L, H) on the keys of a role, over held-out windows."""
 
-    previous: np.ndarray         # the token before the query
-    current: np.ndarray          # the query's own token
-    first: np.ndarray            # position 0 (a window's first token starts a sentence)
-    last_mark: np.ndarray        # the latest . ! ? , ; : or ¶ before the query, where there is one
-    induction: np.ndarray        # in windows that repeat a span: the token after the span's first copy of
-                                 # the query's token, over the second copy's queries
+    previous: np.ndarray  # the token before the query
+    current: np.ndarray  # the query's own token
+    first: np.ndarray  # position 0 (a window's first token starts a sentence)
+    last_mark: np.ndarray  # the latest . ! ? , ; : or ¶ before the query, where there is one
+    induction: np.ndarray  # in windows that repeat a span: the token after the span's first copy of
+    # the query's token, over the second copy's queries
     # every score is over the queries that choose: a query that sees one key only (row 0 under the causal
     # mask) gives it weight 1 by force, never a finding (chosen_queries)
 
     def named(self) -> dict[str, np.ndarray]:
-        return {"previous token": self.previous, "current token": self.current, "first token": self.first,
-                "last punctuation": self.last_mark, "induction (repeated span)": self.induction}
+        return {
+            "previous token": self.previous,
+            "current token": self.current,
+            "first token": self.first,
+            "last punctuation": self.last_mark,
+            "induction (repeated span)": self.induction,
+        }
 
     def roles(self) -> dict[str, np.ndarray]:
         """Every measured role by name, (L, H) each (as engine.HeadScores.roles)."""
@@ -101,13 +107,13 @@ class Roles:
 def _share(cfg, params, tokens, keys, queries) -> np.ndarray:
     """(L, H) mean weight on keys (n, T, T) over queries (n, T), a chunk of windows at a time."""
     shares = [share_per_query(cfg, params, tokens[part], keys[part], queries[part]) for part in _chunks(len(tokens))]
-    return np.concatenate(shares, axis=-1).mean(axis=-1)              # (L, H, Q) -> (L, H)
+    return np.concatenate(shares, axis=-1).mean(axis=-1)  # (L, H, Q) -> (L, H)
 
 
 def chosen_queries(cfg: Config, n: int, T: int) -> np.ndarray:
     """(n, T) the queries that see more than one key (under the causal mask every query but row 0, whose one
     key gets weight 1 by force): the only queries a role's score counts."""
-    sees = np.arange(1, T + 1) if cfg.causal else np.full(T, T)      # (T,) keys each query sees
+    sees = np.arange(1, T + 1) if cfg.causal else np.full(T, T)  # (T,) keys each query sees
     return np.broadcast_to(sees > 1, (n, T))
 
 
@@ -116,37 +122,44 @@ def head_roles(cfg: Config, params: Params, n: int = N, seed: int = SEED, T: int
     over the queries that choose between keys (chosen_queries)."""
     plain, repeated = held_out(n, seed, T), held_out(n, seed + 1, T, repeat_share=1.0)
     tokens = plain.tokens
-    query, key = np.indices((T, T))                                   # (T, T) each
-    every = chosen_queries(cfg, len(tokens), T)                       # (n, T): no forced row
-    later = every & (np.arange(T) >= 1)                               # (n, T): queries with a token before them
+    query, key = np.indices((T, T))  # (T, T) each
+    every = chosen_queries(cfg, len(tokens), T)  # (n, T): no forced row
+    later = every & (np.arange(T) >= 1)  # (n, T): queries with a token before them
 
     def fixed(pattern):
-        return np.broadcast_to(pattern, (len(tokens), T, T))          # (n, T, T)
+        return np.broadcast_to(pattern, (len(tokens), T, T))  # (n, T, T)
 
-    marks = np.isin(tokens, [vocabulary().index(m) for m in MARKS])   # (n, T)
-    before = np.where(marks[:, None, :] & (key < query), key, -1)     # (n, T, T): marks before each query
-    last_mark = key == before.max(axis=-1, keepdims=True)             # (n, T, T): the latest of them (-1: none)
-    return Roles(previous=_share(cfg, params, tokens, fixed(key == query - 1), later),
-                 current=_share(cfg, params, tokens, fixed(key == query), every),
-                 first=_share(cfg, params, tokens, fixed(key == 0), later),
-                 last_mark=_share(cfg, params, tokens, last_mark, every),
-                 induction=_share(cfg, params, repeated.tokens, repeated.copy_keys(),
-                                  repeated.copy_queries() & chosen_queries(cfg, len(repeated.tokens), T)))
+    marks = np.isin(tokens, [vocabulary().index(m) for m in MARKS])  # (n, T)
+    before = np.where(marks[:, None, :] & (key < query), key, -1)  # (n, T, T): marks before each query
+    last_mark = key == before.max(axis=-1, keepdims=True)  # (n, T, T): the latest of them (-1: none)
+    return Roles(
+        previous=_share(cfg, params, tokens, fixed(key == query - 1), later),
+        current=_share(cfg, params, tokens, fixed(key == query), every),
+        first=_share(cfg, params, tokens, fixed(key == 0), later),
+        last_mark=_share(cfg, params, tokens, last_mark, every),
+        induction=_share(
+            cfg,
+            params,
+            repeated.tokens,
+            repeated.copy_keys(),
+            repeated.copy_queries() & chosen_queries(cfg, len(repeated.tokens), T),
+        ),
+    )
 
 
 @dataclass(frozen=True)
 class Knockout:
     """Held-out losses with some heads knocked out (zero-ablation)."""
 
-    ablate: frozenset            # the (layer, head) pairs removed
-    overall: float               # mean over every position of plain held-out windows
-    second_copy: float           # mean over the second copy's positions of windows that repeat a span
+    ablate: frozenset  # the (layer, head) pairs removed
+    overall: float  # mean over every position of plain held-out windows
+    second_copy: float  # mean over the second copy's positions of windows that repeat a span
 
 
 def knockouts(cfg: Config, params: Params, pairs_list, n: int = N, seed: int = SEED, T: int = 64) -> list[Knockout]:
     """A Knockout for each set of (layer, head) pairs in pairs_list (an empty set: nothing removed)."""
     plain, repeated = held_out(n, seed, T), held_out(n, seed + 1, T, repeat_share=1.0)
-    copies = repeated.copy_queries()                                   # (n, T)
+    copies = repeated.copy_queries()  # (n, T)
     found = []
     for pairs in pairs_list:
         overall = token_losses(cfg, params, plain.tokens, plain.targets, pairs).mean()
@@ -163,16 +176,16 @@ def next_words(cfg: Config, params: Params, text: str, k: int = 5) -> list[tuple
 def next_after(cfg: Config, params: Params, ids, k: int = 5, ablate=()) -> list[tuple[str, float]]:
     """The k most likely next tokens after a sequence of token ids, with their probabilities, best first
     (with the (layer, head) pairs in ablate knocked out)."""
-    logits = forward(cfg, params, params.embeddings[list(ids)], ablate=ablate).logits[-1]   # (V,) at the last position
-    probs = softmax(logits)                                           # (V,)
+    logits = forward(cfg, params, params.embeddings[list(ids)], ablate=ablate).logits[-1]  # (V,) at the last position
+    probs = softmax(logits)  # (V,)
     best = np.argsort(-probs, kind="stable")[:k]
     return [(cfg.vocab[i], float(probs[i])) for i in best]
 
 
-EVIDENCE_N = 256                                     # held-out windows the evidence is measured on (each kind)
-ROLES_VERSION = 2                                    # of the roles' definition (2: no forced row counts, issue 47):
-                                                     # evidence kept under another is measured again
-EVIDENCE_T = 64                                      # their length: the text task's training length
+EVIDENCE_N = 256  # held-out windows the evidence is measured on (each kind)
+ROLES_VERSION = 2  # of the roles' definition (2: no forced row counts, issue 47):
+# evidence kept under another is measured again
+EVIDENCE_T = 64  # their length: the text task's training length
 
 
 def plain_sample(n: int = EVIDENCE_N, seed: int = SEED, T: int = EVIDENCE_T) -> Sample:
@@ -197,11 +210,11 @@ class Evidence:
     losses with nothing, each head, and each layer's heads knocked out. Named by the weights' digest."""
 
     digest: str
-    n: int                                           # windows of each kind measured on
+    n: int  # windows of each kind measured on
     roles: Roles
-    base: Knockout                                   # nothing knocked out
-    heads: tuple[Knockout, ...]                      # (layer, head) layer-major: that head knocked out
-    layers: tuple[Knockout, ...]                     # every head of that layer knocked out
+    base: Knockout  # nothing knocked out
+    heads: tuple[Knockout, ...]  # (layer, head) layer-major: that head knocked out
+    layers: tuple[Knockout, ...]  # every head of that layer knocked out
 
     @property
     def sample(self) -> Sample:
@@ -222,19 +235,31 @@ class Evidence:
 def evidence(cfg: Config, params: Params, digest: str, n: int = EVIDENCE_N) -> Evidence:
     """Roles and knock-outs (every single head, every whole layer) on n held-out windows of each kind."""
     L, H = cfg.n_layers, cfg.num_heads
-    sets = [(), *(((layer, head),) for layer in range(L) for head in range(H)),
-            *(tuple((layer, head) for head in range(H)) for layer in range(L))]
+    sets = [
+        (),
+        *(((layer, head),) for layer in range(L) for head in range(H)),
+        *(tuple((layer, head) for head in range(H)) for layer in range(L)),
+    ]
     found = knockouts(cfg, params, sets, n=n)
-    return Evidence(digest=digest, n=n, roles=head_roles(cfg, params, n=n), base=found[0],
-                    heads=tuple(found[1:1 + L * H]), layers=tuple(found[1 + L * H:]))
+    return Evidence(
+        digest=digest,
+        n=n,
+        roles=head_roles(cfg, params, n=n),
+        base=found[0],
+        heads=tuple(found[1 : 1 + L * H]),
+        layers=tuple(found[1 + L * H :]),
+    )
 
 
 def evidence_arrays(found: Evidence) -> dict[str, np.ndarray]:
     """The evidence as arrays (for a file): every role's (L, H) scores, and the knock-outs' losses in order."""
     arrays = {f"role {name}": scores for name, scores in found.roles.named().items()}
     losses = [(k.overall, k.second_copy) for k in (found.base, *found.heads, *found.layers)]
-    return arrays | {"losses": np.array(losses, dtype=np.float64), "n": np.array(found.n),
-                     "roles version": np.array(ROLES_VERSION)}
+    return arrays | {
+        "losses": np.array(losses, dtype=np.float64),
+        "n": np.array(found.n),
+        "roles version": np.array(ROLES_VERSION),
+    }
 
 
 def current(arrays: dict[str, np.ndarray]) -> bool:
@@ -246,15 +271,31 @@ def current(arrays: dict[str, np.ndarray]) -> bool:
 def evidence_from(arrays: dict[str, np.ndarray], cfg: Config, digest: str) -> Evidence:
     """evidence_arrays read back (the knock-outs' sets are the order evidence() measures them in)."""
     L, H = cfg.n_layers, cfg.num_heads
-    sets = [(), *(((layer, head),) for layer in range(L) for head in range(H)),
-            *(tuple((layer, head) for head in range(H)) for layer in range(L))]
+    sets = [
+        (),
+        *(((layer, head),) for layer in range(L) for head in range(H)),
+        *(tuple((layer, head) for head in range(H)) for layer in range(L)),
+    ]
     named = {name.removeprefix("role "): a for name, a in arrays.items() if name.startswith("role ")}
-    roles = Roles(previous=named["previous token"], current=named["current token"], first=named["first token"],
-                  last_mark=named["last punctuation"], induction=named["induction (repeated span)"])
-    found = [Knockout(ablate=frozenset(s), overall=float(o), second_copy=float(c))
-             for s, (o, c) in zip(sets, arrays["losses"])]
-    return Evidence(digest=digest, n=int(arrays["n"]), roles=roles, base=found[0], heads=tuple(found[1:1 + L * H]),
-                    layers=tuple(found[1 + L * H:]))
+    roles = Roles(
+        previous=named["previous token"],
+        current=named["current token"],
+        first=named["first token"],
+        last_mark=named["last punctuation"],
+        induction=named["induction (repeated span)"],
+    )
+    found = [
+        Knockout(ablate=frozenset(s), overall=float(o), second_copy=float(c))
+        for s, (o, c) in zip(sets, arrays["losses"])
+    ]
+    return Evidence(
+        digest=digest,
+        n=int(arrays["n"]),
+        roles=roles,
+        base=found[0],
+        heads=tuple(found[1 : 1 + L * H]),
+        layers=tuple(found[1 + L * H :]),
+    )
 
 
 def knockout_table(cfg: Config, params: Params, n: int = EVIDENCE_N) -> dict[str, np.ndarray]:
@@ -262,8 +303,11 @@ def knockout_table(cfg: Config, params: Params, n: int = EVIDENCE_N) -> dict[str
     256 sets of 8 heads, ~1 s each), on the evidence's n windows of each kind, as arrays to keep beside the
     weights: a knock-out of any heads is then a look-up."""
     found = knockouts(cfg, params, head_sets(cfg), n=n)
-    return {"n": np.array(n), "heads": np.array([cfg.n_layers, cfg.num_heads]),
-            "losses": np.array([(k.overall, k.second_copy) for k in found], dtype=np.float64)}   # (sets, 2)
+    return {
+        "n": np.array(n),
+        "heads": np.array([cfg.n_layers, cfg.num_heads]),
+        "losses": np.array([(k.overall, k.second_copy) for k in found], dtype=np.float64),
+    }  # (sets, 2)
 
 
 def knockout_in(arrays: dict[str, np.ndarray], cfg: Config, pairs, n: int) -> Knockout | None:
@@ -273,5 +317,6 @@ def knockout_in(arrays: dict[str, np.ndarray], cfg: Config, pairs, n: int) -> Kn
     if s is None or (int(arrays["n"]), tuple(int(x) for x in arrays["heads"])) != (n, (cfg.n_layers, cfg.num_heads)):
         return None
     overall, second = arrays["losses"][s]
-    return Knockout(ablate=frozenset(tuple(int(x) for x in p) for p in pairs), overall=float(overall),
-                    second_copy=float(second))
+    return Knockout(
+        ablate=frozenset(tuple(int(x) for x in p) for p in pairs), overall=float(overall), second_copy=float(second)
+    )

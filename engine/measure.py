@@ -1,4 +1,5 @@
 """How much attention lands where a task says it should, read from the same forward the UI shows."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -27,7 +28,7 @@ def task_stack(task: str | Task, cfg: Config, params: Params, ids, ablate=(), me
     task = get_task(task)
     ids = _checked_ids(task, ids)
     labels = display_labels([task.vocab[i] for i in ids])
-    return forward(cfg, params, params.embeddings[ids], labels, ablate, means)   # (T, C) rows of the table
+    return forward(cfg, params, params.embeddings[ids], labels, ablate, means)  # (T, C) rows of the table
 
 
 def task_trace(task: str | Task, cfg: Config, params: Params, ids) -> Trace:
@@ -37,22 +38,22 @@ def task_trace(task: str | Task, cfg: Config, params: Params, ids) -> Trace:
     return task_stack(task, cfg, params, ids).layers[0]
 
 
-def share_per_query(cfg: Config, params: Params, tokens, keys: np.ndarray,
-                    scored: np.ndarray) -> np.ndarray:
+def share_per_query(cfg: Config, params: Params, tokens, keys: np.ndarray, scored: np.ndarray) -> np.ndarray:
     """(L, H, Q): the weight each head gives `keys` (n, T, T), for each of the Q queries that are
     scored (n, T) and have at least one such key, in sequence-then-position order."""
     tokens, keys, scored = np.asarray(tokens), np.asarray(keys, dtype=bool), np.asarray(scored, dtype=bool)
     n, T = tokens.shape if tokens.ndim == 2 else (0, 0)
     if tokens.ndim != 2 or keys.shape != (n, T, T) or scored.shape != (n, T):
-        raise ValueError(f"need tokens (n, T), keys (n, T, T) and scored (n, T); got {tokens.shape}, "
-                         f"{keys.shape} and {scored.shape}")
-    measured = scored & keys.any(axis=-1)                             # (n, T)
+        raise ValueError(
+            f"need tokens (n, T), keys (n, T, T) and scored (n, T); got {tokens.shape}, {keys.shape} and {scored.shape}"
+        )
+    measured = scored & keys.any(axis=-1)  # (n, T)
     if not measured.any():
         raise ValueError("no scored query has an expected key: nothing to measure")
-    stack = forward(cfg, params, params.embeddings[tokens])           # the one forward, every sequence at once
-    weights = np.stack([trace.weights for trace in stack.layers])     # (L, n, H, T, T)
-    on_keys = (weights * keys[:, None]).sum(axis=-1)                  # (L, n, H, T): weight on the expected keys
-    return on_keys.transpose(0, 2, 1, 3)[:, :, measured]              # (L, H, n, T) -> (L, H, Q)
+    stack = forward(cfg, params, params.embeddings[tokens])  # the one forward, every sequence at once
+    weights = np.stack([trace.weights for trace in stack.layers])  # (L, n, H, T, T)
+    on_keys = (weights * keys[:, None]).sum(axis=-1)  # (L, n, H, T): weight on the expected keys
+    return on_keys.transpose(0, 2, 1, 3)[:, :, measured]  # (L, H, n, T) -> (L, H, Q)
 
 
 def expected_share(task: str | Task, cfg: Config, params: Params, tokens, targets=None) -> np.ndarray:

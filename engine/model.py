@@ -4,6 +4,7 @@ beside it. Pages, training, evaluation and the measurements all run this one for
 Shape letters: B sequences (any batch axes, or none for one sequence), T tokens, C = d_model,
 H heads of D = d_head columns, V = vocabulary size, L blocks.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -25,8 +26,8 @@ class Stack:
 
     config: Config
     labels: tuple[str, ...]
-    layers: tuple[Trace, ...]        # one Trace per block; layers[l].x is layers[l-1].output
-    logits: np.ndarray | None        # (..., T, V) last output · W_u, or None without an unembedding
+    layers: tuple[Trace, ...]  # one Trace per block; layers[l].x is layers[l-1].output
+    logits: np.ndarray | None  # (..., T, V) last output · W_u, or None without an unembedding
 
     @cached_property
     def probs(self) -> np.ndarray | None:
@@ -34,7 +35,7 @@ class Stack:
         training reads only the logits."""
         if self.logits is None:
             return None
-        probs = softmax(self.logits, axis=-1)                         # (..., T, V)
+        probs = softmax(self.logits, axis=-1)  # (..., T, V)
         probs.setflags(write=False)
         return probs
 
@@ -62,9 +63,9 @@ def checked_input(cfg: Config, x: np.ndarray, labels: Sequence[str] | None) -> t
     """x (..., T, C) as floats, checked, and one label per token."""
     x = np.asarray(x)
     if not np.issubdtype(x.dtype, np.floating):
-        x = x.astype(float)                                           # ints work; float32 (training's) stays
+        x = x.astype(float)  # ints work; float32 (training's) stays
     if x.flags.writeable:
-        x = x.copy()                                                  # a private copy the trace may freeze
+        x = x.copy()  # a private copy the trace may freeze
     if x.ndim < 2 or x.shape[-1] != cfg.d_model:
         raise ValueError(f"x must have shape (T, {cfg.d_model}) or (B, T, {cfg.d_model}), got {x.shape}")
     T = x.shape[-2]
@@ -82,20 +83,30 @@ def knocked_heads(cfg: Config, ablate: Iterable[tuple[int, int]]) -> tuple[tuple
     """(layer, head) pairs -> for each layer, its knocked-out heads; a pair out of range is refused."""
     L, H = cfg.n_layers, cfg.num_heads
     if not ablate:
-        return ((),) * L                                              # nothing knocked out: the usual case
+        return ((),) * L  # nothing knocked out: the usual case
     knocked = [set() for _ in range(L)]
     for pair in ablate:
-        if (not isinstance(pair, tuple) or len(pair) != 2
-                or not all(isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in pair)
-                or not (0 <= pair[0] < L and 0 <= pair[1] < H)):
-            raise ValueError(f"ablate takes (layer, head) pairs with layer in 0..{L - 1} and head in "
-                             f"0..{H - 1}, got {pair!r}")
+        if (
+            not isinstance(pair, tuple)
+            or len(pair) != 2
+            or not all(isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in pair)
+            or not (0 <= pair[0] < L and 0 <= pair[1] < H)
+        ):
+            raise ValueError(
+                f"ablate takes (layer, head) pairs with layer in 0..{L - 1} and head in 0..{H - 1}, got {pair!r}"
+            )
         knocked[pair[0]].add(int(pair[1]))
     return tuple(tuple(sorted(heads)) for heads in knocked)
 
 
-def forward(cfg: Config, params: Params, x: np.ndarray, labels: Sequence[str] | None = None,
-            ablate: Iterable[tuple[int, int]] = (), means: np.ndarray | None = None) -> Stack:
+def forward(
+    cfg: Config,
+    params: Params,
+    x: np.ndarray,
+    labels: Sequence[str] | None = None,
+    ablate: Iterable[tuple[int, int]] = (),
+    means: np.ndarray | None = None,
+) -> Stack:
     """Positions, then every block over x (..., T, C) in turn, then (with W_u) the logits.
 
     ablate: (layer, head) pairs whose output is replaced before the concatenation: by zeros, or by
@@ -104,19 +115,25 @@ def forward(cfg: Config, params: Params, x: np.ndarray, labels: Sequence[str] | 
     check_params(cfg, params)
     x, labels = checked_input(cfg, x, labels)
     knocked = knocked_heads(cfg, ablate)
-    T, C = x.shape[-2:]                                               # tokens, model width
+    T, C = x.shape[-2:]  # tokens, model width
     if means is not None and np.shape(means) != (cfg.n_layers, cfg.num_heads, T, cfg.d_head):
-        raise ValueError(f"means must have shape (L, H, T, D) = {(cfg.n_layers, cfg.num_heads, T, cfg.d_head)}, "
-                         f"got {np.shape(means)}")
-    positions = (sinusoidal_positions(T, C).astype(x.dtype, copy=False)   # (T, C), in x's precision
-                 if cfg.positional == "sinusoidal" else None)
+        raise ValueError(
+            f"means must have shape (L, H, T, D) = {(cfg.n_layers, cfg.num_heads, T, cfg.d_head)}, "
+            f"got {np.shape(means)}"
+        )
+    positions = (
+        sinusoidal_positions(T, C).astype(x.dtype, copy=False)  # (T, C), in x's precision
+        if cfg.positional == "sinusoidal"
+        else None
+    )
     layers = []
     for layer, block in enumerate(params.blocks):
-        trace = block_forward(cfg, block, x, positions, labels, layer, knocked[layer],
-                              None if means is None else means[layer])
+        trace = block_forward(
+            cfg, block, x, positions, labels, layer, knocked[layer], None if means is None else means[layer]
+        )
         layers.append(trace)
-        x, positions = trace.output, None                             # (..., T, C); positions are added once
-    logits = None if params.w_u is None else x @ params.w_u           # (..., T, C) @ (C, V) -> (..., T, V)
+        x, positions = trace.output, None  # (..., T, C); positions are added once
+    logits = None if params.w_u is None else x @ params.w_u  # (..., T, C) @ (C, V) -> (..., T, V)
     if logits is not None:
         logits.setflags(write=False)
     return Stack(config=cfg, labels=labels, layers=tuple(layers), logits=logits)
@@ -127,30 +144,30 @@ def cross_entropy(logits: np.ndarray, targets: np.ndarray) -> tuple[float, np.nd
 
     One (B, T, V) buffer, reused in place: the shifted logits, then their exponentials, then the
     gradient (a vocabulary of 1,000 makes this array the largest of a step)."""
-    scored = targets >= 0                                             # (B, T)
-    picked = targets[scored]                                          # (N,): the right answers
-    shifted = logits - logits.max(axis=-1, keepdims=True)             # (B, T, V): same softmax, no overflow
-    right = shifted[scored, picked]                                   # (N,) the right answers' shifted logits
-    exp = np.exp(shifted, out=shifted)                                # (B, T, V), in place
-    total = exp.sum(axis=-1)                                          # (B, T): the softmax's denominators
-    loss = np.mean(np.log(total[scored]) - right)                     # -log p(target) = log Σ e^z - z_target
-    d_logits = exp                                                    # (B, T, V): becomes (softmax - one_hot) / N
-    d_logits *= (scored / (total * len(picked)))[..., None]          # softmax / N on scored rows, 0 on the others
-    d_logits[scored, picked] -= 1.0 / len(picked)                     # minus the one-hot of the answer, / N
+    scored = targets >= 0  # (B, T)
+    picked = targets[scored]  # (N,): the right answers
+    shifted = logits - logits.max(axis=-1, keepdims=True)  # (B, T, V): same softmax, no overflow
+    right = shifted[scored, picked]  # (N,) the right answers' shifted logits
+    exp = np.exp(shifted, out=shifted)  # (B, T, V), in place
+    total = exp.sum(axis=-1)  # (B, T): the softmax's denominators
+    loss = np.mean(np.log(total[scored]) - right)  # -log p(target) = log Σ e^z - z_target
+    d_logits = exp  # (B, T, V): becomes (softmax - one_hot) / N
+    d_logits *= (scored / (total * len(picked)))[..., None]  # softmax / N on scored rows, 0 on the others
+    d_logits[scored, picked] -= 1.0 / len(picked)  # minus the one-hot of the answer, / N
     return float(loss), d_logits
 
 
 def backward(cfg: Config, params: Params, stack: Stack, tokens: np.ndarray, d_logits: np.ndarray) -> Params:
     """From d_logits (B, T, V) back through every block to the gradient of every array in params."""
-    d_w_u = rows(stack.output).T @ rows(d_logits)                     # (C, B*T) @ (B*T, V) -> (C, V)
-    d_h = d_logits @ params.w_u.T                                     # (B, T, V) @ (V, C) -> (B, T, C)
+    d_w_u = rows(stack.output).T @ rows(d_logits)  # (C, B*T) @ (B*T, V) -> (C, V)
+    d_h = d_logits @ params.w_u.T  # (B, T, V) @ (V, C) -> (B, T, C)
     d_blocks = []
     for block, trace in zip(reversed(params.blocks), reversed(stack.layers)):
-        d_h, d_block = block_backward(cfg, block, trace, d_h)         # (B, T, C) -> (B, T, C)
+        d_h, d_block = block_backward(cfg, block, trace, d_h)  # (B, T, C) -> (B, T, C)
         d_blocks.insert(0, d_block)
-    d_x = d_h                                                         # (B, T, C)
-    d_embeddings = np.zeros_like(params.embeddings)                   # (V, C)
-    np.add.at(d_embeddings, tokens.ravel(), rows(d_x))                # row tokens[b, t] += d_x[b, t]: a token's uses add up
+    d_x = d_h  # (B, T, C)
+    d_embeddings = np.zeros_like(params.embeddings)  # (V, C)
+    np.add.at(d_embeddings, tokens.ravel(), rows(d_x))  # row tokens[b, t] += d_x[b, t]: a token's uses add up
     return stack_params(tuple(d_blocks), d_embeddings, d_w_u)
 
 
@@ -183,9 +200,9 @@ def backprop(cfg: Config, params: Params, tokens, targets) -> tuple[float, Param
     """loss_and_grads, plus the logits (B, T, V) the loss was computed from (not the whole Stack:
     a training loop that kept it would hold two steps' records at once)."""
     tokens, targets = check_batch(cfg, params, tokens, targets)
-    x = params.embeddings[tokens]                                     # (V, C)[(B, T)] -> (B, T, C)
-    x.setflags(write=False)                                           # nobody else holds it: no copy needed
-    stack = forward(cfg, params, x)                                   # logits (B, T, V)
+    x = params.embeddings[tokens]  # (V, C)[(B, T)] -> (B, T, C)
+    x.setflags(write=False)  # nobody else holds it: no copy needed
+    stack = forward(cfg, params, x)  # logits (B, T, V)
     loss, d_logits = cross_entropy(stack.logits, targets)
     return loss, backward(cfg, params, stack, tokens, d_logits), stack.logits
 
@@ -202,12 +219,17 @@ def loss_and_grads(cfg: Config, params: Params, tokens, targets) -> tuple[float,
     return loss, grads
 
 
-def run(cfg: Config, tokens: Sequence[Token], params: Params | None = None,
-        ablate: Iterable[tuple[int, int]] = (), means: np.ndarray | None = None) -> Stack:
+def run(
+    cfg: Config,
+    tokens: Sequence[Token],
+    params: Params | None = None,
+    ablate: Iterable[tuple[int, int]] = (),
+    means: np.ndarray | None = None,
+) -> Stack:
     """Weights for cfg (or these trained ones), vectors for one sequence of words or ids, the
     forward pass, readable labels: what the pages draw."""
     params = init_params(cfg) if params is None else params
     check_params(cfg, params)
-    x = embed(cfg, params, tokens)                                    # (T, C)
+    x = embed(cfg, params, tokens)  # (T, C)
     labels = display_labels([label(cfg, t) for t in tokens])
     return forward(cfg, params, x, labels, ablate, means)

@@ -5,6 +5,7 @@ Draw order from RandomState(cfg.seed): the embedding table (only when embedding_
 each, then w_u (only with unembedding). Block 0 and the table are drawn exactly as the articles'
 scripts draw them, so a one-block config gets the same numbers as before stacks existed.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -29,7 +30,7 @@ class Block:
     b2: np.ndarray
 
 
-BLOCK_ARRAYS = ("w_q", "w_k", "w_v", "w_o", "w1", "b1", "w2", "b2")   # a block's arrays, in draw order
+BLOCK_ARRAYS = ("w_q", "w_k", "w_v", "w_o", "w1", "b1", "w2", "b2")  # a block's arrays, in draw order
 
 
 @dataclass(frozen=True)
@@ -38,17 +39,17 @@ class Params:
     has the same fields as before stacks; params.blocks lists every block. Arrays are read-only so a
     cached Params cannot be altered."""
 
-    w_q: np.ndarray              # (C, C); head h owns columns h*d_head ... (h+1)*d_head - 1
-    w_k: np.ndarray              # (C, C)
-    w_v: np.ndarray              # (C, C)
-    w_o: np.ndarray | None       # (C, C), or None when the block has no output projection
-    w1: np.ndarray               # (C, d_ff)
-    b1: np.ndarray               # (d_ff,)
-    w2: np.ndarray               # (d_ff, C)
-    b2: np.ndarray               # (C,)
+    w_q: np.ndarray  # (C, C); head h owns columns h*d_head ... (h+1)*d_head - 1
+    w_k: np.ndarray  # (C, C)
+    w_v: np.ndarray  # (C, C)
+    w_o: np.ndarray | None  # (C, C), or None when the block has no output projection
+    w1: np.ndarray  # (C, d_ff)
+    b1: np.ndarray  # (d_ff,)
+    w2: np.ndarray  # (d_ff, C)
+    b2: np.ndarray  # (C,)
     embeddings: np.ndarray | None  # (V, C) rows for the known words, or None for a table-free config
     w_u: np.ndarray | None = None  # (C, V) last output -> next-token logits, or None (the article presets)
-    more_blocks: tuple[Block, ...] | None = None   # blocks 1 .. L-1, or None for a one-block model
+    more_blocks: tuple[Block, ...] | None = None  # blocks 1 .. L-1, or None for a one-block model
 
     @property
     def blocks(self) -> tuple[Block, ...]:
@@ -64,14 +65,21 @@ class Params:
 def scaled(params: Params, factor: float) -> Params:
     """The same model with every block's weight matrix multiplied by factor (biases, the embedding
     table and w_u unchanged), as if its weights had been drawn `factor` times larger."""
-    blocks = tuple(Block(**{name: None if getattr(b, name) is None else
-                            (getattr(b, name) if name in ("b1", "b2") else _frozen(getattr(b, name) * factor))
-                            for name in BLOCK_ARRAYS}) for b in params.blocks)
+    blocks = tuple(
+        Block(
+            **{
+                name: None
+                if getattr(b, name) is None
+                else (getattr(b, name) if name in ("b1", "b2") else _frozen(getattr(b, name) * factor))
+                for name in BLOCK_ARRAYS
+            }
+        )
+        for b in params.blocks
+    )
     return stack_params(blocks, params.embeddings, params.w_u)
 
 
-def stack_params(blocks: tuple[Block, ...], embeddings: np.ndarray | None,
-                 w_u: np.ndarray | None = None) -> Params:
+def stack_params(blocks: tuple[Block, ...], embeddings: np.ndarray | None, w_u: np.ndarray | None = None) -> Params:
     """A Params from its blocks (block 0's arrays become the top-level fields)."""
     first = {name: getattr(blocks[0], name) for name in BLOCK_ARRAYS}
     more = tuple(blocks[1:]) or None
@@ -94,9 +102,9 @@ def unflatten(like: Params, theta: np.ndarray) -> Params:
     """A Params shaped like `like` whose arrays are views into theta (they change when theta does)."""
     offset, taken = 0, []
     for array in param_arrays(like):
-        taken.append(theta[offset: offset + array.size].reshape(array.shape))
+        taken.append(theta[offset : offset + array.size].reshape(array.shape))
         offset += array.size
-    taken.reverse()                                                   # pop() now hands them out in order
+    taken.reverse()  # pop() now hands them out in order
 
     def take(array):
         return None if array is None else taken.pop()
@@ -126,29 +134,29 @@ def _frozen(array: np.ndarray) -> np.ndarray:
 
 def draw(rng: np.random.RandomState, rows: int, cols: int, cfg: Config, fan_in: int) -> np.ndarray:
     """One weight matrix: standard normal draws, then the config's init rule."""
-    raw = rng.randn(rows, cols)                                   # (rows, cols)
+    raw = rng.randn(rows, cols)  # (rows, cols)
     if cfg.init == "fan_in":
-        return raw / np.sqrt(fan_in) * cfg.init_scale              # Day 33: divide first, as its script does
-    return raw * cfg.init_scale                                    # Part 4: a fixed ×0.1
+        return raw / np.sqrt(fan_in) * cfg.init_scale  # Day 33: divide first, as its script does
+    return raw * cfg.init_scale  # Part 4: a fixed ×0.1
 
 
 def embedding_table(cfg: Config, rng: np.random.RandomState | None = None) -> np.ndarray:
     """Vectors of the known words: drawn first from the weights' stream, or from input_seed."""
     V, C = cfg.vocab_size, cfg.d_model
     if cfg.embedding_stream == "weights":
-        return rng.randn(V, C) / np.sqrt(C)                        # (V, C); Day 33's first draw
-    return np.random.RandomState(cfg.input_seed).randn(V, C)       # (V, C); Part 4's sample vectors
+        return rng.randn(V, C) / np.sqrt(C)  # (V, C); Day 33's first draw
+    return np.random.RandomState(cfg.input_seed).randn(V, C)  # (V, C); Part 4's sample vectors
 
 
 def draw_block(rng: np.random.RandomState, cfg: Config) -> Block:
     """One block's weights, in the articles' order; biases start at 0."""
     C, F = cfg.d_model, cfg.d_ff
-    w_q = draw(rng, C, C, cfg, fan_in=C)                           # (C, C)
-    w_k = draw(rng, C, C, cfg, fan_in=C)                           # (C, C)
-    w_v = draw(rng, C, C, cfg, fan_in=C)                           # (C, C)
+    w_q = draw(rng, C, C, cfg, fan_in=C)  # (C, C)
+    w_k = draw(rng, C, C, cfg, fan_in=C)  # (C, C)
+    w_v = draw(rng, C, C, cfg, fan_in=C)  # (C, C)
     w_o = draw(rng, C, C, cfg, fan_in=C) if cfg.output_projection else None
-    w1 = draw(rng, C, F, cfg, fan_in=C)                            # (C, F)
-    w2 = draw(rng, F, C, cfg, fan_in=F)                            # (F, C)
+    w1 = draw(rng, C, F, cfg, fan_in=C)  # (C, F)
+    w2 = draw(rng, F, C, cfg, fan_in=F)  # (F, C)
     arrays = dict(w_q=w_q, w_k=w_k, w_v=w_v, w_o=w_o, w1=w1, b1=np.zeros(F), w2=w2, b2=np.zeros(C))
     return Block(**{name: None if a is None else _frozen(a) for name, a in arrays.items()})
 
@@ -157,10 +165,10 @@ def init_params(cfg: Config) -> Params:
     """Draw every weight from RandomState(cfg.seed) in the order the module docstring lists."""
     rng = np.random.RandomState(cfg.seed)
     table = embedding_table(cfg, rng) if cfg.embedding_stream == "weights" else None
-    blocks = [draw_block(rng, cfg)]                                # block 0: the articles' draws
+    blocks = [draw_block(rng, cfg)]  # block 0: the articles' draws
     if table is None:
-        table = embedding_table(cfg)                               # separate stream: weights unaffected
+        table = embedding_table(cfg)  # separate stream: weights unaffected
     for _ in range(1, cfg.n_layers):
-        blocks.append(draw_block(rng, cfg))                        # later blocks: after block 0, in order
+        blocks.append(draw_block(rng, cfg))  # later blocks: after block 0, in order
     w_u = draw(rng, cfg.d_model, cfg.vocab_size, cfg, fan_in=cfg.d_model) if cfg.unembedding else None
     return stack_params(tuple(blocks), _frozen(table), None if w_u is None else _frozen(w_u))

@@ -1,4 +1,5 @@
 """The two articles' examples as named presets."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -14,14 +15,14 @@ DAY33_VOCAB = ("a", "mat", "the", "sat", "dog", "cat", "ran", "on", "home", ".")
 
 @dataclass(frozen=True)
 class Preset:
-    name: str                    # short key used in URLs and code
-    title: str                   # what the sidebar shows
-    summary: str                 # one line on what the architecture is
+    name: str  # short key used in URLs and code
+    title: str  # what the sidebar shows
+    summary: str  # one line on what the architecture is
     config: Config
-    tokens: tuple[Token, ...]    # the article's example input
-    next_token: Token            # the exercise's default new token at the preset's own sentence: the word the
-                                 # sequence-length slider appends (tokens.FILLER[0]); this app's choice, the
-                                 # articles name no 6th token
+    tokens: tuple[Token, ...]  # the article's example input
+    next_token: Token  # the exercise's default new token at the preset's own sentence: the word the
+    # sequence-length slider appends (tokens.FILLER[0]); this app's choice, the
+    # articles name no 6th token
 
 
 PRESETS: dict[str, Preset] = {
@@ -38,11 +39,19 @@ PRESETS: dict[str, Preset] = {
         title="Day 33 minimal",
         summary="1 head, token-embedding table, no W_o, no residuals; weights ÷√fan_in",
         config=Config(
-            d_model=8, num_heads=1, d_ff=16, seed=42, output_projection=False, residual=False,
-            init="fan_in", init_scale=1.0, vocab=DAY33_VOCAB, embedding_stream="weights",
+            d_model=8,
+            num_heads=1,
+            d_ff=16,
+            seed=42,
+            output_projection=False,
+            residual=False,
+            init="fan_in",
+            init_scale=1.0,
+            vocab=DAY33_VOCAB,
+            embedding_stream="weights",
         ),
         tokens=(2, 5, 3, 7, 1),
-        next_token=2,            # 'the', as an id: Day 33 gives its tokens as ids
+        next_token=2,  # 'the', as an id: Day 33 gives its tokens as ids
     ),
 }
 

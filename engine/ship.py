@@ -21,6 +21,7 @@ NumPy without its AVX-512 loops, which any x86-64 CPU with AVX2 and FMA runs the
 never trains these settings (it reads these files, on every machine); any other setting it trains
 with whatever the machine has: as good a run, but not these numbers.
 """
+
 from __future__ import annotations
 
 import os
@@ -33,11 +34,14 @@ import numpy as np
 # What ships for a task, read by engine.shipped_measures too (engine.ship.runs, .SEED … are still these)
 from .shipped_runs import GAP, KEEP_LONG, LONG_STEPS, SEED, Shipped, runs
 
-FRESH = 777     # --check compares predictions on 1,000 fresh sequences drawn from this seed
-PREFIX_MIN = 50     # --check trains a long run up to its first saved step from this one on
-PINNED = {"OPENBLAS_CORETYPE": "Haswell", "OPENBLAS_NUM_THREADS": "1",
-          "NPY_DISABLE_CPU_FEATURES": "AVX512F AVX512CD AVX512_KNL AVX512_KNM AVX512_SKX AVX512_CLX AVX512_CNL "
-                                      "AVX512_ICL AVX512_SPR"}
+FRESH = 777  # --check compares predictions on 1,000 fresh sequences drawn from this seed
+PREFIX_MIN = 50  # --check trains a long run up to its first saved step from this one on
+PINNED = {
+    "OPENBLAS_CORETYPE": "Haswell",
+    "OPENBLAS_NUM_THREADS": "1",
+    "NPY_DISABLE_CPU_FEATURES": "AVX512F AVX512CD AVX512_KNL AVX512_KNM AVX512_SKX AVX512_CLX AVX512_CNL "
+    "AVX512_ICL AVX512_SPR",
+}
 
 
 def can_pin() -> bool:
@@ -77,17 +81,23 @@ def ship(tasks, folder=None) -> list:
     from . import shipped_measures, store
     from .tasks import TASKS
     from .training import train
+
     paths, target = [], store.SHIPPED if folder is None else Path(folder)
     for name in tasks:
         for one in runs(name):
             run = _kept(train(name, one.config, seed=SEED), one.keep)
             paths.append(store.save(run, target, name=one.file, lossy=one.lossy))
-            print(f"{paths[-1]}: {paths[-1].stat().st_size / 1000:.0f} kB, {run.steps} steps in {run.seconds:.1f} s, "
-                  f"{len(run.checkpoints)} checkpoints", flush=True)
-            if TASKS[name].held_out is not None and one.keep != 0:     # a text model: its evidence ships too
+            print(
+                f"{paths[-1]}: {paths[-1].stat().st_size / 1000:.0f} kB, {run.steps} steps in {run.seconds:.1f} s, "
+                f"{len(run.checkpoints)} checkpoints",
+                flush=True,
+            )
+            if TASKS[name].held_out is not None and one.keep != 0:  # a text model: its evidence ships too
                 paths.append(shipped_measures.write_evidence(run, target))
-            if shipped_measures.ships_measures(name, one):                  # measured on the run as the app reads it
-                shipped = store.read(target / one.file, one.config, store.run_key(name, one.config, TASKS[name].steps, SEED))
+            if shipped_measures.ships_measures(name, one):  # measured on the run as the app reads it
+                shipped = store.read(
+                    target / one.file, one.config, store.run_key(name, one.config, TASKS[name].steps, SEED)
+                )
                 paths.append(shipped_measures.write_measures(name, one, shipped, target))
     return paths
 
@@ -95,7 +105,7 @@ def ship(tasks, folder=None) -> list:
 def _gap(a, b, lossy: bool) -> float:
     """The largest difference of two weight vectors, in units of what is allowed: GAP, or float16's rounding."""
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-    allowed = np.abs(b) * 2.0 ** -10 + 2.0 ** -24 if lossy else GAP   # float16: one unit in its last place
+    allowed = np.abs(b) * 2.0**-10 + 2.0**-24 if lossy else GAP  # float16: one unit in its last place
     return float((np.abs(a - b) / allowed).max())
 
 
@@ -110,64 +120,92 @@ def check(tasks) -> bool:
     from .params import digest, flatten
     from .tasks import TASKS
     from .training import train
+
     good = True
     for name in tasks:
         task = TASKS[name]
         for one in runs(name):
-            shipped = store.read(store.SHIPPED / one.file, one.config, store.run_key(name, one.config, task.steps, SEED))
+            shipped = store.read(
+                store.SHIPPED / one.file, one.config, store.run_key(name, one.config, task.steps, SEED)
+            )
             if shipped is None:
                 print(f"{one.file}: missing or stale (another VERSION or settings): python -m engine.ship", flush=True)
                 good = False
                 continue
-            if one.lossy:                                             # the first stretch, against a step the file keeps
+            if one.lossy:  # the first stretch, against a step the file keeps
                 step, params = next((s, p) for s, p in shipped.checkpoints if s >= PREFIX_MIN)
                 run = train(name, one.config, seed=SEED, stop=step)
-                gap = max(_gap(flatten(run.params), flatten(params), step != task.steps),
-                          float(np.abs(shipped.losses[:step] - run.losses).max()) / GAP)
-                measured = task.held_out is None or store.read_evidence(
-                    store.evidence_path(store.SHIPPED, digest(shipped.params)), digest(shipped.params)) is not None
+                gap = max(
+                    _gap(flatten(run.params), flatten(params), step != task.steps),
+                    float(np.abs(shipped.losses[:step] - run.losses).max()) / GAP,
+                )
+                measured = (
+                    task.held_out is None
+                    or store.read_evidence(
+                        store.evidence_path(store.SHIPPED, digest(shipped.params)), digest(shipped.params)
+                    )
+                    is not None
+                )
                 if not measured:
-                    print(f"{one.file}: its evidence (evidence-<digest>.npz) is missing: python -m engine.ship", flush=True)
+                    print(
+                        f"{one.file}: its evidence (evidence-<digest>.npz) is missing: python -m engine.ship",
+                        flush=True,
+                    )
                 ok = gap <= 1 and measured and shipped_measures.hold(name, one, shipped)
                 good &= ok
-                print(f"{one.file}: trained to step {step} of {task.steps}: largest gap {gap:.2f} of what is allowed "
-                      f"(float16's rounding; losses {GAP:.0e}): {'ok' if ok else 'DIFFERENT'}", flush=True)
+                print(
+                    f"{one.file}: trained to step {step} of {task.steps}: largest gap {gap:.2f} of what is allowed "
+                    f"(float16's rounding; losses {GAP:.0e}): {'ok' if ok else 'DIFFERENT'}",
+                    flush=True,
+                )
                 continue
             run = _kept(train(name, one.config, seed=SEED), one.keep)
             steps = [s for s, _ in shipped.checkpoints]
             if steps != [s for s, _ in run.checkpoints]:
-                print(f"{one.file}: other checkpoint steps ({len(steps)} shipped, {len(run.checkpoints)} now): DIFFERENT",
-                      flush=True)
+                print(
+                    f"{one.file}: other checkpoint steps ({len(steps)} shipped, {len(run.checkpoints)} now): DIFFERENT",
+                    flush=True,
+                )
                 good = False
                 continue
-            gap = max(float(np.abs(flatten(a) - flatten(b)).max()) for (_, a), (_, b) in zip(shipped.checkpoints,
-                                                                                           run.checkpoints))
+            gap = max(
+                float(np.abs(flatten(a) - flatten(b)).max())
+                for (_, a), (_, b) in zip(shipped.checkpoints, run.checkpoints)
+            )
             gap = max(gap, float(np.abs(shipped.losses - run.losses).max()))
             tokens, _ = task.sample(np.random.RandomState(FRESH), 1000)
             same = int(np.sum(predict(one.config, shipped.params, tokens) == predict(one.config, run.params, tokens)))
             ok = gap <= GAP and same == tokens.size and shipped_measures.hold(name, one, shipped)
             good &= ok
-            print(f"{one.file}: largest gap {gap:.1e} over {len(steps)} checkpoints and the losses (at most {GAP:.0e}); "
-                  f"{same} of {tokens.size} predictions the same: {'ok' if ok else 'DIFFERENT'}", flush=True)
+            print(
+                f"{one.file}: largest gap {gap:.1e} over {len(steps)} checkpoints and the losses (at most {GAP:.0e}); "
+                f"{same} of {tokens.size} predictions the same: {'ok' if ok else 'DIFFERENT'}",
+                flush=True,
+            )
     return good
 
 
 def command_line(argv: list[str]) -> int:
     from .tasks import TASKS
+
     checking, measuring = "--check" in argv, "--measures" in argv
     tasks = [a for a in argv if a not in ("--check", "--measures")] or list(TASKS)
     unknown = [t for t in tasks if t not in TASKS]
     if unknown:
         print(f"unknown task {unknown[0]!r}; choose from: {', '.join(TASKS)}", file=sys.stderr)
         return 2
-    if not pinned():                                                  # NumPy is loaded already: start again, pinned
+    if not pinned():  # NumPy is loaded already: start again, pinned
         if not can_pin():
-            print("the shipped weights are made with OpenBLAS's Haswell kernels, which need an x86-64 CPU with "
-                  "AVX2 and FMA; this one has not: ship or check them on such a machine", file=sys.stderr)
+            print(
+                "the shipped weights are made with OpenBLAS's Haswell kernels, which need an x86-64 CPU with "
+                "AVX2 and FMA; this one has not: ship or check them on such a machine",
+                file=sys.stderr,
+            )
             return 2
         return run_pinned(argv).returncode
     if measuring:
         from .shipped_measures import again
+
         return 0 if again(tasks) is not None else 1
     return 0 if (check(tasks) if checking else ship(tasks) is not None) else 1
 

@@ -12,6 +12,7 @@ knock-out (induction), ~1 s (a text set of several heads) and 1-2 s for a run's 
 
     python -m engine.ship --measures [TASK]   # measure the shipped runs again and write them (no training)
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -27,6 +28,7 @@ def ships_measures(name: str, one: Shipped) -> bool:
     heads) and the text model the pages show."""
     from .evidence import MAX_SETS, head_sets
     from .tasks import TASKS
+
     if TASKS[name].held_out is not None:
         return one.keep != 0
     return len(head_sets(one.config)) <= MAX_SETS
@@ -42,17 +44,22 @@ def write_measures(name: str, one: Shipped, run, folder) -> Path:
     from .evidence import history_arrays, knockout_arrays
     from .params import digest
     from .tasks import TASKS
+
     cfg, params = one.config, run.params
     named = digest(params)
     if TASKS[name].held_out is None:
         arrays = knockout_arrays(name, cfg, params, MEASURED_N, MEASURED_SEED)
-    else:                                       # and its loss and accuracy per position, nothing knocked out
-        arrays = language.knockout_table(cfg, params) | knockout_arrays(name, cfg, params, language.EVIDENCE_N,
-                                                                        MEASURED_SEED, upto=1)
+    else:  # and its loss and accuracy per position, nothing knocked out
+        arrays = language.knockout_table(cfg, params) | knockout_arrays(
+            name, cfg, params, language.EVIDENCE_N, MEASURED_SEED, upto=1
+        )
     arrays |= history_arrays(run)
     path = store.save_evidence(arrays, named, store.evidence_path(folder, named, store.MEASURES))
-    print(f"{path}: {path.stat().st_size / 1000:.0f} kB, {len(arrays['losses' if 'losses' in arrays else 'loss'])} "
-          f"sets of heads knocked out, {len(arrays['history steps'])} steps followed", flush=True)
+    print(
+        f"{path}: {path.stat().st_size / 1000:.0f} kB, {len(arrays['losses' if 'losses' in arrays else 'loss'])} "
+        f"sets of heads knocked out, {len(arrays['history steps'])} steps followed",
+        flush=True,
+    )
     return path
 
 
@@ -61,17 +68,20 @@ def again(tasks, folder=None) -> list:
     knock-outs: engine.language.evidence), from the weights as they are: no training."""
     from . import store
     from .tasks import TASKS
+
     paths = []
     for name in tasks:
         for one in runs(name):
             if not ships_measures(name, one):
                 continue
-            shipped = store.read(store.SHIPPED / one.file, one.config, store.run_key(name, one.config, TASKS[name].steps, SEED))
+            shipped = store.read(
+                store.SHIPPED / one.file, one.config, store.run_key(name, one.config, TASKS[name].steps, SEED)
+            )
             if shipped is None:
                 print(f"{one.file}: missing or stale: python -m engine.ship {name}", flush=True)
                 return None
             paths.append(write_measures(name, one, shipped, store.SHIPPED if folder is None else folder))
-            if TASKS[name].held_out is not None:                       # a text model's roles and knock-outs too
+            if TASKS[name].held_out is not None:  # a text model's roles and knock-outs too
                 paths.append(write_evidence(shipped, store.SHIPPED if folder is None else folder))
     return paths
 
@@ -82,53 +92,87 @@ def hold(name: str, one: Shipped, run) -> bool:
     again, the counts exact and the losses within GAP; its heads at the last saved step within GAP. Prints
     what is wrong."""
     from . import language, store
-    from .evidence import (HISTORY_N, HISTORY_SEED, head_sets, history_of, history_sample, knockout_from,
-                           position_metrics, previous_share)
+    from .evidence import (
+        HISTORY_N,
+        HISTORY_SEED,
+        head_sets,
+        history_of,
+        history_sample,
+        knockout_from,
+        position_metrics,
+        previous_share,
+    )
     from .measure import expected_share
     from .params import digest
     from .tasks import TASKS
+
     if not ships_measures(name, one):
         return True
     params = run.params
     named = digest(params)
     arrays = store.read_evidence(store.evidence_path(store.SHIPPED, named, store.MEASURES), named)
     if arrays is None:
-        print(f"{one.file}: its measures (measures-<digest>.npz) are missing: python -m engine.ship --measures", flush=True)
+        print(
+            f"{one.file}: its measures (measures-<digest>.npz) are missing: python -m engine.ship --measures",
+            flush=True,
+        )
         return False
     task = TASKS[name]
     text = task.held_out is not None
     sets = head_sets(one.config)
     n = language.EVIDENCE_N if text else MEASURED_N
-    for heads in ([(), sets[0b10010], sets[-2]] if text else [s for s in sets if len(s) <= 1]):
+    for heads in [(), sets[0b10010], sets[-2]] if text else [s for s in sets if len(s) <= 1]:
         if text and heads:
             kept = language.knockout_in(arrays, one.config, heads, n)
             now = language.knockouts(one.config, params, [heads], n=n)[0]
-            same = kept is not None and max(abs(kept.overall - now.overall), abs(kept.second_copy - now.second_copy)) <= GAP
+            same = (
+                kept is not None
+                and max(abs(kept.overall - now.overall), abs(kept.second_copy - now.second_copy)) <= GAP
+            )
         else:
             kept = knockout_from(arrays, one.config, heads, n, MEASURED_SEED)
             now = position_metrics(name, one.config, params, n, MEASURED_SEED, ablate=heads)
-            same = kept is not None and np.array_equal(kept.right, now.right) and np.abs(kept.loss - now.loss).max() <= GAP
+            same = (
+                kept is not None and np.array_equal(kept.right, now.right) and np.abs(kept.loss - now.loss).max() <= GAP
+            )
         if not same:
-            print(f"{one.file}: its knock-out of {heads or 'no head'} is not what measuring gives: "
-                  "python -m engine.ship --measures", flush=True)
+            print(
+                f"{one.file}: its knock-out of {heads or 'no head'} is not what measuring gives: "
+                "python -m engine.ship --measures",
+                flush=True,
+            )
             return False
     sample = history_sample(task, HISTORY_N, HISTORY_SEED)
     tokens, targets = sample.draw()
     last = [expected_share(task, one.config, params, tokens, targets), previous_share(one.config, params, tokens)]
-    followed = (history_of(arrays, sample) and list(arrays["history steps"]) == [s for s, _ in run.checkpoints]
-                and max(float(np.abs(arrays["history task share"][-1] - last[0]).max()),
-                        float(np.abs(arrays["history previous share"][-1] - last[1]).max())) <= GAP)
+    followed = (
+        history_of(arrays, sample)
+        and list(arrays["history steps"]) == [s for s, _ in run.checkpoints]
+        and max(
+            float(np.abs(arrays["history task share"][-1] - last[0]).max()),
+            float(np.abs(arrays["history previous share"][-1] - last[1]).max()),
+        )
+        <= GAP
+    )
     if not followed:
-        print(f"{one.file}: its heads step by step are not what measuring gives: python -m engine.ship --measures",
-              flush=True)
-    if followed and text:                                             # the evidence's roles, as measured now
+        print(
+            f"{one.file}: its heads step by step are not what measuring gives: python -m engine.ship --measures",
+            flush=True,
+        )
+    if followed and text:  # the evidence's roles, as measured now
         kept = store.read_evidence(store.evidence_path(store.SHIPPED, named), named)
         now = language.head_roles(one.config, params, n=language.EVIDENCE_N).named()
-        followed = kept is not None and language.current(kept) and all(
-            float(np.abs(kept[f"role {name}"] - scores).max()) <= GAP for name, scores in now.items())
+        followed = (
+            kept is not None
+            and language.current(kept)
+            and all(float(np.abs(kept[f"role {name}"] - scores).max()) <= GAP for name, scores in now.items())
+        )
         if not followed:
-            print(f"{one.file}: its roles (evidence-<digest>.npz) are not what measuring gives: "
-                  "python -m engine.ship --measures", flush=True)
+            print(
+                f"{one.file}: its roles (evidence-<digest>.npz) are not what measuring gives: "
+                "python -m engine.ship --measures",
+                flush=True,
+            )
     return followed
 
 
@@ -137,6 +181,7 @@ def write_evidence(run, folder) -> Path:
     digest of its final weights: the pages read them instead of 20 s of forwards."""
     from . import language, store
     from .params import digest
+
     named = digest(run.params)
     found = language.evidence(run.config, run.params, named)
     path = store.save_evidence(language.evidence_arrays(found), named, store.evidence_path(folder, named))

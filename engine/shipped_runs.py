@@ -2,24 +2,25 @@
 the model each holds, the saved steps it keeps, and the constants both read. Its own module so that both
 import it one way (engine.ship uses engine.shipped_measures, which uses this, never engine.ship).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-SEED = 0        # the batches' seed of a trained preset (ui.shell.presets.BATCH_SEED)
-GAP = 1e-6      # --check's largest allowed difference of any weight
-LONG_STEPS = 1500   # a default run longer than this is not retrained by --check (CI) but checked on its first stretch
-KEEP_LONG = 8       # the saved steps a long run ships between its first and its last (in float16: within 5 MB)
+SEED = 0  # the batches' seed of a trained preset (ui.shell.presets.BATCH_SEED)
+GAP = 1e-6  # --check's largest allowed difference of any weight
+LONG_STEPS = 1500  # a default run longer than this is not retrained by --check (CI) but checked on its first stretch
+KEEP_LONG = 8  # the saved steps a long run ships between its first and its last (in float16: within 5 MB)
 
 
 @dataclass(frozen=True)
 class Shipped:
     """One file that ships for a task."""
 
-    file: str                   # its name in assets/weights/
-    config: object              # the model trained (an engine.Config)
-    keep: int | None = None     # the saved steps kept between the first and the last (None: every one)
-    lossy: bool = False         # those steps in float16 (a run too large to ship whole); the last one exact
+    file: str  # its name in assets/weights/
+    config: object  # the model trained (an engine.Config)
+    keep: int | None = None  # the saved steps kept between the first and the last (None: every one)
+    lossy: bool = False  # those steps in float16 (a run too large to ship whole); the last one exact
 
 
 def runs(name: str) -> list[Shipped]:
@@ -30,6 +31,7 @@ def runs(name: str) -> list[Shipped]:
     from dataclasses import replace
 
     from .tasks import TASKS
+
     task = TASKS[name]
     long = task.steps > LONG_STEPS
     shipped = [Shipped(f"{name}.npz", task.config, KEEP_LONG if long else None, long)]

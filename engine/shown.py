@@ -7,6 +7,7 @@ or cannot be read, is not used. Pure Python.
 
     python -m ui.shell.presets --ship-shown       # write it again (after the corpus or the sample rule changes)
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -28,13 +29,13 @@ class Passage:
     its text starts in the corpus, and the task's repeat: positions second .. second+span-1 are a copy of
     first .. first+span-1 (pasted by the task, not the author's words); the rest is the corpus from begin on."""
 
-    ids: np.ndarray              # (L,) read-only
-    targets: np.ndarray          # (L,) read-only
-    begin: int                   # corpus position of ids[0]
-    first: int                   # where the span's first copy starts (-1: no repeat)
-    second: int                  # where its pasted second copy starts (-1: no repeat)
-    span: int                    # the span's length (0: no repeat)
-    title: str                   # the chapter it comes from, e.g. "Emma, chapter 31"
+    ids: np.ndarray  # (L,) read-only
+    targets: np.ndarray  # (L,) read-only
+    begin: int  # corpus position of ids[0]
+    first: int  # where the span's first copy starts (-1: no repeat)
+    second: int  # where its pasted second copy starts (-1: no repeat)
+    span: int  # the span's length (0: no repeat)
+    title: str  # the chapter it comes from, e.g. "Emma, chapter 31"
 
     def source(self, T: int) -> np.ndarray:
         """(T,) the corpus position each of the first T tokens was read from (a pasted token: its first copy's)."""
@@ -74,7 +75,7 @@ def lookup(task: str, path: Path = PATH) -> Passage | None:
     """The task's own passage as shipped (arrays read-only); None if not shipped or malformed."""
     entry = _shipped(path).get(task)
     try:
-        ids, targets = (np.array(entry[k], dtype=np.int64) for k in ("ids", "targets"))   # (L,) each
+        ids, targets = (np.array(entry[k], dtype=np.int64) for k in ("ids", "targets"))  # (L,) each
         where = {k: int(entry[k]) for k in ("begin", "first", "second", "span")}
         title = entry["title"]
     except (TypeError, KeyError, ValueError):
@@ -89,9 +90,17 @@ def lookup(task: str, path: Path = PATH) -> Passage | None:
 def write(passages: dict[str, Passage], path: Path = PATH) -> Path:
     """Ship {task: passage} for the corpus as it is now."""
     body = {"corpus": corpus_digest()} | {
-        task: {"ids": [int(i) for i in p.ids], "targets": [int(t) for t in p.targets], "begin": int(p.begin),
-               "first": int(p.first), "second": int(p.second), "span": int(p.span), "title": p.title}
-        for task, p in passages.items()}
+        task: {
+            "ids": [int(i) for i in p.ids],
+            "targets": [int(t) for t in p.targets],
+            "begin": int(p.begin),
+            "first": int(p.first),
+            "second": int(p.second),
+            "span": int(p.span),
+            "title": p.title,
+        }
+        for task, p in passages.items()
+    }
     path.write_text(json.dumps(body, separators=(",", ":")) + "\n", encoding="utf-8")
     _shipped.cache_clear()
     return path

@@ -7,6 +7,7 @@ None, never a guess, when the file is missing, cut short, altered, holds another
 other training code; the caller then trains again. The shipped runs (assets/weights/, python -m
 engine.ship) are files of the same kind. Pure Python and NumPy (no Streamlit).
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -25,10 +26,10 @@ from .params import flatten, init_params, unflatten
 from .tasks import get_task
 from .training import TrainRun
 
-FORMAT = 3                                   # the file layout below; bump it when the layout changes
-ROOT = Path(__file__).resolve().parents[1]   # the repository
-SHIPPED = ROOT / "assets" / "weights"        # the trained presets' default runs, in git (python -m engine.ship)
-CACHE_ENV = "ATTENTION_LAB_CACHE"            # a folder for finished runs; "off" keeps none
+FORMAT = 3  # the file layout below; bump it when the layout changes
+ROOT = Path(__file__).resolve().parents[1]  # the repository
+SHIPPED = ROOT / "assets" / "weights"  # the trained presets' default runs, in git (python -m engine.ship)
+CACHE_ENV = "ATTENTION_LAB_CACHE"  # a folder for finished runs; "off" keeps none
 DEFAULT_CACHE = ROOT / ".cache" / "weights"  # git-ignored
 
 
@@ -41,13 +42,20 @@ def cache_folder() -> Path | None:
     return Path(chosen) if chosen else DEFAULT_CACHE
 
 
-def run_key(task: str, cfg: Config, steps: int, seed: int, batch: int | None = None,
-            lr: float | None = None) -> dict:
+def run_key(task: str, cfg: Config, steps: int, seed: int, batch: int | None = None, lr: float | None = None) -> dict:
     """Everything that decides a run's numbers (None: the task's default batch and lr)."""
     t = get_task(task)
-    return {"format": FORMAT, "code": training.VERSION, "task": t.name, "config": repr(cfg), "steps": int(steps),
-            "batch": int(t.batch if batch is None else batch), "lr": float(t.lr if lr is None else lr),
-            "seed": int(seed), "schedule": [training.WARMUP, training.DECAY_FROM, training.LR_FLOOR]}
+    return {
+        "format": FORMAT,
+        "code": training.VERSION,
+        "task": t.name,
+        "config": repr(cfg),
+        "steps": int(steps),
+        "batch": int(t.batch if batch is None else batch),
+        "lr": float(t.lr if lr is None else lr),
+        "seed": int(seed),
+        "schedule": [training.WARMUP, training.DECAY_FROM, training.LR_FLOOR],
+    }
 
 
 def key_of(run: TrainRun) -> dict:
@@ -75,18 +83,21 @@ def _as_stored(thetas: np.ndarray, lossy: bool) -> np.ndarray:
     if lossy:
         return thetas.astype(np.float16)
     narrow = thetas.astype(np.float32)
-    return narrow if np.array_equal(narrow.astype(np.float64), thetas) else thetas   # a copy's exactness
+    return narrow if np.array_equal(narrow.astype(np.float64), thetas) else thetas  # a copy's exactness
 
 
 def _arrays(run: TrainRun, lossy: bool) -> dict[str, np.ndarray]:
     """The run as arrays. Step 0 is the init, drawn from the config as the articles draw it: not stored, it
     is drawn again when read. The last step's weights are kept exactly; the steps between (what the Learn
     page replays) exactly too, or in float16 for a run too large to ship otherwise (lossy)."""
-    thetas = np.stack([flatten(params) for _, params in run.checkpoints[1:]])      # (K-1, N) float64
-    return {"steps": np.array([step for step, _ in run.checkpoints], dtype=np.int64),
-            "between": _as_stored(thetas[:-1], lossy), "final": _as_stored(thetas[-1], False),  # (K-2, N) and (N,)
-            "losses": np.asarray(run.losses, dtype=np.float64),
-            "accuracies": np.asarray(run.accuracies, dtype=np.float64)}
+    thetas = np.stack([flatten(params) for _, params in run.checkpoints[1:]])  # (K-1, N) float64
+    return {
+        "steps": np.array([step for step, _ in run.checkpoints], dtype=np.int64),
+        "between": _as_stored(thetas[:-1], lossy),
+        "final": _as_stored(thetas[-1], False),  # (K-2, N) and (N,)
+        "losses": np.asarray(run.losses, dtype=np.float64),
+        "accuracies": np.asarray(run.accuracies, dtype=np.float64),
+    }
 
 
 def file_bytes(run: TrainRun, lossy: bool = False) -> bytes:
@@ -94,8 +105,9 @@ def file_bytes(run: TrainRun, lossy: bool = False) -> bytes:
     arrays = _arrays(run, lossy)
     header = json.dumps({"key": key_of(run), "seconds": run.seconds, "lossy": lossy}, sort_keys=True).encode()
     buffer = io.BytesIO()
-    np.savez_compressed(buffer, header=np.frombuffer(header, dtype=np.uint8),
-                        checksum=np.array(_checksum(header, arrays)), **arrays)
+    np.savez_compressed(
+        buffer, header=np.frombuffer(header, dtype=np.uint8), checksum=np.array(_checksum(header, arrays)), **arrays
+    )
     return buffer.getvalue()
 
 
@@ -126,17 +138,17 @@ def save(run: TrainRun, folder: Path, name: str | None = None, lossy: bool = Fal
 def _decode(path: Path, key: dict) -> tuple[dict, dict[str, np.ndarray]] | None:
     """The header and arrays of a file whose checksum holds and whose key is `key`; None otherwise."""
     try:
-        with np.load(path, allow_pickle=False) as data:               # an .npz reads each array when asked
+        with np.load(path, allow_pickle=False) as data:  # an .npz reads each array when asked
             header_bytes = data["header"].tobytes()
             header = json.loads(header_bytes)
             if header.get("key") != key:
-                return None                                           # another run's or version's: not read further
+                return None  # another run's or version's: not read further
             arrays = {name: data[name] for name in ("steps", "between", "final", "losses", "accuracies")}
             checksum = str(data["checksum"])
-    except Exception:                                                 # missing, cut short, not a zip, a field missing ...
+    except Exception:  # missing, cut short, not a zip, a field missing ...
         return None
     if checksum != _checksum(header_bytes, arrays):
-        return None                                                   # altered
+        return None  # altered
     return header, arrays
 
 
@@ -144,10 +156,18 @@ def _whole(arrays: dict[str, np.ndarray], steps: int) -> bool:
     """The file's own steps make a whole run: from 0 (the init) up to `steps`, each once, a weight
     vector for each, and a loss and an accuracy for every step."""
     saved = arrays["steps"]
-    return (saved.ndim == 1 and len(saved) >= 2 and saved[0] == 0 and saved[-1] == steps
-            and bool(np.all(np.diff(saved) > 0)) and arrays["between"].shape[0] == len(saved) - 2
-            and arrays["final"].ndim == 1 and arrays["between"].shape[1:] == arrays["final"].shape
-            and arrays["losses"].shape == (steps,) and arrays["accuracies"].shape == (steps,))
+    return (
+        saved.ndim == 1
+        and len(saved) >= 2
+        and saved[0] == 0
+        and saved[-1] == steps
+        and bool(np.all(np.diff(saved) > 0))
+        and arrays["between"].shape[0] == len(saved) - 2
+        and arrays["final"].ndim == 1
+        and arrays["between"].shape[1:] == arrays["final"].shape
+        and arrays["losses"].shape == (steps,)
+        and arrays["accuracies"].shape == (steps,)
+    )
 
 
 def _read_only_float64(array: np.ndarray) -> np.ndarray:
@@ -163,19 +183,37 @@ def read(path: Path, cfg: Config, key: dict) -> TrainRun | None:
     if found is None or not _whole(found[1], key["steps"]):
         return None
     header, arrays = found
-    like = init_params(cfg)                                           # step 0: the init, drawn again
+    like = init_params(cfg)  # step 0: the init, drawn again
     if arrays["final"].shape != flatten(like).shape:
         return None
-    thetas = [flatten(like), *arrays["between"], arrays["final"]]     # (N,) each, step 0 first
-    checkpoints = tuple((int(step), unflatten(like, _read_only_float64(theta))) for step, theta in zip(arrays["steps"], thetas))
-    return TrainRun(task=key["task"], config=cfg, seed=key["seed"], steps=key["steps"], batch=key["batch"],
-                    lr=key["lr"], params=checkpoints[-1][1], losses=_read_only_float64(arrays["losses"]),
-                    accuracies=_read_only_float64(arrays["accuracies"]), checkpoints=checkpoints,
-                    seconds=float(header["seconds"]))
+    thetas = [flatten(like), *arrays["between"], arrays["final"]]  # (N,) each, step 0 first
+    checkpoints = tuple(
+        (int(step), unflatten(like, _read_only_float64(theta))) for step, theta in zip(arrays["steps"], thetas)
+    )
+    return TrainRun(
+        task=key["task"],
+        config=cfg,
+        seed=key["seed"],
+        steps=key["steps"],
+        batch=key["batch"],
+        lr=key["lr"],
+        params=checkpoints[-1][1],
+        losses=_read_only_float64(arrays["losses"]),
+        accuracies=_read_only_float64(arrays["accuracies"]),
+        checkpoints=checkpoints,
+        seconds=float(header["seconds"]),
+    )
 
 
-def load_run(folder: Path | None, task: str, cfg: Config, steps: int, seed: int, batch: int | None = None,
-             lr: float | None = None) -> TrainRun | None:
+def load_run(
+    folder: Path | None,
+    task: str,
+    cfg: Config,
+    steps: int,
+    seed: int,
+    batch: int | None = None,
+    lr: float | None = None,
+) -> TrainRun | None:
     """The run with these settings kept in folder (a cache folder), or None."""
     if folder is None:
         return None
@@ -188,8 +226,9 @@ def shipped_path(task: str) -> Path:
     return SHIPPED / f"{get_task(task).name}.npz"
 
 
-def load_shipped(task: str, cfg: Config, steps: int, seed: int, batch: int | None = None,
-                 lr: float | None = None) -> TrainRun | None:
+def load_shipped(
+    task: str, cfg: Config, steps: int, seed: int, batch: int | None = None, lr: float | None = None
+) -> TrainRun | None:
     """A run shipped for the task (python -m engine.ship: its default run, and for a deep task the one-layer
     model beside it) if one has these settings; else None. Only each file's small header is read until
     one matches."""
@@ -215,7 +254,7 @@ def keep_first(run: TrainRun, folder: Path | None) -> TrainRun:
         folder.mkdir(parents=True, exist_ok=True)
         target = folder / file_name(key)
         with open(folder / ".lock", "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)                          # released when the file closes
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
             kept = read(target, run.config, key)
             if kept is not None:
                 return kept
@@ -233,8 +272,12 @@ def save_evidence(arrays: dict[str, np.ndarray], digest: str, path: Path) -> Pat
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as out:
-            np.savez_compressed(out, header=np.frombuffer(header, dtype=np.uint8),
-                                checksum=np.array(_checksum(header, arrays)), **arrays)
+            np.savez_compressed(
+                out,
+                header=np.frombuffer(header, dtype=np.uint8),
+                checksum=np.array(_checksum(header, arrays)),
+                **arrays,
+            )
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
@@ -256,7 +299,7 @@ def read_evidence(path: Path, digest: str) -> dict[str, np.ndarray] | None:
     return arrays if checksum == _checksum(header_bytes, arrays) else None
 
 
-MEASURES = "measures"    # measures-<digest>.npz: a shipped model's every knock-out and its run's head histories
+MEASURES = "measures"  # measures-<digest>.npz: a shipped model's every knock-out and its run's head histories
 
 
 def evidence_path(folder: Path, digest: str, kind: str = "evidence") -> Path:

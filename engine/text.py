@@ -9,6 +9,7 @@ each paragraph. The vocabulary is the 999 most frequent tokens of the training c
 Nothing here reads the corpus until a window or the corpus itself is asked for (corpus() keeps
 it once read); importing the engine reads only the vocabulary (vocab.txt, 1,000 lines).
 """
+
 from __future__ import annotations
 
 import gzip
@@ -25,11 +26,11 @@ from .config import MAX_TOKENS
 
 FOLDER = Path(__file__).resolve().parents[1] / "assets" / "text"
 CORPUS_NAME, VOCAB_NAME = "austen.txt.gz", "vocab.txt"
-UNKNOWN, PARAGRAPH = "<unk>", "¶"                     # id 0: any word outside the vocabulary; a paragraph's end
-ENDS = (".", "!", "?")                                # a sentence ends with one of these
-VOCAB_SIZE = 1000                                     # <unk> and the 999 most frequent tokens
-HELD_OUT_EVERY = 10                                   # chapters 10, 20, 30 ... of the six novels are held out
-REPEAT_SHARE = 0.5                                    # windows in which a span of their text comes again
+UNKNOWN, PARAGRAPH = "<unk>", "¶"  # id 0: any word outside the vocabulary; a paragraph's end
+ENDS = (".", "!", "?")  # a sentence ends with one of these
+VOCAB_SIZE = 1000  # <unk> and the 999 most frequent tokens
+HELD_OUT_EVERY = 10  # chapters 10, 20, 30 ... of the six novels are held out
+REPEAT_SHARE = 0.5  # windows in which a span of their text comes again
 SPLITS = ("train", "held_out")
 
 # <unk> and a lone 's (after a space or at the start) are tokens as the pages write them back: a sentence shown as
@@ -49,7 +50,7 @@ def pieces(text: str) -> list[str]:
     for piece in TOKEN.findall(text):
         possessives = []
         while len(piece) > 2 and piece[-2:].lower() == "'s":
-            piece, possessives = piece[:-2], [piece[-2:]] + possessives   # "Emma's" -> "Emma", "'s"
+            piece, possessives = piece[:-2], [piece[-2:]] + possessives  # "Emma's" -> "Emma", "'s"
         found += [piece] + possessives
     return found
 
@@ -66,8 +67,9 @@ def vocabulary() -> tuple[str, ...]:
     try:
         vocab = tuple(path.read_text(encoding="utf-8").split("\n")[:-1])
     except OSError as error:
-        raise ValueError(f"{path} cannot be read ({error}): restore it from git or run "
-                         "python -m engine.corpus --build") from error
+        raise ValueError(
+            f"{path} cannot be read ({error}): restore it from git or run python -m engine.corpus --build"
+        ) from error
     if len(vocab) != VOCAB_SIZE or vocab[0] != UNKNOWN:
         raise ValueError(f"{path} must list {VOCAB_SIZE} tokens, {UNKNOWN} first: python -m engine.corpus --build")
     return vocab
@@ -83,9 +85,9 @@ def index() -> dict[str, int]:
 class Encoded:
     """A typed sentence as the model reads it."""
 
-    words: tuple[str, ...]       # its tokens, lowercased (an unknown word as typed)
-    ids: tuple[int, ...]         # their ids; 0 (<unk>) for a word outside the vocabulary
-    unknown: tuple[int, ...]     # positions of the words the vocabulary does not know
+    words: tuple[str, ...]  # its tokens, lowercased (an unknown word as typed)
+    ids: tuple[int, ...]  # their ids; 0 (<unk>) for a word outside the vocabulary
+    unknown: tuple[int, ...]  # positions of the words the vocabulary does not know
 
     @property
     def unknown_words(self) -> tuple[str, ...]:
@@ -112,7 +114,7 @@ def encode(text: str) -> Encoded:
 def read_text(typed: str, limit: int = MAX_TOKENS) -> tuple[list[str], list[str]]:
     """A typed text as the pages read it: its first `limit` tokens as the model sees them (<unk> for a word
     outside the vocabulary), and those unknown words as typed (in order, each once). No tokens: two empty lists."""
-    found = words(typed)[:max(0, min(int(limit), MAX_TOKENS))]
+    found = words(typed)[: max(0, min(int(limit), MAX_TOKENS))]
     if not found:
         return [], []
     read = encode(" ".join(found))
@@ -158,7 +160,7 @@ def sentence_starts(tokens: list[str]) -> list[int]:
         if token in ENDS:
             j = i + 1
             if j < len(tokens) and tokens[j] == '"' and quotes % 2 == 1:
-                j += 1                                 # the quote closes the sentence's speech
+                j += 1  # the quote closes the sentence's speech
             if j < len(tokens) and (tokens[j][0].isupper() or (tokens[j] == '"' and quotes % 2 == 0)):
                 starts.append(j)
     return starts
@@ -168,15 +170,15 @@ def sentence_starts(tokens: list[str]) -> list[int]:
 class Corpus:
     """The novels as one stream of ids, chapter after chapter, and where sentences start."""
 
-    ids: np.ndarray              # (N,) every token's id (0 = <unk>), each paragraph followed by ¶
-    bounds: np.ndarray           # (K+1,) chapter k holds ids[bounds[k]:bounds[k+1]]
-    titles: tuple[str, ...]      # (K,) e.g. "Emma, chapter 3"
-    held_out: np.ndarray         # (K,) True for a held-out chapter
-    starts: np.ndarray           # (S,) positions where a sentence starts
-    room: np.ndarray             # (S,) tokens from each start to the end of its chapter
-    start_held_out: np.ndarray   # (S,) True where the start lies in a held-out chapter
+    ids: np.ndarray  # (N,) every token's id (0 = <unk>), each paragraph followed by ¶
+    bounds: np.ndarray  # (K+1,) chapter k holds ids[bounds[k]:bounds[k+1]]
+    titles: tuple[str, ...]  # (K,) e.g. "Emma, chapter 3"
+    held_out: np.ndarray  # (K,) True for a held-out chapter
+    starts: np.ndarray  # (S,) positions where a sentence starts
+    room: np.ndarray  # (S,) tokens from each start to the end of its chapter
+    start_held_out: np.ndarray  # (S,) True where the start lies in a held-out chapter
     paragraphs: tuple[str, ...]  # (P,) the text of every paragraph, to show real words
-    paragraph_at: np.ndarray     # (P+1,) paragraph p holds ids[paragraph_at[p]:paragraph_at[p+1]]
+    paragraph_at: np.ndarray  # (P+1,) paragraph p holds ids[paragraph_at[p]:paragraph_at[p+1]]
 
     def words(self, start: int, stop: int) -> list[str]:
         """The real words (lowercased, unknown ones too) at positions start .. stop-1."""
@@ -185,7 +187,7 @@ class Corpus:
         while len(found) < stop - self.paragraph_at[first] and p < len(self.paragraphs):
             found += words(self.paragraphs[p]) + [PARAGRAPH]
             p += 1
-        return found[start - self.paragraph_at[first]: stop - self.paragraph_at[first]]
+        return found[start - self.paragraph_at[first] : stop - self.paragraph_at[first]]
 
 
 @lru_cache(maxsize=1)
@@ -201,12 +203,19 @@ def corpus() -> Corpus:
             stream += cased
         bounds.append(len(stream))
         titles.append(title)
-    ids = np.array([known.get(token.lower(), 0) for token in stream], dtype=np.int32)   # (N,)
+    ids = np.array([known.get(token.lower(), 0) for token in stream], dtype=np.int32)  # (N,)
     bounds, starts = np.array(bounds), np.array(starts)
-    chapter = np.searchsorted(bounds, starts, side="right") - 1       # (S,) the chapter of each start
+    chapter = np.searchsorted(bounds, starts, side="right") - 1  # (S,) the chapter of each start
     held_out = np.array([is_held_out(k) for k in range(len(titles))])
-    arrays = dict(ids=ids, bounds=bounds, held_out=held_out, starts=starts, room=bounds[chapter + 1] - starts,
-                  start_held_out=held_out[chapter], paragraph_at=np.array(paragraph_at + [len(stream)]))
+    arrays = dict(
+        ids=ids,
+        bounds=bounds,
+        held_out=held_out,
+        starts=starts,
+        room=bounds[chapter + 1] - starts,
+        start_held_out=held_out[chapter],
+        paragraph_at=np.array(paragraph_at + [len(stream)]),
+    )
     for array in arrays.values():
         array.setflags(write=False)
     return Corpus(titles=tuple(titles), paragraphs=tuple(paragraphs), **arrays)

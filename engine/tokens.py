@@ -1,4 +1,5 @@
 """From typed text to token vectors: words, ids, readable labels and deterministic embeddings."""
+
 from __future__ import annotations
 
 import hashlib
@@ -12,7 +13,7 @@ import numpy as np
 from .config import MAX_TOKENS, Config
 from .params import Params
 
-MAX_WORD_CHARS = 24      # longer words are cut (with …) so every label fits on an axis
+MAX_WORD_CHARS = 24  # longer words are cut (with …) so every label fits on an axis
 KEEP_FORMAT = {"\u200d"}  # zero-width joiner: part of many emoji; other invisible format marks go
 
 # Words appended, in this order, when a sentence is shorter than the chosen sequence length.
@@ -29,10 +30,7 @@ Token = int | str
 def clean_word(word: str) -> str:
     """NFC-normalise, drop control and invisible format characters, cut to MAX_WORD_CHARS."""
     text = unicodedata.normalize("NFC", word)
-    text = "".join(
-        ch for ch in text
-        if unicodedata.category(ch) not in ("Cc", "Cf", "Cs", "Co") or ch in KEEP_FORMAT
-    )
+    text = "".join(ch for ch in text if unicodedata.category(ch) not in ("Cc", "Cf", "Cs", "Co") or ch in KEEP_FORMAT)
     return text if len(text) <= MAX_WORD_CHARS else text[: MAX_WORD_CHARS - 1] + "…"
 
 
@@ -61,9 +59,7 @@ def token_id(cfg: Config, token: Token) -> int | None:
     """The vocabulary id of a token, or None for a word the vocabulary does not know."""
     if isinstance(token, (int, np.integer)) and not isinstance(token, bool):
         if not 0 <= token < cfg.vocab_size:
-            raise ValueError(
-                f"token id {token} is outside the vocabulary: ids run from 0 to {cfg.vocab_size - 1}"
-            )
+            raise ValueError(f"token id {token} is outside the vocabulary: ids run from 0 to {cfg.vocab_size - 1}")
         return int(token)
     if isinstance(token, str):
         if not token:
@@ -95,7 +91,7 @@ def _word_seed(word: str, stream_seed: int) -> list[int]:
 def _word_draw(word: str, stream_seed: int, d_model: int) -> np.ndarray:
     """The word's own d_model standard-normal draws (read-only; remembered: a new RandomState per word
     and run was most of a 64-token forward pass)."""
-    raw = np.random.RandomState(_word_seed(word, stream_seed)).randn(d_model)      # (C,)
+    raw = np.random.RandomState(_word_seed(word, stream_seed)).randn(d_model)  # (C,)
     raw.setflags(write=False)
     return raw
 
@@ -103,7 +99,7 @@ def _word_draw(word: str, stream_seed: int, d_model: int) -> np.ndarray:
 def unknown_word_vector(cfg: Config, word: str) -> np.ndarray:
     """A vector for a word outside the vocabulary, from its own stream: it never shifts a weight draw."""
     stream_seed = cfg.input_seed if cfg.embedding_stream == "inputs" else cfg.seed
-    raw = _word_draw(word, stream_seed, cfg.d_model)                                # (C,)
+    raw = _word_draw(word, stream_seed, cfg.d_model)  # (C,)
     return raw if cfg.embedding_stream == "inputs" else raw / np.sqrt(cfg.d_model)
 
 
@@ -122,6 +118,6 @@ def embed(cfg: Config, params: Params, tokens: Sequence[Token]) -> np.ndarray:
     for token in tokens:
         index = token_id(cfg, token)
         rows.append(params.embeddings[index] if index is not None else unknown_word_vector(cfg, token))
-    x = np.stack(rows)                                             # (T, C)
+    x = np.stack(rows)  # (T, C)
     x.setflags(write=False)
     return x

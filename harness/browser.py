@@ -7,6 +7,7 @@ Playwright's own browser download does not work here, so the system Chromium is 
 launch_persistent_context(executable_path=...). The browser is here; the server is harness/server.py's, the
 waits and readings in a page harness/page.py's, and every name is read from here (__all__).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -15,22 +16,65 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from harness.page import (EXPORTS, INSTRUMENT, OVERLAPS, Runs, cell_counts, chart_shapes, instrument, open_expander,
-                          overlaps, settle, slider, slider_value, wait_ready)
+from harness.page import (
+    EXPORTS,
+    INSTRUMENT,
+    OVERLAPS,
+    Runs,
+    cell_counts,
+    chart_shapes,
+    instrument,
+    open_expander,
+    overlaps,
+    settle,
+    slider,
+    slider_value,
+    wait_ready,
+)
 from harness.server import ARTIFACTS, ROOT, Server, free_port, free_ports
 from ui.shell import site
 
 # The harness's whole interface, read as harness.browser.X by the tests and the benchmarks (the server lives in
 # harness/server.py, the page's waits and readings in harness/page.py)
-__all__ = ["ARTIFACTS", "CHART", "CHROMIUM_FLAGS", "CONCEPT_PAGES", "EXPORTS", "INSTRUMENT", "OVERLAPS", "PAGES",
-           "ROOT", "VIEWPORT", "Runs", "Server", "cell_counts", "chart_shapes", "chromium", "chromium_path",
-           "free_port", "free_ports", "instrument", "missing_browser_reason", "open_expander", "overlaps", "settle",
-           "slider", "slider_value", "wait_ready"]
+__all__ = [
+    "ARTIFACTS",
+    "CHART",
+    "CHROMIUM_FLAGS",
+    "CONCEPT_PAGES",
+    "EXPORTS",
+    "INSTRUMENT",
+    "OVERLAPS",
+    "PAGES",
+    "ROOT",
+    "VIEWPORT",
+    "Runs",
+    "Server",
+    "cell_counts",
+    "chart_shapes",
+    "chromium",
+    "chromium_path",
+    "free_port",
+    "free_ports",
+    "instrument",
+    "missing_browser_reason",
+    "open_expander",
+    "overlaps",
+    "settle",
+    "slider",
+    "slider_value",
+    "wait_ready",
+]
 
 
 CHROMIUM_FLAGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
 VIEWPORT = {"width": 1400, "height": 1000}
 
@@ -40,8 +84,10 @@ CHART = "[data-testid='stVegaLiteChart']"
 # title, charts drawn at the default controls, keys of the selectable charts), read from its Page entry.
 # The default page's link is the root URL. Only selectable charts carry their key into the DOM (class
 # st-key-<key>); the others are counted. The concept pages' headings equal their navigation titles.
-PAGES = [("" if page is site.PAGES[0] else page.path, page.file, page.title, page.charts, list(page.picks))
-         for page in site.PAGES]
+PAGES = [
+    ("" if page is site.PAGES[0] else page.path, page.file, page.title, page.charts, list(page.picks))
+    for page in site.PAGES
+]
 CONCEPT_PAGES = {"" if page is site.PAGES[0] else page.path for page in site.CONCEPT_PAGES}  # first chart: T rows
 
 
@@ -71,7 +117,8 @@ def chromium(playwright, **context_options):
     profile = tempfile.mkdtemp(prefix="attention-lab-chromium-")
     options = {"viewport": VIEWPORT, "headless": True, **context_options}
     context = playwright.chromium.launch_persistent_context(
-        profile, executable_path=chromium_path(), args=CHROMIUM_FLAGS, **options)
+        profile, executable_path=chromium_path(), args=CHROMIUM_FLAGS, **options
+    )
     try:
         yield context
     finally:

@@ -2,6 +2,7 @@
 and every chart is drawn, counting the script's runs, reading what the page drew (chart shapes, table cells,
 sliders), opening an expander, and finding charts that do not fit.
 """
+
 from __future__ import annotations
 
 import time
@@ -49,6 +50,7 @@ INSTRUMENT = """
   };
 })();
 """
+
 
 def instrument(context) -> None:
     context.add_init_script(INSTRUMENT)
@@ -112,12 +114,14 @@ def wait_ready(page, quiet_ms: int = 300, timeout: float = 30, min_charts: int =
                  const charts = document.querySelectorAll("[data-testid='stVegaLiteChart']").length;
                  const ok = !!lab && lab.ready() && charts >= minCharts;
                  return {ok, settled: ok && now - lab.lastMutation >= quiet, last: lab.lastMutation, now};
-               }""", [quiet_ms, min_charts])
+               }""",
+            [quiet_ms, min_charts],
+        )
         if state["settled"]:
             return state["last"]
         if time.monotonic() > deadline:
             raise TimeoutError(f"page not ready within {timeout} s (ready={state['ok']})")
-        time.sleep(0.05)      # not part of the measured time; polling a huge DOM more often would be
+        time.sleep(0.05)  # not part of the measured time; polling a huge DOM more often would be
 
 
 def settle(page, runs: Runs, before: int, quiet_ms: int = 300, timeout: float = 30) -> float:
@@ -130,8 +134,10 @@ def chart_shapes(page) -> dict[str, tuple[int, int]]:
     """{chart title: (rows, columns)} read from each drawn svg chart's axes (y labels, x labels); a heatmap
     painted on a canvas (ui.charts.maps.CANVAS_CELLS and more) from its text alternative ('<title>. Heatmap of
     R rows … × C columns …')."""
-    return {item["title"]: (item["rows"], item["cols"]) for item in page.evaluate(
-        """() => [...document.querySelectorAll("[data-testid='stVegaLiteChart']")].map(chart => {
+    return {
+        item["title"]: (item["rows"], item["cols"])
+        for item in page.evaluate(
+            """() => [...document.querySelectorAll("[data-testid='stVegaLiteChart']")].map(chart => {
              const svg = chart.querySelector('svg.marks');
              if (!svg) {
                const about = chart.getAttribute('aria-label') || '';
@@ -145,7 +151,9 @@ def chart_shapes(page) -> dict[str, tuple[int, int]]:
              };
              const title = svg.querySelector('g.role-title-text text');
              return {title: title ? title.textContent : '', rows: count('Y-axis'), cols: count('X-axis')};
-           }).filter(item => item !== null)""")}
+           }).filter(item => item !== null)"""
+        )
+    }
 
 
 def cell_counts(page) -> list[int]:
@@ -154,16 +162,18 @@ def cell_counts(page) -> list[int]:
         """() => [...document.querySelectorAll("[data-testid='stVegaLiteChart'] svg.marks")].map(svg => {
              const layer = svg.querySelector('g.mark-rect.role-mark');
              return layer ? layer.querySelectorAll("path[aria-roledescription='rect mark']").length : 0;
-           })""")
+           })"""
+    )
 
 
-EXPORTS = "Download these numbers, save figures for slides"     # ui.page.footer.exports' expander
+EXPORTS = "Download these numbers, save figures for slides"  # ui.page.footer.exports' expander
 
 
 def open_expander(page, runs: Runs, label: str, timeout: float = 60) -> None:
     """Open an expander drawn lazily (ui.page.lazy.opened): its content comes with the run opening it starts."""
-    details = page.locator("[data-testid='stExpander'] details").filter(
-        has=page.locator("summary", has_text=label)).first
+    details = (
+        page.locator("[data-testid='stExpander'] details").filter(has=page.locator("summary", has_text=label)).first
+    )
     details.wait_for(timeout=timeout * 1000)
     if details.get_attribute("open") is not None:
         return
@@ -244,5 +254,5 @@ OVERLAPS = """
 
 def overlaps(page, slack: int = 3) -> list[list]:
     """Every drawn chart that leaves its column or the screen, or covers another element (see OVERLAPS)."""
-    page.mouse.move(0, 0)                          # no hover toolbar, no tooltip
+    page.mouse.move(0, 0)  # no hover toolbar, no tooltip
     return page.evaluate(OVERLAPS, slack)

@@ -2,6 +2,7 @@
 run` on 127.0.0.1 and a free loopback port, waited for until healthy, its log kept under ARTIFACTS, stopped by its
 PID.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -16,7 +17,7 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-ARTIFACTS = ROOT / "test-artifacts"           # git-ignored: screenshots and server logs
+ARTIFACTS = ROOT / "test-artifacts"  # git-ignored: screenshots and server logs
 
 
 def free_port() -> int:
@@ -38,16 +39,23 @@ def free_ports(count: int) -> list[int]:
 class Server:
     """`streamlit run` on 127.0.0.1 and a free port; stop() ends it by its PID (and its group)."""
 
-    def __init__(self, app: str = "streamlit_app.py", cwd: Path = ROOT, extra: list[str] | None = None,
-                 log_name: str | None = None, port: int | None = None, launcher: list[str] | None = None):
+    def __init__(
+        self,
+        app: str = "streamlit_app.py",
+        cwd: Path = ROOT,
+        extra: list[str] | None = None,
+        log_name: str | None = None,
+        port: int | None = None,
+        launcher: list[str] | None = None,
+    ):
         self.app, self.cwd, self.extra = app, Path(cwd), list(extra or [])
-        self.launcher = list(launcher or [sys.executable, "-m", "streamlit"])   # what runs `streamlit run`
-        self.port = port or free_port()     # a given port: the same origin as before (the browser's cache)
+        self.launcher = list(launcher or [sys.executable, "-m", "streamlit"])  # what runs `streamlit run`
+        self.port = port or free_port()  # a given port: the same origin as before (the browser's cache)
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen | None = None
         self.log_path = ARTIFACTS / "logs" / (log_name or f"server-{self.port}.log")
-        self.started_at = 0.0               # time.time() just before the process was launched
-        self.healthy_at = 0.0               # time.time() when /_stcore/health first answered ok
+        self.started_at = 0.0  # time.time() just before the process was launched
+        self.healthy_at = 0.0  # time.time() when /_stcore/health first answered ok
 
     @property
     def pid(self) -> int:
@@ -56,14 +64,26 @@ class Server:
 
     def start(self, timeout: float = 60) -> "Server":
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        cmd = [*self.launcher, "run", self.app, "--server.headless", "true",
-               "--server.port", str(self.port), "--server.address", "127.0.0.1",
-               "--browser.gatherUsageStats", "false", *self.extra]
+        cmd = [
+            *self.launcher,
+            "run",
+            self.app,
+            "--server.headless",
+            "true",
+            "--server.port",
+            str(self.port),
+            "--server.address",
+            "127.0.0.1",
+            "--browser.gatherUsageStats",
+            "false",
+            *self.extra,
+        ]
         log = open(self.log_path, "w")
         self.started_at = time.time()
         # Own session (process group), so stop() also ends anything the server started.
-        self.proc = subprocess.Popen(cmd, cwd=self.cwd, stdout=log, stderr=subprocess.STDOUT,
-                                     stdin=subprocess.DEVNULL, start_new_session=True)
+        self.proc = subprocess.Popen(
+            cmd, cwd=self.cwd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True
+        )
         log.close()
         try:
             self.healthy_at = self.wait_healthy(timeout)
@@ -99,7 +119,7 @@ class Server:
         if proc is None or proc.poll() is not None:
             return
         with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGTERM)        # the group is led by this very PID
+            os.killpg(proc.pid, signal.SIGTERM)  # the group is led by this very PID
         try:
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:

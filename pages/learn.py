@@ -1,4 +1,5 @@
 """Learn: train the block in NumPy on a task whose answer is an attention pattern; watch a head learn it."""
+
 from ui import app
 from ui.page import layout
 from ui.prose import learn as learn_words

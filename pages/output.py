@@ -1,4 +1,5 @@
 """Page 5: the rest of the block: residual, feed-forward layer with ReLU, output."""
+
 from ui import app
 from ui.page import layout
 from ui.prose import stages

@@ -6,6 +6,7 @@ loss with every set of its heads knocked out ship beside it too (engine.evidence
 the shipped text model's held-out losses with every set of its heads knocked out, and every shipped run's
 heads step by step (the Learn page's replay): a look-up, on every replica and from a fresh server's first
 page. Pure Python and NumPy."""
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -24,13 +25,15 @@ def text_evidence(model: Model) -> language.Evidence:
         if folder is None:
             continue
         arrays = store.read_evidence(store.evidence_path(folder, model.digest), model.digest)
-        if arrays is not None and language.current(arrays):           # roles measured as they are now
+        if arrays is not None and language.current(arrays):  # roles measured as they are now
             return language.evidence_from(arrays, model.config, model.digest)
     found = language.evidence(model.config, model.params, model.digest)
     folder = store.cache_folder()
     if folder is not None:
         try:
-            store.save_evidence(language.evidence_arrays(found), model.digest, store.evidence_path(folder, model.digest))
+            store.save_evidence(
+                language.evidence_arrays(found), model.digest, store.evidence_path(folder, model.digest)
+            )
         except OSError as error:
             print(f"attention-lab: could not keep the measures in {folder}: {error}", flush=True)
     return found
@@ -41,7 +44,7 @@ def measures(model: Model) -> dict | None:
     step by step), or None: not a shipped model."""
     arrays = store.read_evidence(store.evidence_path(store.SHIPPED, model.digest, store.MEASURES), model.digest)
     for array in (arrays or {}).values():
-        array.setflags(write=False)                                   # kept by caches every session shares
+        array.setflags(write=False)  # kept by caches every session shares
     return arrays
 
 
@@ -50,8 +53,11 @@ def histories(model: Model, n: int, seed: int) -> tuple[np.ndarray, np.ndarray, 
     at each, on n sequences of its task from seed (engine.evidence.history_arrays): shipped, else measured."""
     found = measures(model)
     steps = [step for step, _ in model.run.checkpoints]
-    if found is None or not engine.history_of(found, engine.history_sample(model.task, n, seed)) or list(
-            found["history steps"]) != steps:
+    if (
+        found is None
+        or not engine.history_of(found, engine.history_sample(model.task, n, seed))
+        or list(found["history steps"]) != steps
+    ):
         found = engine.history_arrays(model.run, n, seed)
     return found["history steps"], found["history task share"], found["history previous share"]
 

@@ -14,6 +14,7 @@ A Model carries a digest of its final weights. Every number derived from a model
 knock-out, a role score, a replay step) is computed from one Model and cached under its digest, so
 two weight sets can never meet in one sentence, one delta or one cache entry. Pure Python and NumPy.
 """
+
 from __future__ import annotations
 
 import functools
@@ -29,8 +30,8 @@ import engine
 from engine import store
 from services import workers
 
-MEMORY = 32                      # models kept in this process's memory (the least recently used go first)
-ORIGINS = {                      # where a model's weights came from, as a page says it
+MEMORY = 32  # models kept in this process's memory (the least recently used go first)
+ORIGINS = {  # where a model's weights came from, as a page says it
     "shipped": "the run shipped with the app (python -m engine.ship trains it; the same weights on every machine)",
     "stored": "a run trained earlier on this server with these settings, kept on disk",
     "trained here": "trained on this server with these settings",
@@ -57,7 +58,7 @@ class Training:
         return (self.steps, self.seed, self.lr in (None, task.lr)) == (task.steps, 0, True)
 
 
-digest = engine.params.digest              # a set of weights' short name (every derived number is keyed by it)
+digest = engine.params.digest  # a set of weights' short name (every derived number is keyed by it)
 
 
 @dataclass(frozen=True, eq=False)
@@ -66,7 +67,7 @@ class Model:
     digest of its final weights (the identity every derived number is keyed by)."""
 
     run: engine.TrainRun
-    origin: str                       # a key of ORIGINS
+    origin: str  # a key of ORIGINS
     digest: str
 
     @property
@@ -105,9 +106,9 @@ def _model(run: engine.TrainRun, origin: str) -> Model:
     return Model(run=run, origin=origin, digest=digest(run.params))
 
 
-_guard = threading.Lock()                                             # guards the two dicts below
+_guard = threading.Lock()  # guards the two dicts below
 _memory: OrderedDict[str, Model] = OrderedDict()
-_locks: dict[str, threading.Lock] = {}                                # one per run: held while it is found or trained
+_locks: dict[str, threading.Lock] = {}  # one per run: held while it is found or trained
 
 
 def _name(key: dict) -> str:
@@ -155,7 +156,7 @@ def find(cfg: engine.Config, training: Training) -> Model | None:
     if model is not None:
         return model
     lock = _lock(name)
-    if not lock.acquire(blocking=False):                              # somebody is training or reading it
+    if not lock.acquire(blocking=False):  # somebody is training or reading it
         return None
     try:
         model = _remembered(name) or _load(cfg, training, key)
@@ -173,8 +174,9 @@ def get(cfg: engine.Config, training: Training, on_progress: Callable | None = N
     with _lock(name):
         model = _remembered(name) or _load(cfg, training, key)
         if model is None:
-            run = workers.train(training.task, cfg, training.steps, seed=training.seed, lr=training.lr,
-                                on_progress=on_progress)
+            run = workers.train(
+                training.task, cfg, training.steps, seed=training.seed, lr=training.lr, on_progress=on_progress
+            )
             kept = store.keep_first(run, store.cache_folder())
             model = _model(kept, "trained here" if kept is run else "stored")
         return _remember(name, model)
@@ -186,7 +188,7 @@ def forget() -> None:
         _memory.clear()
 
 
-_clock, _sleep = time.perf_counter, time.sleep                        # replay's pace (a test gives its own)
+_clock, _sleep = time.perf_counter, time.sleep  # replay's pace (a test gives its own)
 
 
 def replay(model: Model, on_progress: Callable, seconds: float | None = None) -> None:

@@ -13,6 +13,7 @@ draws the run live as before. A page left mid-run stops its worker, which frees 
 
 Pure Python (no Streamlit): the workers import this module and the engine, not the app.
 """
+
 from __future__ import annotations
 
 import os
@@ -27,8 +28,8 @@ import numpy as np
 
 import engine
 
-NICE = 10              # the workers' priority, below the server's (0)
-MAX_WORKERS = 4        # each worker holds an interpreter and NumPy (~60 MB): at most this many
+NICE = 10  # the workers' priority, below the server's (0)
+MAX_WORKERS = 4  # each worker holds an interpreter and NumPy (~60 MB): at most this many
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -37,21 +38,21 @@ def _cores(cpu_max: Path = Path("/sys/fs/cgroup/cpu.max")) -> int:
     cpu.max, "quota period" or "max period"; a Kubernetes limit of 1 CPU is "100000 100000")."""
     try:
         cores = len(os.sched_getaffinity(0))
-    except AttributeError:                                            # not Linux
+    except AttributeError:  # not Linux
         cores = os.cpu_count() or 1
     try:
         quota, period = cpu_max.read_text().split()[:2]
         if quota != "max":
-            cores = min(cores, max(1, -(-int(quota) // int(period))))   # a limit of 1.5 CPUs: 2 workers
+            cores = min(cores, max(1, -(-int(quota) // int(period))))  # a limit of 1.5 CPUs: 2 workers
     except (OSError, ValueError):
-        pass                                                          # no cgroup v2 limit to read
+        pass  # no cgroup v2 limit to read
     return cores
 
 
-WORKERS = max(1, min(MAX_WORKERS, _cores()))                          # trainings at once; more wait their turn
+WORKERS = max(1, min(MAX_WORKERS, _cores()))  # trainings at once; more wait their turn
 _turns = threading.BoundedSemaphore(WORKERS)
 _lock = threading.Lock()
-_idle: list["_Worker"] = []                                           # started, waiting for a run
+_idle: list["_Worker"] = []  # started, waiting for a run
 _busy: set["_Worker"] = set()
 
 
@@ -60,8 +61,9 @@ class _Worker:
 
     def __init__(self) -> None:
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-        self.proc = subprocess.Popen([sys.executable, "-m", __name__], cwd=ROOT, env=env, stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", __name__], cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE
+        )
 
     @property
     def pid(self) -> int:
@@ -95,22 +97,29 @@ def _freeze(arrays) -> None:
 
 
 def _frozen(run: engine.TrainRun) -> engine.TrainRun:
-    _freeze([run.losses, run.accuracies] + [a for _, params in run.checkpoints
-                                            for a in engine.params.param_arrays(params)])
+    _freeze(
+        [run.losses, run.accuracies] + [a for _, params in run.checkpoints for a in engine.params.param_arrays(params)]
+    )
     return run
 
 
-def train(task: str | engine.Task, cfg, steps: int, seed: int = 0, lr: float | None = None,
-          on_progress: Callable | None = None) -> engine.TrainRun:
+def train(
+    task: str | engine.Task,
+    cfg,
+    steps: int,
+    seed: int = 0,
+    lr: float | None = None,
+    on_progress: Callable | None = None,
+) -> engine.TrainRun:
     """engine.train(task, cfg, steps, seed=seed, lr=lr) in a worker; on_progress is called here, in the
     caller's thread, with the arguments the worker's calls got. If on_progress raises (the page was
     left), the worker is stopped and the exception goes on. A worker that dies (out of memory) raises
     RuntimeError here and is replaced for the next run."""
-    task = engine.get_task(task)              # the Task itself goes to the worker, which may not know the name
-    with _turns:                                                      # wait for a free worker
+    task = engine.get_task(task)  # the Task itself goes to the worker, which may not know the name
+    with _turns:  # wait for a free worker
         with _lock:
             worker = _idle.pop() if _idle else None
-        if worker is not None and not worker.alive():                 # died while it waited (killed, out of memory)
+        if worker is not None and not worker.alive():  # died while it waited (killed, out of memory)
             worker.stop()
             worker = None
         if worker is None:
@@ -133,8 +142,10 @@ def train(task: str | engine.Task, cfg, steps: int, seed: int = 0, lr: float | N
                     answered = True
                     break
             except (OSError, EOFError, pickle.UnpicklingError) as error:
-                raise RuntimeError(f"the training worker stopped before the run ended "
-                                   f"(exit code {worker.proc.poll()}; {type(error).__name__})") from None
+                raise RuntimeError(
+                    f"the training worker stopped before the run ended "
+                    f"(exit code {worker.proc.poll()}; {type(error).__name__})"
+                ) from None
             if kind == "done":
                 return _frozen(payload)
             if kind == "refused":
@@ -144,9 +155,9 @@ def train(task: str | engine.Task, cfg, steps: int, seed: int = 0, lr: float | N
             with _lock:
                 _busy.discard(worker)
                 if answered:
-                    _idle.append(worker)                              # ready for the next run
+                    _idle.append(worker)  # ready for the next run
             if not answered:
-                worker.stop()                                         # left mid-run, or dead: nobody wants its run
+                worker.stop()  # left mid-run, or dead: nobody wants its run
 
 
 # ------------------------------------------------------------------------------------- in a worker
@@ -156,8 +167,8 @@ def serve() -> None:
     from threadpoolctl import threadpool_limits
 
     requests = sys.stdin.buffer
-    answers = os.fdopen(os.dup(sys.stdout.fileno()), "wb")            # the pickles' own copy of stdout ...
-    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())                 # ... and any print goes to stderr
+    answers = os.fdopen(os.dup(sys.stdout.fileno()), "wb")  # the pickles' own copy of stdout ...
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # ... and any print goes to stderr
     try:
         os.nice(NICE)
     except (OSError, AttributeError):
@@ -175,9 +186,9 @@ def serve() -> None:
             return
         try:
             run = engine.train(task, cfg, steps, seed=seed, lr=lr, on_progress=lambda *args: send("progress", args))
-        except ValueError as error:                                   # a refused argument: the caller raises it too
+        except ValueError as error:  # a refused argument: the caller raises it too
             send("refused", str(error))
-        except Exception as error:                                    # anything else: reported, not lost
+        except Exception as error:  # anything else: reported, not lost
             send("failed", f"{type(error).__name__}: {error}")
         else:
             send("done", run)

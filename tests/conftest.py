@@ -1,5 +1,6 @@
 """Shared test helpers: AppTest runs of the real frame, fresh-interpreter import probes (pytest.ini puts
 the repository root on sys.path)."""
+
 from __future__ import annotations
 
 import json
@@ -54,7 +55,7 @@ def open_app(page: str | None = None, params: dict[str, str] | None = None, time
     for key, value in (params or {}).items():
         at.query_params[key] = value
     at.run()
-    if page is not None and page != site.by_path("").file:   # the default page runs first
+    if page is not None and page != site.by_path("").file:  # the default page runs first
         at.switch_page(page).run()
     return at
 
@@ -73,7 +74,7 @@ def _split_row(line: str) -> list[str]:
     body = line.strip()
     while i < len(body) - 1:
         if body[i] == "\\":
-            cell += body[i:i + 2]
+            cell += body[i : i + 2]
             i += 2
             continue
         if body[i] == "|":
@@ -136,8 +137,10 @@ def run_probe(code: str) -> Any:
 
 def loaded_by(setup: str) -> list[str]:
     """The forbidden libraries loaded once `setup` (Python statements) has run in a fresh interpreter."""
-    return run_probe(f"import json, sys; {setup}; print(json.dumps(sorted("
-                     f"m for m in sys.modules if m.split('.')[0] in {FORBIDDEN!r})))")
+    return run_probe(
+        f"import json, sys; {setup}; print(json.dumps(sorted("
+        f"m for m in sys.modules if m.split('.')[0] in {FORBIDDEN!r})))"
+    )
 
 
 def assert_clean(at) -> None:
@@ -204,8 +207,15 @@ def link_view(page: str, **params):
     from ui.shell.view import View
 
     c, _ = url.from_params({key: str(value) for key, value in params.items()})
-    return View(controls=c, config=state.to_config(c), tokens=state.to_tokens(c), notes=(), page=site.by_path(page),
-                width=790, training=state.to_training(c))
+    return View(
+        controls=c,
+        config=state.to_config(c),
+        tokens=state.to_tokens(c),
+        notes=(),
+        page=site.by_path(page),
+        width=790,
+        training=state.to_training(c),
+    )
 
 
 def link_trace(v):

@@ -9,6 +9,7 @@ summary by rule goes to test-artifacts/a11y/<viewport>.json.
 
 Run: python -m pytest tests/test_a11y.py -q
 """
+
 from __future__ import annotations
 
 import json
@@ -29,7 +30,7 @@ OUT = bs.ARTIFACTS / "a11y"
 DESKTOP = {"viewport": {"width": 1280, "height": 800}}
 VIEWPORTS = {"desktop": DESKTOP, "phone": PHONE}
 PRESETS = ("?preset=part4", "?preset=day33", "?preset=trained-induction&layer=1")
-PATHS = [path for path, *_ in bs.PAGES]         # the default page at the root URL
+PATHS = [path for path, *_ in bs.PAGES]  # the default page at the root URL
 TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 FAILING = ("critical", "serious")
 
@@ -45,9 +46,17 @@ _axe = Axe()
 def audit(page) -> list[dict]:
     """axe-core's WCAG A/AA violations on the page as drawn: one dict per (rule, element)."""
     result = _axe.run(page, options={"runOnly": {"type": "tag", "values": TAGS}, "resultTypes": ["violations"]})
-    return [{"rule": v["id"], "impact": v["impact"], "target": " ".join(map(str, node["target"])),
-             "html": node["html"][:160], "summary": node.get("failureSummary", "")[:200]}
-            for v in result.response["violations"] for node in v["nodes"]]
+    return [
+        {
+            "rule": v["id"],
+            "impact": v["impact"],
+            "target": " ".join(map(str, node["target"])),
+            "html": node["html"][:160],
+            "summary": node.get("failureSummary", "")[:200],
+        }
+        for v in result.response["violations"]
+        for node in v["nodes"]
+    ]
 
 
 def tolerated(found: dict) -> bool:
@@ -57,11 +66,13 @@ def tolerated(found: dict) -> bool:
 @pytest.fixture(scope="module", params=list(VIEWPORTS))
 def site_tab(request, playwright):
     """(viewport name, context, server): one browser and one server per viewport for the module."""
-    with bs.chromium(playwright, **VIEWPORTS[request.param]) as context, \
-            bs.Server(log_name=f"a11y-{request.param}.log") as server:
+    with (
+        bs.chromium(playwright, **VIEWPORTS[request.param]) as context,
+        bs.Server(log_name=f"a11y-{request.param}.log") as server,
+    ):
         bs.instrument(context)
         warm = Tab(context, server)
-        warm.open("/")                                 # the server's first session, spent here
+        warm.open("/")  # the server's first session, spent here
         warm.close()
         yield request.param, context, server
 
@@ -87,12 +98,13 @@ def test_every_page_passes_axe(site_tab, query):
     failing = [f for f in found if f["impact"] in FAILING and not tolerated(f)]
     OUT.mkdir(parents=True, exist_ok=True)
     name = f"{viewport}-{query.split('=')[1].split('&')[0]}"
-    (OUT / f"{name}.json").write_text(json.dumps(
-        {"seconds": round(seconds, 1), "counts": dict(counts), "violations": found}, indent=1))
+    (OUT / f"{name}.json").write_text(
+        json.dumps({"seconds": round(seconds, 1), "counts": dict(counts), "violations": found}, indent=1)
+    )
     print(f"\naxe {name}: {len(PATHS)} pages in {seconds:.0f} s; {dict(counts)}")
     assert not failing, f"{len(failing)} serious/critical axe violations: {dict(counts)}\n" + "\n".join(
-        f"{f['page']}{query}: {f['rule']} ({f['impact']}) at {f['target']}: {f['html']}"
-        for f in failing[:40])
+        f"{f['page']}{query}: {f['rule']} ({f['impact']}) at {f['target']}: {f['html']}" for f in failing[:40]
+    )
 
 
 # --------------------------------------------------------------------------- the keyboard only
@@ -114,6 +126,7 @@ def choose_with_keys(tab: Tab, selector: str, downs: int) -> None:
         for _ in range(downs):
             keys.press("ArrowDown")
         keys.press("Enter")
+
     tab.settle_after(pick)
 
 
@@ -149,12 +162,12 @@ def test_a_cell_and_a_head_are_reached_with_the_keyboard_only(playwright):
         bs.instrument(context)
         tab = Tab(context, server)
         try:
-            tab.open("/softmax?preset=part4&present=1")       # presenter view: the same rings
+            tab.open("/softmax?preset=part4&present=1")  # presenter view: the same rings
             assert_focus_rings(tab, 40)
             tab.open("/scores?preset=part4")
             assert_focus_rings(tab, 60)
             tab.open("/scores?preset=part4")
-            assert tab.page.get_by_text("Worked cell:", exact=False).count() == 2      # the two selectors' labels
+            assert tab.page.get_by_text("Worked cell:", exact=False).count() == 2  # the two selectors' labels
             choose_with_keys(tab, ".st-key-pick_query", 3)
             choose_with_keys(tab, ".st-key-pick_key", 2)
             query = tab.query().get("cell")

@@ -5,6 +5,7 @@ the rest of the block redone by hand; accuracy without a knock-out against a seq
 count; head scores against plain loops; and, on the trained induction model, the causal evidence:
 removing either layer's heads breaks the task.
 """
+
 from __future__ import annotations
 
 import math
@@ -19,8 +20,19 @@ FRESH = 12345
 
 
 def tiny(**changes):
-    base = dict(d_model=8, num_heads=2, d_ff=8, causal=True, positional="sinusoidal", vocab=tuple("abcdef"),
-                embedding_stream="weights", unembedding=True, init="fan_in", init_scale=1.0, n_layers=2)
+    base = dict(
+        d_model=8,
+        num_heads=2,
+        d_ff=8,
+        causal=True,
+        positional="sinusoidal",
+        vocab=tuple("abcdef"),
+        embedding_stream="weights",
+        unembedding=True,
+        init="fan_in",
+        init_scale=1.0,
+        n_layers=2,
+    )
     return engine.Config(**{**base, **changes})
 
 
@@ -42,7 +54,7 @@ def test_a_knockout_is_the_forward_with_its_concat_columns_zeroed(pairs, layer_n
     cfg = tiny(layer_norm=layer_norm)
     params = engine.init_params(cfg)
     tokens = np.random.RandomState(0).randint(0, cfg.vocab_size, size=(3, 7))
-    x = params.embeddings[tokens]                                      # (3, 7, C)
+    x = params.embeddings[tokens]  # (3, 7, C)
     knocked = engine.forward(cfg, params, x, ablate=pairs)
     D = cfg.d_head
     h_in = x + engine.sinusoidal_positions(7, cfg.d_model)
@@ -53,10 +65,15 @@ def test_a_knockout_is_the_forward_with_its_concat_columns_zeroed(pairs, layer_n
         concat = np.array(untouched.concat)
         for l, h in pairs:
             if l == layer:
-                concat[..., h * D:(h + 1) * D] = 0.0
+                concat[..., h * D : (h + 1) * D] = 0.0
         expected = by_hand(cfg, block, h_in, concat)
-        np.testing.assert_allclose(knocked.layers[layer].output, expected, rtol=1e-12, atol=1e-12,
-                                   err_msg=f"layer {layer} with {sorted(pairs)} knocked out")
+        np.testing.assert_allclose(
+            knocked.layers[layer].output,
+            expected,
+            rtol=1e-12,
+            atol=1e-12,
+            err_msg=f"layer {layer} with {sorted(pairs)} knocked out",
+        )
         h_in = expected
     np.testing.assert_allclose(knocked.logits, h_in @ params.w_u, rtol=1e-12, atol=1e-12)
     assert knocked.layers[0].knocked == tuple(sorted(h for l, h in pairs if l == 0))
@@ -66,19 +83,23 @@ def test_mean_ablation_puts_the_head_mean_in_its_place():
     cfg = tiny()
     params = engine.init_params(cfg)
     tokens = np.random.RandomState(1).randint(0, cfg.vocab_size, size=(50, 6))
-    means = engine.head_means(cfg, params, tokens)                     # (L, H, T, D)
+    means = engine.head_means(cfg, params, tokens)  # (L, H, T, D)
     assert means.shape == (2, 2, 6, cfg.d_head)
     plain = engine.forward(cfg, params, params.embeddings[tokens])
-    for layer in range(2):                                             # the mean, sequence by sequence
+    for layer in range(2):  # the mean, sequence by sequence
         total = sum(plain.layers[layer].heads[b] for b in range(50)) / 50
         np.testing.assert_allclose(means[layer], total, rtol=1e-12, atol=1e-14)
     few = tokens[:4]
     knocked = engine.forward(cfg, params, params.embeddings[few], ablate={(1, 1)}, means=means)
     for b in range(4):
         np.testing.assert_array_equal(knocked.layers[1].heads[b, 1], means[1, 1])
-        np.testing.assert_array_equal(knocked.layers[1].concat[b, :, cfg.d_head:], means[1, 1])
-    np.testing.assert_allclose(knocked.layers[0].output, engine.forward(cfg, params, params.embeddings[few]).layers[0].output,
-                               rtol=0, atol=1e-12)   # a knock-out in layer 1 leaves layer 0 as it was
+        np.testing.assert_array_equal(knocked.layers[1].concat[b, :, cfg.d_head :], means[1, 1])
+    np.testing.assert_allclose(
+        knocked.layers[0].output,
+        engine.forward(cfg, params, params.embeddings[few]).layers[0].output,
+        rtol=0,
+        atol=1e-12,
+    )  # a knock-out in layer 1 leaves layer 0 as it was
 
 
 @pytest.mark.parametrize("bad", [(2, 0), (0, 2), (-1, 0), (0, -1), (0,), (0, 1, 2), "0.1", (0.0, 1), (True, 0)])
@@ -90,8 +111,14 @@ def test_bad_pairs_are_refused_with_the_valid_range(bad):
     with pytest.raises(ValueError, match=r"layer in 0\.\.1"):
         engine.run(cfg, ["a", "b"], ablate=[bad])
     with pytest.raises(ValueError, match="ablate_mode"):
-        engine.evaluate("previous", engine.TASKS["previous"].config, engine.init_params(engine.TASKS["previous"].config),
-                        n=10, ablate=[(0, 0)], ablate_mode="half")
+        engine.evaluate(
+            "previous",
+            engine.TASKS["previous"].config,
+            engine.init_params(engine.TASKS["previous"].config),
+            n=10,
+            ablate=[(0, 0)],
+            ablate_mode="half",
+        )
 
 
 def test_wrongly_shaped_means_are_refused():
@@ -106,7 +133,7 @@ def test_accuracy_without_a_knockout_is_counted_sequence_by_sequence():
     run = engine.train("previous", steps=30)
     tokens, targets = task.sample(np.random.RandomState(7), 40)
     right = total = 0
-    for seq, want in zip(tokens, targets):                             # one sequence at a time, the pages' path
+    for seq, want in zip(tokens, targets):  # one sequence at a time, the pages' path
         guess = engine.run(task.config, list(int(t) for t in seq), run.params).logits.argmax(axis=-1)
         right += sum(int(guess[t] == want[t]) for t in range(len(seq)) if want[t] >= 0)
         total += sum(1 for t in range(len(seq)) if want[t] >= 0)
@@ -116,12 +143,13 @@ def test_accuracy_without_a_knockout_is_counted_sequence_by_sequence():
     assert not metrics.scored[0] and metrics.scored[1:].all() and metrics.count[0] == 0
     assert (metrics.accuracy * metrics.count).sum() / metrics.count.sum() == pytest.approx(right / total, abs=1e-12)
     assert metrics.overall_accuracy == pytest.approx(right / total, abs=1e-15) and metrics.right.sum() == right
-    for ablate in ((), ((0, 0),)):                                      # the model view's number: evaluate's
+    for ablate in ((), ((0, 0),)):  # the model view's number: evaluate's
         knocked = engine.position_metrics("previous", task.config, run.params, n=40, seed=7, ablate=ablate)
         assert knocked.overall_accuracy == pytest.approx(
-            engine.evaluate("previous", task.config, run.params, n=40, seed=7, ablate=ablate), abs=1e-15)
+            engine.evaluate("previous", task.config, run.params, n=40, seed=7, ablate=ablate), abs=1e-15
+        )
     terms = []
-    for seq, want in zip(tokens, targets):                              # the loss, one sequence at a time
+    for seq, want in zip(tokens, targets):  # the loss, one sequence at a time
         probs = engine.run(task.config, list(int(t) for t in seq), run.params).probs
         terms += [-math.log(probs[t, want[t]]) for t in range(len(seq)) if want[t] >= 0]
     assert metrics.overall_loss == pytest.approx(math.fsum(terms) / len(terms), rel=1e-12)
@@ -151,10 +179,14 @@ def test_head_scores_match_plain_loops():
             w = [engine.run(cfg, [int(t) for t in seq], params).layers[layer].weights[head].tolist() for seq in tokens]
             prev = loop_share(w, lambda b, i, j: i >= 1 if j is None else j == i - 1)
             first = loop_share(w, lambda b, i, j: i >= 1 if j is None else j == 0)
-            on_task = loop_share(w, lambda b, i, j: i >= 1 if j is None else j == i - 1)   # previous: key i-1
+            on_task = loop_share(w, lambda b, i, j: i >= 1 if j is None else j == i - 1)  # previous: key i-1
             rw = [engine.run(cfg, seq, params).layers[layer].weights[head].tolist() for seq in repeated]
-            induction = loop_share(rw, lambda b, i, j: i >= half if j is None else
-                                   (1 <= j <= half and j <= i and repeated[b][j - 1] == repeated[b][i]))
+            induction = loop_share(
+                rw,
+                lambda b, i, j: (
+                    i >= half if j is None else (1 <= j <= half and j <= i and repeated[b][j - 1] == repeated[b][i])
+                ),
+            )
             assert scores.previous[layer, head] == pytest.approx(prev, rel=1e-12)
             assert scores.first[layer, head] == pytest.approx(first, rel=1e-12)
             assert scores.task[layer, head] == pytest.approx(on_task, rel=1e-12)
@@ -188,8 +220,8 @@ def test_induction_loss_falls_in_the_repeated_half_and_heads_have_roles(inductio
     metrics = engine.position_metrics("induction", cfg, params, n=500, seed=FRESH)
     T = len(metrics.scored)
     assert not metrics.scored[:2].any() and metrics.scored[T // 2]
-    assert metrics.loss[metrics.scored].mean() < 0.5                   # the scored (repeated) positions
-    first_half, second_half = metrics.next_loss[: T // 2].mean(), metrics.next_loss[T // 2:].mean()
+    assert metrics.loss[metrics.scored].mean() < 0.5  # the scored (repeated) positions
+    first_half, second_half = metrics.next_loss[: T // 2].mean(), metrics.next_loss[T // 2 :].mean()
     assert second_half < first_half - 1.0, (first_half, second_half)
     tokens, _ = engine.TASKS["induction"].sample(np.random.RandomState(FRESH), 200)
     scores = engine.head_scores(cfg, params, tokens, "induction")
@@ -201,6 +233,6 @@ def test_the_pages_traces_take_knockouts_too():
     task = engine.TASKS["previous"]
     cfg, params = task.config, engine.init_params(task.config)
     stack = engine.task_stack(task, cfg, params, [0, 1, 2, 1], ablate={(0, 0)})
-    assert stack.layers[0].knocked == (0,) and not stack.layers[0].concat.any()   # one head: nothing left
+    assert stack.layers[0].knocked == (0,) and not stack.layers[0].concat.any()  # one head: nothing left
     words = engine.run(cfg, ["A", "B", "C", "B"], params, ablate={(0, 0)})
     np.testing.assert_allclose(words.logits, stack.logits, rtol=0, atol=1e-12)

@@ -1,6 +1,7 @@
 """Charts a screen reader can read and numbers anyone can read: every chart the pages draw carries a
 description computed from its numbers, and every value printed in a heatmap cell has 4.5:1 contrast
 with the cell's colour, over the whole colour scale."""
+
 from __future__ import annotations
 
 import json
@@ -20,12 +21,14 @@ WCAG_AA_TEXT = 4.5
 def chosen_text(test: str, value: float) -> str:
     """The text colour maps.py's Vega test gives a cell holding `value` (the test evaluated as Python)."""
     python = test.replace("datum.value", repr(float(value))).replace("&&", " and ").replace("||", " or ")
-    light = eval(python.replace("true", "True").replace("false", "False"), {})      # noqa: S307 (our own string)
+    light = eval(python.replace("true", "True").replace("false", "False"), {})  # noqa: S307 (our own string)
     return co.CELL_TEXT_LIGHT if light else co.CELL_TEXT_DARK
 
 
-@pytest.mark.parametrize("scheme, domain", [(co.SIGNED, (-1.0, 1.0)), (co.SIGNED, (-0.3, 2.5)),
-                                            (co.WEIGHTS, (0.0, 1.0)), (co.WEIGHTS, (0.0, 0.4))])
+@pytest.mark.parametrize(
+    "scheme, domain",
+    [(co.SIGNED, (-1.0, 1.0)), (co.SIGNED, (-0.3, 2.5)), (co.WEIGHTS, (0.0, 1.0)), (co.WEIGHTS, (0.0, 0.4))],
+)
 def test_cell_values_have_aa_contrast_over_the_whole_scale(scheme, domain):
     """Sweep every value across the colour scale (and past its ends, where it is clamped): the cell's
     colour as Vega interpolates it, the text colour the chart's test picks, at least 4.5:1."""
@@ -34,7 +37,7 @@ def test_cell_values_have_aa_contrast_over_the_whole_scale(scheme, domain):
     low, high = domain
     worst = []
     for value in np.linspace(low - 0.1 * (high - low), high + 0.1 * (high - low), 4001):
-        position = np.interp(value, stops, np.linspace(0, 1, len(stops)))          # clamped at the ends
+        position = np.interp(value, stops, np.linspace(0, 1, len(stops)))  # clamped at the ends
         fill = co.colour_at(scheme, position)
         ratio = co.contrast(fill, chosen_text(test, value))
         worst.append((ratio, value, fill))
@@ -57,7 +60,7 @@ def test_a_heatmap_description_names_its_extremes_and_where():
     hidden = describe.matrix(m, ["a", "b"], ["x", "y"], mask=np.array([[True, False], [True, True]]))
     assert "largest 0.5" in hidden and "1 cell hidden" in hidden
     tiny = describe.matrix(np.array([[1e-5, 2e-5], [3e-5, -0.0]]), ["a", "b"], ["x", "y"])
-    assert "largest 3.00·10⁻⁵" in tiny and "smallest 0 at" in tiny, tiny    # as the pages print them
+    assert "largest 3.00·10⁻⁵" in tiny and "smallest 0 at" in tiny, tiny  # as the pages print them
     assert not re.search(r"e-0|-0\b|nan|inf", tiny), tiny
 
 
@@ -68,8 +71,9 @@ def _specs(at) -> list[dict]:
     return [json.loads(chart.proto.spec) for chart in at.get("vega_lite_chart")]
 
 
-@pytest.mark.parametrize("params", [{"preset": "part4"}, {"preset": "trained-induction", "layer": "1"}],
-                         ids=["part4", "trained-induction"])
+@pytest.mark.parametrize(
+    "params", [{"preset": "part4"}, {"preset": "trained-induction", "layer": "1"}], ids=["part4", "trained-induction"]
+)
 def test_every_chart_on_every_page_has_a_description_from_its_numbers(params):
     """AppTest every page; each vega_lite chart's spec has a description with its largest and smallest
     numbers, and the marks that draw only outlines are hidden from the accessibility tree."""
@@ -84,6 +88,6 @@ def test_every_chart_on_every_page_has_a_description_from_its_numbers(params):
             assert "largest" in about or "point" in about, f"{page}: {about!r}"
             for layer in spec.get("layer", []):
                 mark = layer.get("mark", {})
-                if isinstance(mark, dict) and mark.get("fill", "") is None:          # an outline
+                if isinstance(mark, dict) and mark.get("fill", "") is None:  # an outline
                     assert mark.get("aria") is False, f"{page}: outline layer not hidden: {mark}"
     assert drawn >= 15

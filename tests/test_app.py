@@ -1,4 +1,5 @@
 """The dashboard under AppTest: every page runs, shows the engine's numbers, and survives bad input."""
+
 from __future__ import annotations
 
 import inspect
@@ -14,7 +15,7 @@ from ui.shell import session, site, state, url
 CONCEPT_PAGES = [page.file for page in site.CONCEPT_PAGES]
 
 EXTREMES = [
-    {},                                                                       # part4 defaults
+    {},  # part4 defaults
     {"preset": "day33"},
     {"seq_len": "64", "d_model": "128", "heads": "16", "d_ff": "512", "seed": "10000"},
     {"seq_len": "2", "d_model": "4", "heads": "1", "d_ff": "4", "seed": "0"},
@@ -38,8 +39,22 @@ def infos(at) -> str:
 
 
 def _controls(at) -> dict:
-    return {key: at.session_state[key] for key in ("preset", "d_model", "heads", "d_ff", "seed", "seq_len",
-                                                   "text", "causal", "positional", "scale", "head")}
+    return {
+        key: at.session_state[key]
+        for key in (
+            "preset",
+            "d_model",
+            "heads",
+            "d_ff",
+            "seed",
+            "seq_len",
+            "text",
+            "causal",
+            "positional",
+            "scale",
+            "head",
+        )
+    }
 
 
 def test_sidebar_sliders_move_to_their_extremes_without_exceptions():
@@ -61,9 +76,9 @@ def test_changing_d_model_picks_the_nearest_valid_head_count_and_says_so():
     at.slider(key="d_model").set_value(96).run()
     at.select_slider(key="heads").set_value(12).run()
     assert at.session_state["heads"] == 12
-    at.slider(key="d_model").set_value(100).run()                # 12 does not divide 100
+    at.slider(key="d_model").set_value(100).run()  # 12 does not divide 100
     assert_clean(at)
-    assert at.session_state["heads"] == 10                       # divisors of 100 up to 16: 1 2 4 5 10
+    assert at.session_state["heads"] == 10  # divisors of 100 up to 16: 1 2 4 5 10
     assert "12 heads do not divide d_model=100; using 10 heads instead." in infos(at)
 
 
@@ -83,38 +98,38 @@ def test_preset_sets_every_control_and_pages_show_the_articles_numbers():
     # The softmax page's table holds each row's strongest weight: compare with the article's matrix.
     golden = engine.run_preset("day33").layers[0].weights[0]
     table = tables(at)[0]
-    assert list(table["row sum"]) == [f"{x:.6f}" for x in golden.sum(axis=1)]        # printed with 6 decimals
-    np.testing.assert_allclose(table["weight"].astype(float), golden.max(axis=1), atol=5e-5)   # 4 decimals
+    assert list(table["row sum"]) == [f"{x:.6f}" for x in golden.sum(axis=1)]  # printed with 6 decimals
+    np.testing.assert_allclose(table["weight"].astype(float), golden.max(axis=1), atol=5e-5)  # 4 decimals
     # Day 33's rows are within a few percent of uniform: no key is named as the one attended to most.
     assert set(table["attends most to"]) == {"none\\: spread evenly"}
 
 
 def test_sidebar_draws_the_switches_once_opened_and_a_picker_only_with_a_choice():
     at = open_app()
-    toggles = lambda: [t.key for t in at.sidebar.toggle]                                   # noqa: E731
-    pickers = lambda: [s.key for s in at.sidebar.selectbox]                                # noqa: E731
-    assert toggles() == ["present"] and pickers() == ["preset", "head"]    # 2 heads, 1 layer, switches shut
+    toggles = lambda: [t.key for t in at.sidebar.toggle]  # noqa: E731
+    pickers = lambda: [s.key for s in at.sidebar.selectbox]  # noqa: E731
+    assert toggles() == ["present"] and pickers() == ["preset", "head"]  # 2 heads, 1 layer, switches shut
     open_switches(at).toggle(key="causal").set_value(True).run()
     assert toggles() == ["causal", "positional", "scale", "layer_norm", "stretch", "present"]
     at.session_state["switches_open"] = False
     at.run()
     assert_clean(at)
-    assert toggles() == ["present"] and at.session_state["causal"] is True      # shut, and still on
+    assert toggles() == ["present"] and at.session_state["causal"] is True  # shut, and still on
     assert dict(at.query_params) == {"causal": "1"}
-    assert len(tables(at)) == 1                                       # the tokens; the stages once opened
+    assert len(tables(at)) == 1  # the tokens; the stages once opened
     at.session_state["stages_open"] = True
     at.run()
-    assert any("causal mask" in step for step in tables(at)[-1]["what happens"])        # the block masks
+    assert any("causal mask" in step for step in tables(at)[-1]["what happens"])  # the block masks
     at.slider(key="layers").set_value(2).run()
     assert pickers() == ["preset", "head", "layer"]
     at.selectbox(key="layer").set_value(1).run()
     assert_clean(at)
     assert at.session_state["layer"] == 1 and at.query_params["layer"] == "1"
-    at.slider(key="layers").set_value(1).run()                         # its picker goes; the layer is 0 again
+    at.slider(key="layers").set_value(1).run()  # its picker goes; the layer is 0 again
     assert pickers() == ["preset", "head"] and at.session_state["layer"] == 0 and "layer" not in at.query_params
     one_head = open_app(params={"preset": "day33"})
     assert [s.key for s in one_head.sidebar.selectbox] == ["preset"] and one_head.session_state["head"] == 0
-    linked = open_app(params={"causal": "1"})                          # a link that sets a switch shows them
+    linked = open_app(params={"causal": "1"})  # a link that sets a switch shows them
     assert [t.key for t in linked.sidebar.toggle][:4] == ["causal", "positional", "scale", "layer_norm"]
     assert linked.toggle(key="causal").value is True
 
@@ -133,17 +148,20 @@ def test_widget_values_persist_across_page_switches():
         assert _controls(at) == before, page
 
 
-@pytest.mark.parametrize("text, expect", [
-    ("<script>alert(1)</script>", None),
-    ("x" * 5000, None),
-    ("🙂 emoji 👩‍🔬 and ünïcödé \u202eevil", None),
-    ("", "The token box is empty"),
-    ("   \t  ", "The token box is empty"),
-    (" ".join(f"w{i}" for i in range(300)), "Cut to the first"),
-])
+@pytest.mark.parametrize(
+    "text, expect",
+    [
+        ("<script>alert(1)</script>", None),
+        ("x" * 5000, None),
+        ("🙂 emoji 👩‍🔬 and ünïcödé \u202eevil", None),
+        ("", "The token box is empty"),
+        ("   \t  ", "The token box is empty"),
+        (" ".join(f"w{i}" for i in range(300)), "Cut to the first"),
+    ],
+)
 def test_hostile_token_text_gives_a_message_or_a_cut_sequence(text, expect):
     at = open_app(site.file("softmax"))
-    at.text_input(key="text").set_value(text[:state.MAX_TEXT]).run()
+    at.text_input(key="text").set_value(text[: state.MAX_TEXT]).run()
     assert_clean(at)
     if expect:
         assert expect in infos(at)
@@ -153,26 +171,62 @@ def test_hostile_token_text_gives_a_message_or_a_cut_sequence(text, expect):
 
 
 def test_html_token_text_is_escaped_in_markdown():
-    at = open_app(site.file("softmax"), {"text": "<img src=x onerror=alert(1)> [a](javascript:alert(1)) $x$",
-                             "seq_len": "5", "d_model": "128", "heads": "1"})     # rows that lean: labels named
+    at = open_app(
+        site.file("softmax"),
+        {
+            "text": "<img src=x onerror=alert(1)> [a](javascript:alert(1)) $x$",
+            "seq_len": "5",
+            "d_model": "128",
+            "heads": "1",
+        },
+    )  # rows that lean: labels named
     assert_clean(at)
     notice = next(s.value for s in at.success if "What to notice" in s.value)
     assert "\\<img" in notice and not re.search(r"(?<!\\)[<>\[\]$]", notice.split("**", 2)[2])
     assert "\\[a\\]" in notice and "\\$x\\$" in notice
     # st.table reads Markdown in its cells: the softmax table holds every label escaped, never raw.
     shown = tables(at)[0]["query"].tolist()
-    assert shown == ["\\<img", "src\\=x", "onerror\\=alert\\(1\\)\\>", "\\[a\\]\\(javascript\\:alert\\(1\\)\\)", "\\$x\\$"]
+    assert shown == [
+        "\\<img",
+        "src\\=x",
+        "onerror\\=alert\\(1\\)\\>",
+        "\\[a\\]\\(javascript\\:alert\\(1\\)\\)",
+        "\\$x\\$",
+    ]
 
 
 # --------------------------------------------------------------------------- URL round trips (issue 5)
 def test_url_params_set_every_control():
-    params = {"preset": "day33", "d_model": "12", "heads": "3", "d_ff": "40", "seed": "7", "seq_len": "6",
-              "text": "a b c", "causal": "1", "positional": "1", "scale": "0", "head": "2", "cell": "4,1",
-              "present": "1"}
+    params = {
+        "preset": "day33",
+        "d_model": "12",
+        "heads": "3",
+        "d_ff": "40",
+        "seed": "7",
+        "seq_len": "6",
+        "text": "a b c",
+        "causal": "1",
+        "positional": "1",
+        "scale": "0",
+        "head": "2",
+        "cell": "4,1",
+        "present": "1",
+    }
     at = open_app(site.file("scores"), params)
     assert_clean(at)
-    assert _controls(at) == {"preset": "day33", "d_model": 12, "heads": 3, "d_ff": 40, "seed": 7, "seq_len": 6,
-                             "text": "a b c", "causal": True, "positional": True, "scale": False, "head": 2}
+    assert _controls(at) == {
+        "preset": "day33",
+        "d_model": 12,
+        "heads": 3,
+        "d_ff": 40,
+        "seed": 7,
+        "seq_len": 6,
+        "text": "a b c",
+        "causal": True,
+        "positional": True,
+        "scale": False,
+        "head": 2,
+    }
     assert at.session_state["cell"] == (4, 1) and at.session_state["present"] is True
     # ... and the app writes the same view back into the URL.
     assert dict(at.query_params) == params
@@ -182,32 +236,49 @@ def test_moving_a_slider_writes_the_url():
     at = open_app(None, {"seed": "7"})
     at.slider(key="d_model").set_value(32).run()
     assert dict(at.query_params) == {"d_model": "32", "seed": "7"}
-    at.selectbox(key="preset").set_value("day33").run()         # a preset resets to its defaults
+    at.selectbox(key="preset").set_value("day33").run()  # a preset resets to its defaults
     assert dict(at.query_params) == {"preset": "day33"}
 
 
 def test_round_trip_controls_to_params_and_back():
-    c = state.Controls(preset="part4", d_model=32, heads=8, d_ff=64, seed=3, seq_len=9, text="x <b>y</b> z",
-                       causal=True, positional=True, scale=False, head=5, cell=(8, 0), present=True, beta=0.25)
+    c = state.Controls(
+        preset="part4",
+        d_model=32,
+        heads=8,
+        d_ff=64,
+        seed=3,
+        seq_len=9,
+        text="x <b>y</b> z",
+        causal=True,
+        positional=True,
+        scale=False,
+        head=5,
+        cell=(8, 0),
+        present=True,
+        beta=0.25,
+    )
     back, problems = url.from_params(url.to_params(c))
     assert back == c and problems == []
     assert url.to_params(state.preset_controls("day33")) == {"preset": "day33"}
 
 
-@pytest.mark.parametrize("params, fragment", [
-    ({"d_model": "abc"}, "d_model='abc' is not valid"),
-    ({"d_model": "100000"}, "d_model='100000' is not valid"),
-    ({"heads": "-1"}, "heads='-1' is not valid"),
-    ({"seq_len": "1e9"}, "seq_len='1e9' is not valid"),
-    ({"preset": "gpt5"}, "preset='gpt5' is unknown"),
-    ({"cell": "1;2"}, "cell='1;2' is not valid"),
-    ({"causal": "maybe"}, "causal='maybe' is not valid"),
-    ({"heads": "5"}, "5 heads do not divide d_model=16; using 4 heads instead"),
-    ({"cell": "9,9"}, "The picked cell (9, 9) is gone"),
-    ({"head": "7"}, "There is no head 7"),
-])
+@pytest.mark.parametrize(
+    "params, fragment",
+    [
+        ({"d_model": "abc"}, "d_model='abc' is not valid"),
+        ({"d_model": "100000"}, "d_model='100000' is not valid"),
+        ({"heads": "-1"}, "heads='-1' is not valid"),
+        ({"seq_len": "1e9"}, "seq_len='1e9' is not valid"),
+        ({"preset": "gpt5"}, "preset='gpt5' is unknown"),
+        ({"cell": "1;2"}, "cell='1;2' is not valid"),
+        ({"causal": "maybe"}, "causal='maybe' is not valid"),
+        ({"heads": "5"}, "5 heads do not divide d_model=16; using 4 heads instead"),
+        ({"cell": "9,9"}, "The picked cell (9, 9) is gone"),
+        ({"head": "7"}, "There is no head 7"),
+    ],
+)
 def test_malformed_url_params_fall_back_with_a_notice(params, fragment):
-    at = open_app(None, params)                                   # the notice shows on the run that reads the URL
+    at = open_app(None, params)  # the notice shows on the run that reads the URL
     assert_clean(at)
     assert fragment in infos(at)
     defaults = state.preset_controls("part4")
@@ -277,8 +348,14 @@ def test_presenter_view_hides_prose_and_steps_through_pages_in_order():
         at.button(key="step_next").click().run()
         assert_clean(at)
         seen.append(at.title[0].value)
-    assert seen[:6] == ["Inputs X", "Q, K, V projections", "Scaled scores", "Softmax weights", "Per-head maps",
-                        "Block output"]
+    assert seen[:6] == [
+        "Inputs X",
+        "Q, K, V projections",
+        "Scaled scores",
+        "Softmax weights",
+        "Per-head maps",
+        "Block output",
+    ]
     assert len(set(seen)) == len(PAGES)
     assert not [b for b in at.button if b.key == "step_next"], "the last step has no 'next'"
     at.button(key="step_back").click().run()
@@ -302,10 +379,10 @@ def test_code_and_link_are_drawn_once_their_expanders_open():
     assert not at.code
     at.session_state[session.code_key("inputs")] = True
     at.run()
-    assert [c.value for c in at.code] == [inspect.getsource(engine.embed).rstrip()]      # st.code strips the end
+    assert [c.value for c in at.code] == [inspect.getsource(engine.embed).rstrip()]  # st.code strips the end
     at.session_state[session.LINK_OPEN] = True
     at.run()
-    assert [c.value for c in at.sidebar.code] == ["?seq_len=6"]        # AppTest has no page URL
+    assert [c.value for c in at.sidebar.code] == ["?seq_len=6"]  # AppTest has no page URL
     assert len(at.code) == 2
     assert_clean(at)
 
@@ -321,7 +398,9 @@ def _chart_tables(at):
     return tables
 
 
-@pytest.mark.parametrize("params", [{}, {"preset": "day33", "causal": "1"}, {"seq_len": "9", "heads": "4", "head": "3"}])
+@pytest.mark.parametrize(
+    "params", [{}, {"preset": "day33", "causal": "1"}, {"seq_len": "9", "heads": "4", "head": "3"}]
+)
 def test_heatmaps_carry_the_traces_numbers(params):
     at = open_app(site.file("scores"), params)
     controls, _ = url.from_params(params)

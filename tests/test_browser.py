@@ -9,6 +9,7 @@ Known and tolerated, nothing else:
   "<path>/_stcore/host-config" before falling back to the base URL: two 404 "Failed to load
   resource" console errors, matched here by their exact URLs.
 """
+
 from __future__ import annotations
 
 import io
@@ -26,7 +27,7 @@ pytestmark = pytest.mark.browser
 
 SHOTS = bs.ARTIFACTS / "browser"
 SEQ = "seq_len"
-HOSTILE = "<img src=x onerror=alert(1)> <script>alert(2)</script> ok"      # 4 tokens are kept
+HOSTILE = "<img src=x onerror=alert(1)> <script>alert(2)</script> ok"  # 4 tokens are kept
 
 
 # ------------------------------------------------------------------------------------ fixtures
@@ -63,8 +64,10 @@ class Tab:
     def __post_init__(self):
         self.page = self.context.new_page()
         self.runs = bs.Runs(self.page)
-        self.page.on("console", lambda m: self.console_errors.append((m.text, m.location.get("url", "")))
-                     if m.type == "error" else None)
+        self.page.on(
+            "console",
+            lambda m: self.console_errors.append((m.text, m.location.get("url", ""))) if m.type == "error" else None,
+        )
         self.page.on("pageerror", lambda exc: self.page_errors.append(str(exc)))
         self.page.on("dialog", self._dialog)
         self.page.on("request", self._request)
@@ -119,23 +122,28 @@ class Tab:
     # -- the checks every test ends with
     def assert_clean(self, allowed_console: tuple[str, ...] = ()) -> None:
         page = self.page
-        assert page.locator("[data-testid='stException']").count() == 0, \
-            page.locator("[data-testid='stException']").all_inner_texts()
+        assert page.locator("[data-testid='stException']").count() == 0, page.locator(
+            "[data-testid='stException']"
+        ).all_inner_texts()
         assert not self.page_errors, self.page_errors
         assert not self.dialogs, f"a JavaScript dialog fired: {self.dialogs}"
         assert not self.foreign_requests, f"requests left the machine: {self.foreign_requests}"
         probes = known_probes(self.server)
         assert set(self.not_found) <= probes, f"unexpected 404s: {set(self.not_found) - probes}"
-        unexpected = [(text, url) for text, url in self.console_errors
-                      if not (text.startswith("Failed to load resource") and "404" in text and url in probes)
-                      and text not in allowed_console]
+        unexpected = [
+            (text, url)
+            for text, url in self.console_errors
+            if not (text.startswith("Failed to load resource") and "404" in text and url in probes)
+            and text not in allowed_console
+        ]
         assert not unexpected, f"browser console errors: {unexpected}"
 
 
 def known_probes(server: bs.Server) -> set[str]:
     """The two health/host-config probes the frontend makes under a deep link's path, for every page."""
-    return {f"{server.url}/{path}/_stcore/{probe}"
-            for path, *_ in bs.PAGES if path for probe in ("health", "host-config")}
+    return {
+        f"{server.url}/{path}/_stcore/{probe}" for path, *_ in bs.PAGES if path for probe in ("health", "host-config")
+    }
 
 
 @pytest.fixture
@@ -156,12 +164,12 @@ def assert_frame(tab: Tab, path: str, title: str, charts: int, keys: list[str], 
     nav = page.locator("[data-testid='stSidebarNav'] [data-testid='stSidebarNavLink']")
     assert nav.count() == len(bs.PAGES)
     assert page.locator("[data-testid='stSidebarNav'] [aria-current='page']").inner_text().endswith(title)
-    if not site.by_path(path).trains:            # a page that trains has its own task's controls instead
+    if not site.by_path(path).trains:  # a page that trains has its own task's controls instead
         for key in ("seq_len", "d_model", "heads", "d_ff"):
             assert bs.slider(page, key).count() == 1, f"no sidebar slider {key!r}"
         assert page.locator("[data-testid='stSidebar'] .st-key-text input").count() == 1
     assert page.locator("[data-testid='stMain'] h1").count() >= 1
-    if path in bs.CONCEPT_PAGES:                 # heading = navigation title
+    if path in bs.CONCEPT_PAGES:  # heading = navigation title
         assert tab.heading() == title
     assert page.locator(bs.CHART).count() >= charts, f"fewer than {charts} charts on /{path}"
     for key in keys:
@@ -184,7 +192,7 @@ def test_deep_link_on_a_fresh_server(browser, path, file, title, charts, keys):
                 tab.open(f"/{path}?seq_len=6&seed=7")
                 assert_frame(tab, path, title, charts, keys, rows=6)
                 assert tab.query() == {"seq_len": "6", "seed": "7"}
-                if site.by_path(path).trains:        # its sidebar holds its own task's controls, and says so
+                if site.by_path(path).trains:  # its sidebar holds its own task's controls, and says so
                     assert tab.page.locator("[data-testid='stSidebar']").get_by_text("do not apply here").count() >= 1
                     assert bs.slider(tab.page, SEQ).count() == 0
                 else:
@@ -200,7 +208,7 @@ def test_deep_link_on_a_fresh_server(browser, path, file, title, charts, keys):
                     tab.settle_after(lambda: (thumb.focus(), thumb.press("ArrowRight")))
                     assert bs.slider_value(tab.page, SEQ) == 7 and tab.query()["seq_len"] == "7"
                     assert urlparse(tab.page.url).path.strip("/") == path
-                    if path == "exercise":               # the page's own widgets keep working too
+                    if path == "exercise":  # the page's own widgets keep working too
                         tab.settle_after(lambda: tab.page.get_by_role("button", name="Reveal now (lecturer)").click())
                         assert tab.page.get_by_text("You revealed without choosing a prediction.").count() == 1
                 tab.assert_clean()
@@ -216,7 +224,8 @@ def visible_axis_labels(tab) -> list[list[list[str]]]:
                    [...svg.querySelectorAll("g.role-axis")].map(a =>
                      [...a.querySelectorAll('g.role-axis-label text')]
                        .filter(t => t.getAttribute('opacity') !== '0' && getComputedStyle(t).opacity !== '0')
-                       .map(t => t.textContent)))""")
+                       .map(t => t.textContent)))"""
+    )
 
 
 def test_sixteen_tokens_keep_every_label_on_both_axes(tab):
@@ -235,7 +244,8 @@ def test_sixteen_tokens_keep_every_label_on_both_axes(tab):
         rows = tab.page.evaluate(
             """() => [...document.querySelector("[data-testid='stVegaLiteChart'] svg.marks")
                          .querySelectorAll("g.role-axis")[1].querySelectorAll('g.role-axis-label text')]
-                       .map(t => { const b = t.getBoundingClientRect(); return b.top + b.height / 2; })""")
+                       .map(t => { const b = t.getBoundingClientRect(); return b.top + b.height / 2; })"""
+        )
         gaps = [b - a for a, b in zip(rows, rows[1:])]
         assert max(gaps) - min(gaps) < 1.5, (path, gaps)
         tab.assert_clean()
@@ -274,8 +284,11 @@ def test_a_formula_fits_its_column_and_wraps_between_its_equations(tab):
     assert text.startswith("output") and min(first, second) >= 0.6 * max(first, second), wrapped
     assert all(f["over"] <= 1 for f in formulas), formulas
     tab.assert_clean()
-    for width, path in ((800, "/experiments"), (660, "/experiments?present=1"),
-                        (1280, "/experiments?preset=trained-induction&layer=1")):
+    for width, path in (
+        (800, "/experiments"),
+        (660, "/experiments?present=1"),
+        (1280, "/experiments?preset=trained-induction&layer=1"),
+    ):
         tab.page.set_viewport_size({"width": width, "height": 800})
         tab.open(path)
         formulas = tab.page.evaluate(FORMULA_LINES)
@@ -293,7 +306,8 @@ def test_slider_keys_redraw_then_page_switch_and_reload_keep_the_values(tab):
     rows = tab.page.evaluate(
         """() => [...document.querySelector("[data-testid='stVegaLiteChart'] svg.marks")
                      .querySelectorAll("g.role-axis")].map(a => [...a.querySelectorAll('g.role-axis-label text')]
-                     .map(t => t.textContent))""")
+                     .map(t => t.textContent))"""
+    )
     assert rows == [["AI", "builds", "neural", "models"]] * 2, "axes in sentence order, not alphabetical"
 
     thumb = bs.slider(tab.page, SEQ)
@@ -304,13 +318,14 @@ def test_slider_keys_redraw_then_page_switch_and_reload_keep_the_values(tab):
         assert bs.cell_counts(tab.page) == [expected * expected] * 2
     assert tab.query().get("seq_len") == "6"
     width = bs.slider(tab.page, "d_model")
-    tab.settle_after(lambda: (width.focus(), width.press("ArrowLeft")))       # 16 → 15: heads 2 → 1 (or 3)
+    tab.settle_after(lambda: (width.focus(), width.press("ArrowLeft")))  # 16 → 15: heads 2 → 1 (or 3)
     assert bs.slider_value(tab.page, "d_model") == 15
     assert tab.query().get("d_model") == "15"
     tab.shot("slider-moved-scores")
 
-    tab.settle_after(lambda: tab.page.locator("[data-testid='stSidebarNavLink']")
-                     .filter(has_text="Q, K, V projections").click())
+    tab.settle_after(
+        lambda: tab.page.locator("[data-testid='stSidebarNavLink']").filter(has_text="Q, K, V projections").click()
+    )
     assert urlparse(tab.page.url).path == "/qkv"
     assert bs.slider_value(tab.page, SEQ) == 6 and bs.slider_value(tab.page, "d_model") == 15
     assert tab.query().items() >= {"seq_len": "6", "d_model": "15"}.items()
@@ -318,7 +333,7 @@ def test_slider_keys_redraw_then_page_switch_and_reload_keep_the_values(tab):
     assert shapes and all(rows == 6 for title, (rows, cols) in shapes.items() if not title.startswith("W_"))
     assert any(cols == 15 for rows, cols in shapes.values())
 
-    tab.reload()                                          # a new session: the URL alone restores it
+    tab.reload()  # a new session: the URL alone restores it
     assert urlparse(tab.page.url).path == "/qkv"
     assert bs.slider_value(tab.page, SEQ) == 6 and bs.slider_value(tab.page, "d_model") == 15
     assert tab.query().items() >= {"seq_len": "6", "d_model": "15"}.items()
@@ -337,12 +352,16 @@ def test_hostile_token_text_is_shown_as_text(tab):
     # The words are drawn as text: axis labels (cut to fit by Vega) and the cells' accessible names.
     labels = tab.page.evaluate(
         """() => [...document.querySelectorAll("[data-testid='stVegaLiteChart'] svg g.role-axis-label text")]
-                   .map(t => t.textContent)""")
+                   .map(t => t.textContent)"""
+    )
     assert "<img" in labels and "src=x" in labels, labels
     assert any(label.startswith("<script>") for label in labels), labels
-    names = " | ".join(tab.page.evaluate(
-        """() => [...document.querySelectorAll("[data-testid='stVegaLiteChart'] svg path[aria-label]")]
-                   .map(p => p.getAttribute('aria-label'))"""))
+    names = " | ".join(
+        tab.page.evaluate(
+            """() => [...document.querySelectorAll("[data-testid='stVegaLiteChart'] svg path[aria-label]")]
+                   .map(p => p.getAttribute('aria-label'))"""
+        )
+    )
     for word in ("token: <img;", "token: onerror=alert(1)>;", "token: <script>alert(2)</scrip"):
         assert word in names, word
     injected = tab.page.evaluate(
@@ -351,16 +370,21 @@ def test_hostile_token_text_is_shown_as_text(tab):
                        || i.hasAttribute('onerror')).length,
              scripts: [...document.querySelectorAll('script')].filter(s => s.textContent.includes('alert(')).length,
              handlers: [...document.querySelectorAll('[onerror], [onload], [onclick]')].length,
-           })""")
+           })"""
+    )
     assert injected == {"imgs": 0, "scripts": 0, "handlers": 0}, injected
 
-    tab.settle_after(lambda: tab.page.locator("[data-testid='stSidebarNavLink']")
-                     .filter(has_text="Scaled scores").click())
-    names = tab.chart("scores_raw").locator("svg path[aria-label]").evaluate_all(
-        "paths => paths.map(p => p.getAttribute('aria-label')).join(' | ')")
+    tab.settle_after(
+        lambda: tab.page.locator("[data-testid='stSidebarNavLink']").filter(has_text="Scaled scores").click()
+    )
+    names = (
+        tab.chart("scores_raw")
+        .locator("svg path[aria-label]")
+        .evaluate_all("paths => paths.map(p => p.getAttribute('aria-label')).join(' | ')")
+    )
     assert "key: <img; query: <script>alert(2)</scrip" in names
     assert tab.page.evaluate("document.querySelectorAll('img[src=\"x\"], [onerror]').length") == 0
-    tab.page.wait_for_timeout(300)                         # an injected onerror would have fired by now
+    tab.page.wait_for_timeout(300)  # an injected onerror would have fired by now
     tab.shot("hostile-tokens")
     tab.assert_clean()
 
@@ -368,10 +392,13 @@ def test_hostile_token_text_is_shown_as_text(tab):
 def test_clicking_a_heatmap_cell_shows_the_worked_calculation(tab):
     tab.open("/scores")
     assert tab.page.get_by_text("Click (or tap) any cell of a heatmap above").count() == 1
-    cells = tab.chart("scores_scaled").locator("svg g.mark-rect.role-mark").first.locator(
-        "path[aria-roledescription='rect mark']")
+    cells = (
+        tab.chart("scores_scaled")
+        .locator("svg g.mark-rect.role-mark")
+        .first.locator("path[aria-roledescription='rect mark']")
+    )
     assert cells.count() == 16
-    box = cells.nth(1 * 4 + 2).bounding_box()                  # query 1, key 2 (row-major)
+    box = cells.nth(1 * 4 + 2).bounding_box()  # query 1, key 2 (row-major)
     assert box is not None
     tab.settle_after(lambda: tab.page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2))
 
@@ -382,9 +409,10 @@ def test_clicking_a_heatmap_cell_shows_the_worked_calculation(tab):
         """() => [...document.querySelectorAll("[data-testid='stVegaLiteChart'] svg g.mark-rect.role-mark")]
                    .filter(g => getComputedStyle(g).display !== 'none')
                    .map(g => [...g.querySelectorAll('path')].filter(p => p.getAttribute('stroke') === '#e11d48').length)
-                   .reduce((a, b) => a + b, 0)""")
+                   .reduce((a, b) => a + b, 0)"""
+    )
     assert picked == 2, "the picked cell is outlined in both maps"
-    assert re.search(r"[?&]cell=1(,|%2C)2", tab.page.url), tab.page.url      # a fragment's click still writes the URL
+    assert re.search(r"[?&]cell=1(,|%2C)2", tab.page.url), tab.page.url  # a fragment's click still writes the URL
     tab.shot("worked-cell-scores")
     tab.assert_clean()
 
@@ -392,7 +420,7 @@ def test_clicking_a_heatmap_cell_shows_the_worked_calculation(tab):
 def test_moving_d_model_back_and_forth_keeps_the_head_picker_working(tab):
     """The head picker's labels name d_model's columns; when d_model moves, the browser still sends the
     old label and Streamlit hands it back as a plain string instead of a head index."""
-    tab.open("/?d_model=96&heads=4")            # 95 takes 5 heads, 96 then 4: a head picker all along
+    tab.open("/?d_model=96&heads=4")  # 95 takes 5 heads, 96 then 4: a head picker all along
     width = bs.slider(tab.page, "d_model")
     for key, expected in (("ArrowLeft", 95), ("ArrowRight", 96), ("ArrowLeft", 95)):
         tab.settle_after(lambda: (width.focus(), width.press(key)))
@@ -408,14 +436,16 @@ def test_sixteen_heads_of_64_tokens_are_drawn_as_pictures(tab):
         """() => [...document.querySelectorAll("[data-testid='stVegaLiteChart'] svg g.mark-image image")]
                    .map(img => { const box = img.getBoundingClientRect();
                                  const href = img.getAttribute('href') || img.getAttribute('xlink:href') || '';
-                                 return [href.slice(0, 22), Math.round(box.width), Math.round(box.height)]; })""")
-    assert len(images) == 16 + 2, images                 # every head map, the concat and attn
+                                 return [href.slice(0, 22), Math.round(box.width), Math.round(box.height)]; })"""
+    )
+    assert len(images) == 16 + 2, images  # every head map, the concat and attn
     for href, width, height in images:
         assert href == "data:image/png;base64,"
-        assert width >= 150 and height >= 150           # 64 × 64 at 3.6 px a cell, 64 × 128 at 3 px
+        assert width >= 150 and height >= 150  # 64 × 64 at 3.6 px a cell, 64 × 128 at 3 px
     assert bs.chart_shapes(tab.page).get("head 0", (0, 0))[0] > 0, "the picture keeps its token axes"
     # ... and it is painted: the pixels inside the first map are the map's many colours, not a blank box.
     from PIL import Image
+
     picture = tab.page.locator(f"{bs.CHART} svg g.mark-image image").first
     picture.scroll_into_view_if_needed()
     shot = Image.open(io.BytesIO(tab.page.screenshot(clip=picture.bounding_box()))).convert("RGB")
@@ -441,8 +471,11 @@ LAYOUTS = [  # viewport, presenter view, preset, sequence lengths
 SECTIONS = ["1 · Why ÷ √d_head", "2 · ÷ √d_head in this block", "3 · Why positions", "4 · Why a causal mask"]
 
 
-@pytest.mark.parametrize("viewport, present, preset, lengths", LAYOUTS,
-                         ids=[f"{w}x{h}-{'present' if p else 'normal'}-{s}" for (w, h), p, s, _ in LAYOUTS])
+@pytest.mark.parametrize(
+    "viewport, present, preset, lengths",
+    LAYOUTS,
+    ids=[f"{w}x{h}-{'present' if p else 'normal'}-{s}" for (w, h), p, s, _ in LAYOUTS],
+)
 @pytest.mark.parametrize("path", [p for p, *_ in bs.PAGES])
 def test_no_chart_overlaps_anything(tab, path, viewport, present, preset, lengths):
     """Every chart stays inside its column and the screen and covers nothing else, at every length."""
@@ -470,8 +503,11 @@ def _head_map(tab: Tab, title: str):
 
 def _weights_by_cell(chart) -> dict[tuple[str, str], float]:
     """A heatmap's cells as drawn: {(query, key): weight}, read from each cell's accessible name."""
-    labels = chart.locator("svg g.mark-rect.role-mark").first.locator("path[aria-label]").evaluate_all(
-        "paths => paths.map(p => p.getAttribute('aria-label'))")
+    labels = (
+        chart.locator("svg g.mark-rect.role-mark")
+        .first.locator("path[aria-label]")
+        .evaluate_all("paths => paths.map(p => p.getAttribute('aria-label'))")
+    )
     cells = {}
     for text in labels:
         parts = dict(part.split(": ", 1) for part in text.split("; "))
@@ -490,7 +526,8 @@ def test_a_knock_out_on_the_model_view_changes_the_accuracy_metric(tab):
     tab.settle_after(lambda: tab.page.get_by_role("option", name="layer 0 head 0").click())
     tab.page.wait_for_function(
         "() => [...document.querySelectorAll('[data-testid=stMetricValue]')].some(e => parseFloat(e.innerText) < 50)",
-        timeout=120_000)
+        timeout=120_000,
+    )
     after = float(value.first.inner_text().rstrip("%"))
     assert before >= 90 and after < 50, (before, after)
     assert tab.query().get("ablate") == "0.0"
@@ -512,8 +549,8 @@ def test_learn_page_shows_the_models_predictions(tab):
     table.wait_for(timeout=120_000)
     rows = table.locator("tbody tr")
     assert rows.count() == 8
-    assert rows.nth(0).locator("td").nth(2).inner_text() == "no"          # position 0 is not scored
-    assert rows.nth(3).locator("td").nth(3).inner_text() == "A"           # the target: the first token
+    assert rows.nth(0).locator("td").nth(2).inner_text() == "no"  # position 0 is not scored
+    assert rows.nth(3).locator("td").nth(3).inner_text() == "A"  # the target: the first token
     assert {"task": "first", "steps": "60", "sequence": "ABCDEFGH"}.items() <= tab.query().items()
     tab.shot("learn-predictions")
     tab.assert_clean()
@@ -534,10 +571,11 @@ def test_learn_page_trains_and_replays_from_even_to_the_pattern(tab):
         chart = _head_map(tab, "head 0")
         cells = _weights_by_cell(chart)
         order = chart.locator("svg g.role-axis[aria-label^='Y-axis'] g.role-axis-label text").evaluate_all(
-            "texts => texts.map(t => t.textContent)")
+            "texts => texts.map(t => t.textContent)"
+        )
         shares[key] = [cells[(order[i], order[i - 1])] for i in range(1, len(order))]
-    assert max(shares["Home"]) < 0.7, shares["Home"]                   # random weights: no pattern yet
-    assert min(shares["End"]) >= 0.9, shares["End"]                    # trained: one step back
+    assert max(shares["Home"]) < 0.7, shares["Home"]  # random weights: no pattern yet
+    assert min(shares["End"]) >= 0.9, shares["End"]  # trained: one step back
     tab.shot("learn-replayed")
     tab.assert_clean()
 
@@ -545,22 +583,26 @@ def test_learn_page_trains_and_replays_from_even_to_the_pattern(tab):
 # ------------------------------------------------------------------------------- β and figures for slides
 def test_beta_slider_sharpens_the_softmax_and_lives_in_the_url(tab):
     tab.open("/softmax?preset=day33&seq_len=6")
-    entropy = lambda: [float(x) for x in tab.page.evaluate(                          # noqa: E731
-        """() => { const table = document.querySelector("[data-testid='stMain'] [data-testid='stMarkdownContainer'] table");
+    entropy = lambda: [
+        float(x)
+        for x in tab.page.evaluate(  # noqa: E731
+            """() => { const table = document.querySelector("[data-testid='stMain'] [data-testid='stMarkdownContainer'] table");
                    const heads = [...table.querySelectorAll('thead th')].map(th => th.textContent.trim());
                    const k = heads.indexOf('entropy (bits)');
-                   return [...table.querySelectorAll('tbody tr')].map(tr => tr.children[k].textContent); }""")]
+                   return [...table.querySelectorAll('tbody tr')].map(tr => tr.children[k].textContent); }"""
+        )
+    ]
     flat = entropy()
-    assert len(flat) == 6 and all(2.5 < f <= 2.585 for f in flat), flat          # near log2(6): even rows
+    assert len(flat) == 6 and all(2.5 < f <= 2.585 for f in flat), flat  # near log2(6): even rows
     thumb = tab.page.locator("[data-testid='stMain'] .st-key-beta input[type='range']")
-    for _ in range(4):                                                  # 1 → 2 → 4 → 8 → 16
+    for _ in range(4):  # 1 → 2 → 4 → 8 → 16
         tab.settle_after(lambda: (thumb.focus(), thumb.press("ArrowRight")))
     assert tab.query().get("beta") == "16"
     sharp = entropy()
     assert all(s < f for s, f in zip(sharp, flat)), (flat, sharp)
     assert "weights at β = 16, head 0: 6 × 6" in bs.chart_shapes(tab.page)
-    assert tab.page.get_by_text("tied at", exact=False).count() >= 1           # the two 'the' keys
-    tab.reload()                                                        # a new session: the URL restores β
+    assert tab.page.get_by_text("tied at", exact=False).count() >= 1  # the two 'the' keys
+    tab.reload()  # a new session: the URL restores β
     assert tab.query().get("beta") == "16" and entropy() == sharp
     tab.shot("softmax-beta-16")
     tab.assert_clean()
@@ -568,7 +610,7 @@ def test_beta_slider_sharpens_the_softmax_and_lives_in_the_url(tab):
 
 def test_a_figure_downloads_as_svg_and_png(tab, tmp_path):
     tab.open("/softmax")
-    assert tab.page.locator("[data-testid='stMain'] .st-key-figures_softmax").count() == 0   # until opened
+    assert tab.page.locator("[data-testid='stMain'] .st-key-figures_softmax").count() == 0  # until opened
     bs.open_expander(tab.page, tab.runs, bs.EXPORTS)
     figures = tab.page.locator("[data-testid='stMain'] .st-key-figures_softmax")
     figures.wait_for()
@@ -586,14 +628,15 @@ def test_a_figure_downloads_as_svg_and_png(tab, tmp_path):
     assert svg.name == "attention-lab-softmax-1-weights-head-0-4-4.svg"
     text = svg.read_text()
     assert text.startswith("<?xml") and "<svg" in text and 'xmlns="http://www.w3.org/2000/svg"' in text
-    assert text.count("aria-roledescription=\"rect mark\"") >= 16 and ">neural<" in text
-    assert "url(#gradient" in text and "url(http" not in text          # the legend's gradient travels along
+    assert text.count('aria-roledescription="rect mark"') >= 16 and ">neural<" in text
+    assert "url(#gradient" in text and "url(http" not in text  # the legend's gradient travels along
 
     with tab.page.expect_download() as got:
         figures.get_by_role("button", name="PNG ×3").click()
     png = tmp_path / got.value.suggested_filename
     got.value.save_as(png)
     from PIL import Image
+
     picture = Image.open(png)
     assert picture.format == "PNG" and picture.size == (round(3 * width), round(3 * height)), picture.size
     assert len(picture.convert("RGB").getcolors(maxcolors=1 << 16) or ()) > 20, "the PNG is painted"
@@ -627,11 +670,11 @@ def test_model_view_draws_4_layers_of_16_heads_of_64_tokens_within_budget(tab):
     images = chart.locator("svg g.mark-image image")
     assert images.count() == 1 and images.first.get_attribute("href").startswith("data:image/png;base64,")
     box = images.first.bounding_box()
-    assert box["width"] > 500 and box["height"] > 100, box          # 16 maps across, 4 down
+    assert box["width"] > 500 and box["height"] > 100, box  # 16 maps across, 4 down
     assert chart.locator("svg g.mark-rect path[aria-roledescription='rect mark']").count() == 64
     times = []
     thumb = bs.slider(tab.page, SEQ)
-    for key in ("ArrowLeft", "ArrowRight", "ArrowLeft"):            # 64 → 63 → 64 → 63 tokens
+    for key in ("ArrowLeft", "ArrowRight", "ArrowLeft"):  # 64 → 63 → 64 → 63 tokens
         thumb.focus()
         before = tab.runs.finished
         thumb.press(key)
@@ -641,6 +684,7 @@ def test_model_view_draws_4_layers_of_16_heads_of_64_tokens_within_budget(tab):
     # The median of three: one slow move on a machine other work shares is noise, not the page's cost.
     assert sorted(times)[1] <= DRAW_BUDGET_MS, f"model view redraws took {[round(t) for t in times]} ms"
     from PIL import Image
+
     chart.scroll_into_view_if_needed()
     shot = Image.open(io.BytesIO(tab.page.screenshot(clip=images.first.bounding_box()))).convert("RGB")
     assert len(shot.getcolors(maxcolors=1 << 16) or ()) > 20, "the picture did not paint"
@@ -652,7 +696,7 @@ def test_clicking_a_map_of_the_model_view_opens_it_on_the_per_head_page(tab):
     tab.open("/model?layers=3&heads=4")
     rects = tab.chart("model_map").locator("svg g.mark-rect path[aria-roledescription='rect mark']")
     assert rects.count() == 3 * 4
-    box = rects.nth(1 * 4 + 3).bounding_box()                       # layer 1, head 3 (layer-major)
+    box = rects.nth(1 * 4 + 3).bounding_box()  # layer 1, head 3 (layer-major)
     tab.settle_after(lambda: tab.page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2))
     tab.page.wait_for_url(re.compile(r"/heads\?"), timeout=30_000)
     bs.wait_ready(tab.page, timeout=60)
@@ -670,7 +714,7 @@ def test_layers_slider_and_layer_picker_on_a_page(tab):
     tab.open("/scores")
     assert "raw scores Q·K^T, head 0: 4 × 4" in bs.chart_shapes(tab.page)
     thumb = bs.slider(tab.page, "layers")
-    tab.settle_after(lambda: (thumb.focus(), thumb.press("ArrowRight")))     # 1 → 2 layers
+    tab.settle_after(lambda: (thumb.focus(), thumb.press("ArrowRight")))  # 1 → 2 layers
     assert bs.slider_value(tab.page, "layers") == 2 and tab.query().get("layers") == "2"
     assert "raw scores Q·K^T, head 0, layer 0: 4 × 4" in bs.chart_shapes(tab.page)
     tab.page.locator("[data-testid='stSidebar'] .st-key-layer").click()
@@ -678,7 +722,7 @@ def test_layers_slider_and_layer_picker_on_a_page(tab):
     assert tab.query().get("layer") == "1"
     assert "raw scores Q·K^T, head 0, layer 1: 4 × 4" in bs.chart_shapes(tab.page)
     assert bs.cell_counts(tab.page) == [16, 16]
-    tab.reload()                                                             # a new session: the URL restores it
+    tab.reload()  # a new session: the URL restores it
     assert "raw scores Q·K^T, head 0, layer 1: 4 × 4" in bs.chart_shapes(tab.page)
     tab.shot("scores-layer-1-of-2")
     tab.assert_clean()
@@ -690,7 +734,7 @@ def test_every_page_shows_a_trained_preset(tab, task):
     """With a trained preset every page draws its frame and charts on the task's sequence, no exception:
     every page for a one-block task, for induction's two layers and for the English text model; the softmax page for the other tasks
     (the same one-block model; AppTest covers their every page)."""
-    rows = presets.shown_length(engine.TASKS[task])     # the text preset shows a prefix of its windows
+    rows = presets.shown_length(engine.TASKS[task])  # the text preset shows a prefix of its windows
     every = task in ("previous", "induction", "text")
     for path, _file, title, charts, keys in [p for p in bs.PAGES if every or p[0] == "softmax"]:
         tab.open(f"/{path}?preset=trained-{task}")
@@ -707,10 +751,11 @@ def test_a_tiny_weight_is_never_printed_as_zero_in_a_cell(tab):
 
     params = {"preset": "trained-max"}
     tab.open("/softmax?preset=trained-max")
-    texts = tab.chart("softmax_map").locator("svg g.mark-text text").all_text_contents()[:64]   # the cells, row-major
+    texts = tab.chart("softmax_map").locator("svg g.mark-text text").all_text_contents()[:64]  # the cells, row-major
     controls, _ = url.from_params(params)
-    weights = compute.trace(state.to_config(controls), state.to_tokens(controls).words,
-                            presets.training(controls.preset)).weights[0]
+    weights = compute.trace(
+        state.to_config(controls), state.to_tokens(controls).words, presets.training(controls.preset)
+    ).weights[0]
     assert len(texts) == weights.size
     assert texts.count("<0.01") == int(((weights > 0) & (weights < 0.005)).sum()) > 0
     assert texts.count("0.00") == int((weights == 0).sum())

@@ -1,4 +1,5 @@
 """Heatmap colours and raster heatmaps: one colour scale whether Vega or NumPy paints the cells; specs."""
+
 from __future__ import annotations
 
 import base64
@@ -25,7 +26,7 @@ GREY = (0x9C, 0xA3, 0xAF)
 
 def oracle_colour(value: float, stops: list[str], points: list[float]) -> tuple[int, int, int]:
     """One cell's colour the slow way: find its segment, mix the two stops' channels linearly."""
-    if value != value:                                   # NaN: a masked cell
+    if value != value:  # NaN: a masked cell
         return GREY
     value = min(max(value, points[0]), points[-1])
     for k in range(len(points) - 1):
@@ -33,8 +34,10 @@ def oracle_colour(value: float, stops: list[str], points: list[float]) -> tuple[
             span = points[k + 1] - points[k]
             t = 0.0 if span == 0 else (value - points[k]) / span
             a, b = stops[k], stops[k + 1]
-            return tuple(round(int(a[1 + 2 * i:3 + 2 * i], 16) * (1 - t) + int(b[1 + 2 * i:3 + 2 * i], 16) * t)
-                         for i in range(3))
+            return tuple(
+                round(int(a[1 + 2 * i : 3 + 2 * i], 16) * (1 - t) + int(b[1 + 2 * i : 3 + 2 * i], 16) * t)
+                for i in range(3)
+            )
     raise AssertionError("value outside every segment")
 
 
@@ -42,8 +45,8 @@ def test_scheme_stops_are_vegas():
     viridis, blueorange = charts.scheme_colours(charts.WEIGHTS), charts.scheme_colours(charts.SIGNED)
     assert len(viridis) == 31 and len(blueorange) == 11
     for stops, ends in ((viridis, VIRIDIS_ENDS), (blueorange, BLUEORANGE_ENDS)):
-        assert tuple(int(stops[0][i:i + 2], 16) for i in (1, 3, 5)) == ends[0]
-        assert tuple(int(stops[-1][i:i + 2], 16) for i in (1, 3, 5)) == ends[1]
+        assert tuple(int(stops[0][i : i + 2], 16) for i in (1, 3, 5)) == ends[0]
+        assert tuple(int(stops[-1][i : i + 2], 16) for i in (1, 3, 5)) == ends[1]
 
 
 def test_diverging_ramp_puts_its_middle_stop_at_zero_even_when_lopsided():
@@ -53,11 +56,12 @@ def test_diverging_ramp_puts_its_middle_stop_at_zero_even_when_lopsided():
     assert charts.ramp_domain(charts.WEIGHTS, (0.0, 0.5)) == pytest.approx(np.linspace(0, 0.5, 31))
 
 
-@pytest.mark.parametrize("scheme, domain", [(charts.WEIGHTS, (0.0, 0.37)), (charts.SIGNED, (-2.5, 2.5)),
-                                            (charts.SIGNED, (-0.3, 1.7))])
+@pytest.mark.parametrize(
+    "scheme, domain", [(charts.WEIGHTS, (0.0, 0.37)), (charts.SIGNED, (-2.5, 2.5)), (charts.SIGNED, (-0.3, 1.7))]
+)
 def test_paint_matches_a_per_cell_oracle(scheme, domain):
     rng = np.random.RandomState(3)
-    matrix = rng.uniform(domain[0] - 0.2, domain[1] + 0.2, size=(9, 13))   # some cells outside: clamped
+    matrix = rng.uniform(domain[0] - 0.2, domain[1] + 0.2, size=(9, 13))  # some cells outside: clamped
     matrix[2, 3] = np.nan
     stops, points = list(charts.scheme_colours(scheme)), charts.ramp_domain(scheme, domain)
     painted = raster.paint(matrix, scheme, domain)
@@ -70,8 +74,9 @@ def test_paint_matches_a_per_cell_oracle(scheme, domain):
 
 
 def test_vector_heatmap_scale_is_the_same_ramp():
-    spec = heat.template(2, 2, 1, 1, False, "key", "query", charts.SIGNED, True, ".2f", False, 400, 300, False,
-                         False, "masked", False).fill(title="t", domain=charts.ramp_domain(charts.SIGNED, (-1.0, 3.0)))
+    spec = heat.template(
+        2, 2, 1, 1, False, "key", "query", charts.SIGNED, True, ".2f", False, 400, 300, False, False, "masked", False
+    ).fill(title="t", domain=charts.ramp_domain(charts.SIGNED, (-1.0, 3.0)))
     scale = spec["layer"][0]["encoding"]["color"]["scale"]
     assert scale["range"] == list(charts.scheme_colours(charts.SIGNED))
     assert scale["domain"] == charts.ramp_domain(charts.SIGNED, (-1.0, 3.0))
@@ -86,6 +91,7 @@ def _pictures(at) -> dict[str, np.ndarray]:
         if "picture" not in names:
             continue
         import pyarrow as pa
+
         data = next(d for d in chart.proto.datasets if d.name == "picture")
         url = pa.ipc.open_stream(data.data.data).read_all().column("url")[0].as_py()
         assert url.startswith("data:image/png;base64,")
@@ -105,7 +111,7 @@ def test_every_head_map_at_the_maximum_is_a_picture_of_the_traces_weights(stretc
     t = engine.run(state.to_config(controls), state.to_tokens(controls).words).layers[0]
     pictures = _pictures(at)
     assert {f"head {h}" for h in range(16)} <= set(pictures), sorted(pictures)
-    top = float(t.weights.max()) if stretch else 1.0   # one colour scale for all 16 maps
+    top = float(t.weights.max()) if stretch else 1.0  # one colour scale for all 16 maps
     stops, points = list(charts.scheme_colours(charts.WEIGHTS)), charts.ramp_domain(charts.WEIGHTS, (0.0, top))
     rng = np.random.RandomState(0)
     for h in range(16):
@@ -130,52 +136,124 @@ def test_small_maps_stay_vector_with_every_cell_and_a_tooltip():
 
 
 def test_raster_outlines_the_picked_cell_and_the_highlighted_token():
-    data = raster.datasets(np.zeros((6, 6)), list("abcdef"), list("abcdef"), charts.WEIGHTS, (0.0, 1.0),
-                              pick=(1, 2), highlight=5)
+    data = raster.datasets(
+        np.zeros((6, 6)), list("abcdef"), list("abcdef"), charts.WEIGHTS, (0.0, 1.0), pick=(1, 2), highlight=5
+    )
     outline = data["outline"].to_pandas()
     assert outline[~outline["hl"]][["row", "col"]].values.tolist() == [["b", "c"]]
-    assert len(outline[outline["hl"]]) == 11                   # row 5 and column 5, the corner once
+    assert len(outline[outline["hl"]]) == 11  # row 5 and column 5, the corner once
     assert set(outline[outline["hl"]].apply(lambda x: "f" in (x["row"], x["col"]), axis=1)) == {True}
 
 
 def test_every_label_is_drawn_while_the_cells_are_wide_enough_for_it():
     labels = tuple(f"word{i}" for i in range(6))
-    spec = heat.template(len(labels), len(labels), 5, 5, spec_module.tilt(labels), "key", "query", charts.WEIGHTS,
-                         True, ".2f", False, 400, 230, False, False, "masked", False).spec
+    spec = heat.template(
+        len(labels),
+        len(labels),
+        5,
+        5,
+        spec_module.tilt(labels),
+        "key",
+        "query",
+        charts.WEIGHTS,
+        True,
+        ".2f",
+        False,
+        400,
+        230,
+        False,
+        False,
+        "masked",
+        False,
+    ).spec
     axes = {ch: spec["encoding"][ch]["axis"] for ch in ("x", "y")}
-    assert axes["x"]["labelOverlap"] is False and axes["y"]["labelOverlap"] is False      # 38 px cells
+    assert axes["x"]["labelOverlap"] is False and axes["y"]["labelOverlap"] is False  # 38 px cells
     many = tuple(f"w{i}" for i in range(40))
-    spec = heat.template(len(many), len(many), 3, 3, spec_module.tilt(many), "key", "query", charts.WEIGHTS, False,
-                         ".2f", False, 400, 230, False, False, "masked", False).spec
+    spec = heat.template(
+        len(many),
+        len(many),
+        3,
+        3,
+        spec_module.tilt(many),
+        "key",
+        "query",
+        charts.WEIGHTS,
+        False,
+        ".2f",
+        False,
+        400,
+        230,
+        False,
+        False,
+        "masked",
+        False,
+    ).spec
     axes = {ch: spec["encoding"][ch]["axis"] for ch in ("x", "y")}
-    assert axes["x"]["labelOverlap"] is True and axes["y"]["labelOverlap"] is True        # 5.75 px cells
-    assert spec["height"] == spec["width"]                        # a square map stays square
+    assert axes["x"]["labelOverlap"] is True and axes["y"]["labelOverlap"] is True  # 5.75 px cells
+    assert spec["height"] == spec["width"]  # a square map stays square
 
 
 def test_a_wide_matrix_grows_its_rows_so_that_every_token_keeps_its_label():
     tokens, columns = tuple(f"w{i}" for i in range(16)), tuple(str(i) for i in range(32))
-    spec = heat.template(16, 32, 3, 2, spec_module.tilt(columns), "column", "token", charts.SIGNED, False,
-                         ".2f", False, 400, 230, False, False, "masked", False).spec
-    assert spec["width"] == pytest.approx(230) and spec["height"] == 16 * spec_module.ROW_MIN_PX   # 7.2 px wide
+    spec = heat.template(
+        16,
+        32,
+        3,
+        2,
+        spec_module.tilt(columns),
+        "column",
+        "token",
+        charts.SIGNED,
+        False,
+        ".2f",
+        False,
+        400,
+        230,
+        False,
+        False,
+        "masked",
+        False,
+    ).spec
+    assert spec["width"] == pytest.approx(230) and spec["height"] == 16 * spec_module.ROW_MIN_PX  # 7.2 px wide
     assert spec["encoding"]["y"]["axis"]["labelOverlap"] is False
-    assert spec["encoding"]["x"]["axis"]["labelOverlap"] is True                                 # columns thinned
-    tall = heat.template(32, 16, 2, 3, spec_module.tilt(tokens), "column", "token", charts.SIGNED, False,
-                         ".2f", False, 400, 120, False, False, "masked", False).spec
-    assert tall["height"] == 2 * tall["width"]                # rows of 11 px would make it taller than wide
+    assert spec["encoding"]["x"]["axis"]["labelOverlap"] is True  # columns thinned
+    tall = heat.template(
+        32,
+        16,
+        2,
+        3,
+        spec_module.tilt(tokens),
+        "column",
+        "token",
+        charts.SIGNED,
+        False,
+        ".2f",
+        False,
+        400,
+        120,
+        False,
+        False,
+        "masked",
+        False,
+    ).spec
+    assert tall["height"] == 2 * tall["width"]  # rows of 11 px would make it taller than wide
 
 
-@pytest.mark.parametrize("cell, angle, size, every_label", [
-    (38.0, -40, 13, True),      # wide cells: tilted labels at the chart's font
-    (15.6, -90, 13, True),      # 16 tokens in a half column: turned labels, still the chart's font
-    (11.2, -90, 10, True),      # 16 tokens in a per-head map: a smaller font keeps every label
-    (10.5, -90, 13, False),     # too narrow even for the smallest font: Vega thins, at the chart's font
-])
+@pytest.mark.parametrize(
+    "cell, angle, size, every_label",
+    [
+        (38.0, -40, 13, True),  # wide cells: tilted labels at the chart's font
+        (15.6, -90, 13, True),  # 16 tokens in a half column: turned labels, still the chart's font
+        (11.2, -90, 10, True),  # 16 tokens in a per-head map: a smaller font keeps every label
+        (10.5, -90, 13, False),  # too narrow even for the smallest font: Vega thins, at the chart's font
+    ],
+)
 def test_narrow_cells_turn_and_shrink_their_labels_before_any_is_dropped(cell, angle, size, every_label):
     x, y = spec_module.x_axis(cell, True, False), spec_module.y_axis(cell, False)
     assert x["labelAngle"] == angle and x["labelFontSize"] == size and y["labelFontSize"] == size
     assert x["labelOverlap"] is (not every_label) and y["labelOverlap"] is (not every_label)
-    assert x["titleFontSize"] == y["titleFontSize"] == spec_module.FONT          # titles keep their size
-    assert x["labelFlush"] is False and y["labelFlush"] is False    # Streamlit's theme would move the end labels
+    assert x["titleFontSize"] == y["titleFontSize"] == spec_module.FONT  # titles keep their size
+    assert x["labelFlush"] is False and y["labelFlush"] is False  # Streamlit's theme would move the end labels
     if every_label:
         assert cell >= size + spec_module.LABEL_GAP
 
@@ -199,6 +277,10 @@ def test_the_learn_pages_curves_have_titles(monkeypatch):
 
     line_charts.curves([2.0, 1.0], [0.1, 0.9], box=Box())
     monkeypatch.setattr(line_charts.st, "vega_lite_chart", lambda spec, **_: drawn.append(spec))
-    line_charts.history([0, 10], [("previous token", [0.2, 0.9], False)], at_step=None, y_title="mean weight on those keys")
-    assert [spec["title"]["text"] for spec in drawn] == ["loss and accuracy by training step",
-                                                        "mean weight on those keys, by training step"]
+    line_charts.history(
+        [0, 10], [("previous token", [0.2, 0.9], False)], at_step=None, y_title="mean weight on those keys"
+    )
+    assert [spec["title"]["text"] for spec in drawn] == [
+        "loss and accuracy by training step",
+        "mean weight on those keys, by training step",
+    ]

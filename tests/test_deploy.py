@@ -16,6 +16,7 @@ Skipped without Chromium, Playwright or haproxy, unless REQUIRE_BROWSER=1 (CI), 
 Two quick checks without a browser: the generated HAProxy configs pass `haproxy -c`, and the
 committed compose config is the template's current rendering.
 """
+
 from __future__ import annotations
 
 import io
@@ -45,7 +46,7 @@ def haproxy():
 @pytest.fixture
 def cluster():
     """Two replicas and HAProxy on free loopback ports; stopped by their PIDs whatever happens."""
-    run_dir = Path(tempfile.mkdtemp(prefix="lab-deploy-"))      # short: the stats socket's path
+    run_dir = Path(tempfile.mkdtemp(prefix="lab-deploy-"))  # short: the stats socket's path
     port, *ports = bs.free_ports(3)
     lab = replicas.Cluster(2, port=port, replica_ports=ports, run_dir=run_dir)
     try:
@@ -85,14 +86,15 @@ def csv_rows(data: bytes) -> list[list[str]]:
     """The rows of the CSV export's first matrix (X on the Inputs page), header first."""
     lines = data.decode().splitlines()
     assert lines[0] == "# X", lines[:2]
-    block = lines[1:lines.index("")] if "" in lines else lines[1:]
+    block = lines[1 : lines.index("")] if "" in lines else lines[1:]
     return [line.split(",") for line in block]
 
 
 def assert_view(page, seq_len: int) -> None:
     """The page shows seq_len tokens: slider, URL, the X chart's rows; no exception element."""
-    assert page.locator("[data-testid='stException']").count() == 0, \
-        page.locator("[data-testid='stException']").all_inner_texts()
+    assert page.locator("[data-testid='stException']").count() == 0, page.locator(
+        "[data-testid='stException']"
+    ).all_inner_texts()
     assert bs.slider_value(page, SEQ) == seq_len
     assert query(page).get(SEQ) == str(seq_len)
     rows = [shape[0] for shape in bs.chart_shapes(page).values()]
@@ -107,8 +109,9 @@ def settle_after(page, runs, action) -> None:
 
 # ---------------------------------------------------------------------------------- the configs
 def test_compose_config_is_the_template_rendered():
-    assert replicas.COMPOSE_CONFIG.read_text() == replicas.render_compose(), \
+    assert replicas.COMPOSE_CONFIG.read_text() == replicas.render_compose(), (
         "regenerate it: python deploy/replicas.py config --compose > deploy/haproxy-compose.cfg"
+    )
 
 
 def test_generated_configs_pass_haproxy_check(tmp_path):
@@ -117,14 +120,16 @@ def test_generated_configs_pass_haproxy_check(tmp_path):
             pytest.fail("REQUIRE_BROWSER=1 but haproxy is not installed", pytrace=False)
         pytest.skip("haproxy is not installed (apt-get install -y haproxy)")
     local = tmp_path / "haproxy.cfg"
-    local.write_text(replicas.render_local("0.0.0.0", 8500, [("r1", 8501), ("r2", 8502), ("r3", 8503)],
-                                           tmp_path / "haproxy.sock"))
+    local.write_text(
+        replicas.render_local("0.0.0.0", 8500, [("r1", 8501), ("r2", 8502), ("r3", 8503)], tmp_path / "haproxy.sock")
+    )
     replicas.check_config(local)
     # The compose config reads the cookie key from the environment and refuses to load without it.
     replicas.check_config(replicas.COMPOSE_CONFIG, env={**os.environ, replicas.SECRET_ENV: "0" * 64})
     with pytest.raises(RuntimeError, match="dynamic-cookie-key"):
-        replicas.check_config(replicas.COMPOSE_CONFIG,
-                              env={k: v for k, v in os.environ.items() if k != replicas.SECRET_ENV})
+        replicas.check_config(
+            replicas.COMPOSE_CONFIG, env={k: v for k, v in os.environ.items() if k != replicas.SECRET_ENV}
+        )
 
 
 # ------------------------------------------------------------------------------------------ browser
@@ -146,8 +151,9 @@ def test_two_replicas_sticky_downloads_and_failover(playwright, cluster):
         assert served in ("r1", "r2"), context.cookies()
         other = "r2" if served == "r1" else "r1"
         stats = cluster.stats()
-        assert int(stats[served]["scur"]) >= 1 and stats[other]["scur"] == "0", \
+        assert int(stats[served]["scur"]) >= 1 and stats[other]["scur"] == "0", (
             "the page's websocket is on the replica its cookie names"
+        )
 
         thumb = bs.slider(page, SEQ)
         settle_after(page, runs, lambda: (thumb.focus(), thumb.press("ArrowRight")))
@@ -170,7 +176,7 @@ def test_two_replicas_sticky_downloads_and_failover(playwright, cluster):
         assert affinity(context) == other
         cluster.wait_status(served, "DOWN", timeout=10)
         assert int(cluster.stats()[other]["scur"]) >= 1
-        assert_view(page, 5)                         # the drawn view is kept, the controls too
+        assert_view(page, 5)  # the drawn view is kept, the controls too
 
         # The first action runs the script on the new replica, in a new session. The app reads a
         # new session's controls from the URL (seq_len=5); a frontend that sent its own slider value
@@ -181,7 +187,7 @@ def test_two_replicas_sticky_downloads_and_failover(playwright, cluster):
         assert_view(page, now)
         page.screenshot(path=str(ARTIFACTS / "after-failover.png"), full_page=True)
 
-        before = runs.finished                       # a reload: a new session, its view from the URL
+        before = runs.finished  # a reload: a new session, its view from the URL
         page.reload()
         runs.wait_for(page, before + 1, timeout=60)
         bs.wait_ready(page, timeout=60)

@@ -1,5 +1,6 @@
 """Depth in the app: the Layers slider (1–4) and the layer picker on every page, the pre-LayerNorm
 switch, the URL, L = 1 exactly as before, the model view and its click, the Learn page's induction run."""
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -37,8 +38,9 @@ def test_every_page_runs_at_every_depth_on_its_last_layer(page, layers):
     if page in NOTICED:
         assert any("What to notice" in s.value for s in at.success)
     if layers > 1 and page in (PAGE["exercise"], PAGE["experiments"]):
-        assert any("works on layer 0" in i.value or "run on layer 0" in i.value for i in at.info), \
+        assert any("works on layer 0" in i.value or "run on layer 0" in i.value for i in at.info), (
             "the page says which layer it uses"
+        )
 
 
 @pytest.mark.parametrize("layer", [0, 1, 2])
@@ -61,7 +63,7 @@ def test_one_layer_is_exactly_the_single_block_and_layer_0_does_not_depend_on_de
     assert_clean(at)
     golden = engine.run_preset("day33").layers[0]
     shown = _tables(at)[0].column("value").to_numpy(zero_copy_only=False).reshape(golden.T, golden.T)
-    np.testing.assert_allclose(shown, golden.weights[0], rtol=1e-6, atol=1e-8)        # sent as float32
+    np.testing.assert_allclose(shown, golden.weights[0], rtol=1e-6, atol=1e-8)  # sent as float32
     assert dict(at.query_params) == {"preset": "day33"}, "L = 1 is the default: nothing new in the URL"
     for name in ("part4", "day33"):
         base = engine.get_preset(name)
@@ -69,8 +71,9 @@ def test_one_layer_is_exactly_the_single_block_and_layer_0_does_not_depend_on_de
         for layers in (2, 4):
             deep = engine.run(replace(base.config, n_layers=layers), base.tokens).layers[0]
             for field, value in one.arrays().items():
-                np.testing.assert_allclose(getattr(deep, field), value, rtol=1e-12, atol=1e-15,
-                                           err_msg=f"{name} {field} at L={layers}")
+                np.testing.assert_allclose(
+                    getattr(deep, field), value, rtol=1e-12, atol=1e-15, err_msg=f"{name} {field} at L={layers}"
+                )
 
 
 def test_pre_layernorm_switch_changes_the_numbers_and_shows_in_the_formulas():
@@ -99,21 +102,27 @@ def test_layers_and_the_switch_round_trip_through_the_url():
     at = open_app(PAGE["heads"], params)
     assert_clean(at)
     assert dict(at.query_params) == params
-    assert {k: at.session_state[k] for k in ("layers", "layer_norm", "layer")} == {"layers": 3, "layer_norm": True,
-                                                                                   "layer": 2}
-    at.slider(key="layers").set_value(1).run()                 # layer 2 is gone: layer 0, said so
+    assert {k: at.session_state[k] for k in ("layers", "layer_norm", "layer")} == {
+        "layers": 3,
+        "layer_norm": True,
+        "layer": 2,
+    }
+    at.slider(key="layers").set_value(1).run()  # layer 2 is gone: layer 0, said so
     assert_clean(at)
     assert at.session_state["layer"] == 0 and "layer" not in dict(at.query_params)
     assert any("There is no layer 2 with 1 layer; showing layer 0." in i.value.replace("\\", "") for i in at.info)
 
 
-@pytest.mark.parametrize("params, fragment", [
-    ({"layers": "5"}, "layers='5' is not valid"),
-    ({"layers": "two"}, "layers='two' is not valid"),
-    ({"layer_norm": "maybe"}, "layer_norm='maybe' is not valid"),
-    ({"layer": "-1"}, "layer='-1' is not valid"),
-    ({"layers": "2", "layer": "3"}, "There is no layer 3 with 2 layers; showing layer 0."),
-])
+@pytest.mark.parametrize(
+    "params, fragment",
+    [
+        ({"layers": "5"}, "layers='5' is not valid"),
+        ({"layers": "two"}, "layers='two' is not valid"),
+        ({"layer_norm": "maybe"}, "layer_norm='maybe' is not valid"),
+        ({"layer": "-1"}, "layer='-1' is not valid"),
+        ({"layers": "2", "layer": "3"}, "There is no layer 3 with 2 layers; showing layer 0."),
+    ],
+)
 def test_malformed_depth_params_fall_back_with_a_notice(params, fragment):
     at = open_app(None, params)
     assert_clean(at)
@@ -145,14 +154,16 @@ def test_model_view_draws_every_layer_and_head_in_one_picture():
 
 def test_model_view_notice_comes_from_the_numbers():
     from engine import analysis
+
     controls, _ = url.from_params({"layers": "2", "preset": "trained-induction"})
     cfg, words = state.to_config(controls), state.to_tokens(controls).words
     from ui import compute
+
     stack = engine.run(cfg, words, compute.train(cfg, presets.training("trained-induction")).params)
     spread, top, uniform = analysis.map_summary(stack)
     assert spread.shape == top.shape == (2, 2)
     w = analysis.stack_weights(stack)
-    rows = np.arange(len(words)) > 0                                    # the causal mask: row 0 sees one key
+    rows = np.arange(len(words)) > 0  # the causal mask: row 0 sees one key
     np.testing.assert_allclose(top, w.max(axis=-1)[..., rows].mean(axis=-1))
     np.testing.assert_allclose(uniform, np.mean(1 / np.arange(1, len(words) + 1)[rows]))
     at = open_app(PAGE["model"], {"preset": "trained-induction"}, timeout=120)
@@ -172,7 +183,7 @@ def test_clicking_a_map_of_the_model_view_opens_that_head_on_the_per_head_page()
     assert (at.session_state["layer"], at.session_state["head"]) == (2, 3)
     assert dict(at.query_params) == {"layers": "3", "heads": "4", "layer": "2", "head": "3"}
     assert any("Layer 2 of 3" in m.value for m in at.markdown)
-    at.switch_page(PAGE["model"]).run()                        # back again: no stale click re-opens the page
+    at.switch_page(PAGE["model"]).run()  # back again: no stale click re-opens the page
     assert_clean(at)
     assert at.title[0].value == "Model view: every head"
 
@@ -186,6 +197,7 @@ def test_learn_page_trains_induction_and_names_the_drop_and_the_two_heads():
         at.button(key="learn_train").click().run(timeout=120)
     assert_clean(at)
     from ui import compute
+
     task = engine.TASKS["induction"]
     run = compute.train(task.config, presets.training("trained-induction")).run
     fall = engine.steepest_fall(run.losses)
@@ -193,12 +205,16 @@ def test_learn_page_trains_induction_and_names_the_drop_and_the_two_heads():
     assert f"falls most from steps {fall.first}–{fall.step}" in notice
     assert f"averaged over {fall.window} steps" in notice.lower()
     tokens, targets = task.sample(np.random.RandomState(compute.SHARE_SEED), compute.SHARE_SEQUENCES)
-    induction = engine.expected_share(task, run.config, run.params, tokens, targets)          # (L, H)
-    previous = engine.share_per_query(run.config, run.params, tokens,
-                                      np.repeat(np.eye(task.seq_len, k=-1, dtype=bool)[None], len(tokens), 0),
-                                      np.ones(tokens.shape, bool)).mean(axis=-1)               # (L, H)
+    induction = engine.expected_share(task, run.config, run.params, tokens, targets)  # (L, H)
+    previous = engine.share_per_query(
+        run.config,
+        run.params,
+        tokens,
+        np.repeat(np.eye(task.seq_len, k=-1, dtype=bool)[None], len(tokens), 0),
+        np.ones(tokens.shape, bool),
+    ).mean(axis=-1)  # (L, H)
     assert induction[1].max() >= 0.7 and previous[0].max() >= 0.5
-    for layer, head in zip(*np.nonzero(previous >= 0.5)):            # every head past half is named
+    for layer, head in zip(*np.nonzero(previous >= 0.5)):  # every head past half is named
         assert f"layer {layer} head {head} ({previous[layer, head]:.0%})" in notice
     for layer, head in zip(*np.nonzero(induction >= 0.5)):
         assert f"layer {layer} head {head} ({induction[layer, head]:.0%})" in notice
@@ -206,7 +222,7 @@ def test_learn_page_trains_induction_and_names_the_drop_and_the_two_heads():
     drops = _tables(at, "drop")
     assert drops and drops[0].column("step").to_pylist() == [fall.step]
     assert drops[0].column("label").to_pylist() == [f"steepest fall, {fall.window}-step means"]
-    assert drops[0].column("early").to_pylist() == [fall.step < line_charts.EARLY * task.steps]   # its label's side
+    assert drops[0].column("early").to_pylist() == [fall.step < line_charts.EARLY * task.steps]  # its label's side
     assert _tables(at, "boxes")[0].num_rows == 2 * task.config.num_heads
     steps = list(at.select_slider(key="learn_step").options)
     at.select_slider(key="learn_step").set_value(steps[0]).run()
@@ -224,9 +240,10 @@ def test_model_view_picture_paints_each_map_on_the_shared_colour_scale():
 
     from ui.charts import colours as co
     from ui.charts import grid, raster
+
     cfg = engine.Config(d_model=16, num_heads=4, n_layers=3, causal=True)
     stack = engine.run(cfg, "a b c d e f g".split())
-    weights = np.stack([t.weights for t in stack.layers])              # (3, 4, 7, 7)
+    weights = np.stack([t.weights for t in stack.layers])  # (3, 4, 7, 7)
     domain = co.weight_domain(weights)
     url = grid._png(grid.picture(weights, stack.layers[0].mask, domain), domain)
     image = np.array(Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1]))).convert("RGBA"))
@@ -236,8 +253,8 @@ def test_model_view_picture_paints_each_map_on_the_shared_colour_scale():
     for layer in range(3):
         for head in range(4):
             top, left = layer * (side + gap), head * (side + gap)
-            block = image[top: top + side: scale, left: left + side: scale]             # one pixel a cell
+            block = image[top : top + side : scale, left : left + side : scale]  # one pixel a cell
             want = raster.paint(np.where(stack.layers[0].mask, weights[layer, head], np.nan), co.WEIGHTS, domain)
             assert np.abs(block[..., :3].astype(int) - want.astype(int)).max() <= 1
             assert (block[..., 3] == 255).all()
-    assert (image[side: side + gap, :, 3] == 0).all() and (image[:, side: side + gap, 3] == 0).all()
+    assert (image[side : side + gap, :, 3] == 0).all() and (image[:, side : side + gap, 3] == 0).all()

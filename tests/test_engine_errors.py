@@ -1,4 +1,5 @@
 """Every bad input is refused with a ValueError whose message tells a student what to change."""
+
 from __future__ import annotations
 
 import math
@@ -17,7 +18,7 @@ def refuses(fragments, call, *args, **kwargs) -> str:
     with pytest.raises(ValueError) as info:
         call(*args, **kwargs)
     message = str(info.value)
-    for fragment in ([fragments] if isinstance(fragments, str) else fragments):
+    for fragment in [fragments] if isinstance(fragments, str) else fragments:
         assert fragment in message, f"{fragment!r} not in error message {message!r}"
     return message
 
@@ -25,8 +26,7 @@ def refuses(fragments, call, *args, **kwargs) -> str:
 # --------------------------------------------------------------------------- head counts
 def test_heads_that_do_not_divide_d_model():
     refuses(["not divisible", "choose 1, 2, 5 or 10 heads"], engine.Config, d_model=10, num_heads=3)
-    refuses(["d_model=16", "num_heads=3", "choose 1, 2, 4, 8 or 16 heads"],
-            engine.Config, d_model=16, num_heads=3)
+    refuses(["d_model=16", "num_heads=3", "choose 1, 2, 4, 8 or 16 heads"], engine.Config, d_model=16, num_heads=3)
     refuses("choose 1 or 7 heads", engine.Config, d_model=7, num_heads=2)
     refuses("choose 1 heads", engine.Config, d_model=1, num_heads=2)
     refuses("not divisible", engine.run_preset, "part4", d_model=10, num_heads=3)
@@ -92,11 +92,18 @@ def test_seed_edges_are_accepted():
 
 
 # --------------------------------------------------------------------------- choices and flags
-@pytest.mark.parametrize("field, bad, allowed", [
-    ("init", "xavier", "fan_in"), ("init", "", "fixed"), ("init", None, "fan_in"),
-    ("positional", "learned", "sinusoidal"), ("positional", "Sinusoidal", "none"),
-    ("embedding_stream", "random", "weights"), ("embedding_stream", 0, "inputs"),
-])
+@pytest.mark.parametrize(
+    "field, bad, allowed",
+    [
+        ("init", "xavier", "fan_in"),
+        ("init", "", "fixed"),
+        ("init", None, "fan_in"),
+        ("positional", "learned", "sinusoidal"),
+        ("positional", "Sinusoidal", "none"),
+        ("embedding_stream", "random", "weights"),
+        ("embedding_stream", 0, "inputs"),
+    ],
+)
 def test_unknown_choices(field, bad, allowed):
     refuses([field, "must be one of", allowed, repr(bad)], engine.Config, **{field: bad})
 
@@ -107,8 +114,10 @@ def test_flags_must_be_true_or_false(field, bad):
     refuses([field, "True or False"], engine.Config, **{field: bad})
 
 
-@pytest.mark.parametrize("bad", [0, 0.0, -0.1, -1, float("nan"), float("inf"), -float("inf"),
-                                 100.0001, 1e300, "0.1", None, True, complex(1, 0)])
+@pytest.mark.parametrize(
+    "bad",
+    [0, 0.0, -0.1, -1, float("nan"), float("inf"), -float("inf"), 100.0001, 1e300, "0.1", None, True, complex(1, 0)],
+)
 def test_bad_init_scale(bad):
     refuses(["init_scale", "above 0", "at most 100"], engine.Config, init_scale=bad)
 
@@ -126,10 +135,15 @@ def test_init_scale_edges_are_accepted():
         assert engine.Config(init_scale=scale).init_scale == scale
 
 
-@pytest.mark.parametrize("bad, fragment", [
-    (["AI", "builds"], "tuple"), (("AI", ""), "non-empty"), (("AI", 3), "non-empty"),
-    (("AI", "AI"), "same word twice"),
-])
+@pytest.mark.parametrize(
+    "bad, fragment",
+    [
+        (["AI", "builds"], "tuple"),
+        (("AI", ""), "non-empty"),
+        (("AI", 3), "non-empty"),
+        (("AI", "AI"), "same word twice"),
+    ],
+)
 def test_bad_vocab(bad, fragment):
     refuses(["vocab", fragment], engine.Config, vocab=bad)
 
@@ -172,8 +186,12 @@ def test_token_ids_at_the_vocabulary_edges_are_accepted():
 
 
 def test_too_many_tokens():
-    refuses(["too many", f"at most {engine.MAX_TOKENS}"], engine.run, engine.Config(d_model=2, num_heads=1, d_ff=1),
-            ["AI"] * (engine.MAX_TOKENS + 1))
+    refuses(
+        ["too many", f"at most {engine.MAX_TOKENS}"],
+        engine.run,
+        engine.Config(d_model=2, num_heads=1, d_ff=1),
+        ["AI"] * (engine.MAX_TOKENS + 1),
+    )
 
 
 def test_max_tokens_is_accepted():
@@ -217,7 +235,7 @@ def part4():
     return cfg, engine.init_params(cfg)
 
 
-@pytest.mark.parametrize("shape", [(16,), (4, 8), (4, 17), (2, 4, 17), (1, 1)])   # (B, T, C) is a batch
+@pytest.mark.parametrize("shape", [(16,), (4, 8), (4, 17), (2, 4, 17), (1, 1)])  # (B, T, C) is a batch
 def test_forward_wrong_x_shape(part4, shape):
     cfg, params = part4
     refuses(["x must have shape", "(T, 16)", str(shape)], engine.forward, cfg, params, np.zeros(shape))
@@ -226,8 +244,7 @@ def test_forward_wrong_x_shape(part4, shape):
 def test_forward_empty_and_oversized_x(part4):
     cfg, params = part4
     refuses(["0 tokens", f"1..{engine.MAX_TOKENS}"], engine.forward, cfg, params, np.zeros((0, 16)))
-    refuses([f"{engine.MAX_TOKENS + 1} tokens"], engine.forward, cfg, params,
-            np.zeros((engine.MAX_TOKENS + 1, 16)))
+    refuses([f"{engine.MAX_TOKENS + 1} tokens"], engine.forward, cfg, params, np.zeros((engine.MAX_TOKENS + 1, 16)))
 
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
@@ -246,15 +263,24 @@ def test_forward_label_count(part4):
 # --------------------------------------------------------------------------- analysis helpers
 @pytest.fixture(scope="module")
 def trace():
-    return engine.run_preset("part4").layers[0]                                  # 2 heads, 4 tokens
+    return engine.run_preset("part4").layers[0]  # 2 heads, 4 tokens
 
 
-@pytest.mark.parametrize("head, query, key, fragment", [
-    (2, 0, 0, "head=2 is outside 0..1"), (-1, 0, 0, "head=-1"),
-    (0, 4, 0, "query=4 is outside 0..3"), (0, -1, 0, "query=-1"),
-    (0, 0, 4, "key=4 is outside 0..3"), (0, 0, 99, "key=99"),
-    (0, 1.5, 0, "query=1.5"), (True, 0, 0, "head=True"), (0, 0, None, "key=None"), (0, "1", 0, "query=1"),
-])
+@pytest.mark.parametrize(
+    "head, query, key, fragment",
+    [
+        (2, 0, 0, "head=2 is outside 0..1"),
+        (-1, 0, 0, "head=-1"),
+        (0, 4, 0, "query=4 is outside 0..3"),
+        (0, -1, 0, "query=-1"),
+        (0, 0, 4, "key=4 is outside 0..3"),
+        (0, 0, 99, "key=99"),
+        (0, 1.5, 0, "query=1.5"),
+        (True, 0, 0, "head=True"),
+        (0, 0, None, "key=None"),
+        (0, "1", 0, "query=1"),
+    ],
+)
 def test_explain_cell_out_of_range(trace, head, query, key, fragment):
     refuses([fragment, "outside"], analysis.explain_cell, trace, head, query, key)
 

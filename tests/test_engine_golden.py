@@ -4,6 +4,7 @@ The golden files were recorded by running the articles' own scripts; the engine 
 to 1e-12 (relative where a value is larger than 1). Not bit for bit: matrix products take different
 BLAS kernels on different CPUs, so the last bits differ from machine to machine.
 """
+
 from __future__ import annotations
 
 import json
@@ -21,8 +22,11 @@ TOL = 1e-12
 
 def golden(name: str) -> dict[str, np.ndarray]:
     raw = json.loads((GOLDEN / f"{name}.json").read_text())
-    return {key: np.array(entry["values"], dtype=float).reshape(entry["shape"])
-            for key, entry in raw.items() if isinstance(entry, dict)}
+    return {
+        key: np.array(entry["values"], dtype=float).reshape(entry["shape"])
+        for key, entry in raw.items()
+        if isinstance(entry, dict)
+    }
 
 
 def assert_same(actual: np.ndarray, expected: np.ndarray, what: str) -> None:
@@ -86,7 +90,7 @@ def test_the_tolerance_still_catches_a_real_slip():
     must a change in the last of the six digits a page shows; rounding-sized noise must not."""
     trace = engine.run_preset("part4").layers[0]
     gold = golden("part4")["attention_map"]
-    slipped = engine.softmax(trace.scores / np.sqrt(trace.config.d_model))      # (H, T, T)
+    slipped = engine.softmax(trace.scores / np.sqrt(trace.config.d_model))  # (H, T, T)
     with pytest.raises(AssertionError, match="differs from the golden numbers"):
         assert_same(slipped, gold, "√d_model slip")
     with pytest.raises(AssertionError):
@@ -99,9 +103,9 @@ def test_the_tolerance_still_catches_a_real_slip():
 def _outputs(order: list[str]) -> dict[str, engine.Trace]:
     traces = {}
     for name in order:
-        np.random.seed(123)                          # a caller reseeding the global stream must not matter
+        np.random.seed(123)  # a caller reseeding the global stream must not matter
         traces[name] = engine.run_preset(name).layers[0]
-        np.random.rand(7)                            # ... nor a caller consuming it
+        np.random.rand(7)  # ... nor a caller consuming it
     return traces
 
 
@@ -151,7 +155,7 @@ def test_seed_override_changes_the_weights():
     """The seed in the config is what drives the numbers (so the checks above are not vacuous)."""
     base = engine.run_preset("part4").layers[0]
     other = engine.run_preset("part4", seed=43).layers[0]
-    assert np.array_equal(base.x, other.x)                 # inputs come from input_seed
+    assert np.array_equal(base.x, other.x)  # inputs come from input_seed
     assert not np.allclose(base.output, other.output)
     again = engine.run(replace(engine.PRESETS["part4"].config, seed=43), engine.PRESETS["part4"].tokens).layers[0]
     assert_same(again.output, other.output, "seed 43 run twice")

@@ -4,6 +4,7 @@ The oracle shares no code with engine/ (not even a softmax) and never touches nu
 weights and input vectors are turned into nested lists before the oracle sees them. The engine's
 trace is then compared with the oracle stage by stage over many seeded random configurations.
 """
+
 from __future__ import annotations
 
 import math
@@ -15,7 +16,7 @@ import pytest
 
 import engine
 
-REL = 1e-9     # relative tolerance, measured against the largest entry of the stage being compared
+REL = 1e-9  # relative tolerance, measured against the largest entry of the stage being compared
 WORDS = ("AI", "builds", "neural", "models", "the", "cat", "sat", "on", "mat", "qubit", "naïve", "🙂")
 
 
@@ -86,13 +87,13 @@ def o_row_softmax(row, visible):
 @dataclass
 class OracleResult:
     x_in: list
-    scores: list      # [H][T][T]
-    scaled: list      # [H][T][T], None where hidden
-    weights: list     # [H][T][T]
-    heads: list       # [H][T][d_head]
-    concat: list      # [T][C]
+    scores: list  # [H][T][T]
+    scaled: list  # [H][T][T], None where hidden
+    weights: list  # [H][T][T]
+    heads: list  # [H][T][d_head]
+    concat: list  # [T][C]
     after_attn: list  # [T][C]
-    output: list      # [T][C]
+    output: list  # [T][C]
 
 
 def oracle(p, x, *, num_heads, causal, scale_scores, residual, positional, layer_norm):
@@ -154,19 +155,27 @@ def random_case(seed: int):
 CASES = [random_case(s) for s in range(40)]
 CASES += [
     (engine.Config(d_model=1, num_heads=1, d_ff=1, causal=True), ["AI"]),
-    (engine.Config(d_model=24, num_heads=24, d_ff=20, causal=True, layer_norm=True,
-                   positional="sinusoidal"), list(WORDS[:9])),
-    (engine.Config(d_model=7, num_heads=7, d_ff=3, scale_scores=False, init_scale=3.0,
-                   output_projection=False, residual=False), ["the", "cat", "the", "cat"]),
+    (
+        engine.Config(d_model=24, num_heads=24, d_ff=20, causal=True, layer_norm=True, positional="sinusoidal"),
+        list(WORDS[:9]),
+    ),
+    (
+        engine.Config(
+            d_model=7, num_heads=7, d_ff=3, scale_scores=False, init_scale=3.0, output_projection=False, residual=False
+        ),
+        ["the", "cat", "the", "cat"],
+    ),
     (engine.PRESETS["part4"].config, list(engine.PRESETS["part4"].tokens)),
     (engine.PRESETS["day33"].config, list(engine.PRESETS["day33"].tokens)),
 ]
 
 
 def describe(cfg, tokens) -> str:
-    return (f"C={cfg.d_model} H={cfg.num_heads} F={cfg.d_ff} T={len(tokens)} causal={cfg.causal} "
-            f"scale={cfg.scale_scores} pos={cfg.positional} ln={cfg.layer_norm} "
-            f"W_o={cfg.output_projection} res={cfg.residual} init={cfg.init}x{cfg.init_scale}")
+    return (
+        f"C={cfg.d_model} H={cfg.num_heads} F={cfg.d_ff} T={len(tokens)} causal={cfg.causal} "
+        f"scale={cfg.scale_scores} pos={cfg.positional} ln={cfg.layer_norm} "
+        f"W_o={cfg.output_projection} res={cfg.residual} init={cfg.init}x{cfg.init_scale}"
+    )
 
 
 def close(actual: np.ndarray, expected: list, what: str, context: str) -> None:
@@ -197,12 +206,21 @@ def test_engine_matches_oracle_stage_by_stage(cfg, tokens):
     x = engine.embed(cfg, params, tokens)
     trace = engine.forward(cfg, params, x).layers[0]
     # hand the oracle plain lists only
-    plist = {name: (None if getattr(params, name) is None else getattr(params, name).tolist())
-             for name in ("w_q", "w_k", "w_v", "w_o", "w1", "b1", "w2", "b2")}
+    plist = {
+        name: (None if getattr(params, name) is None else getattr(params, name).tolist())
+        for name in ("w_q", "w_k", "w_v", "w_o", "w1", "b1", "w2", "b2")
+    }
     assert (plist["w_o"] is None) == (not cfg.output_projection)
-    ref = oracle(plist, x.tolist(), num_heads=cfg.num_heads, causal=cfg.causal,
-                 scale_scores=cfg.scale_scores, residual=cfg.residual, positional=cfg.positional,
-                 layer_norm=cfg.layer_norm)
+    ref = oracle(
+        plist,
+        x.tolist(),
+        num_heads=cfg.num_heads,
+        causal=cfg.causal,
+        scale_scores=cfg.scale_scores,
+        residual=cfg.residual,
+        positional=cfg.positional,
+        layer_norm=cfg.layer_norm,
+    )
     ctx = describe(cfg, tokens)
 
     close(trace.x_in, ref.x_in, "x_in (input + positions)", ctx)
@@ -210,9 +228,12 @@ def test_engine_matches_oracle_stage_by_stage(cfg, tokens):
     # scaled: visible entries compare as numbers, hidden ones must be -inf in the engine
     hidden = np.array([[[c is None for c in row] for row in head] for head in ref.scaled])
     assert np.array_equal(np.isneginf(trace.scaled), hidden), f"scaled: mask pattern differs ({ctx})"
-    close(np.where(hidden, 0.0, trace.scaled),
-          [[[0.0 if c is None else c for c in row] for row in head] for head in ref.scaled],
-          "scaled scores", ctx)
+    close(
+        np.where(hidden, 0.0, trace.scaled),
+        [[[0.0 if c is None else c for c in row] for row in head] for head in ref.scaled],
+        "scaled scores",
+        ctx,
+    )
     close(trace.weights, ref.weights, "attention weights", ctx)
     assert np.all(trace.weights[hidden] == 0.0), f"hidden keys got non-zero weight ({ctx})"
     close(trace.heads, ref.heads, "per-head outputs weights·V", ctx)
@@ -227,15 +248,33 @@ def test_oracle_is_sensitive():
     params = engine.init_params(cfg)
     x = engine.embed(cfg, params, tokens)
     trace = engine.forward(cfg, params, x).layers[0]
-    plist = {n: (None if getattr(params, n) is None else getattr(params, n).tolist())
-             for n in ("w_q", "w_k", "w_v", "w_o", "w1", "b1", "w2", "b2")}
+    plist = {
+        n: (None if getattr(params, n) is None else getattr(params, n).tolist())
+        for n in ("w_q", "w_k", "w_v", "w_o", "w1", "b1", "w2", "b2")
+    }
     plist["w_k"][0][0] += 1e-6
-    ref = oracle(plist, x.tolist(), num_heads=2, causal=False, scale_scores=True, residual=True,
-                 positional="none", layer_norm=False)
+    ref = oracle(
+        plist,
+        x.tolist(),
+        num_heads=2,
+        causal=False,
+        scale_scores=True,
+        residual=True,
+        positional="none",
+        layer_norm=False,
+    )
     with pytest.raises(AssertionError, match="scores"):
         close(trace.scores, ref.scores, "scores Q·Kᵀ", "perturbed w_k")
     # and unscaled scores are not mistaken for scaled ones
-    ref2 = oracle({**plist, "w_k": params.w_k.tolist()}, x.tolist(), num_heads=2, causal=False,
-                  scale_scores=False, residual=True, positional="none", layer_norm=False)
+    ref2 = oracle(
+        {**plist, "w_k": params.w_k.tolist()},
+        x.tolist(),
+        num_heads=2,
+        causal=False,
+        scale_scores=False,
+        residual=True,
+        positional="none",
+        layer_norm=False,
+    )
     with pytest.raises(AssertionError, match="weights"):
         close(trace.weights, ref2.weights, "attention weights", "unscaled oracle vs scaled engine")

@@ -1,4 +1,5 @@
 """Properties of the engine that must hold for every valid configuration (checked with hypothesis)."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -22,8 +23,7 @@ WORDS = KNOWN + UNKNOWN
 
 # --------------------------------------------------------------------------- strategies
 @strategies.composite
-def configs(draw, *, causal=None, positional=None, residual=None, max_scale=5.0, min_scale=0.05,
-            d_model=(1, 24)):
+def configs(draw, *, causal=None, positional=None, residual=None, max_scale=5.0, min_scale=0.05, d_model=(1, 24)):
     C = draw(strategies.integers(*d_model))
     return engine.Config(
         d_model=C,
@@ -77,7 +77,7 @@ def test_weight_rows_sum_to_one(cfg, tokens):
 def test_causal_mask_gives_exact_zeros(cfg, tokens):
     trace = engine.run(cfg, tokens).layers[0]
     T = len(tokens)
-    hidden = np.triu(np.ones((T, T), dtype=bool), k=1)                 # key j > query i
+    hidden = np.triu(np.ones((T, T), dtype=bool), k=1)  # key j > query i
     assert np.array_equal(trace.visible, ~hidden)
     assert np.all(trace.weights[:, hidden] == 0.0), "a hidden key got a non-zero weight"
     assert np.all(np.isneginf(trace.scaled[:, hidden]))
@@ -102,7 +102,7 @@ def test_heads_split_and_reassemble(cfg, tokens):
     params = engine.init_params(cfg)
     H, dh = cfg.num_heads, cfg.d_head
     source = trace.x_in if trace.x_norm is None else trace.x_norm
-    full = {"q": source @ params.w_q, "k": source @ params.w_k, "v": source @ params.w_v}   # (T, C) each
+    full = {"q": source @ params.w_q, "k": source @ params.w_k, "v": source @ params.w_v}  # (T, C) each
     for h in range(H):
         cols = slice(h * dh, (h + 1) * dh)
         assert np.array_equal(trace.concat[:, cols], trace.heads[h]), f"concat columns of head {h}"
@@ -120,13 +120,28 @@ def test_trace_shapes(cfg, tokens):
     trace = engine.run(cfg, tokens).layers[0]
     T, C, H, dh, F = len(tokens), cfg.d_model, cfg.num_heads, cfg.d_head, cfg.d_ff
     expected = {
-        "x": (T, C), "x_in": (T, C), "q": (H, T, dh), "k": (H, T, dh), "v": (H, T, dh),
-        "scores": (H, T, T), "scaled": (H, T, T), "visible": (T, T), "weights": (H, T, T),
-        "heads": (H, T, dh), "concat": (T, C), "attn": (T, C), "after_attn": (T, C),
-        "ffn_in": (T, C), "ffn_pre": (T, F), "ffn_hidden": (T, F), "ffn_out": (T, C), "output": (T, C),
+        "x": (T, C),
+        "x_in": (T, C),
+        "q": (H, T, dh),
+        "k": (H, T, dh),
+        "v": (H, T, dh),
+        "scores": (H, T, T),
+        "scaled": (H, T, T),
+        "visible": (T, T),
+        "weights": (H, T, T),
+        "heads": (H, T, dh),
+        "concat": (T, C),
+        "attn": (T, C),
+        "after_attn": (T, C),
+        "ffn_in": (T, C),
+        "ffn_pre": (T, F),
+        "ffn_hidden": (T, F),
+        "ffn_out": (T, C),
+        "output": (T, C),
         "positions": (T, C) if cfg.positional == "sinusoidal" else None,
         "x_norm": (T, C) if cfg.layer_norm else None,
-        "x_std": (T, 1) if cfg.layer_norm else None, "after_std": (T, 1) if cfg.layer_norm else None,
+        "x_std": (T, 1) if cfg.layer_norm else None,
+        "after_std": (T, 1) if cfg.layer_norm else None,
     }
     names = {f.name for f in dataclasses.fields(trace)} - {"config", "labels", "layer", "knocked"}
     assert names == set(expected), f"Trace fields changed: {sorted(names ^ set(expected))}"
@@ -168,12 +183,12 @@ def test_trace_is_frozen_all_the_way_down(cfg, tokens):
 def test_forward_does_not_alias_or_alter_the_callers_x():
     cfg = engine.PRESETS["part4"].config
     params = engine.init_params(cfg)
-    x = np.array(engine.embed(cfg, params, ["AI", "builds"]))          # a writeable copy
+    x = np.array(engine.embed(cfg, params, ["AI", "builds"]))  # a writeable copy
     before = x.copy()
     trace = engine.forward(cfg, params, x).layers[0]
     assert x.flags.writeable and np.array_equal(x, before)
-    x[0, 0] = 1e6                                                      # the caller edits its own array...
-    assert trace.x[0, 0] != 1e6                                        # ...the trace is unaffected
+    x[0, 0] = 1e6  # the caller edits its own array...
+    assert trace.x[0, 0] != 1e6  # ...the trace is unaffected
 
 
 @FEW
@@ -190,8 +205,7 @@ def test_no_nan_or_inf_for_valid_configs(cfg, tokens):
 @pytest.mark.parametrize("init", ["fixed", "fan_in"])
 @pytest.mark.parametrize("d_model", [1, 16, 64])
 def test_largest_scale_without_score_scaling_stays_finite(init, d_model):
-    cfg = engine.Config(d_model=d_model, num_heads=1, d_ff=64, init=init, init_scale=100.0,
-                        scale_scores=False)
+    cfg = engine.Config(d_model=d_model, num_heads=1, d_ff=64, init=init, init_scale=100.0, scale_scores=False)
     trace = engine.run(cfg, list(WORDS)).layers[0]
     for name, array in trace.arrays().items():
         if name != "visible":
@@ -216,16 +230,16 @@ def test_init_rules_are_scaled_standard_normals(cfg, scale):
         assert_close(getattr(fixed, name), raw * scale, f"fixed {name}", rel=1e-14)
         assert_close(getattr(fan, name), raw * scale / math.sqrt(fan_in), f"fan_in {name}", rel=1e-14)
     assert np.all(unit.b1 == 0) and np.all(unit.b2 == 0)
-    assert np.array_equal(unit.embeddings, fan.embeddings)             # the table ignores the init rule
+    assert np.array_equal(unit.embeddings, fan.embeddings)  # the table ignores the init rule
 
 
 # --------------------------------------------------------------------------- appending a token
 def old_row_factors(after, T):
     """Z_i / (Z_i + e^{s_i,T}) from after.scaled, computed here with a plain max shift."""
-    s = after.scaled[:, :T, :]                                         # (H, T, T+1)
+    s = after.scaled[:, :T, :]  # (H, T, T+1)
     top = np.max(s, axis=-1, keepdims=True)
     e = np.exp(s - top)
-    z_old = e[..., :T].sum(axis=-1)                                    # (H, T)
+    z_old = e[..., :T].sum(axis=-1)  # (H, T)
     return z_old / (z_old + e[..., T])
 
 
@@ -237,17 +251,18 @@ def test_appending_a_token_rescales_old_rows(cfg, tokens, new):
     T = len(tokens)
     assert np.array_equal(after.x[:T], before.x), "old input vectors changed"
     assert_close(after.scaled[:, :T, :T], before.scaled, "old scaled scores")
-    factors = old_row_factors(after, T)                                # (H, T)
-    assert np.all((factors >= 0) & (factors <= 1))      # 0 or 1 only when the softmax saturates
+    factors = old_row_factors(after, T)  # (H, T)
+    assert np.all((factors >= 0) & (factors <= 1))  # 0 or 1 only when the softmax saturates
     old = after.weights[:, :T, :T]
     np.testing.assert_allclose(old, factors[..., None] * before.weights, rtol=1e-9, atol=1e-13)
     # ratios after/before are one common number per row, equal to that row's factor
     for h in range(cfg.num_heads):
         for i in range(T):
-            ok = (before.weights[h, i] > 1e-8) & (old[h, i] > 1e-200)   # denormals carry few digits
+            ok = (before.weights[h, i] > 1e-8) & (old[h, i] > 1e-200)  # denormals carry few digits
             ratios = old[h, i, ok] / before.weights[h, i, ok]
-            np.testing.assert_allclose(ratios, factors[h, i], rtol=1e-8,
-                                       err_msg=f"row {i} of head {h} was not rescaled uniformly")
+            np.testing.assert_allclose(
+                ratios, factors[h, i], rtol=1e-8, err_msg=f"row {i} of head {h} was not rescaled uniformly"
+            )
     np.testing.assert_allclose(old.sum(axis=-1) + after.weights[:, :T, T], 1.0, atol=1e-12)
 
 
@@ -258,8 +273,8 @@ def test_appending_a_token_without_positions_matches_by_hand():
     after = engine.run(cfg, list(engine.PRESETS["part4"].tokens) + ["today"]).layers[0]
     factors = old_row_factors(after, 4)
     np.testing.assert_allclose(1 - factors, after.weights[:, :4, 4], atol=1e-12)
-    assert np.all(after.weights[:, :4, 4] > 1e-6)                      # the new token really takes a share
-    assert not np.allclose(after.weights[:, :4, :4], before.weights)   # so old rows really did change
+    assert np.all(after.weights[:, :4, 4] > 1e-6)  # the new token really takes a share
+    assert not np.allclose(after.weights[:, :4, :4], before.weights)  # so old rows really did change
 
 
 @FEW
@@ -274,16 +289,14 @@ def test_causal_old_rows_are_unchanged_by_a_new_token(cfg, tokens, new):
 
 
 @FEW
-@given(configs(causal=False, positional="sinusoidal", max_scale=3.0), sentences(1, 8),
-       strategies.sampled_from(WORDS))
+@given(configs(causal=False, positional="sinusoidal", max_scale=3.0), sentences(1, 8), strategies.sampled_from(WORDS))
 def test_rescaling_holds_with_positions(cfg, tokens, new):
     before = engine.run(cfg, tokens).layers[0]
     after = engine.run(cfg, tokens + [new]).layers[0]
     T = len(tokens)
     assert_close(after.positions[:T], before.positions, "old positions")
     factors = old_row_factors(after, T)
-    np.testing.assert_allclose(after.weights[:, :T, :T], factors[..., None] * before.weights,
-                               rtol=1e-9, atol=1e-13)
+    np.testing.assert_allclose(after.weights[:, :T, :T], factors[..., None] * before.weights, rtol=1e-9, atol=1e-13)
 
 
 @FEW
@@ -332,8 +345,9 @@ def test_permuting_tokens_permutes_everything_without_positions(cfg, data):
     perm = data.draw(permutations(len(tokens)))
     original = engine.run(cfg, tokens).layers[0]
     shuffled = engine.run(cfg, [tokens[p] for p in perm]).layers[0]
-    np.testing.assert_allclose(shuffled.weights, original.weights[:, perm][:, :, perm], rtol=0,
-                               atol=weight_tol(original, shuffled))
+    np.testing.assert_allclose(
+        shuffled.weights, original.weights[:, perm][:, :, perm], rtol=0, atol=weight_tol(original, shuffled)
+    )
     assert_close(shuffled.output, original.output[perm], "outputs under a permutation")
 
 
@@ -344,8 +358,10 @@ def test_positions_break_permutation_symmetry(cfg, data):
     perm = data.draw(permutations(len(tokens)))
     original = engine.run(cfg, tokens).layers[0]
     shuffled = engine.run(cfg, [tokens[p] for p in perm]).layers[0]
-    gap = max(float(np.max(np.abs(shuffled.weights - original.weights[:, perm][:, :, perm]))),
-              float(np.max(np.abs(shuffled.output - original.output[perm]))))
+    gap = max(
+        float(np.max(np.abs(shuffled.weights - original.weights[:, perm][:, :, perm]))),
+        float(np.max(np.abs(shuffled.output - original.output[perm]))),
+    )
     assert gap > 1e-3, f"positions made no difference to a shuffled sentence (gap {gap:.2e})"
 
 
@@ -356,8 +372,7 @@ def test_analysis_shuffle(name, seed):
     plain = experiments.shuffle(preset.config, preset.tokens, seed)
     assert not np.array_equal(plain.perm, np.arange(len(preset.tokens)))
     assert plain.weights_error <= 1e-12 and plain.output_error <= 1e-12
-    placed = experiments.shuffle(dataclasses.replace(preset.config, positional="sinusoidal"),
-                              preset.tokens, seed)
+    placed = experiments.shuffle(dataclasses.replace(preset.config, positional="sinusoidal"), preset.tokens, seed)
     assert max(placed.weights_error, placed.output_error) > 1e-3
     assert np.array_equal(placed.perm, plain.perm)
 
@@ -391,7 +406,7 @@ def test_id_and_its_word_share_a_vector():
 @given(configs(), sentences(1, 5), strategies.lists(strategies.sampled_from(UNKNOWN), min_size=1, max_size=4))
 def test_unknown_words_never_shift_the_weight_draws(cfg, tokens, extra):
     reference = engine.init_params(cfg)
-    with_extra = engine.run(cfg, tokens + extra).layers[0]                       # embeds unknown words first
+    with_extra = engine.run(cfg, tokens + extra).layers[0]  # embeds unknown words first
     without = engine.run(cfg, tokens).layers[0]
     again = engine.init_params(cfg)
     for field in dataclasses.fields(reference):
@@ -418,8 +433,9 @@ def test_explain_cell_equals_the_trace(cfg, tokens, data):
     j = data.draw(strategies.integers(0, T - 1))
     work = analysis.explain_cell(trace, h, i, j)
     score = trace.scores[h, i, j]
-    assert math.isclose(work.running[-1], score, rel_tol=1e-12,
-                        abs_tol=1e-12 * max(1.0, float(np.max(np.abs(trace.scores[h, i])))))
+    assert math.isclose(
+        work.running[-1], score, rel_tol=1e-12, abs_tol=1e-12 * max(1.0, float(np.max(np.abs(trace.scores[h, i]))))
+    )
     assert work.score == score
     assert work.weight == pytest.approx(trace.weights[h, i, j], rel=1e-12, abs=1e-15)
     assert work.visible == bool(trace.visible[i, j])
@@ -467,6 +483,6 @@ def test_an_unknown_words_remembered_draw_is_read_only_and_the_same_as_a_fresh_o
     cfg = engine.get_preset("part4").config
     first = tokens.unknown_word_vector(cfg, "zebra")
     with pytest.raises(ValueError):
-        first[0] = 1.0                                   # the remembered draw cannot be changed in place
+        first[0] = 1.0  # the remembered draw cannot be changed in place
     fresh = np.random.RandomState(tokens._word_seed("zebra", cfg.input_seed)).randn(cfg.d_model)
     assert np.array_equal(tokens.unknown_word_vector(cfg, "zebra"), fresh)

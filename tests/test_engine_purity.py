@@ -1,5 +1,6 @@
 """The engine is plain NumPy, and the services beside it plain Python: importing and running them pulls in no
 app or dataframe library."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -22,7 +23,7 @@ print(json.dumps({"loaded": sorted(m for m in sys.modules if m.split(".")[0] in 
 
 def test_engine_imports_no_app_libraries():
     result = run_probe(PROBE % (FORBIDDEN,))
-    assert Path(result["engine_file"]).resolve().parent == ROOT / "engine"   # the project's engine, not another
+    assert Path(result["engine_file"]).resolve().parent == ROOT / "engine"  # the project's engine, not another
     assert result["T"] == 4
     assert result["loaded"] == [], f"the engine pulled in {result['loaded']}"
 

@@ -1,5 +1,6 @@
 """The T → T+1 token exercise: engine/exercise.py against plain-Python formulas, its words (ui/prose/exercise.py),
 and the page in AppTest."""
+
 from __future__ import annotations
 
 import math
@@ -64,7 +65,7 @@ def test_factors_equal_the_plain_formula(cfg, tokens, new):
         rows = exercise.old_rows(ext, head)
         np.testing.assert_allclose(rows.factor, plain_factors(cfg, tokens, new, head), rtol=1e-12, atol=0)
         np.testing.assert_allclose(rows.lost, ext.after.weights[head, : len(tokens), len(tokens)], atol=1e-15)
-        np.testing.assert_allclose(rows.ratio_min, rows.factor, rtol=1e-12)   # new/old is one number per row
+        np.testing.assert_allclose(rows.ratio_min, rows.factor, rtol=1e-12)  # new/old is one number per row
         np.testing.assert_allclose(rows.ratio_max, rows.factor, rtol=1e-12)
         np.testing.assert_allclose(rows.z * (1 - rows.factor) / rows.factor, rows.exp_new, rtol=1e-9)
         assert np.all(rows.row_error <= 1e-15)
@@ -84,8 +85,8 @@ def test_causal_mask_leaves_the_first_rows_identical(cfg, tokens, new):
     assert exercise.outputs(ext).changed == 0
     assert exercise_words.sentences(ext, 0)[0].startswith("No old row lost any attention")
     assert exercise_words.verdict(ext, 0, "unchanged")[0] == "right"
-    assert exercise_words.verdict(ext, 0, "own_factor")[0] == "right"             # factor 1 for each row: true, and more
-    assert exercise_words.verdict(ext, 0, "same_factor")[0] == "wrong"            # nothing shrinks
+    assert exercise_words.verdict(ext, 0, "own_factor")[0] == "right"  # factor 1 for each row: true, and more
+    assert exercise_words.verdict(ext, 0, "same_factor")[0] == "wrong"  # nothing shrinks
     assert exercise_words.right_predictions(ext, 0) == ["unchanged", "own_factor"]
 
 
@@ -95,11 +96,14 @@ def test_positions_change_the_inputs_but_keep_the_invariant(cfg, tokens, new):
     ext = analysis.extend(exercise.variant(cfg, "positions"), tokens, new)
     twist = exercise.twist(plain, ext, "positions")
     assert twist.ratio_error <= 1e-12 and twist.score_change <= 1e-12
-    assert twist.input_shift > 0.5                                    # position 1's code alone moves by ~0.84
+    assert twist.input_shift > 0.5  # position 1's code alone moves by ~0.84
     for head in range(cfg.num_heads):
-        np.testing.assert_allclose(exercise.old_rows(ext, head).factor, plain_factors(ext.before.config, tokens, new, head),
-                                   rtol=1e-12)
-    assert "ratio error" in exercise_words.twist_sentence(twist, ext) and "already on" not in exercise_words.twist_sentence(twist, ext)
+        np.testing.assert_allclose(
+            exercise.old_rows(ext, head).factor, plain_factors(ext.before.config, tokens, new, head), rtol=1e-12
+        )
+    assert "ratio error" in exercise_words.twist_sentence(
+        twist, ext
+    ) and "already on" not in exercise_words.twist_sentence(twist, ext)
     again = exercise.twist(ext, ext, "positions")
     assert again.already_on and "already on in the sidebar" in exercise_words.twist_sentence(again, ext)
 
@@ -155,28 +159,33 @@ def test_outputs_name_the_row_that_moved_most():
     change = [math.dist(a, b) for a, b in zip(ext.after.output[:4].tolist(), ext.before.output.tolist())]
     np.testing.assert_allclose(out.change, change, rtol=1e-12)
     assert out.changed == 4
-    assert exercise_words.output_sentence(ext, out).startswith(f"All 4 old output rows changed: ‘{ext.before.labels[int(np.argmax(change))]}’")
+    assert exercise_words.output_sentence(ext, out).startswith(
+        f"All 4 old output rows changed: ‘{ext.before.labels[int(np.argmax(change))]}’"
+    )
 
 
 # --------------------------------------------------------------------------- engine: the new token
-@pytest.mark.parametrize("kind, value, fragment", [
-    ("id", 10, "outside the vocabulary"),
-    ("id", -1, "outside the vocabulary"),
-    ("id", 2.5, "whole-number id"),
-    ("id", True, "whole-number id"),
-    ("id", None, "choose a vocabulary id"),
-    ("id", "3", "choose a vocabulary id"),
-    ("word", "", "box is empty"),
-    ("word", "   \t", "box is empty"),
-    ("word", "two words", "single word"),
-    ("word", "x" * 30, "at most 24"),
-    ("word", "<b>hi</b>", "looks like HTML"),
-    ("word", "<script>alert(1)</script>", "looks like HTML"),
-    ("word", "<img src=x onerror=alert(1)>", "single word"),
-    ("word", "\u200b", "only invisible characters"),
-    ("word", 5, "must be text"),
-    ("emoji", "x", "one of"),
-])
+@pytest.mark.parametrize(
+    "kind, value, fragment",
+    [
+        ("id", 10, "outside the vocabulary"),
+        ("id", -1, "outside the vocabulary"),
+        ("id", 2.5, "whole-number id"),
+        ("id", True, "whole-number id"),
+        ("id", None, "choose a vocabulary id"),
+        ("id", "3", "choose a vocabulary id"),
+        ("word", "", "box is empty"),
+        ("word", "   \t", "box is empty"),
+        ("word", "two words", "single word"),
+        ("word", "x" * 30, "at most 24"),
+        ("word", "<b>hi</b>", "looks like HTML"),
+        ("word", "<script>alert(1)</script>", "looks like HTML"),
+        ("word", "<img src=x onerror=alert(1)>", "single word"),
+        ("word", "\u200b", "only invisible characters"),
+        ("word", 5, "must be text"),
+        ("emoji", "x", "one of"),
+    ],
+)
 def test_bad_new_tokens_are_refused_readably(kind, value, fragment):
     with pytest.raises(ValueError, match=None) as info:
         exercise_words.parse_next_token(DAY33.config, kind, value)
@@ -189,10 +198,18 @@ def test_good_new_tokens():
     assert exercise_words.parse_next_token(cfg, "id", 3.0) == 3
     assert exercise_words.parse_next_token(cfg, "word", "  today ") == "today"
     assert exercise_words.parse_next_token(cfg, "word", ".") == "."
-    assert exercise_words.parse_next_token(cfg, "word", "a<b") == "a<b"            # a lone < is not markup
+    assert exercise_words.parse_next_token(cfg, "word", "a<b") == "a<b"  # a lone < is not markup
     assert exercise_words.parse_next_token(cfg, "word", "x" * 24) == "x" * 24
-    assert exercise_words.ordinal(6) == "6th" and exercise_words.ordinal(2) == "2nd" and exercise_words.ordinal(13) == "13th"
-    assert exercise_words.ordinal(21) == "21st" and exercise_words.ordinal(33) == "33rd" and exercise_words.ordinal(112) == "112th"
+    assert (
+        exercise_words.ordinal(6) == "6th"
+        and exercise_words.ordinal(2) == "2nd"
+        and exercise_words.ordinal(13) == "13th"
+    )
+    assert (
+        exercise_words.ordinal(21) == "21st"
+        and exercise_words.ordinal(33) == "33rd"
+        and exercise_words.ordinal(112) == "112th"
+    )
     with pytest.raises(ValueError, match="twist must be"):
         exercise.variant(cfg, "layer_norm")
 
@@ -243,7 +260,7 @@ def test_page_before_reveal_shows_nothing_of_the_longer_run(params, T):
     assert_clean(at)
     assert at.title[0].value == "Exercise: one more token" and f"{T} tokens, so one more makes {T + 1}" in all_text(at)
     assert at.radio(key="ex_prediction").value is None
-    assert at.button(key="ex_reveal").disabled                         # a prediction first
+    assert at.button(key="ex_reveal").disabled  # a prediction first
     assert not at.button(key="ex_reveal_now").disabled
     assert len(tables(at)) == 0 and len(at.metric) == 0
     preset = DAY33 if params else PART4
@@ -297,7 +314,7 @@ def test_the_verdict_judges_the_prediction_made_before_the_reveal():
     assert at.warning[0].value.startswith("**You predicted:** The order") and "Not quite" in at.warning[0].value
     words = next(m.value for m in at.markdown if m.value.startswith("**Your words:**"))
     assert "\\*\\*bold\\*\\*" in words and "\\<b\\>" in words and "\\$y\\$" in words
-    at.radio(key="ex_prediction").set_value("own_factor").run()          # changing it afterwards changes nothing
+    at.radio(key="ex_prediction").set_value("own_factor").run()  # changing it afterwards changes nothing
     assert at.warning[0].value.startswith("**You predicted:** The order")
 
 
@@ -321,14 +338,17 @@ def test_typed_word_and_back_to_default():
     assert at.radio(key="ex_token_kind").value == "id" and at.number_input(key="ex_token_id").value == 2
 
 
-@pytest.mark.parametrize("kind, value, fragment", [
-    ("word", "", "box is empty"),
-    ("word", "<script>alert(1)</script>", "looks like HTML markup"),
-    ("word", "<b>hi</b>", "looks like HTML markup"),
-    ("word", "two words", "single word"),
-    ("id", 99, "outside the vocabulary"),
-    ("id", -3, "outside the vocabulary"),
-])
+@pytest.mark.parametrize(
+    "kind, value, fragment",
+    [
+        ("word", "", "box is empty"),
+        ("word", "<script>alert(1)</script>", "looks like HTML markup"),
+        ("word", "<b>hi</b>", "looks like HTML markup"),
+        ("word", "two words", "single word"),
+        ("id", 99, "outside the vocabulary"),
+        ("id", -3, "outside the vocabulary"),
+    ],
+)
 def test_bad_new_token_gives_a_readable_warning(kind, value, fragment):
     at = open_app(PAGE, {"preset": "day33"})
     at.radio(key="ex_token_kind").set_value(kind).run()
@@ -339,7 +359,7 @@ def test_bad_new_token_gives_a_readable_warning(kind, value, fragment):
     assert_clean(at)
     warnings = [w.value for w in at.warning]
     assert len(warnings) == 1 and fragment in warnings[0], warnings
-    assert "<script>" not in warnings[0] and "<b>" not in warnings[0]        # shown escaped, as text
+    assert "<script>" not in warnings[0] and "<b>" not in warnings[0]  # shown escaped, as text
     assert not any(b.key in ("ex_reveal", "ex_reveal_now") for b in at.button)
     assert len(tables(at)) == 0
 
@@ -352,7 +372,7 @@ def test_twists_causal_and_positions():
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["max change, first 5 rows"] == "0"
     assert float(metrics["ratio error"]) <= 1e-12 and metrics["max change of old scores"] == "0"
-    assert at.session_state["causal"] is False                        # the sidebar keeps its values
+    assert at.session_state["causal"] is False  # the sidebar keeps its values
     assert any("With the causal mask" in m.value for m in at.markdown)
 
 
@@ -364,8 +384,14 @@ def test_sidebar_causal_mask_keeps_every_old_row():
     assert any(m.value.startswith("No old output row changed") for m in at.markdown)
 
 
-@pytest.mark.parametrize("params, T", [({"seq_len": "64", "d_model": "128", "heads": "16"}, 64),
-                                       ({"seq_len": "2"}, 2), ({"preset": "day33", "seq_len": "12"}, 12)])
+@pytest.mark.parametrize(
+    "params, T",
+    [
+        ({"seq_len": "64", "d_model": "128", "heads": "16"}, 64),
+        ({"seq_len": "2"}, 2),
+        ({"preset": "day33", "seq_len": "12"}, 12),
+    ],
+)
 def test_slider_extremes(params, T):
     at = reveal(open_app(PAGE, params), prediction=None)
     at.toggle(key="ex_twist_causal").set_value(True).run()
@@ -378,17 +404,24 @@ def test_slider_extremes(params, T):
 def test_a_model_that_learned_text_reads_the_typed_word_as_the_sidebar_does():
     task = engine.TASKS["text"]
     cfg, read = task.config, task.read
-    assert exercise_words.parse_next_token(cfg, "word", "She", read=read) == "she"          # lowercased, a known token
-    assert exercise_words.parse_next_token(cfg, "word", "Zzyzx", read=read) == "<unk>"      # outside the vocabulary
+    assert exercise_words.parse_next_token(cfg, "word", "She", read=read) == "she"  # lowercased, a known token
+    assert exercise_words.parse_next_token(cfg, "word", "Zzyzx", read=read) == "<unk>"  # outside the vocabulary
     assert exercise_words.parse_next_token(cfg, "word", "<unk>", read=read) == "<unk>"
-    assert exercise_words.parse_next_token(cfg, "word", "Zzyzx") == "Zzyzx"                 # without a reader: as typed
+    assert exercise_words.parse_next_token(cfg, "word", "Zzyzx") == "Zzyzx"  # without a reader: as typed
     with pytest.raises(ValueError, match=r"read as 3 tokens \(‘\.’ ‘\.’ ‘\.’\): type one of them"):
         exercise_words.parse_next_token(cfg, "word", "...", read=read)
-    with pytest.raises(ValueError, match="looks like HTML markup"):                # refused before it is read
+    with pytest.raises(ValueError, match="looks like HTML markup"):  # refused before it is read
         exercise_words.parse_next_token(cfg, "word", "<b>x</b>", read=read)
     said = exercise_words.unknown_note(cfg, " Zzyzx ", "<unk>", read)
-    assert said == " ‘Zzyzx’ is not among the 1,000 tokens this model knows, so it reads ‘\\<unk\\>’ there, as the sidebar does."
-    assert exercise_words.unknown_note(cfg, "she", "she", read) == exercise_words.unknown_note(cfg, "<unk>", "<unk>", read) == ""
+    assert (
+        said
+        == " ‘Zzyzx’ is not among the 1,000 tokens this model knows, so it reads ‘\\<unk\\>’ there, as the sidebar does."
+    )
+    assert (
+        exercise_words.unknown_note(cfg, "she", "she", read)
+        == exercise_words.unknown_note(cfg, "<unk>", "<unk>", read)
+        == ""
+    )
     assert exercise_words.unknown_note(cfg, "Zzyzx", "<unk>", None) == ""
 
 
@@ -397,15 +430,17 @@ def test_the_english_text_exercise_folds_its_vocabulary_and_reads_an_unknown_wor
     assert_clean(at)
     captions = [c.value for c in at.caption]
     assert any(c.startswith("Vocabulary: 1,000 tokens, ids 0 to 999 (listed below).") for c in captions)
-    assert not any("Vocabulary (id, word)" in c for c in captions)                # not 1,000 pairs in a caption
-    assert [e.label for e in at.expander if e.label.startswith("The vocabulary")] == ["The vocabulary: 1,000 tokens (id, word)"]
+    assert not any("Vocabulary (id, word)" in c for c in captions)  # not 1,000 pairs in a caption
+    assert [e.label for e in at.expander if e.label.startswith("The vocabulary")] == [
+        "The vocabulary: 1,000 tokens (id, word)"
+    ]
     assert at.text_input(key="ex_token_word").help.startswith("One word, read as the sidebar reads its sentence")
     at.text_input(key="ex_token_word").input("Zzyzx").run()
     assert_clean(at)
     said = next(c.value for c in at.caption if c.value.startswith("The 33rd token is"))
     assert said.startswith("The 33rd token is ‘\\<unk\\>’: vocabulary id 0, its row of the embedding table.")
     assert "‘Zzyzx’ is not among the 1,000 tokens this model knows" in said
-    at.session_state["ex_vocab_open"] = True                                       # the list, once opened
+    at.session_state["ex_vocab_open"] = True  # the list, once opened
     at.run()
     listed = [c.value for c in at.caption if c.value.startswith("0 ‘\\<unk\\>’ · 1 ")]
     assert len(listed) == 1 and listed[0].count(" · ") == 999

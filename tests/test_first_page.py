@@ -1,5 +1,6 @@
 """A fresh server's first page needs no pandas (0.34 s of its first run): its tables are Markdown and its
 chart's columns are Arrow built from buffers; pandas is imported in the background a little later."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -30,9 +31,9 @@ print(json.dumps({{"drawn": drawn, "later": "pandas" in sys.modules, "charts": l
 
 def test_the_first_page_is_drawn_without_pandas_which_comes_later():
     held = run_probe(FIRST_PAGE.format(later=1e6, wait=0, params={}, page=""))
-    assert held == {"drawn": False, "later": False, "charts": 1, "tables": 1}      # drawn: a chart, a table
+    assert held == {"drawn": False, "later": False, "charts": 1, "tables": 1}  # drawn: a chart, a table
     warmed = run_probe(FIRST_PAGE.format(later=0.05, wait=3, params={}, page=""))
-    assert warmed["drawn"] is False and warmed["later"] is True                    # then imported
+    assert warmed["drawn"] is False and warmed["later"] is True  # then imported
 
 
 MODEL_VIEW = """
@@ -58,9 +59,15 @@ def plain_cells(matrix, rows, cols, mask=None, pick=None, why="", highlight=None
     for i in range(len(rows)):
         for j in range(len(cols)):
             hidden = mask is not None and not mask[i][j]
-            cell = {"row": str(rows[i]), "col": str(cols[j]), "r": i, "c": j,
-                    "value": None if hidden else float(np.float32(matrix[i][j])), "pick": pick == (i, j),
-                    "nz": not hidden and matrix[i][j] != 0}
+            cell = {
+                "row": str(rows[i]),
+                "col": str(cols[j]),
+                "r": i,
+                "c": j,
+                "value": None if hidden else float(np.float32(matrix[i][j])),
+                "pick": pick == (i, j),
+                "nz": not hidden and matrix[i][j] != 0,
+            }
             if mask is not None:
                 cell["why"] = why if hidden else ""
             if highlight is not None:
@@ -71,20 +78,21 @@ def plain_cells(matrix, rows, cols, mask=None, pick=None, why="", highlight=None
     return out
 
 
-@pytest.mark.parametrize("R, C", [(1, 1), (4, 16), (9, 9), (130, 3)])      # 130 rows: int16 codes
+@pytest.mark.parametrize("R, C", [(1, 1), (4, 16), (9, 9), (130, 3)])  # 130 rows: int16 codes
 def test_cells_built_from_buffers_hold_every_cell(R, C):
     rng = np.random.RandomState(R * 100 + C)
     matrix = rng.standard_normal((R, C))
-    rows = [f"tok<{i}>|é" for i in range(R)]                 # markup, a pipe and a non-ASCII letter
+    rows = [f"tok<{i}>|é" for i in range(R)]  # markup, a pipe and a non-ASCII letter
     cols = [str(j) for j in range(C)]
     mask = rng.rand(R, C) > 0.3
     expected = rng.rand(R, C) > 0.5
     pick = (R // 2, C - 1)
-    table = maps.cells(matrix, rows, cols, mask=mask, pick=pick, why="the key comes later",
-                       highlight=R - 1, expected=expected)
+    table = maps.cells(
+        matrix, rows, cols, mask=mask, pick=pick, why="the key comes later", highlight=R - 1, expected=expected
+    )
     assert isinstance(table, pa.Table)
     assert table.to_pylist() == plain_cells(matrix, rows, cols, mask, pick, "the key comes later", R - 1, expected)
-    bare = maps.cells(matrix, rows, cols)                    # no mask, no pick: every value, no flag set
+    bare = maps.cells(matrix, rows, cols)  # no mask, no pick: every value, no flag set
     assert bare.to_pylist() == plain_cells(matrix, rows, cols)
     assert bare.column_names == ["row", "col", "r", "c", "value", "pick", "nz"]
 
@@ -104,7 +112,8 @@ def test_the_poll_store_loads_sqlalchemy_only_when_a_room_is_opened(tmp_path):
     """The poll's store is SQLAlchemy Core (0.4 s to import): a page without a room does not import it; a
     student's link to a room does (and says the room is not there, without a traceback)."""
     import os
-    os.environ["ATTENTION_LAB_POLL_DB"] = str(tmp_path / "poll.sqlite3")          # the probe inherits it
+
+    os.environ["ATTENTION_LAB_POLL_DB"] = str(tmp_path / "poll.sqlite3")  # the probe inherits it
     try:
         assert run_probe(POLL_IMPORTS.format(params={})) == {"sqlalchemy": False, "errors": []}
         assert run_probe(POLL_IMPORTS.format(params={"present": "1"})) == {"sqlalchemy": False, "errors": []}

@@ -1,6 +1,7 @@
 """Issue 32: one quantity, one number. One test (or a few) per defect of the issue, numbered as it numbers
 them, each at the settings the issue gives; each fails without its fix. Trained numbers are read from the
 run in use (ui.compute at the same settings), never written down: training differs between CPUs."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -48,10 +49,10 @@ def test_defect03_poll_accepts_every_key_tied_with_the_top(poll_db):
     params = {"preset": "trained-max"}
     t = trace(params)
     row = analysis.read_head(t, 0)[1][t.T - 1]
-    assert row.kind == "lean" and len(row.top) >= 2                   # '5' three times, no positions: a tie
+    assert row.kind == "lean" and len(row.top) >= 2  # '5' three times, no positions: a tie
     q, page = asked_on_page("softmax", params)
     assert q.answers == tuple(str(j) for j in row.top)
-    shown = column(page, "attends most to")[t.T - 1]                   # the page's own reading of that row
+    shown = column(page, "attends most to")[t.T - 1]  # the page's own reading of that row
     assert shown == " = ".join(t.labels[j] for j in row.top) + " (tie)"
 
 
@@ -70,10 +71,20 @@ def test_defect09_poll_on_an_even_row_grades_the_pages_answer(poll_db, preset):
 # =========================================================================== 10 · one scale of magnitude words
 def test_defect10_magnitude_words_follow_one_scale():
     from ui.prose.numbers import LARGE, SMALL, TINY, next_to
+
     assert (TINY, SMALL, LARGE) == (1e-3, 0.2, 5.0)
     assert [next_to(x) for x in (1e-5, 0.15, 0.2, 1 / 3, 0.9, 1.0, 1.7, 4.9, 5.0, 1e9)] == [
-        "tiny next to", "small next to", "small next to", "33% of", "90% of", "about as large as", "1.7 times", "4.9 times",
-        "large next to", "large next to"]
+        "tiny next to",
+        "small next to",
+        "small next to",
+        "33% of",
+        "90% of",
+        "about as large as",
+        "1.7 times",
+        "4.9 times",
+        "large next to",
+        "large next to",
+    ]
 
 
 def test_defect10_a_third_is_not_large_next_to_its_old_total():
@@ -81,6 +92,7 @@ def test_defect10_a_third_is_not_large_next_to_its_old_total():
     from ui.prose import exercise as exercise_words
     from ui.prose.numbers import next_to, parse
     import re
+
     c, cfg, tokens, training = setting({"preset": "part4"})
     ext = compute.extension(cfg, tokens, state.next_word(c), training)
     said = exercise_words.sentences(ext, 0)[0]
@@ -108,16 +120,19 @@ def test_defect02_factors_of_one_the_page_its_verdicts_and_the_poll_agree():
     c, cfg, tokens, training = setting(params)
     ext = compute.extension(cfg, tokens, state.next_word(c), training)
     shares = old_rows(ext, 0).lost
-    assert 0 < shares.max() <= SAME                       # the issue's setting: visible, every factor 1 up to rounding
+    assert 0 < shares.max() <= SAME  # the issue's setting: visible, every factor 1 up to rounding
     right = questions.exercise_prediction(ext, 0).answers
     assert right == ["unchanged", "own_factor"] == exercise_words.right_predictions(ext, 0)
     for choice in exercise_words.PREDICTIONS:
         at = revealed(params, choice)
         said = text_of(at)
-        assert not one_minus_tiny(said) and not same_item_twice(said), (choice, one_minus_tiny(said),
-                                                                         same_item_twice(said))
+        assert not one_minus_tiny(said) and not same_item_twice(said), (
+            choice,
+            one_minus_tiny(said),
+            same_item_twice(said),
+        )
         boxes = {"right": at.success, "wrong": at.warning}
-        status = "right" if choice in right else "wrong"                 # the poll's grade, on the page
+        status = "right" if choice in right else "wrong"  # the poll's grade, on the page
         assert any("You predicted" in b.value for b in boxes[status]), (choice, status)
     assert "every factor Z/(Z + e^s) = 1 − share is 1 up to rounding" in said
 
@@ -132,8 +147,8 @@ def test_defect14_the_exercise_has_one_name_true_at_every_setting(poll_db, param
     step = [c.value for c in at.caption if c.value.startswith("Step ")]
     ask = [b.label for b in at.button if b.key == participant.ASK]
     assert at.title[0].value == name and step and step[0].endswith(" · " + name)
-    assert ask and name.split(": ")[1] in ask[0]                          # "one more token"
-    assert "→" not in name + step[0] + ask[0]                            # no length that holds at one setting only
+    assert ask and name.split(": ")[1] in ask[0]  # "one more token"
+    assert "→" not in name + step[0] + ask[0]  # no length that holds at one setting only
 
 
 # =========================================================================== 4 · what a later layer does, measured
@@ -141,19 +156,20 @@ def test_defect14_the_exercise_has_one_name_true_at_every_setting(poll_db, param
 def test_defect04_the_later_layers_sentence_says_what_the_numbers_say(params):
     from engine import exercise
     from test_words import text_of
+
     c, cfg, tokens, training = setting(params)
     new = state.next_word(c)
     d = exercise.deeper(compute.stack(cfg, tokens, training), compute.stack(cfg, (*tokens, new), training))
     at = open_app(PAGE["exercise"], params, timeout=180)
     before = text_of(at)
-    assert "which the new token changes too" not in before             # no claim before the numbers are shown
+    assert "which the new token changes too" not in before  # no claim before the numbers are shown
     at.button(key=exercise_keys.REVEAL_NOW).click().run()
     assert_clean(at)
     said = [m.value for m in at.markdown if "old rows stayed as they were" in m.value or "can change too" in m.value]
     assert len(said) == 1
     moved = bool(np.max(d.weights[1:]) > exercise.SAME)
     assert ("can change too" in said[0]) == moved, (said[0], d)
-    if cfg.causal:                                                      # the mask: exactly nothing, every layer
+    if cfg.causal:  # the mask: exactly nothing, every layer
         assert not moved and np.max(d.outputs) <= exercise.SAME * max(1.0, float(np.max(d.scale)))
 
 
@@ -161,17 +177,20 @@ def test_defect04_the_later_layers_sentence_says_what_the_numbers_say(params):
 @pytest.mark.parametrize("params", [{"preset": "part4"}, {"preset": "day33"}, {"layers": "3"}])
 def test_defect08_model_view_judges_evenness_by_rows_as_the_heads_page_does(params):
     from test_words import notice
+
     c, cfg, tokens, training = setting(params)
     stack = compute.stack(cfg, tokens, training)
-    rows = np.stack([analysis.spread(t.weights, t.visible) for t in stack.layers])   # (L, H, T)
+    rows = np.stack([analysis.spread(t.weights, t.visible) for t in stack.layers])  # (L, H, T)
     chosen = rows[~np.isnan(rows)]
     even = int(np.count_nonzero(chosen >= analysis.NEAR_UNIFORM))
     said = notice(open_app(PAGE["model"], params, timeout=120))
     assert ("Every row of every map is spread almost evenly" in said) == (even == chosen.size)
-    assert "Every map is spread almost evenly" not in said                      # a mean is not a row
+    assert "Every map is spread almost evenly" not in said  # a mean is not a row
     if 0 < even < chosen.size:
         assert f"{even} of {chosen.size} rows that have a choice are spread almost evenly" in said
-        heads = notice(open_app(PAGE["heads"], {**params, "layer": str(int(np.nanargmin(np.nanmin(rows, axis=(1, 2)))))}))
+        heads = notice(
+            open_app(PAGE["heads"], {**params, "layer": str(int(np.nanargmin(np.nanmin(rows, axis=(1, 2)))))})
+        )
         assert "the sharpest row is" in heads and said.split("the sharpest row is ")[1].split(" in ")[0] in heads
 
 
@@ -179,10 +198,11 @@ def test_defect08_model_view_judges_evenness_by_rows_as_the_heads_page_does(para
 @pytest.mark.parametrize("page, stage", [("qkv", "scores"), ("scores", "scaled")])
 def test_defect11_every_pair_tied_with_the_largest_score_is_named(page, stage):
     from test_words import notice
+
     params = {"preset": "trained-max"}
     t = trace(params)
     found, top = analysis.largest_all(getattr(t, stage)[0], t.visible)
-    assert len(found) >= 2                                    # three '5's, no positions: identical keys tie
+    assert len(found) >= 2  # three '5's, no positions: identical keys tie
     said = notice(open_app(PAGE[page], params, timeout=120))
     for i, j in found:
         assert f"‘{t.labels[i]}’" in said and f"‘{t.labels[j]}’" in said, (t.labels[i], t.labels[j], said)
@@ -194,36 +214,42 @@ def test_defect12_roles_caption_says_what_the_induction_score_is_measured_on():
     """The caption's description, done by hand, gives the engine's induction score."""
     import engine
     from ui.prose import knockout as knockout_words
-    said = knockout_words.roles_caption(engine.history_sample("induction", compute.SHARE_SEQUENCES, compute.SHARE_SEED), 16)
+
+    said = knockout_words.roles_caption(
+        engine.history_sample("induction", compute.SHARE_SEQUENCES, compute.SHARE_SEED), 16
+    )
     assert "random" not in said and "first half of each of these sequences followed by itself" in said
     assert "the task's own tokens" in said
     c, cfg, _, training = setting({"preset": "trained-induction"})
     params = compute.weights(cfg, training)
     tokens, _ = engine.TASKS["induction"].sample(np.random.RandomState(compute.SHARE_SEED), compute.SHARE_SEQUENCES)
     half = tokens.shape[1] // 2
-    twice = np.concatenate([tokens[:, :half], tokens[:, :half]], axis=1)          # the first half, then itself
+    twice = np.concatenate([tokens[:, :half], tokens[:, :half]], axis=1)  # the first half, then itself
     stack = engine.forward(cfg, params, params.embeddings[twice])
     total = np.zeros((cfg.n_layers, cfg.num_heads))
     for n in range(len(twice)):
-        for i in range(half, 2 * half):                                            # every query of the second half
+        for i in range(half, 2 * half):  # every query of the second half
             keys = [j for j in range(1, i + 1) if twice[n, j - 1] == twice[n, i] and j <= half]
             for layer, t in enumerate(stack.layers):
                 total[layer] += t.weights[n][:, i, keys].sum(axis=-1)
-    np.testing.assert_allclose(total / (len(twice) * half), compute.head_scores(compute.model(cfg, training)).induction, atol=1e-9)
+    np.testing.assert_allclose(
+        total / (len(twice) * half), compute.head_scores(compute.model(cfg, training)).induction, atol=1e-9
+    )
 
 
 # =========================================================================== 13 · the induction preset's own sequence
 def test_defect13_induction_preset_shows_a_longest_segment_the_same_everywhere():
     import engine
+
     task = engine.TASKS["induction"]
     words = presets.default_words("trained-induction")
     ids, targets = presets.sample(task, task.seq_len)
     assert tuple(task.vocab[i] for i in ids) == words
-    rng = np.random.RandomState(presets.SAMPLE_SEED)                   # the rule, redone: the first with the most
+    rng = np.random.RandomState(presets.SAMPLE_SEED)  # the rule, redone: the first with the most
     drawn = [task.sample(rng, 1, task.seq_len) for _ in range(presets.CANDIDATES)]
     scored = [int(np.count_nonzero(tg >= 0)) for _, tg in drawn]
     assert np.array_equal(drawn[scored.index(max(scored))][0][0], ids)
-    longest = min(8, task.seq_len // 3, task.config.vocab_size - 1)      # induction_draw's longest segment
+    longest = min(8, task.seq_len // 3, task.config.vocab_size - 1)  # induction_draw's longest segment
     assert int(np.count_nonzero(targets >= 0)) == longest - 1 == 4
     # the layer-1 maps show the stripe: every layer-1 head puts its most weight on an induction key at every
     # scored position (at least 4)
@@ -240,4 +266,4 @@ def test_defect13_induction_preset_shows_a_longest_segment_the_same_everywhere()
         assert_clean(at)
         said = " ".join(x.value for x in at.sidebar.caption)
         assert "the first with the most scored positions (the longest repeated segment)" in said, said
-    assert at.text_input(key=session.FIELD.sequence).placeholder == " ".join(words)   # "empty: the task's own"
+    assert at.text_input(key=session.FIELD.sequence).placeholder == " ".join(words)  # "empty: the task's own"

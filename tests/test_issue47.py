@@ -1,6 +1,7 @@
 """Issue 47 (a lecturer's read of every sentence): items 9, 11, 12 and 15, and the rule that no causal word
 ('so', 'because', 'causes', 'therefore') stands in a sentence without the measurement behind it. Expected
 numbers are read from the models and the traces, never typed."""
+
 from __future__ import annotations
 
 import re
@@ -19,8 +20,14 @@ view, trace = link_view, link_trace
 
 
 # =========================================================================== 12 · the scores page's spread
-SCORES = [dict(), dict(preset="day33"), dict(preset="trained-text"), dict(preset="trained-text", seq_len=64),
-          dict(preset="trained-induction", layer=1), dict(layers=2, layer=1)]
+SCORES = [
+    dict(),
+    dict(preset="day33"),
+    dict(preset="trained-text"),
+    dict(preset="trained-text", seq_len=64),
+    dict(preset="trained-induction", layer=1),
+    dict(layers=2, layer=1),
+]
 
 
 @pytest.mark.parametrize("params", SCORES, ids=lambda p: "&".join(f"{k}={v}" for k, v in p.items()) or "part4")
@@ -35,8 +42,12 @@ def test_item12_the_scores_intro_says_what_the_stds_show_not_a_cause(params):
     q, k = float(np.std(t.q)), float(np.std(t.k))
     every = np.broadcast_to(t.visible, t.scores.shape)
     scaled = float(np.std(t.scaled[every]))
-    assert f"std {fmt(q, '.2f')} and {fmt(k, '.2f')}" in sentence and f"spread with std {fmt(scaled, '.2f')}" in sentence
-    assert f"{next_to(scaled / (q * k))} the {fmt(q * k, '.2f')} ({fmt(q, '.2f')} × {fmt(k, '.2f')})" in sentence, sentence
+    assert (
+        f"std {fmt(q, '.2f')} and {fmt(k, '.2f')}" in sentence and f"spread with std {fmt(scaled, '.2f')}" in sentence
+    )
+    assert f"{next_to(scaled / (q * k))} the {fmt(q * k, '.2f')} ({fmt(q, '.2f')} × {fmt(k, '.2f')})" in sentence, (
+        sentence
+    )
 
 
 # =========================================================================== causal words
@@ -46,8 +57,13 @@ CAUSAL = re.compile(r"\b(so|because|causes?|caused|therefore|hence|thus)\b", re.
 # =========================================================================== 11 · a knock-out's effect
 def _knockout_steps():
     from ui.lessons import shipped
-    return [(name, i) for name in shipped.names() for i, step in enumerate(shipped.load(name).steps, start=1)
-            if "{model.knockout_effect}" in step.text]
+
+    return [
+        (name, i)
+        for name in shipped.names()
+        for i, step in enumerate(shipped.load(name).steps, start=1)
+        if "{model.knockout_effect}" in step.text
+    ]
 
 
 @pytest.mark.parametrize("key", _knockout_steps(), ids=lambda k: f"{k[0]}-{k[1]}")
@@ -58,6 +74,7 @@ def test_item11_a_knock_out_s_words_quote_the_loss_and_follow_the_larger_change(
     from ui.lessons import facts, shipped
     from ui.lessons.facts_trained import _model
     from ui.lessons.lesson import view_of
+
     step = shipped.load(key[0]).at(key[1])
     v = view_of(step)
     trained, T = _model(v, compute), len(v.words)
@@ -66,16 +83,18 @@ def test_item11_a_knock_out_s_words_quote_the_loss_and_follow_the_larger_change(
     acc = f"{base.overall_accuracy:.1%}", f"{out.overall_accuracy:.1%}"
     loss = f"{fmt(base.overall_loss, '.3g')} → {fmt(out.overall_loss, '.3g')}"
     assert all(a in said for a in acc) and loss in said, said
-    loss_first = (abs(np.log(out.overall_loss / base.overall_loss))
-                  > abs(np.log(out.overall_accuracy / base.overall_accuracy)))
+    loss_first = abs(np.log(out.overall_loss / base.overall_loss)) > abs(
+        np.log(out.overall_accuracy / base.overall_accuracy)
+    )
     assert said.index("loss" if loss_first else "accuracy") == min(said.index("loss"), said.index("accuracy")), said
     text = facts.fill(step.text, v, compute)
-    for claim in ("one of them is enough", "does the same job"):            # what the loss contradicts
+    for claim in ("one of them is enough", "does the same job"):  # what the loss contradicts
         assert claim not in text or out.overall_loss / base.overall_loss < 1.5, text
 
 
 def test_item11_the_words_follow_whichever_measure_moved_more():
     from ui.lessons.lesson_words import knockout_effect
+
     assert knockout_effect(0.995, 0.978, 0.030, 0.454).startswith("the loss grows to 15 times its value")
     assert knockout_effect(0.995, 0.10, 0.030, 0.040).startswith("accuracy falls from 99.5% to 10.0%")
     assert "while the loss barely moves" in knockout_effect(0.90, 0.60, 0.50, 0.51)
@@ -83,8 +102,14 @@ def test_item11_the_words_follow_whichever_measure_moved_more():
 
 
 # =========================================================================== 9 · a poll question names its layer
-POLLS = [dict(layers=2, layer=1), dict(layers=2, layer=0, head=1), dict(layers=3, layer=2, seq_len=5),
-         dict(preset="trained-induction", layer=1), dict(preset="trained-text", seq_len=8, layer=0, head=3), dict()]
+POLLS = [
+    dict(layers=2, layer=1),
+    dict(layers=2, layer=0, head=1),
+    dict(layers=3, layer=2, seq_len=5),
+    dict(preset="trained-induction", layer=1),
+    dict(preset="trained-text", seq_len=8, layer=0, head=3),
+    dict(),
+]
 
 
 @pytest.mark.parametrize("params", POLLS, ids=lambda p: "&".join(f"{k}={v}" for k, v in p.items()) or "part4")
@@ -95,6 +120,7 @@ def test_item9_a_poll_question_names_the_layer_and_head_it_grades(page, params):
     questions grade the layer the page shows, and the exercise (which works on layer 0) says so."""
     from engine import analysis
     from ui.poll import questions
+
     v = view(page, **params)
     try:
         asked = questions.ASKS[page].ask(v, compute)
@@ -105,12 +131,12 @@ def test_item9_a_poll_question_names_the_layer_and_head_it_grades(page, params):
     graded = 0 if page == "exercise" else v.layer
     named = f"Layer {graded}, head {v.head}" if v.config.n_layers > 1 else f"Head {v.head}"
     if asked is None:
-        assert page != "softmax" or "Row" in prompt, prompt                       # a row's reason, not a head's
+        assert page != "softmax" or "Row" in prompt, prompt  # a row's reason, not a head's
         return
     assert prompt.startswith(named), prompt
     if page == "exercise" and v.config.n_layers > 1:
         assert "works on layer 0" in prompt, prompt
-    if page == "softmax":                                     # graded on the trace the page shows
+    if page == "softmax":  # graded on the trace the page shows
         t = trace(v)
         _, rows = analysis.read_head(t, v.head, v.controls.beta)
         row = rows[t.T - 1]
@@ -130,11 +156,15 @@ def test_item15_the_readme_says_of_the_plateau_what_the_app_finds_for_the_shippe
     from ui.lessons.facts_trained import learn_run
     from ui.lessons.lesson import view_of
     from ui.prose import learn
+
     step = next(s for s in shipped.load("induction").steps if "{learn.plateau}" in s.text)
     trained = learn_run(view_of(step), compute)
     found = "plateau" in learn.plateau(trained.run.losses, compute.circuit(trained)[1])
-    row = next(line for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
-               if line.startswith("| Learn: train a head"))
+    row = next(
+        line
+        for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+        if line.startswith("| Learn: train a head")
+    )
     claimed = "plateau" in row.replace("no plateau", "")
     assert claimed == found, row
     assert found or "no plateau" in row, row
@@ -148,13 +178,19 @@ def test_item15_the_readme_says_of_the_plateau_what_the_app_finds_for_the_shippe
 # 'and so on'). A new one fails until it is worded without the causal word or listed with its measurement.
 BEHIND = {
     # the arithmetic of the softmax, the mask and the exercise: each sentence prints the numbers it follows from
-    ("ui/lessons/facts_block.py", "sees one key only, so its weight 1 is forced"): "one key: the softmax of one score is 1",
+    (
+        "ui/lessons/facts_block.py",
+        "sees one key only, so its weight 1 is forced",
+    ): "one key: the softmax of one score is 1",
     ("ui/lessons/facts_block.py", "scaling is switched off here, so nothing is divided"): "a switch's state",
     ("ui/poll/questions.py", "its weight 1 is forced, so there is nothing to predict"): "one key: weight 1",
     ("ui/poll/questions.py", "Scaling is switched off, so this page divides nothing"): "a switch's state",
     ("ui/poll/questions.py", "its visible scores are all equal, so they have no spread"): "measured: std 0",
     ("ui/prose/exercise.py", "multiplied by one factor of its own, so the ratios inside a row are kept"): "arithmetic",
-    ("ui/prose/exercise.py", "so the ratios between a row's old weights, and their order, stay the same"): "the deviation is printed",
+    (
+        "ui/prose/exercise.py",
+        "so the ratios between a row's old weights, and their order, stay the same",
+    ): "the deviation is printed",
     ("ui/prose/exercise.py", "(the causal mask makes its score −∞), so every factor is exactly 1"): "the mask's −∞",
     ("ui/prose/exercise.py", "s = {…}, so e^s/Z = {…}"): "both numbers printed",
     ("ui/prose/exercise.py", "of its attention now goes to {…}, because {…}"): "the reason quotes s and e^s/Z",
@@ -163,23 +199,39 @@ BEHIND = {
     ("ui/prose/exercise.py", "because each old query scores the new key differently"): "each factor printed",
     ("ui/prose/exercise.py", "below rounding, so every factor is 1"): "the share is printed",
     ("ui/prose/exercise.py", "(at most {…} of a row), so they barely change"): "the share is printed",
-    ("ui/prose/exercise_after.py", "because each output row is a weighted sum of the value vectors"): "‖Δ‖ printed; the formula",
-    ("ui/prose/exercise_after.py", "so the first {…} inputs and their scores are the same in both runs"): "largest change printed",
+    (
+        "ui/prose/exercise_after.py",
+        "because each output row is a weighted sum of the value vectors",
+    ): "‖Δ‖ printed; the formula",
+    (
+        "ui/prose/exercise_after.py",
+        "so the first {…} inputs and their scores are the same in both runs",
+    ): "largest change printed",
     ("ui/prose/exercise_after.py", "already on in the sidebar, so this is the run above"): "a switch's state",
     ("ui/prose/exercise_after.py", "so nothing about them changes"): "the changes are printed (0 up to rounding)",
     ("ui/prose/exercise_after.py", "The causal mask is on too, so no old query can see"): "the mask's definition",
-    ("ui/prose/exercise_after.py", "see the new token themselves, so they can change too"): "each layer's change printed",
+    (
+        "ui/prose/exercise_after.py",
+        "see the new token themselves, so they can change too",
+    ): "each layer's change printed",
     ("ui/prose/exercise_after.py", "per entry), so the scores"): "the shift is printed",
     ("ui/prose/experiments.py", "so it sums to 1 over the keys it sees"): "the difference is printed",
     ("ui/prose/experiments.py", "the weights are so large that"): "degree, with the count printed",
     ("ui/sections/cell/worked.py", "so e^−∞ = 0 and the weight is exactly 0"): "the mask's −∞",
     ("ui/sections/experiments/mask.py", "and so on"): "not causal",
     ("ui/sections/experiments/mask.py", "computed at the last step, so it cannot change"): "the mask's definition",
-    ("ui/sections/experiments/scaling.py", "each with variance 1, so the scores spread out like √d_head"):
-        "the page's random vectors measure it (variance_curve)",
-    ("ui/prose/notices.py", "It adds up d_head products, so it spreads more the wider the head"):
-        "the Experiments page measures it (variance_curve)",
-    ("ui/prose/notices.py", "The same matrices serve every token, so equal input rows get equal Q, K and V rows"): "one W_Q",
+    (
+        "ui/sections/experiments/scaling.py",
+        "each with variance 1, so the scores spread out like √d_head",
+    ): "the page's random vectors measure it (variance_curve)",
+    (
+        "ui/prose/notices.py",
+        "It adds up d_head products, so it spreads more the wider the head",
+    ): "the Experiments page measures it (variance_curve)",
+    (
+        "ui/prose/notices.py",
+        "The same matrices serve every token, so equal input rows get equal Q, K and V rows",
+    ): "one W_Q",
     ("ui/prose/notices.py", "every word is different, so every row of X is different"): "the table's rows",
     ("ui/prose/notices.py", "Without positions the same word therefore always gets the same rows"): "one embedding row",
     ("ui/prose/notices.py", "so it gets different rows"): "the position code is added",
@@ -195,23 +247,41 @@ BEHIND = {
     ("pages/exercise.py", "tokens, so one more makes"): "a count",
     ("pages/heads.py", "its own slice of Q, K and V, so each head can attend differently"): "the slices are drawn",
     ("pages/model.py", "reads the output of the one before, so its maps can mix"): "the stack's definition ('can')",
-    ("ui/sections/exercise/steps.py", "not in the vocabulary, so its vector comes from its own seeded stream"): "the app's rule",
+    (
+        "ui/sections/exercise/steps.py",
+        "not in the vocabulary, so its vector comes from its own seeded stream",
+    ): "the app's rule",
     ("ui/sections/learn/live.py", "asks for reduced motion, so the live curves and maps are hidden"): "the app's rule",
     ("ui/sections/model/grid.py", "All the maps are one picture, so even"): "the app's drawing (benchmarks/README)",
-    ("ui/sections/model/knockout.py", "no vocabulary to draw test sequences from, so no head is scored"): "the app's rule",
+    (
+        "ui/sections/model/knockout.py",
+        "no vocabulary to draw test sequences from, so no head is scored",
+    ): "the app's rule",
     ("ui/sections/scores/maps.py", "One colour scale for both maps, so the shrinking shows"): "the app's drawing",
-    ("ui/shell/sidebar.py", "fixed 0–1 colour scale, so a colour means the same weight on every map"): "the app's drawing",
+    (
+        "ui/shell/sidebar.py",
+        "fixed 0–1 colour scale, so a colour means the same weight on every map",
+    ): "the app's drawing",
     ("ui/shell/state.py", "The token box is empty, so the"): "the app's rule",
     ("ui/shell/state.py", "tokens this model knows, so it reads"): "the vocabulary",
     ("ui/prose/new_token.py", "tokens this model knows, so it reads"): "the vocabulary",
     ("ui/prose/new_token.py", "so both give the same"): "the slider appends that token",
     ("ui/prose/knockout.py", "block with no task, so there is no accuracy to score"): "the app's rule",
-    ("ui/prose/knockout.py", "followed by itself, so every token of the second half has an earlier copy"): "the construction",
+    (
+        "ui/prose/knockout.py",
+        "followed by itself, so every token of the second half has an earlier copy",
+    ): "the construction",
     ("ui/prose/learn.py", "pinned arithmetic, so these are the same weights on every machine"): "engine.ship --check",
     ("ui/prose/learn.py", "so every machine shows the same model"): "engine.ship --check",
     ("ui/prose/preset_notes.py", "draws the embedding table first, so a new seed redraws X too"): "the seed's order",
-    ("ui/prose/preset_notes.py", "from their own seed, 101, so the weights' seed does not move them"): "the seed's order",
-    ("ui/prose/preset_notes.py", "comes again, so a head that copies has something to copy"): "how the window is picked",
+    (
+        "ui/prose/preset_notes.py",
+        "from their own seed, 101, so the weights' seed does not move them",
+    ): "the seed's order",
+    (
+        "ui/prose/preset_notes.py",
+        "comes again, so a head that copies has something to copy",
+    ): "how the window is picked",
     ("ui/prose/preset_notes.py", "so its rows past that need not do the task"): "the accuracy by position is printed",
     # the lessons' typed words
     ("lessons/induction.toml", "while its loss falls so slowly"): "degree, not causal",
@@ -226,6 +296,7 @@ BEHIND = {
 
 def _literal(node) -> str | None:
     import ast
+
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
     if isinstance(node, ast.JoinedStr):
@@ -237,12 +308,17 @@ def causal_sentences() -> list[tuple[str, str]]:
     """(file, sentence) for every sentence of the app's prose and the lessons with a causal word."""
     import ast
     from conftest import ROOT
+
     found = []
     for path in sorted([*ROOT.glob("ui/**/*.py"), *ROOT.glob("pages/*.py")]):
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        docs = {id(node.body[0].value) for node in ast.walk(tree)
-                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module))
-                and node.body and isinstance(node.body[0], ast.Expr)}
+        docs = {
+            id(node.body[0].value)
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module))
+            and node.body
+            and isinstance(node.body[0], ast.Expr)
+        }
         parts = {id(value) for node in ast.walk(tree) if isinstance(node, ast.JoinedStr) for value in node.values}
         for node in ast.walk(tree):
             said = _literal(node)
@@ -255,8 +331,11 @@ def causal_sentences() -> list[tuple[str, str]]:
 
 
 def test_no_causal_word_stands_without_its_measurement():
-    unlisted = [(where, s) for where, s in causal_sentences()
-                if not any(where == file and phrase in s for file, phrase in BEHIND)]
+    unlisted = [
+        (where, s)
+        for where, s in causal_sentences()
+        if not any(where == file and phrase in s for file, phrase in BEHIND)
+    ]
     assert not unlisted, "\n".join(f"{where}: {s}" for where, s in unlisted)
 
 
@@ -268,12 +347,16 @@ def test_the_causal_word_scan_finds_what_it_must():
     assert any(where.endswith(".toml") for where, _ in found) and any("{…}" in s for _, s in found)
 
 
-@pytest.mark.parametrize("params", [dict(layers=2, layer=1), dict(layers=3, layer=0), dict()],
-                         ids=["layers=2&layer=1", "layers=3&layer=0", "part4"])
+@pytest.mark.parametrize(
+    "params",
+    [dict(layers=2, layer=1), dict(layers=3, layer=0), dict()],
+    ids=["layers=2&layer=1", "layers=3&layer=0", "part4"],
+)
 def test_item9_a_lesson_fact_that_names_heads_names_their_layer(params):
     """A lesson fact names only what the student can see: with several layers the heads' spreads say which
     layer's heads they are (the layer the page shows); with one layer there is no layer to name."""
     from ui.lessons import facts
+
     v = view("heads", **params)
     said = facts.fill("{heads.spreads}", v, compute)
     if v.config.n_layers > 1:

@@ -4,6 +4,7 @@ is stated as its window sees it and holds for other windows (7), the text model'
 measured on held-out text (8), no role score counts a forced row (13), a range with equal ends is one number
 (14) (item 16, the replay step in a link: tests/test_issue47_replay.py). Expected numbers are read from the
 model, the shipped files and the engine, never typed."""
+
 from __future__ import annotations
 
 import json
@@ -45,15 +46,18 @@ def test_every_measure_carries_the_sample_it_was_drawn_from():
         model = shipped(task)
         measured = compute.metrics(model)
         sample = measured.sample
-        assert (sample.task, sample.n, sample.T) == (task, compute.sequences(model.task, model.task.seq_len),
-                                                     model.task.seq_len)
+        assert (sample.task, sample.n, sample.T) == (
+            task,
+            compute.sequences(model.task, model.task.seq_len),
+            model.task.seq_len,
+        )
         assert sample.held_out == (model.task.held_out is not None) and sample.seed == compute.METRICS_SEED
         tokens, targets = sample.draw()
         again = model.task.fresh(np.random.RandomState(compute.METRICS_SEED), sample.n, sample.T)
         assert np.array_equal(tokens, again[0]) and np.array_equal(targets, again[1])
         assert np.array_equal(measured.count, (targets >= 0).sum(axis=0))
     plain, repeated = language.samples(compute.TEXT_N)
-    windows = language.held_out(compute.TEXT_N, language.SEED + 1, plain.T, 1.0)   # as knockouts() draws them
+    windows = language.held_out(compute.TEXT_N, language.SEED + 1, plain.T, 1.0)  # as knockouts() draws them
     assert np.array_equal(repeated.draw()[0], windows.tokens)
     assert np.array_equal(plain.draw()[0], language.held_out(compute.TEXT_N).tokens)
 
@@ -61,14 +65,20 @@ def test_every_measure_carries_the_sample_it_was_drawn_from():
 def test_a_samples_words_say_what_it_is():
     text = engine.Sample("text", 256, 64, 1, held_out=True)
     assert said(text) == "256 64-token windows of held-out text"
-    assert said(engine.Sample("text", 50, 64, 2, True, 0.5)) == ("50 64-token windows of held-out text, 50% of them "
-                                                                  "repeating a span of their text")
+    assert said(engine.Sample("text", 50, 64, 2, True, 0.5)) == (
+        "50 64-token windows of held-out text, 50% of them repeating a span of their text"
+    )
     assert said(engine.Sample("text", 50, 64, 2, False)) == "50 64-token windows of the training chapters"
     assert said(engine.Sample("induction", 1000, 16, 1, False)) == "1,000 fresh 16-token sequences"
 
 
-@pytest.mark.parametrize("params, task", [({"preset": "trained-text", "task": "text"}, "text"),
-                                          ({"preset": "trained-induction", "task": "induction"}, "induction")])
+@pytest.mark.parametrize(
+    "params, task",
+    [
+        ({"preset": "trained-text", "task": "text"}, "text"),
+        ({"preset": "trained-induction", "task": "induction"}, "induction"),
+    ],
+)
 def test_the_learn_page_names_each_figures_sample(params, task):
     """Items 2 and 8 and the rule: the loss-by-position chart's title, the notice's accuracy and its roles name the
     samples they were measured on, from the model's own measures; on the English text no figure says 'fresh
@@ -84,7 +94,7 @@ def test_the_learn_page_names_each_figures_sample(params, task):
     if task == "text":
         assert measured.held_out and followed.held_out and "held-out" in by_position_title(at)
         assert f"{compute.TEXT_N}" in by_position_title(at) and "fresh" not in page
-        assert said(language.plain_sample(compute.TEXT_N)) in page           # the knock-outs' windows
+        assert said(language.plain_sample(compute.TEXT_N)) in page  # the knock-outs' windows
     else:
         assert f"{compute.METRICS_N:,} fresh {model.task.seq_len}-token sequences" in by_position_title(at)
     counts = compute.metrics(model).count[compute.metrics(model).scored]
@@ -116,12 +126,15 @@ def test_the_text_runs_heads_are_followed_on_held_out_text_and_ship_so():
     text = corpus()
     held_out = set(text.starts[text.start_held_out].tolist())
     begins = language.windows("held_out", np.random.RandomState(sample.seed), sample.n, sample.T, sample.repeats).begin
-    assert set(begins.tolist()) <= held_out                           # every window starts in held-out text
-    assert np.array_equal(language.windows("held_out", np.random.RandomState(sample.seed), sample.n, sample.T,
-                                           sample.repeats).tokens, tokens)
+    assert set(begins.tolist()) <= held_out  # every window starts in held-out text
+    assert np.array_equal(
+        language.windows("held_out", np.random.RandomState(sample.seed), sample.n, sample.T, sample.repeats).tokens,
+        tokens,
+    )
     last = model.run.checkpoints[-1][1]
-    np.testing.assert_allclose(kept["history previous share"][-1], engine.previous_share(model.config, last, tokens),
-                               rtol=0, atol=1e-9)
+    np.testing.assert_allclose(
+        kept["history previous share"][-1], engine.previous_share(model.config, last, tokens), rtol=0, atol=1e-9
+    )
     assert not engine.history_of(kept, engine.Sample("text", sample.n, sample.T, sample.seed, False))
     letters = evidence.measures(shipped("induction"))
     assert engine.history_of(letters, compute.followed(shipped("induction")))
@@ -137,9 +150,9 @@ def test_no_role_score_counts_a_forced_row():
     roles = language.head_roles(cfg, params, n=n)
     tokens = language.held_out(n, language.SEED, T).tokens
     stack = engine.forward(cfg, params, params.embeddings[tokens])
-    own = np.stack([np.diagonal(layer.weights, axis1=-2, axis2=-1) for layer in stack.layers])   # (L, n, H, T)
+    own = np.stack([np.diagonal(layer.weights, axis1=-2, axis2=-1) for layer in stack.layers])  # (L, n, H, T)
     np.testing.assert_allclose(roles.current, own[..., 1:].mean(axis=(1, 3)), rtol=0, atol=1e-12)
-    assert np.all(roles.current < own.mean(axis=(1, 3)))             # counting row 0's forced 1 raised it
+    assert np.all(roles.current < own.mean(axis=(1, 3)))  # counting row 0's forced 1 raised it
     assert not language.chosen_queries(cfg, n, T)[:, 0].any() and language.chosen_queries(cfg, n, T)[:, 1:].all()
     kept = store.read_evidence(store.evidence_path(store.SHIPPED, model.digest), model.digest)
     found = language.evidence_from(kept, cfg, model.digest)
@@ -157,8 +170,11 @@ def _shipped_runs():
         for one in ship.runs(name):
             if one.config != engine.TASKS[name].config:
                 continue
-            run = store.read(store.SHIPPED / one.file, one.config,
-                             store.run_key(name, one.config, engine.TASKS[name].steps, ship.SEED))
+            run = store.read(
+                store.SHIPPED / one.file,
+                one.config,
+                store.run_key(name, one.config, engine.TASKS[name].steps, ship.SEED),
+            )
             if run is not None:
                 yield one.file, run
 
@@ -171,12 +187,18 @@ def test_the_steepest_fall_holds_for_windows_of_half_and_twice_the_size(file, ru
     losses = np.asarray(run.losses, dtype=float)
     found = engine.steepest_fall(losses)
     sentence = learn_words.plateau(losses, found)
-    window, first, step, after, last = (int(x) for x in re.search(
-        r"[Aa]veraged over (\d+) steps, the loss (?:then )?falls most from steps (\d+)–(\d+) \(.+?\) to steps "
-        r"(\d+)–(\d+)", sentence).groups())
+    window, first, step, after, last = (
+        int(x)
+        for x in re.search(
+            r"[Aa]veraged over (\d+) steps, the loss (?:then )?falls most from steps (\d+)–(\d+) \(.+?\) to steps "
+            r"(\d+)–(\d+)",
+            sentence,
+        ).groups()
+    )
     assert (window, step, after) == (found.window, found.step, found.step + 1)
-    assert np.isclose(losses[first - 1: step].mean(), found.before) and np.isclose(losses[after - 1: last].mean(),
-                                                                                   found.after)
+    assert np.isclose(losses[first - 1 : step].mean(), found.before) and np.isclose(
+        losses[after - 1 : last].mean(), found.after
+    )
     for other in (max(1, window // 2), window, 2 * window):
         if 2 * other <= len(losses):
             assert first - 1 <= engine.loss_drop_step(losses, other) <= last, (other, sentence)

@@ -2,6 +2,7 @@
 saved step of the run) showed another step, or the untrained view, without a word, and the address kept the
 step asked for; now the nearest saved step is shown, a notice names it, and the address is corrected to it.
 replay=abc (no whole number) says what the page shows instead. The steps are read from the shipped run."""
+
 from __future__ import annotations
 
 import pytest
@@ -49,7 +50,7 @@ def test_an_unreadable_replay_step_says_what_is_shown():
     assert "replay='abc'" in notes and "the model before training and its Train button" in notes
     assert any(b.key == "learn_train" for b in at.button) and "replay" not in at.query_params
     assert url.from_params({"replay": "-5"})[0].replay_step == -5 and not url.from_params({"replay": "9999"})[1]
-    text = learn({"preset": "trained-text", "task": "text", "replay": "abc"})   # too long to train live: its last step
+    text = learn({"preset": "trained-text", "task": "text", "replay": "abc"})  # too long to train live: its last step
     last = [s for s, _ in shipped("text").run.checkpoints][-1]
     assert text.select_slider(key="learn_step").value == last
     assert "a run too long to train live at its last step" in " ".join(i.value for i in text.info).replace("\\", "")

@@ -2,6 +2,7 @@
 kubernetes-validate against the API schemas, strictly (an unknown or misspelt field fails), and they
 say what deploy/README.md promises: health probes, the shared cookie secret, cookie affinity, CPU
 autoscaling."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -13,7 +14,7 @@ import yaml
 from conftest import ROOT
 
 K8S = ROOT / "deploy" / "k8s"
-VERSIONS = ("1.30.0", "1.37.0")        # an older cluster still in support, and the newest schema shipped
+VERSIONS = ("1.30.0", "1.37.0")  # an older cluster still in support, and the newest schema shipped
 FILES = sorted(K8S.glob("*.yaml"))
 
 
@@ -26,8 +27,13 @@ def resources() -> dict[str, dict]:
 
 
 def test_the_folder_holds_every_manifest():
-    assert {p.name for p in FILES} == {"deployment.yaml", "service.yaml", "ingress.yaml", "hpa.yaml",
-                                       "secret.example.yaml"}
+    assert {p.name for p in FILES} == {
+        "deployment.yaml",
+        "service.yaml",
+        "ingress.yaml",
+        "hpa.yaml",
+        "secret.example.yaml",
+    }
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -80,8 +86,21 @@ def test_the_autoscaler_scales_the_deployment_on_cpu():
 
 # What the image is built from (../Dockerfile): the folders and files of the repository that only develop,
 # test, measure or deploy the app; everything else the app reads at run time and the image must hold.
-DEV_ONLY = {".ci", ".dockerignore", ".gitignore", "Dockerfile", "README.md", "benchmarks", "compose.yaml", "deploy",
-            "docs", "harness", "pytest.ini", "requirements-dev.txt", "tests"}
+DEV_ONLY = {
+    ".ci",
+    ".dockerignore",
+    ".gitignore",
+    "Dockerfile",
+    "README.md",
+    "benchmarks",
+    "compose.yaml",
+    "deploy",
+    "docs",
+    "harness",
+    "pytest.ini",
+    "requirements-dev.txt",
+    "tests",
+}
 
 
 def test_the_image_holds_everything_the_app_reads_and_compiles_its_modules():
@@ -93,9 +112,8 @@ def test_the_image_holds_everything_the_app_reads_and_compiles_its_modules():
     tracked = subprocess.run(["git", "-C", str(ROOT), "ls-files"], capture_output=True, text=True, check=True).stdout
     needed = {line.split("/", 1)[0] for line in tracked.splitlines()} - DEV_ONLY
     lines = (ROOT / "Dockerfile").read_text().splitlines()
-    copied = {source.split("/", 1)[0] for line in lines if line.startswith("COPY ")
-              for source in line.split()[1:-1]}
+    copied = {source.split("/", 1)[0] for line in lines if line.startswith("COPY ") for source in line.split()[1:-1]}
     assert copied == needed, copied ^ needed
-    compiled = {word for line in lines if "compileall" in line for word in line.split()[line.split().index("-q") + 1:]}
+    compiled = {word for line in lines if "compileall" in line for word in line.split()[line.split().index("-q") + 1 :]}
     python = {name for name in needed if name.endswith(".py") or any((ROOT / name).rglob("*.py"))}
     assert python and compiled == python, (compiled, python)

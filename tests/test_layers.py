@@ -16,6 +16,7 @@ tests live beside them, in benchmarks/tests/). No cached function has a default 
 cached call by its arguments as written, so f(x) and f(x, None) would be two entries, two measures of one
 quantity (a wrapper spells the defaults out, then calls the cached function).
 """
+
 from __future__ import annotations
 
 import ast
@@ -26,14 +27,50 @@ import pytest
 from conftest import ROOT
 
 APP = ("engine", "services", "ui", "pages")
-PURE_UI = ("ui/prose/", "ui/shell/state.py", "ui/shell/url.py", "ui/shell/presets.py", "ui/shell/site.py",
-           "ui/shell/view.py", "ui/shell/parts.py", "ui/poll/link.py", "ui/poll/questions.py",
-           "ui/lessons/lesson.py", "ui/lessons/facts", "ui/lessons/registry.py", "ui/lessons/lesson_words.py",
-           "ui/lessons/shipped.py", "ui/lessons/check.py")
-COMPUTATIONS = {"run", "forward", "train", "task_stack", "task_trace", "evaluate", "position_metrics", "head_scores",
-                "share_history", "init_params", "extend", "predict", "run_preset", "previous_share", "expected_share",
-                "share_per_query", "causal_test", "positions_test", "scaling_rows", "init_sweep", "random_rows",
-                "variance_curve", "get", "find", "replay"}
+PURE_UI = (
+    "ui/prose/",
+    "ui/shell/state.py",
+    "ui/shell/url.py",
+    "ui/shell/presets.py",
+    "ui/shell/site.py",
+    "ui/shell/view.py",
+    "ui/shell/parts.py",
+    "ui/poll/link.py",
+    "ui/poll/questions.py",
+    "ui/lessons/lesson.py",
+    "ui/lessons/facts",
+    "ui/lessons/registry.py",
+    "ui/lessons/lesson_words.py",
+    "ui/lessons/shipped.py",
+    "ui/lessons/check.py",
+)
+COMPUTATIONS = {
+    "run",
+    "forward",
+    "train",
+    "task_stack",
+    "task_trace",
+    "evaluate",
+    "position_metrics",
+    "head_scores",
+    "share_history",
+    "init_params",
+    "extend",
+    "predict",
+    "run_preset",
+    "previous_share",
+    "expected_share",
+    "share_per_query",
+    "causal_test",
+    "positions_test",
+    "scaling_rows",
+    "init_sweep",
+    "random_rows",
+    "variance_curve",
+    "get",
+    "find",
+    "replay",
+}
 SERVICE_TYPES = {"Model", "Training", "ORIGINS"}
 MAX_LINES = 300
 
@@ -62,7 +99,7 @@ def imports(path: Path) -> list[tuple[str, tuple[str, ...]]]:
             found += [(alias.name, ()) for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             found.append((node.module, tuple(alias.name for alias in node.names)))
-        elif isinstance(node, ast.ImportFrom):                        # relative: inside its own package
+        elif isinstance(node, ast.ImportFrom):  # relative: inside its own package
             found.append((rel(path).split("/")[0] + "." + (node.module or ""), tuple(a.name for a in node.names)))
     return found
 
@@ -89,8 +126,12 @@ def test_each_layer_imports_only_what_it_may(path):
             if module.startswith("services.poll"):
                 assert where.startswith("ui/poll/"), (where, module, "the poll's store is the poll's own")
             elif where != "ui/compute.py":
-                assert module == "services.weights" and set(names) <= SERVICE_TYPES, \
-                    (where, module, names, "only ui/compute.py calls the weights service")
+                assert module == "services.weights" and set(names) <= SERVICE_TYPES, (
+                    where,
+                    module,
+                    names,
+                    "only ui/compute.py calls the weights service",
+                )
 
 
 @pytest.mark.parametrize("path", [p for p in modules() if rel(p).startswith(("ui/", "pages/"))], ids=rel)
@@ -100,10 +141,15 @@ def test_only_compute_calls_the_engines_computations(path):
     if rel(path) == "ui/compute.py":
         return
     aliases = {"engine", "analysis", "experiments", "xp", "service", "weights", "evidence", "measure", "training"}
-    calls = [f"{node.func.value.id}.{node.func.attr}" for node in ast.walk(ast.parse(path.read_text()))
-             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-             and isinstance(node.func.value, ast.Name) and node.func.value.id in aliases
-             and node.func.attr in COMPUTATIONS]
+    calls = [
+        f"{node.func.value.id}.{node.func.attr}"
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id in aliases
+        and node.func.attr in COMPUTATIONS
+    ]
     assert not calls, (rel(path), calls)
 
 
@@ -112,9 +158,14 @@ def defaulted_caches(path: Path) -> list[tuple[int, str]]:
     argument."""
     found = []
     for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+        if (
+            isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and any(
                 getattr(d.func if isinstance(d, ast.Call) else d, "attr", None) in ("cache_data", "cache_resource")
-                for d in node.decorator_list) and (node.args.defaults or any(node.args.kw_defaults)):
+                for d in node.decorator_list
+            )
+            and (node.args.defaults or any(node.args.kw_defaults))
+        ):
             found.append((node.lineno, node.name))
     return found
 
@@ -132,9 +183,13 @@ def test_no_module_is_longer_than_300_lines(path):
 
 def benchmark_imports(folder: Path) -> list[tuple[str, str]]:
     """(file, module) of every import of benchmarks/ by a .py under folder, at any depth of the file."""
-    return [(path.relative_to(folder.parent).as_posix(), module) for path in sorted(folder.rglob("*.py"))
-            if "__pycache__" not in path.parts
-            for module, _ in imports(path) if top(module) == "benchmarks"]
+    return [
+        (path.relative_to(folder.parent).as_posix(), module)
+        for path in sorted(folder.rglob("*.py"))
+        if "__pycache__" not in path.parts
+        for module, _ in imports(path)
+        if top(module) == "benchmarks"
+    ]
 
 
 def test_the_apps_tests_import_nothing_from_the_benchmarks():
@@ -146,22 +201,31 @@ def test_the_rules_see_what_they_must(tmp_path):
     """The readers above notice a forbidden import, a computation and a cached function's default (a test that
     cannot fail is a defect)."""
     sample = tmp_path / "x.py"
-    sample.write_text("import engine\nfrom services.weights import get\n\ndef f():\n    from streamlit import x\n"
-                      "    return engine.forward(1)\n")
+    sample.write_text(
+        "import engine\nfrom services.weights import get\n\ndef f():\n    from streamlit import x\n"
+        "    return engine.forward(1)\n"
+    )
     assert ("engine", ()) in imports(sample) and ("streamlit", ("x",)) in imports(sample)
     assert ("services.weights", ("get",)) in imports(sample)
     tree = ast.parse(sample.read_text())
     assert any(isinstance(n, ast.Call) and getattr(n.func, "attr", None) == "forward" for n in ast.walk(tree))
     cached = tmp_path / "y.py"
-    cached.write_text("import streamlit as st\n\n@st.cache_data(max_entries=4)\ndef f(a, b=None):\n    return a\n\n"
-                      "@st.cache_resource\ndef g(a, *, k=1):\n    return a\n\n@st.cache_data\ndef h(a, b):\n    return a\n")
+    cached.write_text(
+        "import streamlit as st\n\n@st.cache_data(max_entries=4)\ndef f(a, b=None):\n    return a\n\n"
+        "@st.cache_resource\ndef g(a, *, k=1):\n    return a\n\n@st.cache_data\ndef h(a, b):\n    return a\n"
+    )
     assert defaulted_caches(cached) == [(4, "f"), (8, "g")]
     (tmp_path / "tests").mkdir()
-    (tmp_path / "tests" / "test_b.py").write_text("import benchmarks.load\n\n"
-                                                  "def test():\n    from benchmarks import hall\n")
+    (tmp_path / "tests" / "test_b.py").write_text(
+        "import benchmarks.load\n\ndef test():\n    from benchmarks import hall\n"
+    )
     assert [m for _, m in benchmark_imports(tmp_path / "tests")] == ["benchmarks.load", "benchmarks"]
     (tmp_path / "tools").mkdir()
     (tmp_path / "tools" / "t.py").write_text("")
     (tmp_path / "top.py").write_text("")
-    assert [p.relative_to(tmp_path).as_posix() for p in every_module(tmp_path)] == ["tools/t.py", "top.py", "x.py",
-                                                                                   "y.py"]
+    assert [p.relative_to(tmp_path).as_posix() for p in every_module(tmp_path)] == [
+        "tools/t.py",
+        "top.py",
+        "x.py",
+        "y.py",
+    ]

@@ -1,5 +1,6 @@
 """Trained weights in the app: every page under each trained preset, the Learn page's run and replay,
 and one training per server however many sessions ask for it at once."""
+
 from __future__ import annotations
 
 import importlib
@@ -60,8 +61,9 @@ def test_a_trained_preset_reads_only_its_vocabulary():
 
 def test_one_training_however_many_sessions_ask_at_once(monkeypatch):
     from services import workers as training_process
+
     calls = []
-    real = training_process.train                                       # the app trains in a worker process
+    real = training_process.train  # the app trains in a worker process
 
     def counted(*args, **kwargs):
         calls.append(args)
@@ -69,7 +71,7 @@ def test_one_training_however_many_sessions_ask_at_once(monkeypatch):
 
     monkeypatch.setattr(training_process, "train", counted)
     task = engine.TASKS["first"]
-    cfg = engine.Config(**{**task.config.__dict__, "seed": 12345})       # a model nobody trained yet
+    cfg = engine.Config(**{**task.config.__dict__, "seed": 12345})  # a model nobody trained yet
     training = presets.Training(task="first", steps=30)
     runs = []
     threads = [threading.Thread(target=lambda: runs.append(compute.train(cfg, training))) for _ in range(8)]
@@ -105,11 +107,11 @@ def test_learn_page_trains_then_replays_from_even_to_sharp(task):
     end, _ = _map_values(at)
     rows = expected.any(axis=-1)
     if task in ("previous", "first"):
-        rows[0] = False                                                # position 0 is not scored
+        rows[0] = False  # position 0 is not scored
     visible = np.tril(np.ones_like(expected)) if engine.TASKS[task].config.causal else np.ones_like(expected)
-    even = (expected.sum(axis=-1) / visible.sum(axis=-1))[rows]       # the share an even spread would give
+    even = (expected.sum(axis=-1) / visible.sum(axis=-1))[rows]  # the share an even spread would give
     at_start = (start * expected).sum(axis=-1)[rows]
-    assert abs(at_start.mean() - even.mean()) < 0.25, (at_start, even)   # random weights: about even
+    assert abs(at_start.mean() - even.mean()) < 0.25, (at_start, even)  # random weights: about even
     assert (end * expected).sum(axis=-1)[rows].min() >= 0.9, "the trained head misses the pattern"
     notice = next(s.value for s in at.success if "What to notice" in s.value)
     assert f"at step {steps[-1].replace(',', '')}" in notice.replace(",", "") and "locked on" in notice
@@ -118,18 +120,21 @@ def test_learn_page_trains_then_replays_from_even_to_sharp(task):
 def test_learn_page_does_not_report_the_sidebars_padding():
     """The Learn page trains on its task's own sequence: a note about padding the sidebar's sentence
     would be false there; the concept pages keep it."""
+
     def said(path: str) -> bool:
         notes = open_app(site.by_path(path).file, {"seq_len": "16"}).info
-        return any("Padded with 12 filler words to reach sequence length 16." in n.value.replace("\\", "")
-                   for n in notes)
+        return any(
+            "Padded with 12 filler words to reach sequence length 16." in n.value.replace("\\", "") for n in notes
+        )
+
     assert not said("learn")
     assert said("softmax")
 
 
 # --------------------------------------------------------------------------- issue 24 §2, issue 23 (4–7), issue 22 §2
-from ui.prose import learn as learn_words                             # noqa: E402
-from ui.prose.numbers import fmt                                        # noqa: E402
-from ui.sections.learn import task as learn_task                        # noqa: E402
+from ui.prose import learn as learn_words  # noqa: E402
+from ui.prose.numbers import fmt  # noqa: E402
+from ui.sections.learn import task as learn_task  # noqa: E402
 
 
 def _learn(params: dict, timeout: float = 120):
@@ -160,7 +165,7 @@ def test_predictions_table_shows_every_position_with_the_models_probabilities():
     ids = [task.vocab.index(w) for w in words_]
     probs = engine.task_stack(task, task.config, run.params, ids).probs
     assert list(frame["token"]) == list(words_) and len(frame) == task.seq_len
-    assert list(frame["scored"]) == ["no"] + ["yes"] * (task.seq_len - 1)          # position 0 has no previous
+    assert list(frame["scored"]) == ["no"] + ["yes"] * (task.seq_len - 1)  # position 0 has no previous
     assert list(frame["predicted"]) == [task.vocab[i] for i in probs.argmax(-1)]
     assert [float(p.replace("\\", "")) for p in frame["probability"]] == pytest.approx(probs.max(-1), abs=5e-4)
     assert frame["right?"][0] == "—"
@@ -173,8 +178,9 @@ def test_a_typed_sequence_is_shown_and_scored_by_the_tasks_rule():
     frame = _predictions(at)
     assert list(frame["token"]) == list("ABCDA")
     assert list(frame["target"]) == ["—", "A", "B", "C", "D"]
-    assert "sequence=ABCDA" in "&".join(f"{k}={v}" for k, v in at.query_params.items()) or \
-        at.query_params["sequence"] in (["ABCDA"], "ABCDA")
+    assert "sequence=ABCDA" in "&".join(f"{k}={v}" for k, v in at.query_params.items()) or at.query_params[
+        "sequence"
+    ] in (["ABCDA"], "ABCDA")
 
 
 def test_tokens_outside_the_vocabulary_get_a_message_naming_it():
@@ -191,11 +197,12 @@ def test_training_controls_round_trip_through_the_url_with_bounds():
     assert url.to_params(c) == {"task": "induction", "train_seed": "7", "steps": "300", "lr": "0.03"}
     c, problems = url.from_params({"task": "induction", "steps": "5000", "lr": "3", "train_seed": "-1"})
     induction = engine.TASKS["induction"]
-    assert (c.steps, c.lr, c.train_seed) == (induction.steps, induction.lr, 0)   # the task's own, each reported
+    assert (c.steps, c.lr, c.train_seed) == (induction.steps, induction.lr, 0)  # the task's own, each reported
     assert f"steps='5000' is not valid (must be between 10 and {state.STEPS[1]})" in problems and state.STEPS[1] == 2500
     assert "lr='3' is not valid (must be between 0.0005 and 0.2)" in problems
-    assert url.from_params({"task": "nope"})[1] == ["task='nope' is not valid (must be one of "
-                                                      + ", ".join(engine.TASKS) + ")"]
+    assert url.from_params({"task": "nope"})[1] == [
+        "task='nope' is not valid (must be one of " + ", ".join(engine.TASKS) + ")"
+    ]
 
 
 @pytest.mark.parametrize("name", list(engine.TASKS))
@@ -213,7 +220,7 @@ def test_learn_sidebar_shows_only_what_the_page_reads():
     at = _learn({"task": "induction"})
     labels = [w.label for w in at.sidebar.number_input]
     assert labels == ["Batch seed", "Adam steps", "Learning rate"]
-    assert not at.sidebar.slider and not at.sidebar.selectbox          # no article sizes, no preset
+    assert not at.sidebar.slider and not at.sidebar.selectbox  # no article sizes, no preset
     said = " ".join(c.value for c in at.sidebar.caption)
     assert "d_model 32, 2 heads, 2 layers" in said and "do not apply here" in said
     softmax = open_app(site.by_path("softmax").file)
@@ -230,7 +237,7 @@ def test_untrained_notice_counts_the_even_rows():
     """Issue 23 defect 4: at step 0 the notice says how many rows are spread almost evenly, counted
     from the initial weights (a loop here), not 'every row' whatever the numbers."""
     for name in ("max", "previous"):
-        at = _learn({"task": name, "train_seed": "4321"})                # a run nobody trained: step 0 shown
+        at = _learn({"task": name, "train_seed": "4321"})  # a run nobody trained: step 0 shown
         task = engine.TASKS[name]
         ids = [task.vocab.index(w) for w in presets.sample_words(task, task.seq_len)]
         stack = engine.task_stack(task, task.config, engine.init_params(task.config), ids)
@@ -260,7 +267,11 @@ def test_loss_formula_counts_from_zero_and_defines_p_and_theta(name, sees):
     at = _learn({"task": name})
     formula = " ".join(" ".join(l.value for l in at.latex).split())
     assert sees in formula and r"\le T" not in formula
-    assert r"\text{softmax}\big(h^{(0)}_i\, W_U\big)" in formula and r"\theta =\nobreak (E," in formula and "W_U)" in formula
+    assert (
+        r"\text{softmax}\big(h^{(0)}_i\, W_U\big)" in formula
+        and r"\theta =\nobreak (E," in formula
+        and "W_U)" in formula
+    )
     # Three equations: a narrow column wraps the line between them, never right after an '='.
     assert formula.count(r"\qquad\allowbreak") == 2 and formula.count("=") == formula.count(r"=\nobreak") == 3
 
@@ -268,16 +279,19 @@ def test_loss_formula_counts_from_zero_and_defines_p_and_theta(name, sees):
 def test_plateau_is_described_as_measured():
     """Issue 23 defect 6: the plateau's ends and level come from the curve, not from the drop step."""
     rng = np.random.RandomState(0)
-    losses = np.r_[np.linspace(3.0, 2.7, 40), 2.7 + 0.02 * rng.randn(360), np.linspace(2.7, 0.3, 60),
-                   0.3 + 0.02 * rng.randn(240)]
+    losses = np.r_[
+        np.linspace(3.0, 2.7, 40), 2.7 + 0.02 * rng.randn(360), np.linspace(2.7, 0.3, 60), 0.3 + 0.02 * rng.randn(240)
+    ]
     said = learn_words.plateau(losses, engine.steepest_fall(losses))
     start, stop = (int(x) for x in re.search(r"from step (\d+) to step (\d+)", said).groups())
-    assert start <= 45 and 380 <= stop <= 420                          # flat from 40 to 400 (not drop // 3)
+    assert start <= 45 and 380 <= stop <= 420  # flat from 40 to 400 (not drop // 3)
     window = max(10, len(losses) // 20)
-    means = np.convolve(losses, np.ones(window) / window, mode="valid")[start - 1: stop - window + 1]
+    means = np.convolve(losses, np.ones(window) / window, mode="valid")[start - 1 : stop - window + 1]
     assert f"between {means.min():.2f} and {means.max():.2f}" in said
     assert f"to {losses[-window:].mean():.2f} over the last {window} steps" in said
-    assert "plateau" not in learn_words.plateau(np.linspace(3, 0.1, 400), engine.steepest_fall(np.linspace(3, 0.1, 400)))
+    assert "plateau" not in learn_words.plateau(
+        np.linspace(3, 0.1, 400), engine.steepest_fall(np.linspace(3, 0.1, 400))
+    )
     sloped = np.r_[np.linspace(3.0, 2.0, 300), np.linspace(2.0, 0.3, 60), 0.3 + 0.02 * rng.randn(340)]
     said = learn_words.plateau(sloped, engine.steepest_fall(sloped))
     assert "plateau" not in said and f"averages {sloped[:35].mean():.2f} over the first 35 steps" in said
@@ -286,11 +300,22 @@ def test_plateau_is_described_as_measured():
 def test_circuit_names_every_head_from_the_measurements():
     """Issue 23 defect 7: every head past half on its keys is named with its weight; no 'two heads'."""
     steps = np.array([0, 100])
-    shares = np.array([[[0.1, 0.1], [0.1, 0.1]], [[0.05, 0.03], [0.92, 0.96]]])      # (K, L, H) task's keys
-    previous = np.array([[[0.1, 0.1], [0.1, 0.1]], [[0.77, 0.68], [0.02, 0.01]]])    # on the previous token
+    shares = np.array([[[0.1, 0.1], [0.1, 0.1]], [[0.05, 0.03], [0.92, 0.96]]])  # (K, L, H) task's keys
+    previous = np.array([[[0.1, 0.1], [0.1, 0.1]], [[0.77, 0.68], [0.02, 0.01]]])  # on the previous token
     losses = np.linspace(3, 1, 200)
-    said = learn_words.depth_notice(losses, engine.steepest_fall(losses), steps, shares, previous, 1, 0.97, "induction", "",
-                              engine.sample.measured("induction", 1000, 1), engine.history_sample("induction"))
+    said = learn_words.depth_notice(
+        losses,
+        engine.steepest_fall(losses),
+        steps,
+        shares,
+        previous,
+        1,
+        0.97,
+        "induction",
+        "",
+        engine.sample.measured("induction", 1000, 1),
+        engine.history_sample("induction"),
+    )
     assert "layer 0 head 0 (77%) and layer 0 head 1 (68%) put more than half" in said
     assert "layer 1 head 0 (92%) and layer 1 head 1 (96%) put more than half on the keys of 'induction'" in said
     assert "Two heads" not in said
@@ -301,7 +326,8 @@ def test_the_replay_slider_says_how_its_steps_were_saved(task, monkeypatch):
     """The help under the replay slider is read from the shipped run's saved steps: the widest gap across
     the loss's drop (induction), or that a language model's loss has no drop to save densely (text)."""
     from services import weights
-    monkeypatch.setattr(weights, "_sleep", lambda seconds: None)           # Train replays the shipped run at once
+
+    monkeypatch.setattr(weights, "_sleep", lambda seconds: None)  # Train replays the shipped run at once
     at = _train(_learn({"task": task}))
     slider = at.select_slider(key="learn_step")
     steps = [int(str(s).replace(",", "")) for s in slider.options]
@@ -326,9 +352,10 @@ def test_replay_saves_weights_at_most_ten_steps_apart_across_the_drop():
     first, last = importlib.import_module("engine.training").drop_window(run.losses)
     inside = [step for step, _ in run.checkpoints if first <= step <= last]
     assert inside and np.diff([first, *inside, last]).max() <= 10
-    assert len(run.checkpoints) < 40 + (last - first) // 2              # the flat parts are thinned
+    assert len(run.checkpoints) < 40 + (last - first) // 2  # the flat parts are thinned
     # The largest run a lecturer can ask for: induction's model, 1,500 steps, saved while training.
     from engine.training import DENSE_SAVES, CHECKPOINTS, dense_every
+
     numbers = _numbers(engine.TASKS["induction"].config)
     assert dense_every(state.STEPS[1], numbers) <= 10
     assert (DENSE_SAVES + CHECKPOINTS + 1) * numbers * 8 < 20e6
@@ -345,7 +372,7 @@ def test_snapshots_held_while_training_stay_within_their_bytes_for_every_task_an
         for steps in (task.steps, *state.STEPS):
             every = training.dense_every(steps, numbers)
             assert 1 <= every and (steps // every) * size <= training.DENSE_BYTES, (name, steps, every)
-            assert every <= training.DENSE_EVERY or steps / (every - 1) * size > training.DENSE_BYTES   # no wider
+            assert every <= training.DENSE_EVERY or steps / (every - 1) * size > training.DENSE_BYTES  # no wider
     assert training.dense_every(2500, 226944) > 10 and training.dense_every(480, 13440) == 4
 
 
@@ -359,7 +386,7 @@ def test_training_keeps_no_more_snapshots_than_the_bound_allows(monkeypatch):
     saved, copy = [], training.frozen_copy
 
     def counted(params, *args):
-        if not args:                                                  # a save in the loop (the init is drawn in float64)
+        if not args:  # a save in the loop (the init is drawn in float64)
             saved.append(params)
         return copy(params, *args)
 
@@ -367,7 +394,7 @@ def test_training_keeps_no_more_snapshots_than_the_bound_allows(monkeypatch):
     run = engine.train("first", steps=100)
     schedule = set(training.checkpoint_steps(100).tolist()) - {0}
     assert training.dense_every(100, numbers) == 10
-    assert len(saved) - 1 <= len(schedule | set(range(10, 101, 10))) <= len(schedule) + 10    # - the init
+    assert len(saved) - 1 <= len(schedule | set(range(10, 101, 10))) <= len(schedule) + 10  # - the init
     assert run.checkpoints[-1][0] == 100
 
 
@@ -379,13 +406,14 @@ def test_tasks_are_read_from_the_engine():
         assert learn_words.task(name).startswith(task.target) and task.pattern in learn_words.task(name)
         tokens, targets = task.sample(np.random.RandomState(0), 100)
         answers = task.targets(tokens)
-        both = (targets >= 0) & (answers >= 0)              # a text window's last target lies past its tokens
+        both = (targets >= 0) & (answers >= 0)  # a text window's last target lies past its tokens
         assert (answers[both] == targets[both]).all() and both.sum() >= 0.9 * (targets >= 0).sum()
 
 
 def test_a_deep_task_needs_no_other_task(monkeypatch):
     base = engine.TASKS["previous"]
     from dataclasses import replace as swap
+
     deep = swap(base, name="deep", title="deep previous", config=swap(base.config, n_layers=2))
     monkeypatch.setattr(engine.tasks, "TASKS", {"deep": deep})
     monkeypatch.setattr(engine, "TASKS", {"deep": deep})
@@ -415,18 +443,20 @@ def test_knockout_sentence_quotes_the_loss_and_the_accuracy_the_larger_change_fi
     worded by the lessons' one function (ui.prose.knockout.knockout_effect), heads in order of the larger change;
     a head the loss alone moves is listed by the loss (it said 'costs less than 1 point' from accuracy alone)."""
     from ui.prose.knockout import knockout_effect
+
     base = (0.969, 0.0302)
     single = {(0, 0): (0.855, 0.3), (0, 1): (0.965, 0.454), (1, 0): (0.925, 0.05), (1, 1): (0.968, 0.0305)}
     layers = {0: (0.153, 3.1), 1: (0.069, 4.2)}
     said = learn_words.knockouts(base, single, layers, engine.sample.measured("induction", 1000, 1))
     assert "1,000 fresh 16-token sequences, 96.9% right and loss 0.0302 with none" in said
     heads = [(int(l), int(h)) for l, h in re.findall(r"layer (\d) head (\d): ", said)]
-    assert heads == [(0, 1), (0, 0), (1, 0)]                  # 15-fold loss first; (1, 1) barely moves either
+    assert heads == [(0, 1), (0, 0), (1, 0)]  # 15-fold loss first; (1, 1) barely moves either
     for pair in heads:
         effect = knockout_effect(base[0], single[pair][0], base[1], single[pair][1])
         assert f"layer {pair[0]} head {pair[1]}: {effect}" in said
-    assert ("layer 0 head 1: the loss grows to 15 times its value (0.0302 → 0.454), while accuracy barely "
-            "moves") in said
+    assert (
+        "layer 0 head 1: the loss grows to 15 times its value (0.0302 → 0.454), while accuracy barely moves"
+    ) in said
     assert "layer 1 head 1 moves accuracy by at most 2 points and the loss by at most 5%" in said
     for layer, (acc, loss) in layers.items():
         assert f"layer {layer}: {knockout_effect(base[0], acc, base[1], loss)}" in said
@@ -437,6 +467,7 @@ def test_the_learn_pages_knockouts_quote_the_shipped_runs_loss_and_accuracy():
     on the same sequences, compute.metrics with and without each head), none typed."""
     from ui.prose.knockout import knockout_effect
     from services import weights
+
     t = engine.TASKS["induction"]
     trained = weights.find(t.config, weights.Training("induction", t.steps))
     base, single, layers = compute.circuit_knockouts(trained)
@@ -448,7 +479,8 @@ def test_the_learn_pages_knockouts_quote_the_shipped_runs_loss_and_accuracy():
         assert (acc, loss) == (knocked.overall_accuracy, knocked.overall_loss)
         effect = knockout_effect(base[0], acc, base[1], loss)
         assert f"layer {pair[0]} head {pair[1]}: {effect}" in said or (
-            abs(acc - base[0]) <= 0.02 and abs(loss / base[1] - 1) <= 0.05)
+            abs(acc - base[0]) <= 0.02 and abs(loss / base[1] - 1) <= 0.05
+        )
     for layer, (acc, loss) in layers.items():
         assert f"layer {layer}: {knockout_effect(base[0], acc, base[1], loss)}" in said
         assert f"({fmt(base[1], '.3g')} → {fmt(loss, '.3g')})" in said
@@ -495,10 +527,12 @@ def test_induction_needs_its_first_layer():
     for i, (layer, head) in enumerate([(0, 0), (0, 1), (1, 0), (1, 1)]):
         name, score = scores.role(layer, head, 0.5)
         shown = roles["strongest measured role"][i].replace("\\", "")
-        assert shown == (f"{name} {score:.2f}" if name != "no clear role" else f"no clear role (best {score:.2f} < 0.5)")
+        assert shown == (
+            f"{name} {score:.2f}" if name != "no clear role" else f"no clear role (best {score:.2f} < 0.5)"
+        )
     shown = [r.replace("\\", "") for r in roles["strongest measured role"]]
-    assert shown[0].startswith("previous token") or shown[1].startswith("previous token")   # layer 0 copies
-    assert all(r.startswith("induction") for r in shown[2:])                                # layer 1 finds
+    assert shown[0].startswith("previous token") or shown[1].startswith("previous token")  # layer 0 copies
+    assert all(r.startswith("induction") for r in shown[2:])  # layer 1 finds
 
 
 def test_an_article_preset_has_no_task_and_shows_the_output_rows_change():
@@ -516,8 +550,6 @@ def test_an_article_preset_has_no_task_and_shows_the_output_rows_change():
     assert [float(x.replace("\\", "")) for x in frame["after the knock-out"]] == pytest.approx(after, abs=5e-4)
 
 
-
-
 def test_learn_page_shows_loss_and_accuracy_by_position():
     """Issue 24: per-position loss and accuracy on fresh sequences, the engine's numbers."""
     at = _train(_learn({"task": "previous", "steps": "60"}))
@@ -526,6 +558,6 @@ def test_learn_page_shows_loss_and_accuracy_by_position():
     task = engine.TASKS["previous"]
     run = compute.train(task.config, presets.Training(task="previous", steps=60, lr=task.lr))
     metrics = engine.position_metrics(task, task.config, run.params, 1000, 1)
-    assert data.column("position").to_pylist() == list(range(1, task.seq_len))     # position 0 is never scored
+    assert data.column("position").to_pylist() == list(range(1, task.seq_len))  # position 0 is never scored
     np.testing.assert_allclose(data.column("loss").to_numpy(), metrics.loss[1:])
     np.testing.assert_allclose(data.column("accuracy").to_numpy(), metrics.accuracy[1:])

@@ -3,6 +3,7 @@ TOML document made of the lesson's own fields and strangers (any value type, at 
 braces, control characters and other scripts) returns a lesson or raises LessonError with each problem as a
 sentence; a lesson it returns is written back by dump() and reads back the same. (tests/test_lessons.py
 checks each mistake a lecturer makes, one by one; this is the property over any document.)"""
+
 from __future__ import annotations
 
 import datetime
@@ -15,31 +16,72 @@ from ui.lessons import lesson as ls
 from ui.shell import site
 
 PAGES = [p.path for p in site.PAGES]
-TEXTS = strategies.one_of(strategies.text(max_size=60), strategies.sampled_from(["Scores", "{scores.max}", "<b>x</b>", "&amp;", "{", "}",
-                                                           "a\x00b", "ß", "x" * 1300, ""] + PAGES))
-SCALARS = strategies.one_of(TEXTS, strategies.integers(-10**12, 10**12), strategies.floats(allow_nan=True), strategies.booleans(),
-                    strategies.just(datetime.date(2026, 12, 3)))
-VALUES = strategies.recursive(SCALARS, lambda inner: strategies.one_of(strategies.lists(inner, max_size=3),
-                                                       strategies.dictionaries(strategies.sampled_from(["a", "b", "x y"]), inner, max_size=3)),
-                      max_leaves=6)
-SETTINGS = strategies.dictionaries(strategies.sampled_from(list(ls.SETTINGS[:12]) + ["present", "zzz"]),
-                           strategies.one_of(strategies.integers(-5, 70), TEXTS, strategies.floats(allow_nan=True), strategies.booleans()), max_size=4)
-STEP = strategies.fixed_dictionaries({}, optional={"title": TEXTS, "page": strategies.one_of(strategies.sampled_from(PAGES), TEXTS),
-                                           "text": TEXTS, "note": TEXTS, "question": strategies.one_of(strategies.booleans(), VALUES),
-                                           "settings": strategies.one_of(SETTINGS, VALUES), "extra": VALUES})
-DOC = strategies.fixed_dictionaries({}, optional={"title": TEXTS, "summary": TEXTS,
-                                          "steps": strategies.one_of(strategies.lists(STEP, max_size=4), VALUES), "other": VALUES})
+TEXTS = strategies.one_of(
+    strategies.text(max_size=60),
+    strategies.sampled_from(
+        ["Scores", "{scores.max}", "<b>x</b>", "&amp;", "{", "}", "a\x00b", "ß", "x" * 1300, ""] + PAGES
+    ),
+)
+SCALARS = strategies.one_of(
+    TEXTS,
+    strategies.integers(-(10**12), 10**12),
+    strategies.floats(allow_nan=True),
+    strategies.booleans(),
+    strategies.just(datetime.date(2026, 12, 3)),
+)
+VALUES = strategies.recursive(
+    SCALARS,
+    lambda inner: strategies.one_of(
+        strategies.lists(inner, max_size=3),
+        strategies.dictionaries(strategies.sampled_from(["a", "b", "x y"]), inner, max_size=3),
+    ),
+    max_leaves=6,
+)
+SETTINGS = strategies.dictionaries(
+    strategies.sampled_from(list(ls.SETTINGS[:12]) + ["present", "zzz"]),
+    strategies.one_of(strategies.integers(-5, 70), TEXTS, strategies.floats(allow_nan=True), strategies.booleans()),
+    max_size=4,
+)
+STEP = strategies.fixed_dictionaries(
+    {},
+    optional={
+        "title": TEXTS,
+        "page": strategies.one_of(strategies.sampled_from(PAGES), TEXTS),
+        "text": TEXTS,
+        "note": TEXTS,
+        "question": strategies.one_of(strategies.booleans(), VALUES),
+        "settings": strategies.one_of(SETTINGS, VALUES),
+        "extra": VALUES,
+    },
+)
+DOC = strategies.fixed_dictionaries(
+    {},
+    optional={
+        "title": TEXTS,
+        "summary": TEXTS,
+        "steps": strategies.one_of(strategies.lists(STEP, max_size=4), VALUES),
+        "other": VALUES,
+    },
+)
 
 
 # A well-formed lesson: any letters, digits and punctuation in its texts (no braces, no markup), real pages,
 # settings a link may carry.
-PLAIN = strategies.text(strategies.characters(categories=("L", "N", "Zs"), include_characters=".,;:!?'-()\"\\/"),
-                min_size=1, max_size=60).filter(str.strip)
-GOOD_STEP = strategies.fixed_dictionaries({"title": PLAIN, "page": strategies.sampled_from(PAGES), "text": PLAIN, "note": PLAIN},
-                                  optional={"question": strategies.booleans(),
-                                            "settings": strategies.sampled_from([{}, {"seq_len": 8}, {"d_model": 32},
-                                                                         {"preset": "day33"}, {"causal": "1"}])})
-GOOD = strategies.fixed_dictionaries({"title": PLAIN, "summary": PLAIN, "steps": strategies.lists(GOOD_STEP, min_size=1, max_size=4)})
+PLAIN = strategies.text(
+    strategies.characters(categories=("L", "N", "Zs"), include_characters=".,;:!?'-()\"\\/"), min_size=1, max_size=60
+).filter(str.strip)
+GOOD_STEP = strategies.fixed_dictionaries(
+    {"title": PLAIN, "page": strategies.sampled_from(PAGES), "text": PLAIN, "note": PLAIN},
+    optional={
+        "question": strategies.booleans(),
+        "settings": strategies.sampled_from(
+            [{}, {"seq_len": 8}, {"d_model": 32}, {"preset": "day33"}, {"causal": "1"}]
+        ),
+    },
+)
+GOOD = strategies.fixed_dictionaries(
+    {"title": PLAIN, "summary": PLAIN, "steps": strategies.lists(GOOD_STEP, min_size=1, max_size=4)}
+)
 
 
 def toml(value) -> str:

@@ -3,6 +3,7 @@ file, students join a room that follows a lesson and reach every step the presen
 Streamlit's own websocket protocol; replica r1 is killed mid-lesson and its students reconnect onto the
 current step. Skipped without haproxy, unless REQUIRE_BROWSER=1 (CI). A step reaches each student well within
 the fallback timer: the room's change was pushed (ui/poll/push.py), not found by the student's check."""
+
 from __future__ import annotations
 
 import json
@@ -15,18 +16,39 @@ from conftest import ROOT, require
 from deploy import replicas
 from ui.poll import follow
 
-pytestmark = pytest.mark.browser           # starts servers: with the browser and replica tests
+pytestmark = pytest.mark.browser  # starts servers: with the browser and replica tests
 
 
 def hall(*extra: str) -> dict:
-    done = subprocess.run([sys.executable, "-m", "benchmarks.lesson", "--students", "8", "--steps", "5", "--gap",
-                           "7", "--idle", "3", "--spread", "2", "--timeout", "60", *extra],
-                          cwd=ROOT, capture_output=True, text=True, timeout=400)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "benchmarks.lesson",
+            "--students",
+            "8",
+            "--steps",
+            "5",
+            "--gap",
+            "7",
+            "--idle",
+            "3",
+            "--spread",
+            "2",
+            "--timeout",
+            "60",
+            *extra,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=400,
+    )
     body, _, last = done.stdout.rstrip().rpartition("\n")
     assert last == "OK" and done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     report = json.loads(body)
     assert report["missed_steps"] == 0 and report["errors"] == 0 and report["step_s"]["count"] == 8 * 4
-    assert report["check_every_s"] == follow.WATCH_PUSHED_S          # the server pushes: its timer is the fallback
+    assert report["check_every_s"] == follow.WATCH_PUSHED_S  # the server pushes: its timer is the fallback
     return report
 
 

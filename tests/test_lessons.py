@@ -2,6 +2,7 @@
 message that names the step, the field and the fix; a lesson written back reads again the same. The words
 tests run over every step of every shipped lesson: no number is typed, every sentence follows the pages'
 rules, and the few things the typed words claim hold at the step's own numbers."""
+
 from __future__ import annotations
 
 import re
@@ -62,18 +63,18 @@ def test_the_induction_lesson_points_at_the_drop_and_the_circuit():
     lesson = shipped.load("induction")
     pages = [s.page for s in lesson.steps]
     assert pages.count("learn") >= 3 and pages.count("model") >= 4
-    assert any(s.params().get("ablate") == "0.1" and s.params().get("preset") == "trained-induction"
-               for s in lesson.steps)
-    assert any(s.params().get("layers") == "1" for s in lesson.steps)   # one layer against two
-    assert not any(s.params().get("preset") == "trained-text" for name in LESSONS
-                   for s in shipped.load(name).steps)
+    assert any(
+        s.params().get("ablate") == "0.1" and s.params().get("preset") == "trained-induction" for s in lesson.steps
+    )
+    assert any(s.params().get("layers") == "1" for s in lesson.steps)  # one layer against two
+    assert not any(s.params().get("preset") == "trained-text" for name in LESSONS for s in shipped.load(name).steps)
 
 
 def test_the_day33_lesson_ends_with_the_exercise_and_its_question():
     steps = shipped.load("self-attention").steps
     assert [s.page for s in steps[:5]] == ["inputs", "qkv", "scores", "scores", "softmax"]
     assert any(s.page == "exercise" and s.question for s in steps)
-    assert {s.params().get("scale") for s in steps if s.page == "scores"} == {"0", None}   # before and after ÷√d
+    assert {s.params().get("scale") for s in steps if s.page == "scores"} == {"0", None}  # before and after ÷√d
 
 
 @pytest.mark.parametrize("name", LESSONS)
@@ -84,9 +85,12 @@ def test_a_lesson_written_back_reads_the_same(name):
 
 def test_any_text_survives_the_round_trip():
     odd = 'quotes " and \\ backslashes,\ttabs,\nnew lines, ‘unicode’ √ ÷ → and a brace-free {scores.T}'
-    lesson = Lesson("odd", "T \"1\"", "s\\", (Step("a\nb", "scores", (("seq_len", "6"), ("beta", "0.5"),
-                                                                       ("text", "007"), ("cell", "1,2")), odd,
-                                                  "", True),))
+    lesson = Lesson(
+        "odd",
+        'T "1"',
+        "s\\",
+        (Step("a\nb", "scores", (("seq_len", "6"), ("beta", "0.5"), ("text", "007"), ("cell", "1,2")), odd, "", True),),
+    )
     assert parse(dump(lesson), "odd") == lesson
 
 
@@ -97,13 +101,20 @@ def test_a_good_file_reads():
 
 
 def test_an_unknown_page_is_named_with_the_pages():
-    refused(GOOD.replace('page = "scores"', 'page = "score"'), "Step 1 ('Scores'), page: 'score' is not a page",
-            "Use one of: inputs, qkv, scores")
+    refused(
+        GOOD.replace('page = "scores"', 'page = "score"'),
+        "Step 1 ('Scores'), page: 'score' is not a page",
+        "Use one of: inputs, qkv, scores",
+    )
 
 
 def test_a_setting_out_of_range_says_the_range():
-    refused(GOOD.replace("seq_len = 6", "seq_len = 99"), "Step 1 ('Scores'), settings: seq_len='99' is not valid",
-            "must be between 2 and 64", "leave the key out")
+    refused(
+        GOOD.replace("seq_len = 6", "seq_len = 99"),
+        "Step 1 ('Scores'), settings: seq_len='99' is not valid",
+        "must be between 2 and 64",
+        "leave the key out",
+    )
 
 
 def test_a_setting_that_settle_would_change_is_refused_not_moved():
@@ -116,8 +127,11 @@ def test_an_unknown_setting_and_the_viewer_s_own_are_refused():
 
 
 def test_a_missing_field_says_what_to_add():
-    refused(GOOD.replace('text = "The divisor is {scores.divisor}."\n', ""), "Step 1 ('Scores'), text: missing",
-            'Add text = "…"')
+    refused(
+        GOOD.replace('text = "The divisor is {scores.divisor}."\n', ""),
+        "Step 1 ('Scores'), text: missing",
+        'Add text = "…"',
+    )
     refused(GOOD.replace('title = "A lesson"\n', ""), "The lesson, title: missing")
     refused(GOOD.split("[[steps]]")[0], "The lesson, steps: none")
 
@@ -129,13 +143,16 @@ def test_two_megabytes_are_refused_before_reading():
 
 @pytest.mark.parametrize("html", ["<b>bold</b>", "<script>alert(1)</script>", "<!-- x -->", "&lt;", "<img src=x>"])
 def test_html_in_a_text_is_refused(html):
-    refused(GOOD.replace("Say it.", f"Say {html} it."), "Step 1 ('Scores'), note: HTML is not allowed",
-            "shown exactly as typed")
+    refused(
+        GOOD.replace("Say it.", f"Say {html} it."),
+        "Step 1 ('Scores'), note: HTML is not allowed",
+        "shown exactly as typed",
+    )
 
 
 def test_an_unknown_fact_and_a_stray_brace_are_refused():
     said = refused(GOOD.replace("{scores.divisor}", "{scores.divisr}"), "{scores.divisr} is not a number")
-    assert "{scores.divisor}" in said                                    # the page's facts are listed
+    assert "{scores.divisor}" in said  # the page's facts are listed
     refused(GOOD.replace("{scores.divisor}", "{2}"), "a brace that is not a fact's")
 
 
@@ -145,16 +162,26 @@ def test_not_toml_and_not_text_are_refused():
 
 
 def test_a_step_whose_numbers_cannot_be_had_is_refused_by_the_check():
-    bad = parse(GOOD.replace("seq_len = 6", "scale = 0"), "x")        # no divisor with scaling off
+    bad = parse(GOOD.replace("seq_len = 6", "scale = 0"), "x")  # no divisor with scaling off
     with pytest.raises(LessonError, match=r"Step 1 \('Scores'\), text: \{scores.divisor\} has no value.*scaling"):
         check.check(bad, compute)
-    asks = parse(GOOD.replace('page = "scores"', 'page = "qkv"').replace("{scores.divisor}", "x")
-                 .replace('note = "Say it."', 'note = "Say it."\nquestion = true'), "x")
+    asks = parse(
+        GOOD.replace('page = "scores"', 'page = "qkv"')
+        .replace("{scores.divisor}", "x")
+        .replace('note = "Say it."', 'note = "Say it."\nquestion = true'),
+        "x",
+    )
     with pytest.raises(LessonError, match=r"question: the page 'qkv' has no poll question.*question = false"):
         check.check(asks, compute)
-    replay = parse(GOOD.replace('page = "scores"', 'page = "learn"').replace("{scores.divisor}", "x")
-                   .replace('preset = "day33"\nseq_len = 6', 'task = "induction"\nreplay = 335'), "x")
-    with pytest.raises(LessonError, match=r"settings.replay: 335 is not a saved step.*nearest saved steps are \d+ and \d+"):
+    replay = parse(
+        GOOD.replace('page = "scores"', 'page = "learn"')
+        .replace("{scores.divisor}", "x")
+        .replace('preset = "day33"\nseq_len = 6', 'task = "induction"\nreplay = 335'),
+        "x",
+    )
+    with pytest.raises(
+        LessonError, match=r"settings.replay: 335 is not a saved step.*nearest saved steps are \d+ and \d+"
+    ):
         check.check(replay, compute)
 
 
@@ -207,12 +234,14 @@ def _claims():
         ("multi-head", 6): lambda t: "small next to" in t or "tiny next to" in t,
         ("induction", 2): lambda t: "before the loss's steepest fall" in t and "locks on" in t,
         ("induction", 3): lambda t: re.search(r"(during|after) the loss's steepest fall \(steps \d+–\d+", t),
-        ("induction", 4): lambda t: re.search(r"previous token is layer 0 head \d", t) and
-        re.search(r"earlier copy of the current one is layer 1 head \d", t),
+        ("induction", 4): lambda t: (
+            re.search(r"previous token is layer 0 head \d", t)
+            and re.search(r"earlier copy of the current one is layer 1 head \d", t)
+        ),
         ("induction", 5): lambda t: "accuracy falls" in t and "previous token" in t,
-        ("induction", 6): lambda t: _percent(t)[-1] > 50 and _loss_ratio(t) >= 3,   # "most first, far less sure"
-        ("induction", 7): lambda t: "accuracy falls" in t and _percent(t)[-1] < 20,   # "nothing copies"
-        ("induction", 8): lambda t: _percent(t)[0] < _percent(t)[1] - 30,    # one layer cannot
+        ("induction", 6): lambda t: _percent(t)[-1] > 50 and _loss_ratio(t) >= 3,  # "most first, far less sure"
+        ("induction", 7): lambda t: "accuracy falls" in t and _percent(t)[-1] < 20,  # "nothing copies"
+        ("induction", 8): lambda t: _percent(t)[0] < _percent(t)[1] - 30,  # one layer cannot
     }
 
 
@@ -226,10 +255,12 @@ def test_the_checks_catch_what_they_must():
     """The rules above fail on words that break them (a test that cannot fail is a defect)."""
     assert DIGIT.search(facts.PLACE.sub("", "at step 3 {learn.step}"))
     assert not DIGIT.search(facts.PLACE.sub("", "at step {learn.step}"))
-    assert not _claims()[("induction", 6)]("the loss grows to 66 times its value (0.0302 → 1.98), and accuracy falls "
-                                          "from 99.5% to 44.9%")
-    assert not _claims()[("induction", 6)]("accuracy barely moves (99.5% → 97.8%), while the loss barely moves "
-                                          "(0.0302 → 0.0310)")
+    assert not _claims()[("induction", 6)](
+        "the loss grows to 66 times its value (0.0302 → 1.98), and accuracy falls from 99.5% to 44.9%"
+    )
+    assert not _claims()[("induction", 6)](
+        "accuracy barely moves (99.5% → 97.8%), while the loss barely moves (0.0302 → 0.0310)"
+    )
     assert facts.unknown("{model.nothing}") and not facts.unknown("{model.accuracy}")
 
 
@@ -243,7 +274,10 @@ def test_the_readme_s_lesson_file_loads_and_checks():
     for step in lesson.steps:
         assert "{" not in facts.fill(step.text, view_of(step), compute)
     listed = " ".join(readme.split("The facts, by page:", 1)[1].split("(each described", 1)[0].split())
-    parts = listed.split("`")[1:]                                      # page, its names, page, its names, ...
-    said = {f"{page.rstrip('.')}.{name.strip()}" for page, names in zip(parts[::2], parts[1::2])
-            for name in names.strip(" ;").split(",")}
-    assert said == set(facts.FACTS), said ^ set(facts.FACTS)            # the README lists every fact, no other
+    parts = listed.split("`")[1:]  # page, its names, page, its names, ...
+    said = {
+        f"{page.rstrip('.')}.{name.strip()}"
+        for page, names in zip(parts[::2], parts[1::2])
+        for name in names.strip(" ;").split(",")
+    }
+    assert said == set(facts.FACTS), said ^ set(facts.FACTS)  # the README lists every fact, no other

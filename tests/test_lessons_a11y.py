@@ -3,6 +3,7 @@ phone (issue 35): opened by its link (?lesson=NAME&step=N), it draws its page wi
 error and no console error, shows its lesson bar, and passes axe-core's WCAG 2.0/2.1 A and AA audit with no
 serious or critical violation (the rules and the viewports of tests/test_a11y.py, one server and browser
 per viewport). A summary by rule goes to test-artifacts/a11y/lesson-<viewport>-<lesson>.json."""
+
 from __future__ import annotations
 
 import json
@@ -26,8 +27,12 @@ def arrive(tab: Tab, title: str, step: str, timeout: float = 60) -> None:
     while time.monotonic() < deadline:
         heading = tab.page.locator("[data-testid='stMain'] h1")
         bar = tab.page.locator(".st-key-lesson_bar")
-        if heading.count() and heading.first.inner_text().strip() == title and bar.count() \
-                and step in bar.first.inner_text():
+        if (
+            heading.count()
+            and heading.first.inner_text().strip() == title
+            and bar.count()
+            and step in bar.first.inner_text()
+        ):
             bs.wait_ready(tab.page, timeout=60)
             return
         time.sleep(0.1)
@@ -52,7 +57,11 @@ def test_every_step_draws_and_passes_axe(site_tab, name):
     counts = Counter(f"{f['rule']} ({f['impact']})" for f in found)
     failing = [f for f in found if f["impact"] in FAILING and not tolerated(f)]
     OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / f"lesson-{viewport}-{name}.json").write_text(json.dumps(
-        {"seconds": round(time.monotonic() - started, 1), "counts": dict(counts), "violations": found}, indent=1))
-    assert not failing, "\n".join(f"step {f['step']}: {f['rule']} ({f['impact']}) at {f['target']}: {f['html']}"
-                                  for f in failing[:40])
+    (OUT / f"lesson-{viewport}-{name}.json").write_text(
+        json.dumps(
+            {"seconds": round(time.monotonic() - started, 1), "counts": dict(counts), "violations": found}, indent=1
+        )
+    )
+    assert not failing, "\n".join(
+        f"step {f['step']}: {f['rule']} ({f['impact']}) at {f['target']}: {f['html']}" for f in failing[:40]
+    )

@@ -2,6 +2,7 @@
 exception, on its page, with its settings and its text; Back and Next (and the steps list) go to each step's
 own settings while a student may change any on the way; the Inputs page lists the lessons; a bad link gets
 a note; the Learn page's replay step is a URL key."""
+
 from __future__ import annotations
 
 import re
@@ -18,10 +19,12 @@ from ui.shell import site, url
 STEPS = [(name, i) for name in shipped.names() for i in range(1, len(shipped.load(name).steps) + 1)]
 # Numbers a step's text prints that its page shows only in a chart's title, another format or another
 # sentence of the same function (each checked by the words tests in tests/test_lessons.py).
-ELSEWHERE = {("self-attention", 3): {"5", "0.171"},      # T is a chart title; the intro prints std to 2 decimals
-             ("multi-head", 4): {"16"},                  # W_O's 16 × 16 is a chart title
-             ("induction", 2): {"379", "90%"},            # the lock step: the replay's chart of which head locked when
-             ("induction", 3): {"379", "90%"}}
+ELSEWHERE = {
+    ("self-attention", 3): {"5", "0.171"},  # T is a chart title; the intro prints std to 2 decimals
+    ("multi-head", 4): {"16"},  # W_O's 16 × 16 is a chart title
+    ("induction", 2): {"379", "90%"},  # the lock step: the replay's chart of which head locked when
+    ("induction", 3): {"379", "90%"},
+}
 
 
 def knockout_elsewhere(step) -> set[str]:
@@ -31,10 +34,15 @@ def knockout_elsewhere(step) -> set[str]:
         return set()
     from ui.lessons.facts_trained import _model
     from ui.prose.numbers import fmt
+
     view = view_of(step)
     trained, T = _model(view, compute), len(view.words)
     base, out = compute.metrics(trained, T), compute.metrics(trained, T, view.controls.ablate)
-    return {f"{base.overall_accuracy:.1%}", fmt(base.overall_loss, ".3g"), fmt(out.overall_loss / base.overall_loss, ".2g")}
+    return {
+        f"{base.overall_accuracy:.1%}",
+        fmt(base.overall_loss, ".3g"),
+        fmt(out.overall_loss / base.overall_loss, ".2g"),
+    }
 
 
 def bar_text(at) -> str:
@@ -42,13 +50,16 @@ def bar_text(at) -> str:
 
 
 def page_text(at) -> str:
-    return (text_of(at) + "\n" + "\n".join(" ".join(map(str, t.astype(str).to_numpy().ravel())) for t in tables(at))
-            ).replace("\\", "")
+    return (
+        text_of(at) + "\n" + "\n".join(" ".join(map(str, t.astype(str).to_numpy().ravel())) for t in tables(at))
+    ).replace("\\", "")
 
 
 def params(at) -> dict[str, str]:
-    return {k: at.query_params[k][0] if isinstance(at.query_params[k], list) else at.query_params[k]
-            for k in at.query_params}
+    return {
+        k: at.query_params[k][0] if isinstance(at.query_params[k], list) else at.query_params[k]
+        for k in at.query_params
+    }
 
 
 def settings(params_: dict[str, str]) -> dict[str, str]:
@@ -74,24 +85,28 @@ def test_every_step_draws_on_its_page_with_its_settings_and_its_text(name, numbe
     filled = facts.fill(step.text, view_of(step), compute)
     assert filled in said
     shown = page_text(at).replace(filled, "")
-    printed = {x for n in facts.names(step.text) for x in re.findall(r"\d+(?:\.\d+)?%?",
-                                                                        facts.FACTS[n].value(view_of(step), compute))}
-    assert printed - ELSEWHERE.get((name, number), set()) - knockout_elsewhere(step) <= {x for x in printed if x in shown}, \
-        sorted(x for x in printed if x not in shown)
+    printed = {
+        x
+        for n in facts.names(step.text)
+        for x in re.findall(r"\d+(?:\.\d+)?%?", facts.FACTS[n].value(view_of(step), compute))
+    }
+    assert printed - ELSEWHERE.get((name, number), set()) - knockout_elsewhere(step) <= {
+        x for x in printed if x in shown
+    }, sorted(x for x in printed if x not in shown)
 
 
 def test_next_back_and_a_change_on_the_way():
     lesson = shipped.load("self-attention")
     at = open_app(None, {"lesson": "self-attention", "step": "2"}, timeout=60)
     assert at.title[0].value == "Q, K, V projections"
-    at.sidebar.slider(key="seq_len").set_value(7).run()                # allowed: a setting changed on the way
+    at.sidebar.slider(key="seq_len").set_value(7).run()  # allowed: a setting changed on the way
     assert_clean(at)
     assert params(at)["seq_len"] == "7" and "You changed this step's settings" in " ".join(c.value for c in at.caption)
-    at.button(key=progress.NEXT).click().run()                              # the next step's own settings
+    at.button(key=progress.NEXT).click().run()  # the next step's own settings
     assert at.title[0].value == "Scaled scores" and settings(params(at)) == step_settings(lesson.at(3))
     at.button(key=progress.BACK).click().run()
     assert at.title[0].value == "Q, K, V projections" and params(at)["step"] == "2"
-    assert settings(params(at)) == step_settings(lesson.at(2))           # Back also brings the step's own
+    assert settings(params(at)) == step_settings(lesson.at(2))  # Back also brings the step's own
     at.sidebar.slider(key="seq_len").set_value(3).run()
     at.button(key=progress.RESTORE).click().run()
     assert settings(params(at)) == step_settings(lesson.at(2))
@@ -100,7 +115,7 @@ def test_next_back_and_a_change_on_the_way():
 def test_the_steps_list_jumps_and_leaving_ends_the_lesson():
     at = open_app(None, {"lesson": "induction"}, timeout=120)
     assert at.title[0].value == "Learn: train a head" and params(at)["replay"] == "0"
-    at.session_state[progress.LIST] = True                                  # open the list (drawn once opened)
+    at.session_state[progress.LIST] = True  # open the list (drawn once opened)
     at.run()
     radio = at.radio(key=progress.JUMP)
     assert list(radio.options)[4].replace("\\", "").startswith("5. Knock out")
@@ -128,13 +143,18 @@ def test_presenter_view_leaves_page_up_and_page_down_to_the_lesson():
     assert progress.NEXT in keys and "step_next" not in keys and "step_back" not in keys
     assert any(e.label == "Note for the presenter" for e in at.expander)
     plain = open_app(None, {"present": "1"}, timeout=60)
-    assert "step_next" in {b.key for b in plain.button}                 # without a lesson: the pages' own
-    assert not any(w.key == progress.TAKE for w in plain.segmented_control)    # no lessons list in presenter view
+    assert "step_next" in {b.key for b in plain.button}  # without a lesson: the pages' own
+    assert not any(w.key == progress.TAKE for w in plain.segmented_control)  # no lessons list in presenter view
 
 
-@pytest.mark.parametrize("link,said", [({"lesson": "nope"}, "There is no lesson 'nope'"),
-                                       ({"lesson": "induction", "step": "99"}, "is not a step of"),
-                                       ({"lesson": "<b>x</b>"}, "There is no lesson")])
+@pytest.mark.parametrize(
+    "link,said",
+    [
+        ({"lesson": "nope"}, "There is no lesson 'nope'"),
+        ({"lesson": "induction", "step": "99"}, "is not a step of"),
+        ({"lesson": "<b>x</b>"}, "There is no lesson"),
+    ],
+)
 def test_a_bad_lesson_link_gets_a_note(link, said):
     at = open_app(None, link, timeout=120)
     assert_clean(at)

@@ -7,6 +7,7 @@ and sees where the presenter is. The presenter's address bar and page text never
 reload keeps the presenter's rights (the key is in the session and a first-party cookie).
 
 Skipped without Chromium and Playwright unless REQUIRE_BROWSER=1 (CI)."""
+
 from __future__ import annotations
 
 import os
@@ -97,8 +98,9 @@ def test_a_presenter_and_three_students_take_a_lesson(browser, server):
         panel = lecturer.locator(".st-key-poll_panel")
         code = re.search(r"Room ([A-Z2-9]{4})", wait_text(panel, r"Room [A-Z2-9]{4}", timeout=60)).group(1)
         lessons = lecturer.locator(".st-key-hall_panel")
-        lessons.locator("input[type='file']").set_input_files(files=[{"name": "bad.toml", "mimeType": "text/plain",
-                                                                       "buffer": BAD}])
+        lessons.locator("input[type='file']").set_input_files(
+            files=[{"name": "bad.toml", "mimeType": "text/plain", "buffer": BAD}]
+        )
         wait_text(lessons, r"was not loaded; nothing changed", timeout=30)
         assert "HTML is not allowed" in lessons.inner_text()
         lessons.get_by_role("button", name="Start it").click()
@@ -117,13 +119,13 @@ def test_a_presenter_and_three_students_take_a_lesson(browser, server):
         bs.wait_ready(explorer)
         followers = [page for name, page in students if name != "explorer"]
 
-        for number in range(2, 6):                                      # five steps: 1 to 5
+        for number in range(2, 6):  # five steps: 1 to 5
             bs.wait_ready(lecturer)
             lecturer.keyboard.press("PageDown")
             wait_step(lecturer, number)
             for page in followers:
                 wait_step(page, number)
-            if number == 4:                                             # the question of the spread after ÷√d
+            if number == 4:  # the question of the spread after ÷√d
                 for page in followers:
                     box = page.locator(".st-key-poll_box")
                     wait_text(box, r"what happens to the spread", timeout=30)
@@ -134,9 +136,9 @@ def test_a_presenter_and_three_students_take_a_lesson(browser, server):
                     said = wait_text(page.locator(".st-key-poll_box"), r"Right answer", timeout=30)
                     assert "Yours: it shrinks to 1/√" in said.replace("\n", " ")
                     page.screenshot(path=str(SHOTS / f"student-{name}-revealed.png"), full_page=True)
-        for page in followers:                                          # step 5 opens the next question
+        for page in followers:  # step 5 opens the next question
             wait_text(page.locator(".st-key-poll_box"), r"which key will take the most weight", timeout=30)
-        assert heading(explorer) == "Inputs X"                          # stayed where it was
+        assert heading(explorer) == "Inputs X"  # stayed where it was
         said = wait_text(explorer.locator(".st-key-poll_box"), r"The presenter is on Step 5 of 8", timeout=30)
         assert LESSON.at(5).title in said
         lecturer.screenshot(path=str(SHOTS / "presenter.png"), full_page=True)

@@ -10,6 +10,7 @@
 * no two modules of one package (ui/, engine/, services/) share a file name, the per-page packages
   ui/sections/<page>/ aside (each page may have its own maps.py).
 """
+
 from __future__ import annotations
 
 import ast
@@ -19,12 +20,13 @@ import pytest
 
 from conftest import ROOT
 
+
 def import_source(node: ast.ImportFrom, package: str) -> str:
     """The module a `from … import` reads from, a relative one resolved against its file's package."""
     if not node.level:
         return node.module or ""
     base = package.split(".") if package else []
-    base = base[:len(base) - (node.level - 1)] if node.level > 1 else base
+    base = base[: len(base) - (node.level - 1)] if node.level > 1 else base
     return ".".join(base + ([node.module] if node.module else []))
 
 
@@ -106,14 +108,18 @@ def circles(edges: dict[str, set[str]]) -> list[list[str]]:
 def test_no_import_circle_between_the_projects_modules():
     found = circles(graph(project_files()))
     assert not found, "import circles (each set imports itself round): " + "; ".join(
-        " <-> ".join(part) for part in found)
+        " <-> ".join(part) for part in found
+    )
 
 
 def defined(path: Path) -> set[str]:
     """The module-level functions and classes a file defines (dunder names aside)."""
-    return {node.name for node in ast.parse(path.read_text()).body
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-            and not (node.name.startswith("__") and node.name.endswith("__"))}
+    return {
+        node.name
+        for node in ast.parse(path.read_text()).body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        and not (node.name.startswith("__") and node.name.endswith("__"))
+    }
 
 
 def twice(files: list[Path]) -> dict[str, list[str]]:
@@ -127,7 +133,8 @@ def twice(files: list[Path]) -> dict[str, list[str]]:
 def test_no_name_is_defined_in_two_modules_of_the_engine():
     found = twice(sorted(p for p in (ROOT / "engine").rglob("*.py") if "__pycache__" not in p.parts))
     assert not found, "defined in two modules of engine/: " + "; ".join(
-        f"{name} in {', '.join(paths)}" for name, paths in found.items())
+        f"{name} in {', '.join(paths)}" for name, paths in found.items()
+    )
 
 
 def test_the_readers_see_what_they_must(tmp_path):
@@ -199,7 +206,8 @@ def test_an_alias_names_one_thing_everywhere():
     name to another module."""
     found = alias_clashes(project_files())
     assert not found, "aliases that name different things in different files: " + "; ".join(
-        f"{alias} = {' | '.join(targets)}" for alias, targets in found.items())
+        f"{alias} = {' | '.join(targets)}" for alias, targets in found.items()
+    )
 
 
 # Per-page packages may each keep their own names for their parts (two pages' `maps.py` each draw that page's
@@ -225,7 +233,8 @@ def test_no_two_modules_of_one_package_share_a_name(package):
     things; a reader who meets `place.` or opens place.py should not have to ask which."""
     found = shared_file_names(sorted(p for p in (ROOT / package).rglob("*.py") if "__pycache__" not in p.parts))
     assert not found, f"modules of {package}/ that share a file name: " + "; ".join(
-        f"{name}: {', '.join(paths)}" for name, paths in found.items())
+        f"{name}: {', '.join(paths)}" for name, paths in found.items()
+    )
 
 
 def test_the_name_readers_see_a_clash(tmp_path):
@@ -234,8 +243,16 @@ def test_the_name_readers_see_a_clash(tmp_path):
     for folder in ("pkg", "pkg/prose", "pkg/lessons", "pkg/poll", "ui/sections/a", "ui/sections/b", "ui/x"):
         (tmp_path / folder).mkdir(parents=True)
         (tmp_path / folder / "__init__.py").write_text("")
-    for name in ("pkg/prose/learn.py", "pkg/prose/room.py", "pkg/lessons/words.py", "pkg/lessons/place.py",
-                 "pkg/poll/place.py", "ui/sections/a/maps.py", "ui/sections/b/maps.py", "ui/x/maps.py"):
+    for name in (
+        "pkg/prose/learn.py",
+        "pkg/prose/room.py",
+        "pkg/lessons/words.py",
+        "pkg/lessons/place.py",
+        "pkg/poll/place.py",
+        "ui/sections/a/maps.py",
+        "ui/sections/b/maps.py",
+        "ui/x/maps.py",
+    ):
         (tmp_path / name).write_text("")
     (tmp_path / "pkg/a.py").write_text("from pkg.prose import learn as words\nimport numpy as np\n")
     (tmp_path / "pkg/b.py").write_text("from .prose import room as words\nimport numpy as np\n")

@@ -4,6 +4,7 @@ after it, whichever run is in use: the shipped one, one injected in its place, o
 changed setting. Every number is read from the pages and held against the engine's numbers of the one
 model the weights service gives for that setting (never against a run trained in this test: training
 is chaotic, and another CPU's kernels give other weights)."""
+
 from __future__ import annotations
 
 import re
@@ -23,7 +24,7 @@ from ui.poll import questions
 from ui.shell import presets, site, state, url
 
 MODEL, LEARN, SOFTMAX = (site.by_path(p).file for p in ("model", "learn", "softmax"))
-TASKS = [t for t in presets.TRAINED_TASKS if engine.TASKS[t].held_out is None]   # text: tests/test_text_pages.py
+TASKS = [t for t in presets.TRAINED_TASKS if engine.TASKS[t].held_out is None]  # text: tests/test_text_pages.py
 
 
 @pytest.fixture
@@ -39,7 +40,7 @@ def fresh(monkeypatch, tmp_path):
         return real(*args, **kwargs)
 
     monkeypatch.setattr(workers, "train", counted)
-    monkeypatch.setattr(weights, "_sleep", lambda s: None)               # replays without waiting
+    monkeypatch.setattr(weights, "_sleep", lambda s: None)  # replays without waiting
     weights.forget()
     st.cache_resource.clear()
     st.cache_data.clear()
@@ -86,8 +87,11 @@ def _model_view(params: dict) -> dict:
     scores = {}
     for i, name in enumerate(roles["map"]):
         layer, head = (int(x) for x in re.findall(r"\d+", name))
-        scores[(layer, head)] = {col: _number(roles[col][i]) for col in roles.columns
-                                 if col not in ("map", "strongest measured role", "knocked out")}
+        scores[(layer, head)] = {
+            col: _number(roles[col][i])
+            for col in roles.columns
+            if col not in ("map", "strongest measured role", "knocked out")
+        }
     costs = {}
     for pair in scores:
         knocked = open_app(MODEL, {**params, "ablate": f"{pair[0]}.{pair[1]}"}, timeout=300)
@@ -107,14 +111,20 @@ def _learn(params: dict) -> dict:
     notice = next(s.value for s in at.success if "What to notice" in s.value).replace("\\", "")
     right = re.search(r"predicts (every one of|([\d.]+)% of) the (?:scored )?targets of 1,000", notice)
     accuracy = 1.0 if right.group(1) == "every one of" else float(right.group(2)) / 100
-    costs = {}                                  # each head's knock-out: accuracy before → after, in points
+    costs = {}  # each head's knock-out: accuracy before → after, in points
     for l, h, effect in re.findall(r"layer (\d) head (\d): (.*?)(?:; |\. With)", notice):
-        a, b = re.search(r"accuracy (?:falls from |rises from |barely moves \()([\d.]+)% (?:to|→) ([\d.]+)%",
-                         effect).groups()
+        a, b = re.search(
+            r"accuracy (?:falls from |rises from |barely moves \()([\d.]+)% (?:to|→) ([\d.]+)%", effect
+        ).groups()
         costs[(int(l), int(h))] = float(a) - float(b)
     shares = {(int(l), int(h)): float(p) / 100 for l, h, p in re.findall(r"layer (\d) head (\d) \((\d+)%\)", notice)}
-    return {"accuracy": accuracy, "costs": costs, "shares": shares, "notice": notice,
-            "digest": _caption_digest(at, others=1)}
+    return {
+        "accuracy": accuracy,
+        "costs": costs,
+        "shares": shares,
+        "notice": notice,
+        "digest": _caption_digest(at, others=1),
+    }
 
 
 def _softmax_poll(params: dict, model: weights.Model) -> None:
@@ -143,21 +153,23 @@ def _agree(task: str, params: dict, learn_params: dict) -> weights.Model:
     t = engine.TASKS[task]
     assert view["digest"] == learn["digest"] == model.digest[:8]
     expected = engine.evaluate(t, model.config, model.params)
-    assert view["accuracy"] == pytest.approx(expected, abs=5e-4) and learn["accuracy"] == pytest.approx(expected, abs=5e-4)
-    for pair, cost in view["costs"].items():                           # the model view's cost of each head ...
+    assert view["accuracy"] == pytest.approx(expected, abs=5e-4) and learn["accuracy"] == pytest.approx(
+        expected, abs=5e-4
+    )
+    for pair, cost in view["costs"].items():  # the model view's cost of each head ...
         knocked = engine.evaluate(t, model.config, model.params, ablate=(pair,))
         assert cost == pytest.approx((expected - knocked) * 100, abs=0.05 + 1e-9)
-        if pair in learn["costs"]:                                      # ... is the Learn page's, to its decimal
+        if pair in learn["costs"]:  # ... is the Learn page's, to its decimal
             # two roundings: the Learn page prints both accuracies to 0.1%, the model view their difference
             assert learn["costs"][pair] == pytest.approx(cost, abs=0.1 + 1e-9), (pair, learn["notice"])
         elif model.config.n_layers > 1:
-            assert abs(cost) <= 2.05, (pair, cost, learn["notice"])    # "moves accuracy by at most 2 points"
+            assert abs(cost) <= 2.05, (pair, cost, learn["notice"])  # "moves accuracy by at most 2 points"
     tokens, targets = t.sample(np.random.RandomState(compute.SHARE_SEED), compute.SHARE_SEQUENCES)
     scores = engine.head_scores(model.config, model.params, tokens, t, targets)
     for pair, shown in view["roles"].items():
         for name, value in scores.roles().items():
             assert shown[name.replace("\\", "")] == pytest.approx(value[pair], abs=0.005 + 1e-9), (pair, name)
-    for pair, share in learn["shares"].items():                        # "layer 0 head 1 (77%)": a role's score
+    for pair, share in learn["shares"].items():  # "layer 0 head 1 (77%)": a role's score
         assert any(abs(share - value[pair]) <= 0.005 + 1e-9 for value in scores.roles().values()), (pair, share)
     _softmax_poll(params, model)
     return model
@@ -178,7 +190,7 @@ def _inject(monkeypatch, tmp_path, task: str) -> engine.TrainRun:
     folder = tmp_path / "shipped"
     shutil.copytree(store.SHIPPED, folder)
     t = engine.TASKS[task]
-    other = replace(engine.train(task, seed=1), seed=0)                 # another run, stored as the default one
+    other = replace(engine.train(task, seed=1), seed=0)  # another run, stored as the default one
     store.save(other, folder, name=f"{task}.npz")
     monkeypatch.setattr(store, "SHIPPED", folder)
     assert store.load_shipped(task, t.config, t.steps, 0) is not None
@@ -213,7 +225,7 @@ def test_a_changed_weights_seed_trains_once_and_every_page_shows_that_run(fresh)
 def test_a_changed_batch_seed_trains_once_on_the_learn_page_and_its_link_shows_that_run(fresh):
     learn = _learn({"task": "induction", "train_seed": "5"})
     trained = len(fresh)
-    assert trained == 2, fresh                                          # the run and the one-layer model beside it
+    assert trained == 2, fresh  # the run and the one-layer model beside it
     at = open_app(LEARN, {"task": "induction", "train_seed": "5"}, timeout=300)
     link = next(m.value for m in at.markdown if "with these weights" in m.value)
     query = dict(part.split("=") for part in re.search(r"\(model\?([^)]*)\)", link).group(1).split("&"))

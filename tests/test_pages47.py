@@ -1,6 +1,7 @@
 """Issue 47's lecturer's read of the English text preset's pages (?preset=trained-text at 32 and 64 tokens, and
 another passage): what that read found, each with a test that fails without its fix. Expected numbers are
 read from the trace and the tokens shown, not typed."""
+
 from __future__ import annotations
 
 import re
@@ -12,8 +13,11 @@ from ui import compute
 from ui.prose import notices
 from ui.shell import site
 
-TEXT = [dict(preset="trained-text", seq_len=32), dict(preset="trained-text", seq_len=64),
-        dict(preset="trained-text", seq_len=64, passage=3)]
+TEXT = [
+    dict(preset="trained-text", seq_len=32),
+    dict(preset="trained-text", seq_len=64),
+    dict(preset="trained-text", seq_len=64, passage=3),
+]
 
 
 from conftest import link_trace, link_view  # noqa: E402
@@ -31,14 +35,14 @@ def test_the_inputs_notice_counts_repeated_words_not_repeated_unk(params):
     unknown = words.count(stand_in)
     said = notices.inputs_notice(trace(v), words, len(words) - unknown, "Trained: English text", stand_in)
     repeated = sum(w != stand_in and w in words[:i] for i, w in enumerate(words))
-    assert repeated and (unknown > 1 or params.get("passage"))        # passage 0 shows several <unk>
+    assert repeated and (unknown > 1 or params.get("passage"))  # passage 0 shows several <unk>
     found = re.search(r"(\d+) tokens? repeats? an earlier word", said)
     assert found and int(found.group(1)) == repeated, said
 
 
 def test_the_inputs_notice_with_only_unk_repeated_does_not_call_every_row_different():
     v = view("inputs", preset="trained-text", seq_len=4)
-    shown = ("<unk>", "she", "<unk>", "said")                        # two words outside the vocabulary
+    shown = ("<unk>", "she", "<unk>", "said")  # two words outside the vocabulary
     said = notices.inputs_notice(trace(v), shown, 2, "Trained: English text", "<unk>")
     assert "every row of X is different" not in said and "every word is different" not in said
     assert "the only equal rows of X are the 2 ‘<unk>’ rows" in said.replace("\\", ""), said
@@ -62,13 +66,25 @@ def test_the_learn_notice_says_its_weight_for_one_head_their_for_several(heads):
 
     import engine
     from ui.prose import learn
+
     losses = np.linspace(5.0, 3.0, 200)
     previous = np.zeros((2, 2, 4))
-    previous[:, 0, :heads] = 0.7                                      # layer 0: `heads` heads on the previous token
+    previous[:, 0, :heads] = 0.7  # layer 0: `heads` heads on the previous token
     shares = np.zeros((2, 2, 4))
     sample = engine.sample.followed("text", 50, 0)
-    said = learn.depth_notice(losses, engine.steepest_fall(losses), np.array([0, 199]), shares, previous, 1, 0.3,
-                              "English text", "", sample, sample)
+    said = learn.depth_notice(
+        losses,
+        engine.steepest_fall(losses),
+        np.array([0, 199]),
+        shares,
+        previous,
+        1,
+        0.3,
+        "English text",
+        "",
+        sample,
+        sample,
+    )
     whose = "its" if heads == 1 else "their"
     assert f"put more than half of {whose} weight on the previous token" in said, said
 
@@ -78,6 +94,7 @@ def test_the_text_runs_steps_print_their_thousands_as_the_learn_page_does():
     page's 'Too long to train live in a lecture (2,500 Adam steps …)': one number, one way."""
     import engine
     from ui.shell import presets
+
     steps = engine.TASKS["text"].steps
     assert steps >= 1000
     said = presets.summary("trained-text", T=32)
@@ -92,6 +109,7 @@ def test_the_exercise_says_when_one_more_token_is_past_the_models_training(T):
     sequences and named what the new row attends to without a word that position 64 is outside its training."""
     from conftest import open_app
     import engine
+
     L = engine.TASKS["text"].seq_len
     at = open_app(site.file("exercise"), {"preset": "trained-text", "seq_len": str(T)}, timeout=120)
     said = " ".join(str(c.value) for c in at.caption).replace("\\", "")
@@ -111,6 +129,7 @@ def test_the_loss_by_position_names_no_extreme_measured_on_too_few_sequences(pre
     from ui.prose import learn
     from ui.prose.numbers import MIN_CASES
     from ui.shell import presets
+
     model = weights.find(presets.base_config(preset), presets.training(preset))
     m = compute.metrics(model)
     said = learn.by_position(m.loss, m.accuracy, m.scored, m.count, model.task.title, m.sample)
@@ -119,7 +138,7 @@ def test_the_loss_by_position_names_no_extreme_measured_on_too_few_sequences(pre
     few = [int(p) for p in np.flatnonzero(m.scored) if m.count[p] < MIN_CASES]
     assert (f"in at least {MIN_CASES} of them" in said) == bool(few), said
     if preset == "trained-induction":
-        assert few                                                    # the shipped run has such positions
+        assert few  # the shipped run has such positions
         enough = [p for p in np.flatnonzero(m.scored) if m.count[p] >= MIN_CASES]
         assert named == [enough[int(np.argmax(m.loss[enough]))], enough[int(np.argmin(m.loss[enough]))]]
 
@@ -130,6 +149,7 @@ def test_the_text_tasks_description_does_not_say_one_head_solves_it():
     do, not a solution of the task; the letter tasks, which one pattern solves, keep their words."""
     import engine
     from ui.prose import learn
+
     for name, task in engine.TASKS.items():
         said = learn.task(name)
         assert ("A head that solves it must" in said) == (task.held_out is None), (name, said)
@@ -143,6 +163,7 @@ def test_the_learn_intro_says_no_one_pattern_answers_english_text(task):
     move … to the pattern' above the English text's 'No single pattern solves language'."""
     from conftest import open_app
     import engine
+
     params = {"task": task} if task != "text" else {"preset": "trained-text", "task": "text"}
     at = open_app(site.file("learn"), params, timeout=120)
     said = " ".join(m.value for m in at.markdown).replace("\\", "")
@@ -156,9 +177,10 @@ def test_the_saved_steps_help_says_what_the_steps_show_not_where_attention_chang
     fastest': nothing measures where attention changes fastest; it states the steps' own spacing."""
     import engine
     from ui.prose import learn
+
     steps = engine.training.checkpoint_steps(engine.TASKS["text"].steps)
     said = learn.saved_steps(steps, None)
     assert "fastest" not in said, said
     gaps = np.diff(steps)
     assert f"{int(gaps[0])} apart at first, up to {int(gaps.max())} apart later" in said, said
-    assert int(np.argmax(gaps)) >= len(gaps) // 2                      # 'later': the widest gap is in the second half
+    assert int(np.argmax(gaps)) >= len(gaps) // 2  # 'later': the widest gap is in the second half

@@ -5,6 +5,7 @@ sidebar says a span comes again only where both copies are shown, marks the past
 typed sentence (the passage's own tokens at those positions), names only unknown words that are shown, and
 says where the passage comes from; another passage is picked in the link (passage=). Every expected number is
 read from the passage, the corpus or the Learn page's own sequence, never typed here."""
+
 from __future__ import annotations
 
 import re
@@ -20,7 +21,7 @@ from ui.shell import presets, site, state, url
 
 TEXT = engine.TASKS["text"]
 PRESET = "trained-text"
-LENGTHS = range(state.SEQ_LEN[0], state.SEQ_LEN[1] + 1)       # every length the slider allows
+LENGTHS = range(state.SEQ_LEN[0], state.SEQ_LEN[1] + 1)  # every length the slider allows
 SPAN_WORDS = "a span comes again"
 PAGES = {p: site.by_path(p).file for p in ("inputs", "scores", "model", "learn")}
 
@@ -40,8 +41,9 @@ def _learn_words(number: int = 0) -> tuple[str, ...]:
 def _source(c: state.Controls) -> str:
     """The sidebar's sentence on where the passage comes from, as the sidebar builds it."""
     found, t = presets.passage(TEXT.name, c.passage), state.to_tokens(c)
-    return words_of.source(found.title, c.passage, found.begin, len(t.words), found.span, found.second,
-                           t.own, t.pasted, t.copied_from)
+    return words_of.source(
+        found.title, c.passage, found.begin, len(t.words), found.span, found.second, t.own, t.pasted, t.copied_from
+    )
 
 
 def _chapter(position: int) -> int:
@@ -63,7 +65,7 @@ def test_every_length_shows_the_first_tokens_of_one_window_of_the_corpus(number)
         pasted = found.pasted(T)
         assert tokens.pasted == pasted, T
         own = [TEXT.vocab.index(w) for i, w in enumerate(tokens.words) if i not in pasted]
-        assert own == text.ids[found.begin:found.begin + len(own)].tolist(), T
+        assert own == text.ids[found.begin : found.begin + len(own)].tolist(), T
         assert found.begin + len(own) <= text.bounds[chapter + 1]
         assert [tokens.words[i] for i in pasted] == [tokens.words[found.first + i - found.second] for i in pasted]
         assert words_of.strip(tokens.words, None, pasted, tokens.copied_from).count("⟦pasted copy") == (len(pasted) > 0)
@@ -77,14 +79,17 @@ def test_the_span_sentence_only_where_both_copies_are_shown():
     both = [T for T in LENGTHS if T >= found.second + found.span]
     assert [T for T in LENGTHS if SPAN_WORDS in said[T]] == both and both
     for T in both:
-        assert (f"positions {found.second}–{found.second + found.span - 1} are the task's pasted copy of positions "
-                f"{found.first}–{found.first + found.span - 1}") in said[T]
+        assert (
+            f"positions {found.second}–{found.second + found.span - 1} are the task's pasted copy of positions "
+            f"{found.first}–{found.first + found.span - 1}"
+        ) in said[T]
     cut = range(found.second + 1, found.second + found.span)
     assert all(f"cut it at position {T - 1}" in said[T] for T in cut) and len(cut)
     assert all(f"starts at position {found.second}, past them" in said[T] for T in LENGTHS if T <= found.second)
-    for T in LENGTHS:                                   # nothing else in the sidebar claims the repeat
-        rule = words_of.rule(0, presets.PASSAGES, presets.SAMPLE_SEED, presets.CANDIDATES, TEXT.seq_len,
-                             presets.shown_length(TEXT))
+    for T in LENGTHS:  # nothing else in the sidebar claims the repeat
+        rule = words_of.rule(
+            0, presets.PASSAGES, presets.SAMPLE_SEED, presets.CANDIDATES, TEXT.seq_len, presets.shown_length(TEXT)
+        )
         assert SPAN_WORDS not in rule.lower()
 
 
@@ -96,15 +101,18 @@ def test_a_short_typed_sentence_is_filled_from_the_same_passage_and_marked():
     learn, found = _learn_words(), presets.passage(TEXT.name, 0)
     for T in (8, 33, 40, 64):
         tokens = state.to_tokens(_controls(T, text=" ".join(typed)))
-        assert tokens.words == tuple(typed) + learn[len(typed):T]
+        assert tokens.words == tuple(typed) + learn[len(typed) : T]
         assert tokens.filled_from == len(typed)
         assert f"positions {len(typed)}–{T - 1} ({T - len(typed)} tokens) are filling" in tokens.note
         runs = words_of.parts(tokens.words, tokens.filled_from, tokens.pasted)
         assert runs[0] == (words_of.TEXT, tuple(typed))
         kinds = [kind for kind, run in runs for _ in run]
-        assert kinds[len(typed):] == [words_of.COPY if i in found.pasted(T) else words_of.FILLING
-                                      for i in range(len(typed), T)]
-        assert f"Positions {len(typed)}–{T - 1} fill your {len(typed)} tokens up to {T}" in _source(_controls(T, text=" ".join(typed)))
+        assert kinds[len(typed) :] == [
+            words_of.COPY if i in found.pasted(T) else words_of.FILLING for i in range(len(typed), T)
+        ]
+        assert f"Positions {len(typed)}–{T - 1} fill your {len(typed)} tokens up to {T}" in _source(
+            _controls(T, text=" ".join(typed))
+        )
         assert "⟦filling:" in words_of.strip(tokens.words, tokens.filled_from, tokens.pasted, tokens.copied_from)
 
 
@@ -112,7 +120,7 @@ def test_the_unknown_word_note_names_only_words_within_the_tokens_shown():
     learn = _learn_words()
     at = 10
     assert "zzyzx" not in TEXT.vocab
-    text = " ".join(learn[:at] + ("zzyzx",) + learn[at + 1:20])
+    text = " ".join(learn[:at] + ("zzyzx",) + learn[at + 1 : 20])
     for T in LENGTHS:
         note = state.to_tokens(_controls(T, text=text)).note or ""
         assert ("zzyzx" in note) == (T > at), (T, note)
@@ -161,7 +169,7 @@ def test_the_pages_and_the_learn_page_show_the_same_tokens_at_every_length():
         assert ("⟦pasted copy" in strips[T]) == (len(presets.passage(TEXT.name, 0).pasted(T)) > 0), T
     found = presets.passage(TEXT.name, 0)
     edges = sorted({LENGTHS[0], found.second, found.second + 1, found.second + found.span, LENGTHS[-1]})
-    for page in ("scores", "model"):                    # the lengths where the copy starts, is whole, and the ends
+    for page in ("scores", "model"):  # the lengths where the copy starts, is whole, and the ends
         other = open_app(PAGES[page], {"preset": PRESET}, timeout=300)
         for T in edges:
             other.slider(key="seq_len").set_value(T).run()
@@ -220,7 +228,7 @@ def test_the_learn_sidebar_says_a_typed_sequence_replaces_the_passage():
     assert_clean(learn)
     said = " ".join(c.value for c in learn.sidebar.caption)
     assert words_of.LEARN_TYPED in said
-    assert not any(re.match(r"\*\*The \d+ tokens:\*\*", m.value) for m in learn.markdown)   # no passage strip
+    assert not any(re.match(r"\*\*The \d+ tokens:\*\*", m.value) for m in learn.markdown)  # no passage strip
 
 
 def test_the_default_page_shows_the_repeat_of_its_passage():

@@ -7,6 +7,7 @@ width on its first run. Each test ends with the same cleanliness checks as tests
 exception, no console error, nothing fetched from another host). Screenshots of failures go to
 test-artifacts/browser/.
 """
+
 from __future__ import annotations
 
 import io
@@ -20,13 +21,23 @@ from test_browser import SECTIONS, Tab
 
 pytestmark = pytest.mark.browser
 
-IPHONE = ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
-          "Version/17.5 Mobile/15E148 Safari/604.1")
-PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 3, "has_touch": True,
-         "is_mobile": True, "user_agent": IPHONE}
-LENGTHS = ((4, "part4"), (16, "day33"), (64, "part4"))          # tokens, preset
-TAPPED = {"scores": ("scores_scaled", "Worked cell"), "softmax": ("softmax_map", "Worked cell"),
-          "qkv": ("qkv_slice", "Worked entry")}                 # chart a tap picks a cell on, what then shows
+IPHONE = (
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
+    "Version/17.5 Mobile/15E148 Safari/604.1"
+)
+PHONE = {
+    "viewport": {"width": 390, "height": 844},
+    "device_scale_factor": 3,
+    "has_touch": True,
+    "is_mobile": True,
+    "user_agent": IPHONE,
+}
+LENGTHS = ((4, "part4"), (16, "day33"), (64, "part4"))  # tokens, preset
+TAPPED = {
+    "scores": ("scores_scaled", "Worked cell"),
+    "softmax": ("softmax_map", "Worked cell"),
+    "qkv": ("qkv_slice", "Worked entry"),
+}  # chart a tap picks a cell on, what then shows
 
 
 @pytest.fixture(scope="module")
@@ -46,11 +57,11 @@ def open_page(tab: Tab, path: str, first_visit: bool, runs: int) -> None:
     if first_visit:
         tab.page.context.clear_cookies()
     if tab.page.url.startswith("http"):
-        tab.page.evaluate("localStorage.clear()")       # Streamlit remembers a sidebar toggle there
+        tab.page.evaluate("localStorage.clear()")  # Streamlit remembers a sidebar toggle there
     before = tab.runs.finished
     tab.page.goto(tab.server.url + path)
     tab.runs.wait_for(tab.page, before + runs, timeout=90)
-    tab.page.wait_for_timeout(600)                       # a measurement that differs would be sent by now
+    tab.page.wait_for_timeout(600)  # a measurement that differs would be sent by now
     bs.wait_ready(tab.page, timeout=90)
     assert tab.runs.finished - before == runs, f"{path}: {tab.runs.finished - before} runs, not {runs}"
 
@@ -101,18 +112,20 @@ def tap_a_cell(tab: Tab, key: str, T: int, worked: str) -> None:
         label = cell.get_attribute("aria-label")
         box = cell.bounding_box()
         point = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-    else:                                           # a canvas (Vega paints 1,024 cells and more there)
+    else:  # a canvas (Vega paints 1,024 cells and more there)
         label, point = None, map_centre(tab, chart)
     tab.settle_after(lambda: tab.page.touchscreen.tap(*point))
     heading = tab.page.locator("[data-testid='stMain'] h3").filter(has_text=re.compile("^" + worked))
     heading.first.wait_for()
     text = heading.first.inner_text()
-    if label is None:                               # the cell under the finger: one in the middle
+    if label is None:  # the cell under the finger: one in the middle
         i, j = map(int, re.search(r"(\d+)\D+(\d+)", text).groups())
         assert abs(i - T / 2) <= 2 and abs(j - n_cols / 2) <= 2, text
         return
     value = float(re.search(r"value: ([−\d.e+-]+)", label).group(1).replace("−", "-"))
-    assert text.startswith(f"{worked}: query {i} → key {j}" if worked == "Worked cell" else f"{worked}: Q[{i}, {j}]"), text
+    assert text.startswith(f"{worked}: query {i} → key {j}" if worked == "Worked cell" else f"{worked}: Q[{i}, {j}]"), (
+        text
+    )
     latex = " ".join(tab.page.locator("[data-testid='stMain'] .katex").all_inner_texts()).replace("\n", "")
     shown = [float(x.replace("−", "-")) for x in re.findall(r"[−-]?\d+\.\d{5}", latex)]
     assert any(abs(x - value) < 2e-5 for x in shown), (value, shown)
@@ -158,7 +171,7 @@ def test_every_page_comes_first_and_fits_a_phone(tab, path):
             hits = no_overlaps(tab, f"phone-overlap-{path or 'root'}-{T}")
             if hits:
                 found[(T, section)] = hits
-            if wider := sideways(tab):                  # a wide table scrolls in its own box, not the page
+            if wider := sideways(tab):  # a wide table scrolls in its own box, not the page
                 found[(T, section, "page scrolls sideways by px")] = wider
         if path in TAPPED:
             tap_a_cell(tab, TAPPED[path][0], T, TAPPED[path][1])
@@ -166,7 +179,7 @@ def test_every_page_comes_first_and_fits_a_phone(tab, path):
     tab.assert_clean()
 
 
-TEXT = "trained-text"                                            # the English text preset (a 64-wide model)
+TEXT = "trained-text"  # the English text preset (a 64-wide model)
 
 
 @pytest.mark.parametrize("path", [p for p, *_ in bs.PAGES], ids=[p or "root" for p, *_ in bs.PAGES])
@@ -177,10 +190,10 @@ def test_every_page_fits_a_phone_under_the_english_text_preset(tab, path):
     found = {}
     extra = "&task=text" if path == "learn" else ""
     for T in (4, 16, 64):
-        before = tab.runs.finished                      # how many runs a first visit takes: the test above
+        before = tab.runs.finished  # how many runs a first visit takes: the test above
         tab.page.goto(f"{tab.server.url}/{path}?seq_len={T}&preset={TEXT}{extra}")
         tab.runs.wait_for(tab.page, before + 1, timeout=90)
-        tab.page.wait_for_timeout(1500)                 # the measured screen, if it differs, is sent by now
+        tab.page.wait_for_timeout(1500)  # the measured screen, if it differs, is sent by now
         bs.wait_ready(tab.page, timeout=90)
         if path == "exercise":
             predict_and_reveal(tab)
@@ -206,7 +219,7 @@ def test_the_first_run_fits_the_narrowest_phone_then_a_turn_refits(tab, path):
         assert not no_overlaps(tab, "phone-overlap-360")
         tab.settle_after(lambda: tab.page.set_viewport_size({"width": 740, "height": 360}))
         assert not no_overlaps(tab, "phone-overlap-740")
-        tab.settle_after(lambda: tab.page.set_viewport_size(PHONE["viewport"]))     # upright again: remembered
+        tab.settle_after(lambda: tab.page.set_viewport_size(PHONE["viewport"]))  # upright again: remembered
         assert not no_overlaps(tab, "phone-overlap-390")
     finally:
         tab.page.set_viewport_size(PHONE["viewport"])
@@ -219,8 +232,13 @@ def touch_drag(tab: Tab, locator, dx: float) -> None:
     box = locator.bounding_box()
     x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
     cdp = tab.page.context.new_cdp_session(tab.page)
-    send = lambda kind, px: cdp.send("Input.dispatchTouchEvent", {    # noqa: E731
-        "type": kind, "touchPoints": [] if kind == "touchEnd" else [{"x": px, "y": y}]})
+    send = lambda kind, px: cdp.send(
+        "Input.dispatchTouchEvent",
+        {  # noqa: E731
+            "type": kind,
+            "touchPoints": [] if kind == "touchEnd" else [{"x": px, "y": y}],
+        },
+    )
     send("touchStart", x)
     for k in range(1, 11):
         send("touchMove", x + dx * k / 10)

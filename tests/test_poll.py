@@ -1,5 +1,6 @@
 """The class poll's store, on SQLite always and on PostgreSQL (a server this module starts from Debian's
 binaries; skipped without them unless REQUIRE_BROWSER=1, as in CI). Every rule is checked on both."""
+
 from __future__ import annotations
 
 import csv
@@ -69,7 +70,7 @@ def asked(store: ps.Store, **kw) -> tuple[ps.Room, ps.Store]:
 # ------------------------------------------------------------------------------------ the schema
 def test_schema_is_created_once_and_migrations_are_recorded(make):
     first = make()
-    second = make()                       # a second replica starting on the same database migrates nothing
+    second = make()  # a second replica starting on the same database migrates nothing
     assert first.schema_version() == second.schema_version() == len(ps.MIGRATIONS)
 
 
@@ -77,9 +78,9 @@ def test_a_new_migration_is_applied_once(make, monkeypatch):
     old = make()
     room = old.create_room()
     monkeypatch.setattr(ps, "MIGRATIONS", ps.MIGRATIONS + (("CREATE TABLE poll_later (x INTEGER)",),))
-    new, newer = make(), make()                        # the second would fail if it created the table again
+    new, newer = make(), make()  # the second would fail if it created the table again
     assert new.schema_version() == newer.schema_version() == len(ps.MIGRATIONS)
-    new.check(room.code, room.key)                     # the data from before the migration is still there
+    new.check(room.code, room.key)  # the data from before the migration is still there
 
 
 def test_sqlite_file_is_in_wal_mode(tmp_path):
@@ -108,7 +109,7 @@ def test_a_new_room_has_a_short_code_and_a_128_bit_key(make):
     assert len({r.code for r in rooms}) == 20
     for r in rooms:
         assert ps.parse_code(r.code) == r.code
-        assert len(r.key) >= 22 and r.key not in r.code        # token_urlsafe(16): 128 bits
+        assert len(r.key) >= 22 and r.key not in r.code  # token_urlsafe(16): 128 bits
         s.check(r.code, r.key)
 
 
@@ -149,20 +150,26 @@ def test_only_the_presenter_key_reveals_resets_closes_and_downloads(make):
     room, s = asked(make())
     other = s.create_room()
     for bad in ("", "x" * 22, other.key, room.key[:-1] + ("A" if room.key[-1] != "A" else "B")):
-        for act in (lambda k: s.reveal(room.code, k, "q1"), lambda k: s.reset(room.code, k, "q1"),
-                    lambda k: s.close_room(room.code, k), lambda k: s.csv(room.code, k),
-                    lambda k: s.ask(room.code, k, "q2", "?", OPTIONS, "a")):
+        for act in (
+            lambda k: s.reveal(room.code, k, "q1"),
+            lambda k: s.reset(room.code, k, "q1"),
+            lambda k: s.close_room(room.code, k),
+            lambda k: s.csv(room.code, k),
+            lambda k: s.ask(room.code, k, "q2", "?", OPTIONS, "a"),
+        ):
             with pytest.raises(ps.NotPresenter):
                 act(bad)
         assert not s.is_presenter(room.code, bad)
-    assert not s.questions(room.code)[0].revealed        # nothing happened
+    assert not s.questions(room.code)[0].revealed  # nothing happened
     assert s.is_presenter(room.code, room.key)
 
 
 def test_the_key_is_not_stored_in_clear(make):
     room, s = asked(make())
     with s._tx(write=False) as conn:
-        stored = conn.execute(sa.text("SELECT key_sha256 FROM poll_rooms WHERE code = :code"), {"code": room.code}).scalar()
+        stored = conn.execute(
+            sa.text("SELECT key_sha256 FROM poll_rooms WHERE code = :code"), {"code": room.code}
+        ).scalar()
     assert room.key not in stored and len(stored) == 64
 
 
@@ -170,10 +177,10 @@ def test_the_key_is_not_stored_in_clear(make):
 def test_one_answer_per_seat_and_question_changeable_until_the_reveal(make):
     room, s = asked(make())
     s.answer(room.code, "seat-00001", "q1", "a")
-    s.answer(room.code, "seat-00001", "q1", "a")      # a double click
+    s.answer(room.code, "seat-00001", "q1", "a")  # a double click
     s.answer(room.code, "seat-00002", "q1", "a")
     assert s.counts(room.code) == {"q1": {"a": 2}}
-    s.answer(room.code, "seat-00001", "q1", "b")      # changed their mind
+    s.answer(room.code, "seat-00001", "q1", "b")  # changed their mind
     assert s.counts(room.code) == {"q1": {"a": 1, "b": 1}}
     assert s.my_answers(room.code, "seat-00001") == {"q1": "b"}
     s.reveal(room.code, room.key, "q1")
@@ -184,9 +191,9 @@ def test_one_answer_per_seat_and_question_changeable_until_the_reveal(make):
 
 def test_answers_from_two_replicas_count_once(make):
     room, one = asked(make())
-    two = make()                                        # another process on the same database
+    two = make()  # another process on the same database
     one.answer(room.code, "seat-00001", "q1", "a")
-    two.answer(room.code, "seat-00001", "q1", "c")      # the same student after a failover
+    two.answer(room.code, "seat-00001", "q1", "c")  # the same student after a failover
     two.answer(room.code, "seat-00002", "q1", "c")
     assert one.counts(room.code) == two.counts(room.code) == {"q1": {"c": 2}}
 
@@ -211,15 +218,15 @@ def test_reset_clears_one_question_and_hides_its_answer(make):
     s.reset(room.code, room.key, "q1")
     assert s.counts(room.code) == {"q2": {"b": 2}}
     assert not next(q for q in s.questions(room.code) if q.qid == "q1").revealed
-    s.answer(room.code, "seat-00001", "q1", "c")        # open again
+    s.answer(room.code, "seat-00001", "q1", "c")  # open again
 
 
 def test_asking_again_keeps_answers_unless_the_question_changed(make):
     room, s = asked(make())
     s.answer(room.code, "seat-00001", "q1", "a")
-    s.ask(room.code, room.key, "q1", "Which one?", OPTIONS, "b")     # the presenter's page reran
+    s.ask(room.code, room.key, "q1", "Which one?", OPTIONS, "b")  # the presenter's page reran
     assert s.counts(room.code) == {"q1": {"a": 1}}
-    s.ask(room.code, room.key, "q1", "Which one?", OPTIONS, "c")     # other settings, another right answer
+    s.ask(room.code, room.key, "q1", "Which one?", OPTIONS, "c")  # other settings, another right answer
     assert s.counts(room.code) == {}
     with pytest.raises(ps.PollError, match="options"):
         s.ask(room.code, room.key, "q1", "?", OPTIONS, "zzz")
@@ -256,7 +263,7 @@ def test_concurrent_answers_are_all_counted(make):
         try:
             for choice in ("a", "b", OPTIONS[i % 3][0]):
                 stores[i % 4].answer(room.code, f"seat-{i:05d}", "q1", choice)
-        except Exception as err:                          # noqa: BLE001 - the test counts them
+        except Exception as err:  # noqa: BLE001 - the test counts them
             errors.append(err)
 
     threads = [threading.Thread(target=student, args=(i,)) for i in range(40)]

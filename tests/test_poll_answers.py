@@ -1,6 +1,7 @@
 """Issue 32: a poll question keeps every right answer (keys tied within the page's own rule are all right),
 as a JSON list in poll_questions.answer; a database written before (one value per row) is migrated. On
 SQLite and on PostgreSQL (the fixtures of test_poll)."""
+
 from __future__ import annotations
 
 import csv
@@ -18,16 +19,16 @@ def test_several_right_answers_are_kept_graded_and_downloaded(make):  # noqa: F8
     room = s.create_room()
     s.ask(room.code, room.key, "q1", "Which one?", OPTIONS, ["c", "a"])
     q = s.questions(room.code)[0]
-    assert q.answers == ("a", "c")                                    # in option order
+    assert q.answers == ("a", "c")  # in option order
     assert q.right("a") and q.right("c") and not q.right("b") and not q.right(None)
     assert q.answer_label() == "first; or third"
     for seat, choice in (("seat-00001", "a"), ("seat-00002", "b"), ("seat-00003", "c")):
         s.answer(room.code, seat, "q1", choice)
     rows = list(csv.DictReader(io.StringIO(s.csv(room.code, room.key))))
     assert sorted((r["choice"], r["right"]) for r in rows) == [("a", "1"), ("b", "0"), ("c", "1")]
-    s.ask(room.code, room.key, "q1", "Which one?", OPTIONS, ["a", "c"])   # the same answers: answers kept
+    s.ask(room.code, room.key, "q1", "Which one?", OPTIONS, ["a", "c"])  # the same answers: answers kept
     assert s.counts(room.code) == {"q1": {"a": 1, "b": 1, "c": 1}}
-    s.ask(room.code, room.key, "q1", "Which one?", OPTIONS, ["a"])        # fewer right answers: afresh
+    s.ask(room.code, room.key, "q1", "Which one?", OPTIONS, ["a"])  # fewer right answers: afresh
     assert s.counts(room.code) == {}
     for bad in ([], ["a", "zzz"]):
         with pytest.raises(ps.PollError, match="right answer"):
@@ -35,21 +36,34 @@ def test_several_right_answers_are_kept_graded_and_downloaded(make):  # noqa: F8
 
 
 def test_a_database_with_one_answer_per_question_is_migrated(make, monkeypatch):  # noqa: F811
-    monkeypatch.setattr(ps, "MIGRATIONS", ps.MIGRATIONS[:1])          # the schema before issue 32
+    monkeypatch.setattr(ps, "MIGRATIONS", ps.MIGRATIONS[:1])  # the schema before issue 32
     old = make()
     room = old.create_room()
-    with old._tx() as conn:                                           # a row as the old app wrote it
-        insert = sa.text("INSERT INTO poll_questions (code, qid, prompt, options, answer, asked_at) "
-                         "VALUES (:code, :qid, :prompt, :options, :answer, :at)")
-        conn.execute(insert, dict(code=room.code, qid="q1", prompt="Which one?", options=ps.json.dumps(OPTIONS),
-                                  answer="b", at=1.0))
-        conn.execute(insert, dict(code=room.code, qid="q2", prompt="Odd", options=ps.json.dumps([['a\\"x', "odd"], ["b", "b"]]),
-                                  answer='a\\"x', at=2.0))
+    with old._tx() as conn:  # a row as the old app wrote it
+        insert = sa.text(
+            "INSERT INTO poll_questions (code, qid, prompt, options, answer, asked_at) "
+            "VALUES (:code, :qid, :prompt, :options, :answer, :at)"
+        )
+        conn.execute(
+            insert,
+            dict(code=room.code, qid="q1", prompt="Which one?", options=ps.json.dumps(OPTIONS), answer="b", at=1.0),
+        )
+        conn.execute(
+            insert,
+            dict(
+                code=room.code,
+                qid="q2",
+                prompt="Odd",
+                options=ps.json.dumps([['a\\"x', "odd"], ["b", "b"]]),
+                answer='a\\"x',
+                at=2.0,
+            ),
+        )
     old.answer(room.code, "seat-00001", "q1", "b")
     monkeypatch.undo()
-    new = make()                                                      # the app, upgraded, starts on it
-    assert new.schema_version() == len(ps.MIGRATIONS) >= 2                 # every migration since, applied
+    new = make()  # the app, upgraded, starts on it
+    assert new.schema_version() == len(ps.MIGRATIONS) >= 2  # every migration since, applied
     by_qid = {q.qid: q for q in new.questions(room.code)}
     assert by_qid["q1"].answers == ("b",) and by_qid["q1"].right("b")
-    assert by_qid["q2"].answers == ('a\\"x',)                         # a quote and a backslash survive
+    assert by_qid["q2"].answers == ('a\\"x',)  # a quote and a backslash survive
     assert "q1,Which one?,b,1," in new.csv(room.code, room.key).replace("\r", "")

@@ -1,6 +1,7 @@
 """The class poll in the app (AppTest): a presenter starts a room and asks, students join by link,
 answer, and see the result once revealed; the right answers come from the engine's numbers; bad links
 get a message, never a traceback; the presenter key is in no URL: it stays in the presenter's session."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -12,7 +13,7 @@ from tests.conftest import open_app
 from ui.poll import link as poll_link, panel as poll_panel, participant, questions
 
 
-pytestmark = pytest.mark.usefixtures("poll_db")    # conftest: a fresh SQLite file a test
+pytestmark = pytest.mark.usefixtures("poll_db")  # conftest: a fresh SQLite file a test
 
 
 def presenter(page="pages/softmax.py"):
@@ -39,7 +40,7 @@ def test_presenter_starts_a_room_and_the_join_link_has_no_key():
     code, key = room_of(at)
     joins = [c.value for c in at.code if f"room={code}" in c.value]
     assert joins and all(key not in j and "present" not in j for j in joins)
-    assert all(key not in c.value for c in at.code)      # the sidebar's "Link to this view" neither
+    assert all(key not in c.value for c in at.code)  # the sidebar's "Link to this view" neither
 
 
 def test_students_answer_and_see_the_result_after_the_reveal():
@@ -50,7 +51,7 @@ def test_students_answer_and_see_the_result_after_the_reveal():
         assert not s.exception and "seat" in s.query_params and "key" not in s.query_params
         assert any(f"You are in room {code}" in m.value for m in s.markdown)
         s.radio[0].set_value(str(i)).run()
-    students[0].radio[0].set_value("1").run()               # changed their mind: still one answer
+    students[0].radio[0].set_value("1").run()  # changed their mind: still one answer
     at.run()
     assert at.metric[0].value == "3"
     assert poll_panel.store().counts(code) == {"softmax": {"1": 2, "2": 1}}
@@ -58,13 +59,14 @@ def test_students_answer_and_see_the_result_after_the_reveal():
     right = poll_panel.store().questions(code)[0].answers
     for s, theirs in zip(students, ("1", "1", "2")):
         s.run()
-        boxes = s.success if theirs in right else s.info          # green when they were right
+        boxes = s.success if theirs in right else s.info  # green when they were right
         said = " ".join(e.value for e in boxes).replace("\\", "")
         assert "Right answer:" in said and "Yours:" in said and s.radio[0].disabled
 
 
-@pytest.mark.parametrize("page,qid,word", [("pages/scores.py", "scores", "spread"),
-                                           ("pages/exercise.py", "exercise", "appended")])
+@pytest.mark.parametrize(
+    "page,qid,word", [("pages/scores.py", "scores", "spread"), ("pages/exercise.py", "exercise", "appended")]
+)
 def test_each_page_asks_its_own_question(page, qid, word):
     at = presenter(page)
     code, _ = room_of(at)
@@ -81,7 +83,7 @@ def test_pages_without_a_question_say_where_they_are():
 
 
 def test_the_softmax_answer_is_the_row_argmax_of_the_engine():
-    cfg = engine.Config(d_model=128, num_heads=1, d_ff=512)              # rows that lean to one key
+    cfg = engine.Config(d_model=128, num_heads=1, d_ff=512)  # rows that lean to one key
     words = ("AI", "builds", "neural", "models")
     t = analysis.run(cfg, words).layers[0]
     assert any(r.kind == "lean" for r in analysis.read_rows(t.weights[0], t.visible))
@@ -91,15 +93,16 @@ def test_the_softmax_answer_is_the_row_argmax_of_the_engine():
             assert q.answers == [str(int(np.argmax(t.weights[0][row])))]
     masked = analysis.run(engine.Config(causal=True), words).layers[0]
     q = questions.softmax_top_key(masked, 0, 1)
-    assert [v for v, _ in q.options] == ["0", "1", questions.EVEN]    # a hidden key is never an option
+    assert [v for v, _ in q.options] == ["0", "1", questions.EVEN]  # a hidden key is never an option
 
 
-@pytest.mark.parametrize("d_model,heads,scale,answer", [(16, 2, True, "root"), (16, 2, False, None),
-                                                        (16, 16, True, "same")])
+@pytest.mark.parametrize(
+    "d_model,heads,scale,answer", [(16, 2, True, "root"), (16, 2, False, None), (16, 16, True, "same")]
+)
 def test_the_spread_answer_is_measured(d_model, heads, scale, answer):
     cfg = engine.Config(d_model=d_model, num_heads=heads, scale_scores=scale)
     t = analysis.run(cfg, ("AI", "builds", "neural", "models")).layers[0]
-    if answer is None:                                                  # the page divides nothing: not asked
+    if answer is None:  # the page divides nothing: not asked
         with pytest.raises(questions.Unanswerable, match="Scaling is switched off"):
             questions.scores_spread(t, cfg, 0)
         return
@@ -114,9 +117,14 @@ def test_the_exercise_answer_follows_the_mask():
     assert questions.exercise_prediction(masked, 0).answers == ["unchanged", "own_factor"]
 
 
-@pytest.mark.parametrize("params,said", [({"room": "<b>x</b>"}, "not a room code"),
-                                         ({"room": "K7QF", "key": "no"}, "malformed"),
-                                         ({"room": "K7QF"}, "no room K7QF")])
+@pytest.mark.parametrize(
+    "params,said",
+    [
+        ({"room": "<b>x</b>"}, "not a room code"),
+        ({"room": "K7QF", "key": "no"}, "malformed"),
+        ({"room": "K7QF"}, "no room K7QF"),
+    ],
+)
 def test_bad_poll_links_get_a_message_not_a_traceback(params, said):
     at = open_app(None, params)
     assert not at.exception
@@ -142,7 +150,7 @@ def test_reset_and_close():
     at.button(key=participant.RESET).click().run()
     assert poll_panel.store().counts(code) == {}
     student.run()
-    assert student.radio[0].value is None                        # the student's page shows no stale choice
+    assert student.radio[0].value is None  # the student's page shows no stale choice
     at.button(key=participant.CLOSE).click().run()
     assert not at.exception and "room" not in at.query_params
     student.run()
@@ -152,18 +160,18 @@ def test_reset_and_close():
 def test_links_never_carry_the_key_but_a_remembered_key_makes_the_presenter():
     presenter, problems = poll_link.from_params({"room": "k7qf", "key": "A" * 22, "seat": "B" * 12})
     assert presenter.presenter and presenter.seat is None and not problems
-    assert presenter.url_params() == {"room": "K7QF"}               # the key leaves the address bar
+    assert presenter.url_params() == {"room": "K7QF"}  # the key leaves the address bar
     assert presenter.share_params() == {"room": "K7QF"}
     student, _ = poll_link.from_params({"room": "K7QF"})
-    assert student.student and len(student.seat) >= 12          # a seat is given on joining
+    assert student.student and len(student.seat) >= 12  # a seat is given on joining
     assert student.url_params() == {"room": "K7QF", "seat": student.seat}
     assert student.share_params() == {"room": "K7QF"}
-    again, _ = poll_link.from_params(student.url_params())       # a reload: the same seat
+    again, _ = poll_link.from_params(student.url_params())  # a reload: the same seat
     assert again == student
     assert poll_link.from_params({"seq_len": "5"}) == (poll_link.Link(), [])
-    reload, _ = poll_link.from_params(presenter.url_params(), remembered="A" * 22)   # the browser's cookie
+    reload, _ = poll_link.from_params(presenter.url_params(), remembered="A" * 22)  # the browser's cookie
     assert reload == poll_link.Link("K7QF", "A" * 22)
-    seated, _ = poll_link.from_params(student.url_params(), remembered="A" * 22)     # a student's own URL: a student
+    seated, _ = poll_link.from_params(student.url_params(), remembered="A" * 22)  # a student's own URL: a student
     assert seated == student
     junk, _ = poll_link.from_params({"room": "K7QF"}, remembered="no")
     assert junk.student

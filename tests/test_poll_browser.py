@@ -4,6 +4,7 @@ presenter's count moves without a click, the reveal reaches every student withou
 one-row room check sees it); the presenter key is in a cookie of the presenter's browser, not the URL.
 
 Skipped without Chromium and Playwright unless REQUIRE_BROWSER=1 (CI)."""
+
 from __future__ import annotations
 
 import os
@@ -27,7 +28,7 @@ STUDENTS = (("laptop", LAPTOP, "0: AI"), ("phone-1", PHONE, "1: builds"), ("phon
 def server(tmp_path_factory):
     db = tmp_path_factory.mktemp("poll") / "poll.sqlite3"
     saved = os.environ.get("ATTENTION_LAB_POLL_DB")
-    os.environ["ATTENTION_LAB_POLL_DB"] = str(db)            # the server process inherits it
+    os.environ["ATTENTION_LAB_POLL_DB"] = str(db)  # the server process inherits it
     try:
         with bs.Server(log_name="poll-browser.log") as srv:
             yield srv
@@ -80,9 +81,9 @@ def test_presenter_and_three_students(browser, server):
         wait_text(panel, r"Room [A-Z2-9]{4}")
         code = re.search(r"room=([A-Z2-9]{4})", join).group(1)
         kept = {c["name"]: c["value"] for c in lecturer.context.cookies()}
-        key = unquote(kept["attention_lab_presenter"]).split(".")[1]     # kept by the browser, never in the URL
+        key = unquote(kept["attention_lab_presenter"]).split(".")[1]  # kept by the browser, never in the URL
         assert key not in join and "present" not in join and "key" not in query(lecturer)
-        assert panel.locator("img").count() >= 1                  # the QR code, drawn by the app
+        assert panel.locator("img").count() >= 1  # the QR code, drawn by the app
         panel.get_by_role("button", name=re.compile("Ask this page's question")).click()
         wait_text(panel, r"answered\s*0")
 
@@ -99,12 +100,12 @@ def test_presenter_and_three_students(browser, server):
             assert seen.get("room") == code and "seat" in seen and "key" not in seen, name
         assert len({query(page)["seat"] for _, page, _, _ in students}) == 3
 
-        wait_text(panel, r"answered\s*3")                     # live: the lecturer clicked nothing since
+        wait_text(panel, r"answered\s*3")  # live: the lecturer clicked nothing since
         lecturer.screenshot(path=str(SHOTS / "presenter-live.png"), full_page=True)
         panel.get_by_role("button", name="Reveal the answer").click()
         wait_text(panel, r"Revealed")
         for name, page, box, choice in students:
-            text = wait_text(box, r"Right answer", timeout=20)     # the student clicked nothing either
+            text = wait_text(box, r"Right answer", timeout=20)  # the student clicked nothing either
             assert f"Yours: {choice}" in text.replace("\n", " ").replace("  ", " "), (name, text)
             page.screenshot(path=str(SHOTS / f"student-{name}.png"), full_page=True)
         assert errors == []

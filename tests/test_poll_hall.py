@@ -3,6 +3,7 @@ store and the presenter's panel hold every answer; once on one server, once on 2
 sharing one SQLite file with one replica killed mid-poll (its students reconnect and go on).
 
 Skipped without haproxy for the replica run, unless REQUIRE_BROWSER=1 (CI)."""
+
 from __future__ import annotations
 
 import json
@@ -14,15 +15,36 @@ import pytest
 from conftest import ROOT, require
 from deploy import replicas
 
-pytestmark = pytest.mark.browser           # starts servers: with the browser and replica tests
+pytestmark = pytest.mark.browser  # starts servers: with the browser and replica tests
 
 
 def run(*options: str) -> dict:
     """The benchmark's own command (the tests import nothing from benchmarks/): its JSON report, and
     its last line, OK or FAILED with the problems it found."""
-    done = subprocess.run([sys.executable, "-m", "benchmarks.poll", "--students", "8", "--spread", "2",
-                           "--pause", "1", "--timeout", "60", "--deadline", "240", "--seed", "3", *options],
-                          cwd=ROOT, capture_output=True, text=True, timeout=400)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "benchmarks.poll",
+            "--students",
+            "8",
+            "--spread",
+            "2",
+            "--pause",
+            "1",
+            "--timeout",
+            "60",
+            "--deadline",
+            "240",
+            "--seed",
+            "3",
+            *options,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=400,
+    )
     body, _, last = done.stdout.rstrip().rpartition("\n")
     assert last == "OK" and done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     return json.loads(body)

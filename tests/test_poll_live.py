@@ -1,6 +1,7 @@
 """A room's live view in the poll's store (issue 35), on SQLite and on PostgreSQL like every rule of the
 store: one migration adds it to an existing database; only the presenter key moves a room; every change
 moves the counter a student's page reads in one row; every replica reads the same."""
+
 from __future__ import annotations
 
 import pytest
@@ -18,10 +19,17 @@ def test_a_version_2_database_is_migrated_and_keeps_its_rooms(tmp_path, monkeypa
     monkeypatch.setattr(ps, "MIGRATIONS", schema.MIGRATIONS[:2])
     old = ps.Store(path)
     room = old.create_room()
-    with old.engine.begin() as conn:                       # a question asked by the code of version 2
-        conn.execute(schema.questions.insert().values(code=room.code, qid="softmax", prompt="Which?",
-                                                      options='[["a", "first"], ["b", "second"]]', answer='["b"]',
-                                                      asked_at=1.0))
+    with old.engine.begin() as conn:  # a question asked by the code of version 2
+        conn.execute(
+            schema.questions.insert().values(
+                code=room.code,
+                qid="softmax",
+                prompt="Which?",
+                options='[["a", "first"], ["b", "second"]]',
+                answer='["b"]',
+                asked_at=1.0,
+            )
+        )
     old.close()
     monkeypatch.setattr(ps, "MIGRATIONS", schema.MIGRATIONS)
     new = ps.Store(path)
@@ -45,14 +53,14 @@ def test_only_the_presenter_key_moves_the_room(make):
 
 
 def test_a_lesson_its_step_and_the_view_are_one_row_for_every_replica(make):
-    one, two = make(), make()                            # two replicas on one database
+    one, two = make(), make()  # two replicas on one database
     room = one.create_room()
     started = live.update(one, room.code, room.key, lesson="title = 'x'", step=1, view=VIEW)
     assert (started.rev, started.moves, started.step, started.lesson) == (1, 1, 1, True)
     seen = live.watch(two, room.code)
     assert seen == started and seen.view == VIEW
     assert live.lesson(two, room.code) == (1, "title = 'x'")
-    edited = live.update(two, room.code, room.key, lesson="title = 'y'")   # an edit is news, not a move
+    edited = live.update(two, room.code, room.key, lesson="title = 'y'")  # an edit is news, not a move
     assert (edited.rev, edited.moves, edited.step) == (2, 1, 1)
     detour = live.update(one, room.code, room.key, step=None, view={"page": "model", "params": {}})
     assert (detour.moves, detour.step, detour.view["page"]) == (2, None, "model")
@@ -66,9 +74,9 @@ def test_every_poll_change_moves_the_counter(make):
     revs = [live.watch(store, room.code).rev]
     store.ask(room.code, room.key, "q1", "Which?", OPTIONS, "b")
     revs.append(live.watch(store, room.code).rev)
-    store.ask(room.code, room.key, "q1", "Which?", OPTIONS, "b")     # asked again, exactly so: no news
+    store.ask(room.code, room.key, "q1", "Which?", OPTIONS, "b")  # asked again, exactly so: no news
     revs.append(live.watch(store, room.code).rev)
-    store.answer(room.code, "seat1234", "q1", "a")                    # an answer is the presenter's news only
+    store.answer(room.code, "seat1234", "q1", "a")  # an answer is the presenter's news only
     revs.append(live.watch(store, room.code).rev)
     store.reveal(room.code, room.key, "q1")
     revs.append(live.watch(store, room.code).rev)

@@ -8,6 +8,7 @@
   is 1 up to rounding is written as 1 − a share;
 * a statistic from fewer than MIN_CASES cases is not stated as a finding.
 Trained numbers are read from the run in use (ui.compute at the same settings)."""
+
 from __future__ import annotations
 
 import re
@@ -29,11 +30,17 @@ from ui.shell import presets, site, state, url
 
 PAGE = {p.path: p.file for p in site.PAGES}
 TRAINED = [presets.TRAINED_PREFIX + t for t in presets.TRAINED_TASKS]
-GRID = ([{"preset": "part4"}, {"preset": "day33"}]
-        + [{"preset": p} for p in TRAINED] + [{"preset": p, "seq_len": "64"} for p in TRAINED]
-        + [{"preset": p, "beta": b} for p in ("part4", "trained-max") for b in ("0", "8")]
-        + [{"preset": "trained-induction", "layers": "1"}, {"preset": "day33", "layers": "2", "layer": "1"},
-           {"layers": "3", "layer": "2", "causal": "1"}])
+GRID = (
+    [{"preset": "part4"}, {"preset": "day33"}]
+    + [{"preset": p} for p in TRAINED]
+    + [{"preset": p, "seq_len": "64"} for p in TRAINED]
+    + [{"preset": p, "beta": b} for p in ("part4", "trained-max") for b in ("0", "8")]
+    + [
+        {"preset": "trained-induction", "layers": "1"},
+        {"preset": "day33", "layers": "2", "layer": "1"},
+        {"layers": "3", "layer": "2", "causal": "1"},
+    ]
+)
 CELL_PAGES = ("scores", "softmax", "heads")
 
 
@@ -96,7 +103,10 @@ def test_the_poll_grades_what_the_page_says(params, tmp_path):
 
     # the top key, for every row (the presenter may pick any), against the softmax page's table
     at = open_app(PAGE["softmax"], {**params, **cell(t.T)}, timeout=300)
-    read = [str(x).replace("\\", "") for x in next(x for x in tables(at) if "attends most to" in x.columns)["attends most to"]]
+    read = [
+        str(x).replace("\\", "")
+        for x in next(x for x in tables(at) if "attends most to" in x.columns)["attends most to"]
+    ]
     for row in range(t.T):
         try:
             q = questions.softmax_top_key(t, h, row, c.beta)
@@ -118,10 +128,10 @@ def test_the_poll_grades_what_the_page_says(params, tmp_path):
     else:
         stds = re.search(r"\(std (\S+) → (\S+)\)", said)
         right = dict(q.options)[q.answers[0]]
-        if stds:                                                        # d_head > 1: the measured ratio
+        if stds:  # d_head > 1: the measured ratio
             ratio = parse(stds.group(2)) / parse(stds.group(1))
-            assert f"1/√{cfg.d_head}" in right and ratio == pytest.approx(cfg.d_head ** -0.5, rel=0.02)
-        else:                                                           # d_head = 1: nothing changes
+            assert f"1/√{cfg.d_head}" in right and ratio == pytest.approx(cfg.d_head**-0.5, rel=0.02)
+        else:  # d_head = 1: nothing changes
             assert "changes nothing" in said and q.answers == ["same"]
         store.ask(room.code, room.key, "scores", q.prompt, q.options, q.answers)
 
@@ -164,15 +174,22 @@ def test_the_rules_catch_what_they_must():
     assert off_scale("(s = 0.160, so e^s/Z = 0.3299: e^s is large next to its old total Z)")
     assert not off_scale("(s = 0.160, so e^s/Z = 0.3299: e^s is 33% of its old total Z)")
     assert off_scale("moved the vectors by 0.500 on average per entry, larger than the 0.300 the residual")
-    assert off_scale("the change is small next to the inputs")                     # a magnitude word, no ratio
+    assert off_scale("the change is small next to the inputs")  # a magnitude word, no ratio
     assert too_few("right in 2 of 3 sequences", MIN_CASES) and not too_few("right in 20 of 200 sequences", MIN_CASES)
 
 
 def test_magnitude_words_come_from_the_one_scale_only():
     """No page, section or sentence writes its own 'large/small/tiny next to': numbers.next_to does."""
     from pathlib import Path
+
     root = Path(__file__).resolve().parent.parent
     own = re.compile(r"\b(?:large|small|tiny|huge) next to\b|\blarger than (?:the|its)\b")
-    found = [f"{path.relative_to(root)}:{n}" for folder in ("ui", "pages") for path in (root / folder).rglob("*.py")
-             if path.name != "numbers.py" for n, line in enumerate(path.read_text().splitlines(), 1) if own.search(line)]
+    found = [
+        f"{path.relative_to(root)}:{n}"
+        for folder in ("ui", "pages")
+        for path in (root / folder).rglob("*.py")
+        if path.name != "numbers.py"
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if own.search(line)
+    ]
     assert not found, found

@@ -18,6 +18,7 @@ settings, the Learn page's marked replay steps and bad replay values. Fixed seed
   not read the rendered text for it again.
 Each checker's self-test plants a violation, so none of these tests can pass by finding nothing.
 The whole grid (every page at every point, every saved replay step) is marked slow."""
+
 from __future__ import annotations
 
 import re
@@ -38,12 +39,15 @@ from ui.shell import presets, site, state, url
 PAGE = {p.path: p.file for p in site.PAGES}
 TRAINED = [presets.TRAINED_PREFIX + t for t in presets.TRAINED_TASKS]
 LENGTHS = ("4", "32", "64")
-GRID = ([{"preset": p} for p in TRAINED] + [{"preset": p, "seq_len": T} for p in TRAINED for T in LENGTHS]
-        + [{"preset": "part4"}, {"preset": "day33"}]
-        + [{"preset": "day33", "layers": str(L), "layer": str(k)} for L in (1, 2, 3) for k in range(L)]
-        + [{"preset": "trained-induction", "layer": "1"}, {"preset": "trained-text", "seq_len": "32", "layer": "1"}])
+GRID = (
+    [{"preset": p} for p in TRAINED]
+    + [{"preset": p, "seq_len": T} for p in TRAINED for T in LENGTHS]
+    + [{"preset": "part4"}, {"preset": "day33"}]
+    + [{"preset": "day33", "layers": str(L), "layer": str(k)} for L in (1, 2, 3) for k in range(L)]
+    + [{"preset": "trained-induction", "layer": "1"}, {"preset": "trained-text", "seq_len": "32", "layer": "1"}]
+)
 PAGES = ("inputs", "qkv", "scores", "softmax", "heads", "output", "model", "exercise")
-QUICK_PAGES = ("heads", "model")                  # the default run's pages: the layer picked, the samples
+QUICK_PAGES = ("heads", "model")  # the default run's pages: the layer picked, the samples
 STEPS = [(name, i) for name in shipped.names() for i in range(1, len(shipped.load(name).steps) + 1)]
 BAD_REPLAY = ("9999", "-5", "50", "abc")
 
@@ -53,24 +57,30 @@ def ident(p: dict) -> str:
 
 
 # --------------------------------------------------------------------------- the checkers (pure: text in, faults out)
-SAID = re.compile(r"\d[\d,]* (?:fresh \d+-token sequences?|\d+-token windows? of (?:held-out text|the training "
-                  r"chapters)(?:, (?:each repeating a span of its text|\d+% of them repeating a span of their text))?)")
+SAID = re.compile(
+    r"\d[\d,]* (?:fresh \d+-token sequences?|\d+-token windows? of (?:held-out text|the training "
+    r"chapters)(?:, (?:each repeating a span of its text|\d+% of them repeating a span of their text))?)"
+)
 EQUAL_ENDS = re.compile(r"(?<![\d.,])(\d[\d,]*(?:\.\d+)?%?) to \1(?![\d.,%])")
-NAMED = re.compile(r"(?<!feed-forward )\b(layer|head) (\d+)\b", re.IGNORECASE)   # not 'layers 1': a count
+NAMED = re.compile(r"(?<!feed-forward )\b(layer|head) (\d+)\b", re.IGNORECASE)  # not 'layers 1': a count
 QUOTED = re.compile(r"[‘'“\"]([^’'”\"]+)[’'”\"]")
 
 
 def unsampled(text: str, samples) -> list[str]:
     """Rule (a): every sample phrase printed is the words of one of these Samples; no range has equal ends."""
     allowed = {said(s) for s in samples}
-    return ([f"sample not measured: {m.group(0)!r}" for m in SAID.finditer(text) if m.group(0) not in allowed]
-            + [f"equal ends: {m.group(0)!r}" for m in EQUAL_ENDS.finditer(text)])
+    return [f"sample not measured: {m.group(0)!r}" for m in SAID.finditer(text) if m.group(0) not in allowed] + [
+        f"equal ends: {m.group(0)!r}" for m in EQUAL_ENDS.finditer(text)
+    ]
 
 
 def unseen(text: str, layers: int, heads: int) -> list[str]:
     """Rule (c): every layer and head named is one the model has."""
-    return [m.group(0) for m in NAMED.finditer(text)
-            if int(m.group(2)) >= (layers if m.group(1).lower() == "layer" else heads)]
+    return [
+        m.group(0)
+        for m in NAMED.finditer(text)
+        if int(m.group(2)) >= (layers if m.group(1).lower() == "layer" else heads)
+    ]
 
 
 def unnamed_layer(prompt: str, layer: int, layers: int) -> list[str]:
@@ -102,11 +112,11 @@ def test_each_checker_finds_a_planted_violation():
     assert quoted_unseen("‘zzyzx’ is read as <unk>", ("a", "zzyzx")) == []
     assert quoted_unseen("‘zzyzx’ is read as <unk>", ("a", "b"))
     assert not_real(["a", "b"], ("a", "b")) == [] and not_real(["a", "c"], ("a", "b"))
-    c, _ = url.from_params({"preset": "trained-induction", "seq_len": "32"})    # the join the grid found, planted
+    c, _ = url.from_params({"preset": "trained-induction", "seq_len": "32"})  # the join the grid found, planted
     own = tuple(presets.default_words(c.preset))
-    join = own + presets.sample_words(engine.TASKS["induction"], 32)[len(own):]
+    join = own + presets.sample_words(engine.TASKS["induction"], 32)[len(own) :]
     assert join not in one_draw(c, engine.TASKS["induction"], 32)
-    assert state.to_tokens(c).words in one_draw(c, engine.TASKS["induction"], 32)   # what the app shows now
+    assert state.to_tokens(c).words in one_draw(c, engine.TASKS["induction"], 32)  # what the app shows now
     own, _ = url.from_params({"preset": "trained-induction"})
     assert state.to_tokens(own).words in one_draw(own, engine.TASKS["induction"], 16)
 
@@ -184,8 +194,10 @@ def poll_faults(params: dict) -> list[str]:
 def one_draw(c, task: engine.Task, T: int) -> tuple[tuple[str, ...], ...]:
     """The windows of one draw a trained preset may show at T tokens: the first T of its sample at that length
     (presets.sample_words; at least the task's shortest), or of its own sentence (the preset's default draw)."""
-    return (presets.sample_words(task, max(T, task.min_len), c.passage)[:T],
-            tuple(presets.default_words(c.preset, c.passage))[:T])
+    return (
+        presets.sample_words(task, max(T, task.min_len), c.passage)[:T],
+        tuple(presets.default_words(c.preset, c.passage))[:T],
+    )
 
 
 @pytest.mark.parametrize("params", GRID, ids=ident)
@@ -201,7 +213,7 @@ def test_the_tokens_shown_are_one_draw_of_the_preset(params):
         draws = one_draw(c, engine.TASKS[training.task], len(shown))
         found += [] if tuple(shown) in draws else [f"shown {shown} is no draw's: {draws}"]
     elif not c.text.strip() == "":
-        found += not_real(shown, tuple(presets.default_words(c.preset))[:len(shown)])
+        found += not_real(shown, tuple(presets.default_words(c.preset))[: len(shown)])
     assert not found, found
 
 
@@ -244,7 +256,7 @@ def test_every_lesson_step_keeps_the_rules(name, number):
     assert_clean(at)
     text = page_text(at)
     cfg, training, T = view.config, view.training, len(view.words)
-    if step.page == "learn":                      # the Learn page shows its task's own run, not the sidebar's block
+    if step.page == "learn":  # the Learn page shows its task's own run, not the sidebar's block
         task = engine.TASKS[view.controls.task]
         cfg, training, T = task.config, weights_training(task.name), task.seq_len
     L, H = cfg.n_layers, cfg.num_heads
@@ -256,8 +268,9 @@ def test_every_lesson_step_keeps_the_rules(name, number):
         except questions.Unanswerable:
             q = None
         if q is not None:
-            found += unseen(q.prompt, L, H) + unnamed_layer(q.prompt, 0 if step.page == "exercise" else
-                                                            view.controls.layer, L)
+            found += unseen(q.prompt, L, H) + unnamed_layer(
+                q.prompt, 0 if step.page == "exercise" else view.controls.layer, L
+            )
     assert not found, found
 
 
@@ -269,6 +282,7 @@ def learn_text(params: dict) -> str:
 
 def _shipped(task: str):
     from services import weights
+
     t = engine.TASKS[task]
     return weights.find(t.config, weights.Training(task, t.steps))
 
@@ -278,7 +292,7 @@ def _learn_faults(task: str, replay: str | None, bad: bool = False) -> list[str]
     preset = {"preset": presets.TRAINED_PREFIX + task} if engine.TASKS[task].held_out is not None else {}
     text = learn_text({**preset, "task": task, **({"replay": replay} if replay is not None else {})})
     measured = samples(model.config, weights_training(task), engine.TASKS[task].seq_len)
-    drawn = replay is not None and replay.lstrip("-").isdigit()      # else the page may be before Train
+    drawn = replay is not None and replay.lstrip("-").isdigit()  # else the page may be before Train
     read = [] if not drawn or SAID.search(text) and NAMED.search(text) else ["nothing was checked"]
     if bad:
         read += [] if "replay=" in text else ["no notice for the bad replay value"]
@@ -287,6 +301,7 @@ def _learn_faults(task: str, replay: str | None, bad: bool = False) -> list[str]
 
 def weights_training(task: str):
     from services import weights
+
     return weights.Training(task, engine.TASKS[task].steps)
 
 
@@ -295,14 +310,14 @@ def marked_steps(task: str) -> list[int]:
     model = _shipped(task)
     steps = [s for s, _ in model.run.checkpoints]
     _, fall = compute.circuit(model)
-    near = lambda x: min(steps, key=lambda s: (abs(s - x), s))   # noqa: E731
+    near = lambda x: min(steps, key=lambda s: (abs(s - x), s))  # noqa: E731
     return sorted({steps[0], near(fall.first), near(fall.last), steps[-1]})
 
 
 @pytest.mark.parametrize("task", ["induction", "text"])
 def test_the_learn_page_keeps_the_rules_at_its_marked_steps_and_bad_replays(task):
     found = []
-    for replay in [None, *map(str, marked_steps(task))]:                   # None: the page before Train
+    for replay in [None, *map(str, marked_steps(task))]:  # None: the page before Train
         found += [f"replay={replay}: {x}" for x in _learn_faults(task, replay)]
     for replay in BAD_REPLAY:
         found += [f"replay={replay}: {x}" for x in _learn_faults(task, replay, bad=True)]

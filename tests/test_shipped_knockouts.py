@@ -2,6 +2,7 @@
 --measures writes them again from the weights as they are): every set of its heads knocked out, measured
 on the sequences the pages measure. The pages read them instead of measuring (a fresh server's first
 knock-out, and every replica's, was ~0.1 s of held GIL a set), and they are what measuring gives."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -24,13 +25,14 @@ def shipped(task: str) -> weights.Model:
 
 
 def test_head_sets_number_every_set_by_its_mask():
-    cfg = engine.TASKS["induction"].config                             # 2 layers × 2 heads
+    cfg = engine.TASKS["induction"].config  # 2 layers × 2 heads
     sets = engine.head_sets(cfg)
     assert len(sets) == 16 and sets[0] == () and sets[-1] == ((0, 0), (0, 1), (1, 0), (1, 1))
     assert sets[0b0100] == ((1, 0),) and sets[0b1010] == ((0, 1), (1, 1))
     assert len(set(sets)) == 16
     from engine.evidence import set_number
-    assert [set_number(cfg, heads) for heads in sets] == list(range(16))       # a set's number is its place
+
+    assert [set_number(cfg, heads) for heads in sets] == list(range(16))  # a set's number is its place
     assert set_number(cfg, [(1, 0), (0, 1), (1, 0)]) == 0b0110 and set_number(cfg, [(0, 2)]) is None
 
 
@@ -56,15 +58,16 @@ def test_the_arrays_give_back_each_set_as_measured_and_nothing_else():
     assert engine.knockout_from(arrays, cfg, (), 41, 5) is None
     assert engine.knockout_from(arrays, cfg, (), 40, 6) is None
     import dataclasses
+
     assert engine.knockout_from(arrays, dataclasses.replace(cfg, num_heads=4), (), 40, 5) is None
-    first = engine.knockout_arrays(task, cfg, params, n=40, seed=5, upto=1)   # nothing knocked out, only
+    first = engine.knockout_arrays(task, cfg, params, n=40, seed=5, upto=1)  # nothing knocked out, only
     assert np.array_equal(engine.knockout_from(first, cfg, (), 40, 5).right, arrays["right"][0])
     assert engine.knockout_from(first, cfg, ((0, 0),), 40, 5) is None
-    assert engine.knockout_from({"n": np.array(40)}, cfg, (), 40, 5) is None   # a table of another kind
+    assert engine.knockout_from({"n": np.array(40)}, cfg, (), 40, 5) is None  # a table of another kind
 
 
 def test_a_model_of_more_than_four_heads_is_not_measured_set_by_set():
-    cfg = engine.TASKS["text"].config                                 # 2 layers × 4 heads: 256 sets
+    cfg = engine.TASKS["text"].config  # 2 layers × 4 heads: 256 sets
     with pytest.raises(ValueError, match="256 sets"):
         engine.knockout_arrays("induction", cfg, engine.init_params(cfg), n=2)
 
@@ -80,8 +83,9 @@ def test_the_shipped_knockouts_are_what_measuring_gives(task):
     assert arrays["loss"].shape[0] == len(sets)
     for heads in sets if len(sets) <= 4 else [sets[0], sets[5], sets[-1]]:
         kept = engine.knockout_from(arrays, model.config, heads, compute.METRICS_N, compute.METRICS_SEED)
-        now = engine.position_metrics(task, model.config, model.params, compute.METRICS_N, compute.METRICS_SEED,
-                                      ablate=heads)
+        now = engine.position_metrics(
+            task, model.config, model.params, compute.METRICS_N, compute.METRICS_SEED, ablate=heads
+        )
         assert np.abs(kept.right - now.right).max() <= 1, heads
         np.testing.assert_allclose(kept.loss, now.loss, rtol=0, atol=1e-9)
 
@@ -126,8 +130,9 @@ def test_one_quantity_asked_every_way_the_pages_ask_is_measured_once(monkeypatch
     model = shipped("induction")
     measured = []
     real = evidence.metrics
-    monkeypatch.setattr(evidence, "metrics", lambda m, T, ablate, n, seed: measured.append((T, ablate))
-                        or real(m, T, ablate, n, seed))
+    monkeypatch.setattr(
+        evidence, "metrics", lambda m, T, ablate, n, seed: measured.append((T, ablate)) or real(m, T, ablate, n, seed)
+    )
     try:
         T, away = model.task.seq_len, model.task.seq_len + 3
         at = [compute.metrics(model), compute.metrics(model, T), compute.metrics(model, T, ())]
@@ -149,7 +154,7 @@ def test_a_corrupt_or_foreign_knockouts_file_is_not_read(tmp_path, monkeypatch):
     path.write_bytes(b"not a zip file")
     assert evidence.measures(model) is None
     arrays = engine.knockout_arrays("induction", model.config, model.params, n=4)
-    store.save_evidence(arrays, "0" * 16, path)                       # measured on other weights
+    store.save_evidence(arrays, "0" * 16, path)  # measured on other weights
     assert evidence.measures(model) is None
     store.save_evidence(arrays, model.digest, path)
     assert evidence.measures(model) is not None
@@ -165,14 +170,14 @@ def test_the_check_finds_missing_or_wrong_knockouts(tmp_path, monkeypatch):
     arrays = engine.knockout_arrays(task, model.config, model.params, compute.METRICS_N, compute.METRICS_SEED)
     arrays |= engine.history_arrays(model.run)
     arrays["right"] = arrays["right"].copy()
-    arrays["right"][4, 9] -= 3                                        # head (1, 0) knocked out: 3 fewer right at 9
+    arrays["right"][4, 9] -= 3  # head (1, 0) knocked out: 3 fewer right at 9
     store.save_evidence(arrays, model.digest, store.evidence_path(tmp_path, model.digest, store.MEASURES))
     assert not shipped_measures.hold(task, one, model.run)
     arrays["right"][4, 9] += 3
     store.save_evidence(arrays, model.digest, store.evidence_path(tmp_path, model.digest, store.MEASURES))
     assert shipped_measures.hold(task, one, model.run)
     arrays["history previous share"] = arrays["history previous share"].copy()
-    arrays["history previous share"][-1, 1, 0] += 1e-3                # head (1, 0) at the last saved step
+    arrays["history previous share"][-1, 1, 0] += 1e-3  # head (1, 0) at the last saved step
     store.save_evidence(arrays, model.digest, store.evidence_path(tmp_path, model.digest, store.MEASURES))
     assert not shipped_measures.hold(task, one, model.run)
 
@@ -182,6 +187,7 @@ def test_a_text_models_table_gives_back_each_set_as_measured():
     import dataclasses
 
     from engine import language
+
     cfg = dataclasses.replace(engine.TASKS["text"].config, n_layers=1, num_heads=2, d_model=16, d_ff=16)
     params = engine.init_params(cfg)
     table = language.knockout_table(cfg, params, n=4)
@@ -198,6 +204,7 @@ def test_the_shipped_text_knockouts_agree_with_its_evidence_and_with_measuring()
     """Every set the evidence measured (nothing, each head, each layer) is the same number in the table (one
     quantity, one number: the same function on the same windows); a pair of heads is what measuring gives."""
     from engine import language
+
     model = shipped("text")
     table = evidence.measures(model)
     assert table is not None, "run: python -m engine.ship --measures text"
@@ -216,6 +223,7 @@ def test_a_text_knockout_of_any_heads_is_read_not_measured(monkeypatch):
     import streamlit as st
 
     from engine import language
+
     st.cache_data.clear()
     model = shipped("text")
 
@@ -225,7 +233,9 @@ def test_a_text_knockout_of_any_heads_is_read_not_measured(monkeypatch):
     monkeypatch.setattr(language, "knockouts", refuse)
     try:
         got = compute.text_knockout(model, ((0, 3), (1, 0), (1, 1)))
-        assert got.ablate == frozenset({(0, 3), (1, 0), (1, 1)}) and got.overall > compute.text_knockout(model, ()).overall
+        assert (
+            got.ablate == frozenset({(0, 3), (1, 0), (1, 1)}) and got.overall > compute.text_knockout(model, ()).overall
+        )
     finally:
         st.cache_data.clear()
 
@@ -278,7 +288,7 @@ def test_the_learn_pages_histories_of_a_shipped_run_are_read_not_measured(monkey
 
     for name in ("history_arrays", "share_history", "previous_share"):
         monkeypatch.setattr(engine, name, refuse)
-    for name in ("history_arrays", "expected_share", "previous_share"):   # what history_arrays measures with
+    for name in ("history_arrays", "expected_share", "previous_share"):  # what history_arrays measures with
         monkeypatch.setattr(engine_evidence, name, refuse)
     compute.histories.clear()
     try:

@@ -2,6 +2,7 @@
 training gives today in the pinned arithmetic (python -m engine.ship --check trains them again: every
 checkpoint within 1e-6, the same predictions on 1,000 fresh sequences), small, and a fresh server shows
 every trained preset with them, and replays them on the Learn page, without one training run."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -23,13 +24,28 @@ TRAINED = [presets.TRAINED_PREFIX + t for t in presets.TRAINED_TASKS]
 def test_every_trained_preset_ships_and_all_of_them_are_small():
     paths = [store.SHIPPED / file for task in presets.TRAINED_TASKS for one in ship.runs(task) for file in [one.file]]
     assert all(p.is_file() for p in paths), "run: python -m engine.ship"
-    measures = [store.evidence_path(store.SHIPPED, engine.params.digest(store.load_shipped(t, engine.TASKS[t].config,
-                                                                                      engine.TASKS[t].steps, 0).params))
-                for t in presets.TRAINED_TASKS if engine.TASKS[t].held_out is not None]
-    measures += [store.evidence_path(store.SHIPPED, engine.params.digest(      # every set of heads knocked out
-                     store.read(store.SHIPPED / one.file, one.config,
-                                store.run_key(t, one.config, engine.TASKS[t].steps, ship.SEED)).params), store.MEASURES)
-                 for t in presets.TRAINED_TASKS for one in ship.runs(t) if shipped_measures.ships_measures(t, one)]
+    measures = [
+        store.evidence_path(
+            store.SHIPPED,
+            engine.params.digest(store.load_shipped(t, engine.TASKS[t].config, engine.TASKS[t].steps, 0).params),
+        )
+        for t in presets.TRAINED_TASKS
+        if engine.TASKS[t].held_out is not None
+    ]
+    measures += [
+        store.evidence_path(
+            store.SHIPPED,
+            engine.params.digest(  # every set of heads knocked out
+                store.read(
+                    store.SHIPPED / one.file, one.config, store.run_key(t, one.config, engine.TASKS[t].steps, ship.SEED)
+                ).params
+            ),
+            store.MEASURES,
+        )
+        for t in presets.TRAINED_TASKS
+        for one in ship.runs(t)
+        if shipped_measures.ships_measures(t, one)
+    ]
     assert len(measures) == len(paths) + 1, "the text model's evidence, and every shipped model's measures"
     assert sorted(store.SHIPPED.glob("*.npz")) == sorted(paths + measures), "nothing else ships"
     long = {store.SHIPPED / f"{t}.npz" for t in presets.TRAINED_TASKS if engine.TASKS[t].steps > ship.LONG_STEPS}
@@ -39,8 +55,11 @@ def test_every_trained_preset_ships_and_all_of_them_are_small():
     assert presets.BATCH_SEED == ship.SEED, "the shipped runs use the app's batch seed"
 
 
-@pytest.mark.skipif(not ship.can_pin(), reason="the shipped weights are made with OpenBLAS's Haswell kernels "
-                                               "(x86-64 with AVX2 and FMA); this CPU cannot run them")
+@pytest.mark.skipif(
+    not ship.can_pin(),
+    reason="the shipped weights are made with OpenBLAS's Haswell kernels "
+    "(x86-64 with AVX2 and FMA); this CPU cannot run them",
+)
 @pytest.mark.parametrize("task", presets.TRAINED_TASKS)
 def test_the_shipped_weights_are_what_training_gives(task):
     """Trained again in ship's pinned arithmetic (one BLAS kernel: training is chaotic, and another
@@ -61,8 +80,11 @@ def test_the_check_finds_weights_that_are_not_what_training_gives(tmp_path, monk
     theta = flatten(shipped.params).copy()
     theta[7] += 2e-6
     moved = unflatten(shipped.params, theta)
-    store.save(dataclasses.replace(shipped, params=moved, checkpoints=shipped.checkpoints[:-1] + ((t.steps, moved),)),
-               tmp_path, name=f"{task}.npz")
+    store.save(
+        dataclasses.replace(shipped, params=moved, checkpoints=shipped.checkpoints[:-1] + ((t.steps, moved),)),
+        tmp_path,
+        name=f"{task}.npz",
+    )
     monkeypatch.setattr(store, "SHIPPED", tmp_path)
     assert not ship.check([task])
     assert ship.check(["max"]) is False, "a task without a file is reported, not passed"
@@ -82,10 +104,10 @@ def no_training(monkeypatch, tmp_path):
 
     monkeypatch.setattr(engine, "train", refuse)
     monkeypatch.setattr(engine.training, "train", refuse)
-    monkeypatch.setattr(training_process, "train", refuse)              # where the app trains: a worker process
+    monkeypatch.setattr(training_process, "train", refuse)  # where the app trains: a worker process
     weights.forget()
     yield
-    st.cache_resource.clear()                # later tests must not see weights drawn under this fixture
+    st.cache_resource.clear()  # later tests must not see weights drawn under this fixture
     weights.forget()
 
 
@@ -97,8 +119,15 @@ def test_a_fresh_server_shows_every_trained_preset_without_training(no_training,
         assert at.title and not any("Training the block" in p.proto.text for p in at.get("progress"))
         controls, _ = url.from_params({"preset": preset})
         assert at.session_state["preset"] == preset
-        assert store.load_shipped(presets.training(preset).task, state.to_config(controls),
-                                  presets.training(preset).steps, presets.BATCH_SEED) is not None
+        assert (
+            store.load_shipped(
+                presets.training(preset).task,
+                state.to_config(controls),
+                presets.training(preset).steps,
+                presets.BATCH_SEED,
+            )
+            is not None
+        )
 
 
 def test_a_fresh_learn_page_offers_training_without_running_it(no_training):
@@ -107,7 +136,7 @@ def test_a_fresh_learn_page_offers_training_without_running_it(no_training):
     assert any(b.key == "learn_train" for b in at.button), "the student still presses Train to watch it learn"
 
 
-LIVE = [t for t in presets.TRAINED_TASKS if engine.TASKS[t].held_out is None]   # text: shown at once (test_text_pages)
+LIVE = [t for t in presets.TRAINED_TASKS if engine.TASKS[t].held_out is None]  # text: shown at once (test_text_pages)
 
 
 @pytest.mark.parametrize("task", LIVE)
@@ -115,7 +144,7 @@ def test_train_at_the_defaults_replays_the_shipped_run(no_training, task, monkey
     """Pressed at a task's defaults, Train replays the shipped run (its progress drawn, paced at its own
     training time) instead of training a second model: the replay is the shipped run's, and the page says
     so in one line before and names the weights after."""
-    paced = [0.0]                                                       # a clock that the waits move, not time
+    paced = [0.0]  # a clock that the waits move, not time
     monkeypatch.setattr(weights, "_clock", lambda: paced[0])
     monkeypatch.setattr(weights, "_sleep", lambda s: paced.__setitem__(0, paced[0] + s))
     at = open_app(site.by_path("learn").file, {"task": task}, timeout=60)
@@ -124,10 +153,13 @@ def test_train_at_the_defaults_replays_the_shipped_run(no_training, task, monkey
     assert_clean(at)
     t = engine.TASKS[task]
     shipped = store.load_shipped(task, t.config, t.steps, ship.SEED)
-    assert list(at.select_slider(key="learn_step").options) == [f"{s:,}" if s >= 1000 else str(s)
-                                                                 for s, _ in shipped.checkpoints]
-    assert any("the run that ships with the app" in c.value and weights.digest(shipped.params)[:8] in c.value
-               for c in at.caption)
+    assert list(at.select_slider(key="learn_step").options) == [
+        f"{s:,}" if s >= 1000 else str(s) for s, _ in shipped.checkpoints
+    ]
+    assert any(
+        "the run that ships with the app" in c.value and weights.digest(shipped.params)[:8] in c.value
+        for c in at.caption
+    )
     assert paced[0] == pytest.approx(shipped.seconds, rel=1e-9), "replayed over the run's own training time"
 
 
@@ -148,6 +180,8 @@ def test_the_readme_types_no_step_of_a_trained_run():
     readme = " ".join((ROOT / "README.md").read_text().split())
     assert not re.search(r"drop[^.\]]{0,60}\bsteps? \d", readme)
     named = {int(n.replace(",", "")) for n in re.findall(r"\bsteps? (\d[\d,]*)", readme)}
-    drops = {loss_drop_step(store.load_shipped(t, engine.TASKS[t].config, engine.TASKS[t].steps, ship.SEED).losses)
-             for t in presets.TRAINED_TASKS}
+    drops = {
+        loss_drop_step(store.load_shipped(t, engine.TASKS[t].config, engine.TASKS[t].steps, ship.SEED).losses)
+        for t in presets.TRAINED_TASKS
+    }
     assert not named & drops, named & drops

@@ -1,5 +1,6 @@
 """English text: the tokenizer and a typed sentence's ids, the shipped corpus and its vocabulary, the
 held-out split, and the text task's windows (sentence starts, next-token targets, repeated spans)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -19,14 +20,30 @@ TASK = engine.TASKS["text"]
 def test_words_are_lowercased_words_and_marks():
     assert text.words("Well, I never!") == ["well", ",", "i", "never", "!"]
     assert text.words("Emma's friend--Mr. Knightley--said \u201cno\u201d.") == [
-        "emma", "'s", "friend", "--", "mr.", "knightley", "--", "said", '"', "no", '"', "."]
+        "emma",
+        "'s",
+        "friend",
+        "--",
+        "mr.",
+        "knightley",
+        "--",
+        "said",
+        '"',
+        "no",
+        '"',
+        ".",
+    ]
     assert text.words("don't   twenty-one\n\u00b6") == ["don't", "twenty", "-", "one", "\u00b6"]
-    assert text.words("_them_") == ["them"]                            # the corpus's italics marks go
+    assert text.words("_them_") == ["them"]  # the corpus's italics marks go
 
 
 @settings(max_examples=300, deadline=None)
-@given(hst.lists(hst.sampled_from(list("emaEMA's'  -._,.!\u2019\u2014\u00b6<>unk") + ["mr.", "<unk>", "'s", "--"]),
-                 max_size=40).map("".join) | hst.text(max_size=60))
+@given(
+    hst.lists(
+        hst.sampled_from(list("emaEMA's'  -._,.!\u2019\u2014\u00b6<>unk") + ["mr.", "<unk>", "'s", "--"]), max_size=40
+    ).map("".join)
+    | hst.text(max_size=60)
+)
 def test_tokens_written_back_as_the_pages_write_them_read_back_the_same(typed):
     """A sentence is shown as its tokens joined by spaces (the token box, a link's text=, a lesson's step);
     reading that again gives the same tokens, possessives included ("emma 's": 's was read as ' and s)."""
@@ -70,7 +87,7 @@ def test_vocabulary_is_the_most_frequent_training_tokens():
     vocab = text.vocabulary()
     assert len(vocab) == len(set(vocab)) == text.VOCAB_SIZE and vocab[0] == text.UNKNOWN
     assert {text.PARAGRAPH, *text.ENDS, ",", '"', "mr.", "'s"} <= set(vocab)
-    assert vocab == text.count_vocabulary(text.read_chapters())       # vocab.txt is what the corpus gives
+    assert vocab == text.count_vocabulary(text.read_chapters())  # vocab.txt is what the corpus gives
     assert TASK.vocab == vocab
 
 
@@ -86,10 +103,10 @@ def test_held_out_chapters_are_every_tenth():
 
 def test_sentences_start_after_a_sentence_end():
     corpus, vocab = text.corpus(), text.vocabulary()
-    before = corpus.ids[corpus.starts[corpus.starts > 0] - 1]         # the token before each start
+    before = corpus.ids[corpus.starts[corpus.starts > 0] - 1]  # the token before each start
     allowed = {vocab.index(t) for t in (*text.ENDS, '"', text.PARAGRAPH)}
     assert set(np.unique(before).tolist()) <= allowed
-    assert set(corpus.bounds[:-1].tolist()) <= set(corpus.starts.tolist())   # every chapter starts one
+    assert set(corpus.bounds[:-1].tolist()) <= set(corpus.starts.tolist())  # every chapter starts one
     assert text.sentence_starts(text.pieces('"Oh!" cried she. "Yes." He left.')) == [0, 7, 11]
 
 
@@ -98,7 +115,7 @@ def test_the_real_words_of_a_window_are_its_ids():
     for start in corpus.starts[::4000]:
         found = corpus.words(int(start), int(start) + 80)
         assert len(found) == 80
-        assert [known.get(w, 0) for w in found] == corpus.ids[start: start + 80].tolist()
+        assert [known.get(w, 0) for w in found] == corpus.ids[start : start + 80].tolist()
 
 
 @pytest.mark.parametrize("split", text.SPLITS)
@@ -110,7 +127,7 @@ def test_windows_start_at_sentence_starts_and_targets_are_next_tokens(split):
     chapter = np.searchsorted(corpus.bounds, drawn.begin, side="right") - 1
     assert (corpus.held_out[chapter] == (split == "held_out")).all(), "a window from the other split"
     assert (drawn.begin + 65 <= corpus.bounds[chapter + 1]).all(), "a window runs into the next chapter"
-    read = corpus.ids[drawn.begin[:, None] + np.arange(65)]           # (400, 65)
+    read = corpus.ids[drawn.begin[:, None] + np.arange(65)]  # (400, 65)
     assert np.array_equal(drawn.tokens, read[:, :-1]) and np.array_equal(drawn.targets, read[:, 1:])
     assert (drawn.first == -1).all() and (drawn.span == 0).all()
 
@@ -121,11 +138,11 @@ def test_repeated_spans_really_repeat():
     spans = set()
     for row in range(300):
         s, a, m = drawn.first[row], drawn.second[row], drawn.span[row]
-        seq = np.append(drawn.tokens[row], drawn.targets[row, -1])   # x[0] .. x[T]
+        seq = np.append(drawn.tokens[row], drawn.targets[row, -1])  # x[0] .. x[T]
         assert 0 <= s and s + m <= a and a + m <= 64 and m >= 4
-        assert np.array_equal(seq[a: a + m], seq[s: s + m])
-        real = corpus.ids[drawn.begin[row]: drawn.begin[row] + 65]
-        assert np.array_equal(seq[:a], real[:a]) and np.array_equal(seq[a + m:], real[a: 65 - m])
+        assert np.array_equal(seq[a : a + m], seq[s : s + m])
+        real = corpus.ids[drawn.begin[row] : drawn.begin[row] + 65]
+        assert np.array_equal(seq[:a], real[:a]) and np.array_equal(seq[a + m :], real[a : 65 - m])
         spans.add(int(m))
     assert len(spans) > 15, "span lengths vary"
     queries, keys = drawn.copy_queries(), drawn.copy_keys()
@@ -141,7 +158,7 @@ def test_the_task_mixes_plain_and_repeating_windows():
     drawn = windows("train", np.random.RandomState(3), 2000, TASK.seq_len)
     assert np.array_equal(drawn.tokens, tokens) and np.array_equal(drawn.targets, targets)
     assert abs(np.mean(drawn.span > 0) - text.REPEAT_SHARE) < 0.05
-    short, _ = TASK.sample(np.random.RandomState(3), 5, 2)             # too short to repeat: plain text
+    short, _ = TASK.sample(np.random.RandomState(3), 5, 2)  # too short to repeat: plain text
     assert short.shape == (5, 2)
 
 

@@ -3,6 +3,7 @@
 copy of a repeated span, where an induction head's effect shows), the next-word table, and the Learn page
 showing the shipped run at once. Every number is held against the shipped run's own measures (its evidence,
 named by the weights' digest), never against a run trained here."""
+
 from __future__ import annotations
 
 import re
@@ -67,8 +68,9 @@ def test_the_model_view_proves_a_previous_token_head_and_an_induction_head(view)
     # each head's knock-out column is the evidence's, and the induction head's effect is on the second copy
     for i, k in enumerate(found.heads):
         assert _number(roles["held-out loss if knocked out"][i]) == pytest.approx(k.overall - base.overall, abs=6e-4)
-        assert _number(roles["second-copy loss if knocked out"][i]) == pytest.approx(k.second_copy - base.second_copy,
-                                                                                    abs=6e-4)
+        assert _number(roles["second-copy loss if knocked out"][i]) == pytest.approx(
+            k.second_copy - base.second_copy, abs=6e-4
+        )
     copy_cost = _number(roles["second-copy loss if knocked out"][induction])
     assert copy_cost > 0.3 and copy_cost > 5 * abs(_number(roles["held-out loss if knocked out"][induction]))
 
@@ -84,7 +86,8 @@ def test_knocking_out_the_induction_head_shows_on_the_second_copy():
     knocked = found.heads[layer * H + head]
     assert _number(metrics["loss, second copy of a span"].value) == pytest.approx(knocked.second_copy, abs=5e-4)
     assert _number(metrics["loss, second copy of a span"].delta) == pytest.approx(
-        knocked.second_copy - found.base.second_copy, abs=5e-4)
+        knocked.second_copy - found.base.second_copy, abs=5e-4
+    )
     assert _number(metrics["loss, held-out text"].value) == pytest.approx(knocked.overall, abs=5e-4)
     assert L * H == len(found.heads)
 
@@ -102,8 +105,15 @@ def test_the_next_word_table_is_the_models_own(view):
     assert [_number(p) for p in table["probability"]] == pytest.approx(probs[top], abs=5e-4)
 
 
-@pytest.mark.parametrize("typed, T", [("It is a truth universally acknowledged by Zebedee.", 9), ("Emma", 2),
-                                      ("the " * 70, 64), ("Emma's father's house, said Mr. Zebedee's wife.", 12)])
+@pytest.mark.parametrize(
+    "typed, T",
+    [
+        ("It is a truth universally acknowledged by Zebedee.", 9),
+        ("Emma", 2),
+        ("the " * 70, 64),
+        ("Emma's father's house, said Mr. Zebedee's wife.", 12),
+    ],
+)
 def test_typed_text_reads_unknown_words_as_unk_and_names_them(typed, T):
     at = open_app(INPUTS, {**PRESET, "text": typed, "seq_len": str(T)}, timeout=300)
     assert_clean(at)
@@ -116,11 +126,11 @@ def test_typed_text_reads_unknown_words_as_unk_and_names_them(typed, T):
         assert "<unk>" in words and all(repr(w) in said for w in unknown) and "reads <unk> there" in said
     else:
         assert "reads <unk>" not in said
-    assert list(words[:min(T, len(read))]) == read[:T]
+    assert list(words[: min(T, len(read))]) == read[:T]
     intro = at.markdown[0].value.replace("\\", "")
     assert "read as ‘<unk>’" in intro and "left out" not in intro
     notice = at.success[0].value.replace("\\", "")
-    unk = sum(w == "<unk>" for w in words)                  # typed unknown words and any in the padding's text
+    unk = sum(w == "<unk>" for w in words)  # typed unknown words and any in the padding's text
     assert f"{T - unk} of {T} tokens are in the" in notice
     if unk:
         assert (f"the other {unk} are ‘<unk>’" if unk > 1 else "the other is ‘<unk>’") in notice
@@ -140,8 +150,8 @@ def test_the_learn_page_shows_the_shipped_run_at_once_and_says_why():
     assert f"on {said_sample(found.sample)}" in notice and "raises the second copy's loss the most" in notice
     assert any("next token" in t.columns for t in tables(at))
     steps = next(n for n in at.number_input if n.label == "Adam steps")
-    assert steps.value == engine.TASKS["text"].steps == 2500          # the sidebar says the run it shows
-    at.run()                                                         # any later click: still the shipped run
+    assert steps.value == engine.TASKS["text"].steps == 2500  # the sidebar says the run it shows
+    at.run()  # any later click: still the shipped run
     assert next(n for n in at.number_input if n.label == "Adam steps").value == 2500
     assert "Too long to train live in a lecture" in " ".join(c.value for c in at.caption)
     other = open_app(LEARN, {"task": "text", "train_seed": "3"}, timeout=300)
@@ -176,12 +186,19 @@ def test_a_stale_or_broken_shown_file_is_not_used(tmp_path):
     passage = shown.Passage(ids=ids, targets=ids + 1, begin=7, first=0, second=2, span=2, title="Emma, chapter 1")
     good = shown.write({"text": passage}, tmp_path / "shown.json")
     found = shown.lookup("text", good)
-    assert found.targets.tolist() == [1, 2, 3, 4] and (found.begin, found.second, found.title) == (7, 2, "Emma, chapter 1")
+    assert found.targets.tolist() == [1, 2, 3, 4] and (found.begin, found.second, found.title) == (
+        7,
+        2,
+        "Emma, chapter 1",
+    )
     assert shown.lookup("induction", good) is None
     entry = '"ids": [0,1,2,3], "targets": [1,2,3,4], "begin": 7, "first": 0, "second": 2, "span": 2, "title": "t"'
-    for body in ('{"corpus": "0000", "text": {' + entry + '}}', "not json",
-                 f'{{"corpus": "{shown.corpus_digest()}", "text": {{"ids": [0, 1], "targets": 3}}}}',
-                 f'{{"corpus": "{shown.corpus_digest()}", "text": {{' + entry.replace('"begin": 7, ', "") + '}}'):
+    for body in (
+        '{"corpus": "0000", "text": {' + entry + "}}",
+        "not json",
+        f'{{"corpus": "{shown.corpus_digest()}", "text": {{"ids": [0, 1], "targets": 3}}}}',
+        f'{{"corpus": "{shown.corpus_digest()}", "text": {{' + entry.replace('"begin": 7, ', "") + "}}",
+    ):
         bad = tmp_path / f"bad{len(body)}.json"
         bad.write_text(body)
         assert shown.lookup("text", bad) is None
@@ -193,10 +210,12 @@ def test_a_fresh_process_shows_the_text_preset_without_reading_the_corpus():
 
     from conftest import ROOT
 
-    code = ("import engine; from engine import text; from ui.shell import presets; "
-            "presets.default_words('trained-text'); task = engine.TASKS['text']; "
-            "[presets.sample(task, T) for T in range(task.min_len, task.seq_len + 2)]; "
-            "presets.passage('text', 0).title; print(text.corpus.cache_info().currsize)")
+    code = (
+        "import engine; from engine import text; from ui.shell import presets; "
+        "presets.default_words('trained-text'); task = engine.TASKS['text']; "
+        "[presets.sample(task, T) for T in range(task.min_len, task.seq_len + 2)]; "
+        "presets.passage('text', 0).title; print(text.corpus.cache_info().currsize)"
+    )
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.stdout.strip() == "0", done.stdout + done.stderr
 
@@ -205,17 +224,20 @@ def _charts_in_columns(node, inside: bool = False) -> list[bool]:
     """For every chart of an AppTest page, in order: whether it is drawn inside one of st.columns."""
     inside = inside or type(node).__name__ == "Column"
     found = [inside] if "vega" in str(getattr(node, "type", "")) else []
-    for child in (node.children.values() if isinstance(getattr(node, "children", None), dict) else ()):
+    for child in node.children.values() if isinstance(getattr(node, "children", None), dict) else ():
         found += _charts_in_columns(child, inside)
     return found
 
 
-@pytest.mark.parametrize("page, params, expected", [
-    ("output", {}, [True, True, False]),                        # d_model 16: the two T × d maps side by side
-    ("output", {"preset": "trained-text"}, [False, False, False]),   # d_model 64: each the full width
-    ("inputs", {"preset": "trained-text"}, [True, False, False]),    # X beside its table; P and X + P below
-    ("inputs", {"positional": "1"}, [True, True, True]),
-])
+@pytest.mark.parametrize(
+    "page, params, expected",
+    [
+        ("output", {}, [True, True, False]),  # d_model 16: the two T × d maps side by side
+        ("output", {"preset": "trained-text"}, [False, False, False]),  # d_model 64: each the full width
+        ("inputs", {"preset": "trained-text"}, [True, False, False]),  # X beside its table; P and X + P below
+        ("inputs", {"positional": "1"}, [True, True, True]),
+    ],
+)
 def test_wide_maps_get_the_full_width_and_narrow_ones_sit_side_by_side(page, params, expected):
     at = open_app(site.file(page), params)
     assert_clean(at)

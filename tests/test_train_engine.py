@@ -1,4 +1,5 @@
 """The training engine's pieces: Adam against a plain loop, determinism, the run record, stacks of blocks, and refused inputs."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -12,8 +13,16 @@ from hypothesis import strategies
 import engine
 from engine.params import flatten, unflatten
 from engine.model import backprop
-from engine.training import (DECAY_FROM, DTYPE, LR_FLOOR, WARMUP, checkpoint_steps, dense_every, drop_window,
-                             learning_rate)
+from engine.training import (
+    DECAY_FROM,
+    DTYPE,
+    LR_FLOOR,
+    WARMUP,
+    checkpoint_steps,
+    dense_every,
+    drop_window,
+    learning_rate,
+)
 
 FEW = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -26,8 +35,18 @@ def close(actual, expected, what, rel=1e-12):
 
 
 def tiny(**changes):
-    base = dict(d_model=8, num_heads=2, d_ff=8, causal=True, positional="sinusoidal", vocab=tuple("abcd"),
-                embedding_stream="weights", unembedding=True, init="fan_in", init_scale=1.0)
+    base = dict(
+        d_model=8,
+        num_heads=2,
+        d_ff=8,
+        causal=True,
+        positional="sinusoidal",
+        vocab=tuple("abcd"),
+        embedding_stream="weights",
+        unembedding=True,
+        init="fan_in",
+        init_scale=1.0,
+    )
     return engine.Config(**{**base, **changes})
 
 
@@ -37,7 +56,7 @@ def adam_oracle(theta, grad, m, v, t, lr, beta1=0.9, beta2=0.999, eps=1e-8):
     new_theta, new_m, new_v = [], [], []
     for p, g, m_i, v_i in zip(theta, grad, m, v):
         m_i = beta1 * m_i + (1 - beta1) * g
-        v_i = beta2 * v_i + (1 - beta2) * g ** 2
+        v_i = beta2 * v_i + (1 - beta2) * g**2
         m_hat = m_i / (1 - math.pow(beta1, t))
         v_hat = v_i / (1 - math.pow(beta2, t))
         new_theta.append(p - lr * m_hat / (math.sqrt(v_hat) + eps))
@@ -47,7 +66,12 @@ def adam_oracle(theta, grad, m, v, t, lr, beta1=0.9, beta2=0.999, eps=1e-8):
 
 
 @FEW
-@given(strategies.integers(0, 2**32 - 1), strategies.integers(1, 40), strategies.integers(1, 5), strategies.floats(1e-4, 0.1))
+@given(
+    strategies.integers(0, 2**32 - 1),
+    strategies.integers(1, 40),
+    strategies.integers(1, 5),
+    strategies.floats(1e-4, 0.1),
+)
 def test_adam_steps_match_a_plain_loop(seed, size, steps, lr):
     rng = np.random.RandomState(seed)
     theta, m, v = rng.randn(size), np.zeros(size), np.zeros(size)
@@ -106,8 +130,9 @@ def test_a_float32_step_stays_float32_and_matches_float64():
         stack = engine.forward(cfg, params32, params32.embeddings[task_tokens])
         arrays = [a for trace in stack.layers for a in trace.arrays().values() if a.dtype != bool]
         assert {a.dtype for a in arrays + [stack.logits, logits, flatten(grads32)]} == {np.dtype(DTYPE)}
-        loss64, grads64 = engine.loss_and_grads(cfg, unflatten(params64, theta.astype(np.float64)), task_tokens,
-                                                targets)
+        loss64, grads64 = engine.loss_and_grads(
+            cfg, unflatten(params64, theta.astype(np.float64)), task_tokens, targets
+        )
         assert loss32 == pytest.approx(loss64, rel=1e-6)
         g32, g64 = flatten(grads32), flatten(grads64)
         assert np.abs(g32 - g64).max() <= 1e-5 * max(1.0, np.abs(g64).max()), "float32 gradients"
@@ -123,12 +148,12 @@ def test_the_learning_rate_rises_holds_then_falls_to_its_floor(steps):
     np.testing.assert_allclose(rates[:warm], lr * np.arange(1, warm + 1) / warm, rtol=1e-12)
     assert np.all(rates[warm:start] == lr)
     if steps - start >= 2:
-        fall = rates[max(start, warm):]
+        fall = rates[max(start, warm) :]
         assert np.all(np.diff(fall) <= 1e-15) and rates[-1] == pytest.approx(LR_FLOOR * lr, rel=1e-12)
-        middle = (max(start, warm) + steps - 1) / 2                    # half-way down: the cosine's midpoint
+        middle = (max(start, warm) + steps - 1) / 2  # half-way down: the cosine's midpoint
         if middle.is_integer() and start >= warm:
             assert learning_rate(lr, int(middle), steps) == pytest.approx(lr * (1 + LR_FLOOR) / 2, rel=1e-12)
-    assert rates.max() <= lr and rates[warm - 1:].min() >= LR_FLOOR * lr - 1e-15
+    assert rates.max() <= lr and rates[warm - 1 :].min() >= LR_FLOOR * lr - 1e-15
 
 
 def test_loss_is_cross_entropy_of_the_stack_probabilities():
@@ -136,8 +161,12 @@ def test_loss_is_cross_entropy_of_the_stack_probabilities():
     params = engine.init_params(cfg)
     tokens, targets = np.array([[0, 1, 2], [3, 3, 0]]), np.array([[1, -1, 2], [-1, 0, -1]])
     loss, _ = engine.loss_and_grads(cfg, params, tokens, targets)
-    terms = [-math.log(engine.run(cfg, list(seq), params).probs[t, want])
-             for seq, row in zip(tokens, targets) for t, want in enumerate(row) if want >= 0]
+    terms = [
+        -math.log(engine.run(cfg, list(seq), params).probs[t, want])
+        for seq, row in zip(tokens, targets)
+        for t, want in enumerate(row)
+        if want >= 0
+    ]
     assert loss == pytest.approx(math.fsum(terms) / 3, rel=1e-12)
 
 
@@ -154,7 +183,7 @@ def test_same_seed_same_run_and_progress_changes_nothing():
     c = engine.train("reverse", steps=40, seed=4)
     assert np.array_equal(a.losses, b.losses) and np.array_equal(a.accuracies, b.accuracies)
     assert np.array_equal(flatten(a.params), flatten(b.params))
-    assert not np.array_equal(a.losses, c.losses)                      # the seed drives the batches
+    assert not np.array_equal(a.losses, c.losses)  # the seed drives the batches
     close(flatten(c.checkpoints[0][1]), flatten(a.checkpoints[0][1]), "same init (the config's seed)", rel=0)
     assert calls[-1] == (40, 40, 40, 40)
     assert [s for s, *_ in calls] == sorted({s for s, *_ in calls}) and len(calls) >= 10
@@ -164,10 +193,10 @@ def test_run_record_is_frozen_and_complete():
     run = engine.train("first", steps=200, seed=1)
     steps = [s for s, _ in run.checkpoints]
     assert steps[0] == 0 and steps[-1] == 200 and steps == sorted(set(steps))
-    first, last = drop_window(run.losses)                               # from the run's own losses: its drop
+    first, last = drop_window(run.losses)  # from the run's own losses: its drop
     dense = {s for s in range(0, 201, dense_every(200)) if first <= s <= last}
     assert set(steps) == set(checkpoint_steps(200).tolist()) | dense  # the schedule, and every saved step of the drop
-    assert sum(s <= 20 for s in steps) >= 8                              # denser early
+    assert sum(s <= 20 for s in steps) >= 8  # denser early
     assert run.losses.shape == run.accuracies.shape == (200,)
     assert np.all((run.accuracies >= 0) & (run.accuracies <= 1)) and np.all(np.isfinite(run.losses))
     assert run.task == "first" and run.steps == 200 and run.seed == 1 and run.seconds > 0
@@ -190,7 +219,9 @@ def test_checkpoint_steps(steps):
 def test_loss_drop_step_finds_the_end_of_a_plateau():
     rng = np.random.RandomState(0)
     steps = np.arange(1000)
-    losses = 2.5 - 0.3 * (steps < 30) * (30 - steps) / 30 - 2.0 / (1 + np.exp(-(steps - 600) / 15)) + 0.05 * rng.randn(1000)
+    losses = (
+        2.5 - 0.3 * (steps < 30) * (30 - steps) / 30 - 2.0 / (1 + np.exp(-(steps - 600) / 15)) + 0.05 * rng.randn(1000)
+    )
     assert abs(engine.loss_drop_step(losses) - 600) <= 25
     assert engine.loss_drop_step(np.r_[np.ones(50), np.zeros(50)], window=5) == 50
     with pytest.raises(ValueError, match="at least"):
@@ -225,8 +256,14 @@ def test_train_refuses_bad_arguments():
         engine.train("copy")
     with pytest.raises(ValueError, match="vocabulary"):
         engine.train("max", engine.TASKS["previous"].config)
-    for kwargs, message in [({"steps": 0}, "steps"), ({"steps": 2.5}, "steps"), ({"seed": -1}, "seed"),
-                            ({"lr": 0}, "lr"), ({"batch": 0}, "batch"), ({"on_progress": 3}, "on_progress")]:
+    for kwargs, message in [
+        ({"steps": 0}, "steps"),
+        ({"steps": 2.5}, "steps"),
+        ({"seed": -1}, "seed"),
+        ({"lr": 0}, "lr"),
+        ({"batch": 0}, "batch"),
+        ({"on_progress": 3}, "on_progress"),
+    ]:
         with pytest.raises(ValueError, match=message):
             engine.train("previous", **kwargs)
 
@@ -266,7 +303,7 @@ def test_time_spent_in_on_progress_is_not_training_time():
     start = time.perf_counter()
     run = engine.train("first", steps=20, on_progress=lambda *args: time.sleep(0.05))
     elapsed = time.perf_counter() - start
-    assert run.seconds < elapsed - 0.9 * 20 * 0.05                       # 20 calls of 50 ms were left out
+    assert run.seconds < elapsed - 0.9 * 20 * 0.05  # 20 calls of 50 ms were left out
 
 
 def test_training_keeps_freed_buffers_on_glibc():

@@ -8,6 +8,7 @@ the default run that ships (engine.ship trains it in one pinned arithmetic; --ch
 what it trains): the plateau's length is chaotic, and another CPU's kernels escape it at another step,
 or not within the run. A run trained here is only asked to learn (its loss falls well below the start's).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -29,7 +30,10 @@ def run():
 
 def test_a_run_trained_here_learns():
     here = engine.train("induction", steps=120)
-    assert here.losses[-20:].mean() < 0.85 * here.losses[:10].mean(), (here.losses[:10].mean(), here.losses[-20:].mean())
+    assert here.losses[-20:].mean() < 0.85 * here.losses[:10].mean(), (
+        here.losses[:10].mean(),
+        here.losses[-20:].mean(),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +47,7 @@ def test_induction_reaches_90_percent(run):
 
 
 def test_a_layer_two_head_attends_after_earlier_copies(run, fresh):
-    shares = engine.expected_share("induction", run.config, run.params, *fresh)   # (L, H)
+    shares = engine.expected_share("induction", run.config, run.params, *fresh)  # (L, H)
     assert shares.shape == (2, run.config.num_heads)
     assert shares[1].max() >= 0.7, f"layer-2 heads' mean share on the expected keys: {shares[1]}"
     assert shares[0].max() < 0.5, "layer 1 cannot do it alone: its keys do not know what came before them"
@@ -59,6 +63,6 @@ def test_a_layer_one_head_attends_to_the_previous_token(run, fresh):
 def test_the_loss_plateaus_then_drops(run):
     drop = engine.loss_drop_step(run.losses)
     assert 50 <= drop < run.steps - 50, drop
-    before, after = run.accuracies[max(0, drop - 150): drop - 50], run.accuracies[-50:]
+    before, after = run.accuracies[max(0, drop - 150) : drop - 50], run.accuracies[-50:]
     assert before.mean() < 0.5 < 0.9 <= after.mean(), (before.mean(), after.mean())
-    assert run.losses[-50:].mean() < 0.5 * run.losses[drop - 100: drop - 50].mean()
+    assert run.losses[-50:].mean() < 0.5 * run.losses[drop - 100 : drop - 50].mean()

@@ -8,6 +8,7 @@ and FMA, and --check proves the files are what it trains): training is chaotic, 
 kernels the same settings give another run. A run trained here must still solve every task (>= 97 % right;
 the defaults reach 99 % for every batch seed 0-11 tried, benchmarks/README.md), whatever its kernels.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -17,7 +18,7 @@ import engine
 from engine import store
 
 SINGLE = ("previous", "first", "reverse", "max")
-FRESH = 12345          # evaluation seed; training batches come from RandomState(0)
+FRESH = 12345  # evaluation seed; training batches come from RandomState(0)
 
 
 @pytest.fixture(scope="module")
@@ -56,13 +57,14 @@ def test_a_head_attends_to_the_expected_keys(trained):
     shares = engine.share_per_query(run.config, run.params, tokens, task.expected_keys(tokens), targets >= 0)
     L, H, Q = shares.shape
     assert Q >= 300
-    means = shares.mean(axis=-1)                                        # (L, H)
+    means = shares.mean(axis=-1)  # (L, H)
     assert np.allclose(means, engine.expected_share(task.name, run.config, run.params, tokens, targets))
-    best = shares.reshape(L * H, Q)[means.argmax()]                     # (Q,) the best head's share per query
+    best = shares.reshape(L * H, Q)[means.argmax()]  # (Q,) the best head's share per query
     clear = float(np.mean(best >= 0.9))
     assert clear >= 0.97 and best.mean() >= 0.95, (
         f"{task.name}: best head mean {best.mean():.3f}, {clear:.1%} of {Q} scored queries >= 0.9, "
-        f"worst {best.min():.3f}")
+        f"worst {best.min():.3f}"
+    )
 
 
 def test_the_pattern_forms_during_training(trained):
@@ -81,5 +83,5 @@ def test_task_trace_shows_the_pattern(trained):
     assert isinstance(trace, engine.Trace) and trace.T == task.seq_len
     assert all(label.split(" (")[0] in task.vocab for label in trace.labels)
     keys, scored = task.expected_keys(tokens)[0], targets[0] >= 0
-    on_keys = (trace.weights[0] * keys).sum(axis=-1)                    # (T,) the head's weight on them
+    on_keys = (trace.weights[0] * keys).sum(axis=-1)  # (T,) the head's weight on them
     assert on_keys[scored].mean() >= 0.9

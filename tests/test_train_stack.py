@@ -1,5 +1,6 @@
 """Depth: a stack of blocks. Block 0 and the article presets are unchanged, later blocks are drawn
 after block 0 in a documented order, each block reads the one before, positions come once."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -11,8 +12,18 @@ import engine
 
 
 def tiny(**changes):
-    base = dict(d_model=8, num_heads=2, d_ff=8, causal=True, positional="sinusoidal", vocab=tuple("abcd"),
-                embedding_stream="weights", unembedding=True, init="fan_in", init_scale=1.0)
+    base = dict(
+        d_model=8,
+        num_heads=2,
+        d_ff=8,
+        causal=True,
+        positional="sinusoidal",
+        vocab=tuple("abcd"),
+        embedding_stream="weights",
+        unembedding=True,
+        init="fan_in",
+        init_scale=1.0,
+    )
     return engine.Config(**{**base, **changes})
 
 
@@ -30,16 +41,21 @@ def test_deeper_stacks_keep_block_zero_and_draw_later_blocks_after_it():
     cfg1 = engine.PRESETS["day33"].config
     cfg3 = dataclasses.replace(cfg1, n_layers=3, unembedding=True)
     one, three = engine.init_params(cfg1), engine.init_params(cfg3)
-    for name in engine.params.BLOCK_ARRAYS + ("embeddings",):          # table and block 0 unchanged
+    for name in engine.params.BLOCK_ARRAYS + ("embeddings",):  # table and block 0 unchanged
         a, b = getattr(one, name), getattr(three, name)
         assert (a is None and b is None) or np.array_equal(a, b), name
-    rng = np.random.RandomState(cfg1.seed)                             # the documented order, by hand
+    rng = np.random.RandomState(cfg1.seed)  # the documented order, by hand
     C, F, V = cfg1.d_model, cfg1.d_ff, cfg1.vocab_size
-    rng.randn(V, C)                                                    # the table
-    rng.randn(C, C), rng.randn(C, C), rng.randn(C, C), rng.randn(C, F), rng.randn(F, C)   # block 0 (no W_o)
+    rng.randn(V, C)  # the table
+    rng.randn(C, C), rng.randn(C, C), rng.randn(C, C), rng.randn(C, F), rng.randn(F, C)  # block 0 (no W_o)
     for block in three.blocks[1:]:
-        for name, shape, fan_in in (("w_q", (C, C), C), ("w_k", (C, C), C), ("w_v", (C, C), C),
-                                    ("w1", (C, F), C), ("w2", (F, C), F)):
+        for name, shape, fan_in in (
+            ("w_q", (C, C), C),
+            ("w_k", (C, C), C),
+            ("w_v", (C, C), C),
+            ("w1", (C, F), C),
+            ("w2", (F, C), F),
+        ):
             assert np.array_equal(getattr(block, name), rng.randn(*shape) / np.sqrt(fan_in)), name
         assert block.w_o is None and np.all(block.b1 == 0)
     assert np.array_equal(three.w_u, rng.randn(C, V) / np.sqrt(C))

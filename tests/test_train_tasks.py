@@ -1,5 +1,6 @@
 """The tasks' data: targets follow each task's rule (checked with loops), and the expected keys
 are where a head must look: every expected key of a scored query holds the target token."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -8,7 +9,7 @@ import pytest
 import engine
 
 SINGLE = ("previous", "first", "reverse", "max")
-PARTIAL = {"text"}       # language: only the queries an earlier copy answers have expected keys
+PARTIAL = {"text"}  # language: only the queries an earlier copy answers have expected keys
 
 
 @pytest.fixture(scope="module", params=list(engine.TASKS))
@@ -26,9 +27,8 @@ def test_tasks_are_listed_with_their_defaults():
         assert task.config.embedding_stream == "weights"
         assert task.seq_len >= task.min_len and task.steps > 0 and task.batch > 0 and 0 < task.lr <= 1
     causal = {name: task.config.causal for name, task in engine.TASKS.items()}
-    assert causal == {"previous": True, "first": True, "reverse": False, "max": False, "induction": True,
-                      "text": True}
-    assert engine.TASKS["max"].config.positional == "none"               # content, not position
+    assert causal == {"previous": True, "first": True, "reverse": False, "max": False, "induction": True, "text": True}
+    assert engine.TASKS["max"].config.positional == "none"  # content, not position
     assert engine.TASKS["induction"].config.n_layers == 2
     assert all(engine.TASKS[name].config.n_layers == 1 for name in SINGLE)
 
@@ -90,16 +90,16 @@ def test_induction_copies_a_segment_at_a_varying_offset():
     for seq, want in zip(tokens.tolist(), targets.tolist()):
         scored = [i for i, t in enumerate(want) if t >= 0]
         assert scored == list(range(scored[0], scored[-1] + 1)), "the scored positions are one run"
-        start2, m = scored[0], len(scored) + 1                          # the second copy and its length
-        segment = seq[start2: start2 + m]
+        start2, m = scored[0], len(scored) + 1  # the second copy and its length
+        segment = seq[start2 : start2 + m]
         assert len(set(segment)) == m, "the segment's tokens are distinct"
-        starts = [s for s in range(start2 - m + 1) if seq[s: s + m] == segment]
+        starts = [s for s in range(start2 - m + 1) if seq[s : s + m] == segment]
         assert len(starts) == 1, "exactly one earlier copy"
         offsets.add(start2 - starts[0])
         others = [t for i, t in enumerate(seq) if not (starts[0] <= i < starts[0] + m or start2 <= i < start2 + m)]
         assert not set(others) & set(segment), "filler never repeats a segment token"
         for i in scored:
-            assert want[i] == seq[i + 1] == seq[i - (start2 - starts[0]) + 1]   # what followed it the first time
+            assert want[i] == seq[i + 1] == seq[i - (start2 - starts[0]) + 1]  # what followed it the first time
     assert len(offsets) >= 8, f"the offset must vary from sequence to sequence, saw {sorted(offsets)}"
 
 
@@ -107,7 +107,7 @@ def test_induction_keys_follow_earlier_occurrences():
     task = engine.TASKS["induction"]
     tokens = np.array([[0, 1, 2, 0, 1, 3, 1]])
     keys = task.expected_keys(tokens)[0]
-    expected = {3: [1], 4: [2], 6: [2, 5]}                             # j - 1 holds token i, j <= i
+    expected = {3: [1], 4: [2], 6: [2, 5]}  # j - 1 holds token i, j <= i
     for i in range(7):
         assert np.flatnonzero(keys[i]).tolist() == expected.get(i, []), i
 

@@ -1,5 +1,6 @@
 """The faster training step against the plain formulas it replaced, and the gradient through the text
 model's kind of config (causal, positions, pre-norm, 4 heads, 2 blocks) against finite differences."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -21,8 +22,9 @@ TOL = 1e-12
 
 def small_text_config(vocab_size=12, **changes):
     """The text task's config with tiny widths and its first vocab_size tokens (float64 throughout)."""
-    return dataclasses.replace(TASK.config, vocab=TASK.vocab[:vocab_size], **{
-        "d_model": 8, "num_heads": 4, "d_ff": 8, **changes})
+    return dataclasses.replace(
+        TASK.config, vocab=TASK.vocab[:vocab_size], **{"d_model": 8, "num_heads": 4, "d_ff": 8, **changes}
+    )
 
 
 def real_batch(vocab_size, B, T, seed=0):
@@ -38,7 +40,7 @@ def test_cross_entropy_matches_log_softmax():
     targets[0, 0] = 2
     loss, d_logits = cross_entropy(logits, targets)
     scored = targets >= 0
-    log_probs = log_softmax(logits, axis=-1)                          # the formula written out
+    log_probs = log_softmax(logits, axis=-1)  # the formula written out
     one_hot = np.eye(11)[np.maximum(targets, 0)] * scored[..., None]
     assert abs(loss - (-(log_probs * one_hot).sum() / scored.sum())) < TOL
     expected = (np.exp(log_probs) - one_hot) * scored[..., None] / scored.sum()
@@ -49,16 +51,16 @@ def test_cross_entropy_matches_log_softmax():
 def test_embedding_gradient_equals_the_one_hot_product():
     """The table's gradient (a scatter-add of d_x) equals one_hot(tokens)ᵀ · d_x, the lookup's matrix form."""
     cfg = dataclasses.replace(TASK.config, d_model=16, d_ff=32)
-    params = engine.init_params(cfg)                                  # float64
+    params = engine.init_params(cfg)  # float64
     tokens, targets = real_batch(cfg.vocab_size, 4, 24)
     _, grads = engine.loss_and_grads(cfg, params, tokens, targets)
     stack = forward(cfg, params, params.embeddings[tokens])
     _, d_logits = cross_entropy(stack.logits, targets)
-    d_h = d_logits @ params.w_u.T                                     # (B, T, V) @ (V, C) -> (B, T, C)
+    d_h = d_logits @ params.w_u.T  # (B, T, V) @ (V, C) -> (B, T, C)
     for block, trace in zip(reversed(params.blocks), reversed(stack.layers)):
         d_h, _ = block_backward(cfg, block, trace, d_h)
-    one_hot = np.eye(cfg.vocab_size)[tokens.ravel()]                  # (B*T, V)
-    expected = one_hot.T @ rows(d_h)                                  # (V, C)
+    one_hot = np.eye(cfg.vocab_size)[tokens.ravel()]  # (B*T, V)
+    expected = one_hot.T @ rows(d_h)  # (V, C)
     assert np.abs(grads.embeddings - expected).max() < TOL
     assert np.unique(tokens).size < tokens.size, "some token is used twice (the sums are exercised)"
 
@@ -77,8 +79,8 @@ def test_a_steady_fall_keeps_the_schedule_and_a_sudden_drop_its_window():
     saves = [(step, None) for step in range(0, steps + 1, 10)] + [(s, None) for s in checkpoint_steps(steps)]
     saves = sorted(set(saves))
     schedule = set(checkpoint_steps(steps).tolist())
-    steady = 3 + 4 * np.exp(-np.arange(steps) / 400)                  # language: falling all along
+    steady = 3 + 4 * np.exp(-np.arange(steps) / 400)  # language: falling all along
     assert {step for step, _ in thin(saves, steady, steps)} == schedule
-    plateau = np.where(np.arange(steps) < 1200, 3.0, 0.5)             # induction: a plateau, then a drop
+    plateau = np.where(np.arange(steps) < 1200, 3.0, 0.5)  # induction: a plateau, then a drop
     kept = {step for step, _ in thin(saves, plateau, steps)}
     assert schedule < kept and all(1000 <= step <= 1400 for step in kept - schedule)

@@ -2,6 +2,7 @@
 every task too, with every checkpoint it saved); a corrupt, cut-short or stale one is never loaded but
 trained again; writers racing on one file cannot leave a broken one; two servers that trained the same
 setting end with one stored run and both show it."""
+
 from __future__ import annotations
 
 import multiprocessing
@@ -14,7 +15,7 @@ import engine
 from engine import ship, store
 from engine.training import flatten
 
-TASK, STEPS, SEED = "first", 12, 3          # a run small enough to train many times
+TASK, STEPS, SEED = "first", 12, 3  # a run small enough to train many times
 
 
 @pytest.fixture(scope="module")
@@ -56,24 +57,24 @@ def test_another_run_is_not_found(run, tmp_path):
 
 def _corrupt(path):
     data = bytearray(path.read_bytes())
-    data[len(data) // 2] ^= 0xFF                                        # one flipped byte in the middle
+    data[len(data) // 2] ^= 0xFF  # one flipped byte in the middle
     path.write_bytes(bytes(data))
 
 
 def _cut_short(path):
-    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])    # a write that stopped half way
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])  # a write that stopped half way
 
 
 def _altered_numbers(path):
     """A file rewritten with other weights but the old checksum: only the checksum can tell."""
     with np.load(path) as data:
         arrays = {name: data[name] for name in data.files}
-    arrays["final"] = (arrays["final"] * (1 + 1e-6)).astype(arrays["final"].dtype)   # other numbers, same dtype
+    arrays["final"] = (arrays["final"] * (1 + 1e-6)).astype(arrays["final"].dtype)  # other numbers, same dtype
     np.savez_compressed(path, **arrays)
 
 
 def _stale(path, monkeypatch):
-    monkeypatch.setattr(engine.training, "VERSION", engine.training.VERSION + 1)   # the training code changed
+    monkeypatch.setattr(engine.training, "VERSION", engine.training.VERSION + 1)  # the training code changed
 
 
 def _app_train(monkeypatch, folder):
@@ -85,7 +86,8 @@ def _app_train(monkeypatch, folder):
 
     monkeypatch.setenv(store.CACHE_ENV, str(folder))
     from services import workers as training_process
-    calls, real = [], training_process.train                            # the app trains in a worker process
+
+    calls, real = [], training_process.train  # the app trains in a worker process
 
     def counting(*args, **kwargs):
         calls.append(args)
@@ -94,8 +96,9 @@ def _app_train(monkeypatch, folder):
     monkeypatch.setattr(training_process, "train", counting)
 
     def fresh_server():
-        weights.forget()                                                # a restart: memory is empty
+        weights.forget()  # a restart: memory is empty
         return compute.train(engine.TASKS[TASK].config, presets.Training(task=TASK, steps=STEPS, seed=SEED)).run
+
     return fresh_server, calls
 
 
@@ -123,7 +126,7 @@ def test_a_bad_file_is_trained_again_not_loaded(run, tmp_path, monkeypatch, dama
     again = fresh_server()
     assert len(calls) == 1, "trained again"
     assert np.allclose(flatten(again.params), flatten(run.params), rtol=0, atol=1e-12)
-    _same(_load(tmp_path), again)                                      # and the sound run replaced the bad file
+    _same(_load(tmp_path), again)  # and the sound run replaced the bad file
     fresh_server()
     assert len(calls) == 1, "the next server reads it"
 
@@ -171,7 +174,7 @@ def test_racing_writers_never_leave_a_broken_file(run, tmp_path):
     reader = context.Process(target=_reader, args=(tmp_path, 200, results))
     for process in writers:
         process.start()
-    while not any(tmp_path.glob("*.npz")):                             # the first file is in place
+    while not any(tmp_path.glob("*.npz")):  # the first file is in place
         pass
     reader.start()
     for process in [*writers, reader]:
@@ -179,7 +182,7 @@ def test_racing_writers_never_leave_a_broken_file(run, tmp_path):
         assert process.exitcode == 0
     seen = results.get(timeout=10)
     assert seen == {"sound": 200, "absent": 0}, seen
-    _same(_load(tmp_path), run, seconds=False)                         # each writer timed its own run
+    _same(_load(tmp_path), run, seconds=False)  # each writer timed its own run
     assert len(list(tmp_path.iterdir())) == 1, "every temporary file was renamed or removed"
 
 
@@ -195,12 +198,12 @@ def test_a_real_default_run_of_every_task_comes_back_whole(task, tmp_path):
     loaded = store.load_run(tmp_path, task, t.config, t.steps, 0)
     assert loaded is not None, "a real run must come back"
     _same(loaded, run)
-    if t.steps <= ship.LONG_STEPS:                                    # the shipped long run keeps a few of its steps
+    if t.steps <= ship.LONG_STEPS:  # the shipped long run keeps a few of its steps
         assert len(run.checkpoints) >= len(store.training.checkpoint_steps(t.steps)), "the run's own count"
 
 
 def test_a_file_whose_steps_do_not_make_a_whole_run_is_refused(run, tmp_path):
-    cut = replace(run, checkpoints=run.checkpoints[:-1])               # no checkpoint at the last step
+    cut = replace(run, checkpoints=run.checkpoints[:-1])  # no checkpoint at the last step
     store.save(cut, tmp_path, name=store.file_name(store.key_of(run)))
     assert _load(tmp_path) is None
 
@@ -208,13 +211,16 @@ def test_a_file_whose_steps_do_not_make_a_whole_run_is_refused(run, tmp_path):
 def test_the_first_run_stored_wins_and_the_second_is_dropped(run, tmp_path):
     theta = flatten(run.params).copy()
     theta[0] += 1.0
-    other = replace(run, params=engine.unflatten(run.params, theta),
-                    checkpoints=run.checkpoints[:-1] + ((STEPS, engine.unflatten(run.params, theta)),))
+    other = replace(
+        run,
+        params=engine.unflatten(run.params, theta),
+        checkpoints=run.checkpoints[:-1] + ((STEPS, engine.unflatten(run.params, theta)),),
+    )
     assert store.keep_first(run, tmp_path) is run
-    kept = store.keep_first(other, tmp_path)                            # the same key, other weights
+    kept = store.keep_first(other, tmp_path)  # the same key, other weights
     _same(kept, run)
     assert [p.name for p in tmp_path.glob("*.npz")] == [store.file_name(store.key_of(run))]
-    assert store.keep_first(run, None) is run                           # no folder: nothing kept, the run itself
+    assert store.keep_first(run, None) is run  # no folder: nothing kept, the run itself
 
 
 REPLICA = r"""
@@ -257,9 +263,19 @@ def test_two_servers_that_train_the_same_setting_show_one_run(tmp_path):
     import os
     import subprocess
     import sys
+
     env = {**os.environ, "ATTENTION_LAB_CACHE": str(tmp_path), "PYTHONPATH": str(store.ROOT)}
-    procs = [subprocess.Popen([sys.executable, "-c", REPLICA, str(tmp_path), str(tag)], env=env, cwd=store.ROOT,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for tag in (1, 2)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", REPLICA, str(tmp_path), str(tag)],
+            env=env,
+            cwd=store.ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for tag in (1, 2)
+    ]
     said = []
     for proc in procs:
         out, err = proc.communicate(timeout=120)
@@ -270,9 +286,9 @@ def test_two_servers_that_train_the_same_setting_show_one_run(tmp_path):
     with np.load(files[0]) as data:
         stored_tag = float(data["losses"][0])
     assert stored_tag in (1.0, 2.0)
-    assert [s["shown"] for s in said] == [stored_tag, stored_tag], said          # both show the stored run
+    assert [s["shown"] for s in said] == [stored_tag, stored_tag], said  # both show the stored run
     assert said[0]["digest"] == said[1]["digest"] == said[0]["again"] == said[1]["again"]
-    assert sorted(s["origin"] for s in said) == ["stored", "trained here"]      # the loser says whose it shows
+    assert sorted(s["origin"] for s in said) == ["stored", "trained here"]  # the loser says whose it shows
 
 
 SECOND_SERVER = r"""
@@ -303,12 +319,14 @@ def test_a_second_server_replays_a_stored_induction_run_without_training(tmp_pat
     import sys
     from services import weights
     from ui.shell import presets
+
     task = engine.TASKS["induction"]
     store.keep_first(engine.train("induction", seed=1), tmp_path)
     store.keep_first(engine.train("induction", replace(task.config, n_layers=1), seed=1), tmp_path)
     env = {**os.environ, "ATTENTION_LAB_CACHE": str(tmp_path)}
-    done = subprocess.run([sys.executable, "-c", SECOND_SERVER], env=env, cwd=store.ROOT, capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", SECOND_SERVER], env=env, cwd=store.ROOT, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     said = json.loads(done.stdout.strip().splitlines()[-1])
     assert not said["exceptions"] and not said["workers"], said
@@ -330,5 +348,5 @@ def test_a_lossy_file_keeps_the_last_step_exactly_and_the_steps_between_to_float
     assert np.array_equal(flatten(loaded.checkpoints[0][1]), flatten(run.checkpoints[0][1]))
     for (_, got), (_, was) in zip(loaded.checkpoints[1:-1], run.checkpoints[1:-1]):
         a, b = flatten(got), flatten(was)
-        assert np.all(np.abs(a - b) <= np.abs(b) * 2.0 ** -11 + 2.0 ** -24), "float16 keeps 11 significant bits"
+        assert np.all(np.abs(a - b) <= np.abs(b) * 2.0**-11 + 2.0**-24), "float16 keeps 11 significant bits"
     assert not np.array_equal(flatten(loaded.checkpoints[1][1]), flatten(run.checkpoints[1][1])), "it was rounded"

@@ -1,6 +1,7 @@
 """Issue 13: every sentence on screen holds at every setting. One block per defect (numbered as the issue
 numbers them), each at the settings where its truth turns; the words are read from the pure prose
 functions and from the pages under AppTest."""
+
 from __future__ import annotations
 
 
@@ -50,15 +51,18 @@ def text_of(at) -> str:
 
 
 # =========================================================================== 5 · softmax notice
-@pytest.mark.parametrize("params", [{"preset": "day33"}, {"seq_len": "64"}, {"preset": "day33", "seq_len": "64"}],
-                         ids=["day33", "part4-64", "day33-64"])
+@pytest.mark.parametrize(
+    "params",
+    [{"preset": "day33"}, {"seq_len": "64"}, {"preset": "day33", "seq_len": "64"}],
+    ids=["day33", "part4-64", "day33-64"],
+)
 def test_defect05_near_uniform_rows_name_no_winner(params):
     at = open_app(PAGE["softmax"], params)
     assert_clean(at)
     said = notice(at)
     assert "spread almost evenly" in said and "untrained weights" in said
     assert "attends most to" not in said and "A uniform row would give every key" not in said
-    assert "0.98" in said                                               # the threshold is stated
+    assert "0.98" in said  # the threshold is stated
     assert set(column(at, "attends most to")) == {"none: spread evenly"}
 
 
@@ -69,12 +73,12 @@ def test_defect05_mask_forced_row_and_per_row_uniform():
     assert "every key 0.25" not in said and "‘AI’ attends most to ‘AI’" not in said
     table = tables(at)[0]
     assert table["keys"].astype(int).tolist() == [1, 2, 3, 4]
-    assert np.allclose(table["uniform"].astype(float), [1, 1 / 2, 1 / 3, 1 / 4], atol=5e-5)     # 4 decimals
+    assert np.allclose(table["uniform"].astype(float), [1, 1 / 2, 1 / 3, 1 / 4], atol=5e-5)  # 4 decimals
     assert column(at, "attends most to")[0] == "(its only key)"
 
 
 def test_defect05_a_leaning_row_is_named_with_its_own_uniform():
-    t = run({"d_model": "128", "heads": "1", "d_ff": "512"})             # trained-looking: scores spread 1.7
+    t = run({"d_model": "128", "heads": "1", "d_ff": "512"})  # trained-looking: scores spread 1.7
     rows = analysis.read_rows(t.weights[0], t.visible)
     assert any(r.kind == "lean" for r in rows)
     said = row_words.softmax_notice(rows, t.labels)
@@ -97,7 +101,7 @@ def test_defect05_a_hidden_key_is_never_named():
     visible = engine.causal_visible(3)
     rows = analysis.read_rows(weights, visible)
     assert [r.top for r in rows] == [(0,), (1,), (2,)] and [r.keys for r in rows] == [1, 2, 3]
-    uniform_with_hidden = np.array([[0.5, 0.5, 0.0]] * 3)               # hidden key 2 ties at 0 with nothing
+    uniform_with_hidden = np.array([[0.5, 0.5, 0.0]] * 3)  # hidden key 2 ties at 0 with nothing
     assert all(2 not in r.top for r in analysis.read_rows(uniform_with_hidden, np.array([[1, 1, 0]] * 3, bool)))
 
 
@@ -105,6 +109,7 @@ def test_defect05_a_hidden_key_is_never_named():
 def _oracle(scaled_row, beta):
     """softmax(β s) for one row with math.exp; a hidden key (-inf) gets 0."""
     import math
+
     seen = [s for s in scaled_row if s != -math.inf]
     top = max(beta * s for s in seen)
     e = [0.0 if s == -math.inf else math.exp(beta * s - top) for s in scaled_row]
@@ -119,8 +124,10 @@ def test_beta_weights_are_the_softmax_of_beta_times_the_scaled_scores(params, be
         w = analysis.weights_at(t.scaled[h], beta)
         expected = [_oracle(row.tolist(), beta) for row in t.scaled[h]]
         np.testing.assert_allclose(w, expected, rtol=1e-12, atol=1e-15)
-        assert np.all(w[~t.visible] == 0.0)                            # hidden keys stay hidden, β = 0 too
-    np.testing.assert_allclose(analysis.weights_at(t.scaled, 1.0), t.weights, rtol=1e-12, atol=1e-15)  # β = 1: the model
+        assert np.all(w[~t.visible] == 0.0)  # hidden keys stay hidden, β = 0 too
+    np.testing.assert_allclose(
+        analysis.weights_at(t.scaled, 1.0), t.weights, rtol=1e-12, atol=1e-15
+    )  # β = 1: the model
     if beta == 0:
         np.testing.assert_allclose(analysis.weights_at(t.scaled[0], 0.0).max(-1), 1 / t.visible.sum(-1))
 
@@ -134,9 +141,11 @@ def test_beta_is_refused_when_negative_or_not_finite():
 def test_beta_travels_in_the_url_and_is_validated():
     c = state.Controls(beta=4.0)
     assert url.to_params(c) == {"beta": "4"} and url.from_params({"beta": "4"}) == (c, [])
-    assert url.to_params(state.Controls()) == {}                     # β = 1 is the default: not written
+    assert url.to_params(state.Controls()) == {}  # β = 1 is the default: not written
     back, problems = url.from_params({"beta": "3"})
-    assert back.beta == 1.0 and problems == ["beta='3' is not valid (must be one of 0, 0.25, 0.5, 1, 2, 4, 8, 16, 32, 64)"]
+    assert back.beta == 1.0 and problems == [
+        "beta='3' is not valid (must be one of 0, 0.25, 0.5, 1, 2, 4, 8, 16, 32, 64)"
+    ]
 
 
 def test_beta_slider_sharpens_the_rows_live_and_keeps_its_value():
@@ -152,22 +161,31 @@ def test_beta_slider_sharpens_the_rows_live_and_keeps_its_value():
     assert all(s < f for s, f in zip(sharp, flat))
     said = notice(at)
     assert said.startswith("**What to notice:** at β = 16 (the model uses β = 1), ")
-    assert "tied at" in said                                           # the two 'the' keys
+    assert "tied at" in said  # the two 'the' keys
     assert json.loads(at.get("vega_lite_chart")[0].proto.spec)["title"]["text"] == "weights at β = 16, head 0: 6 × 6"
     at.switch_page(PAGE["scores"]).run()
     assert dict(at.query_params)["beta"] == "16"
     at.switch_page(PAGE["softmax"]).run()
     assert at.select_slider(key="beta").value == 16.0
     at.select_slider(key="beta").set_value(0.0).run()
-    assert set(column(at, "attends most to")) == {"none: spread evenly"}          # β = 0: uniform rows
+    assert set(column(at, "attends most to")) == {"none: spread evenly"}  # β = 0: uniform rows
 
 
 # =========================================================================== 1 · Q, K, V notice
 OLD_QKV = ("point the most in the same direction", "will be the brightest")
 
 
-@pytest.mark.parametrize("params", [{}, {"preset": "day33"}, {"causal": "1"}, {"seq_len": "2", "seed": "5"},
-                                    {"scale": "0"}, {"heads": "16", "seq_len": "9"}])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"preset": "day33"},
+        {"causal": "1"},
+        {"seq_len": "2", "seed": "5"},
+        {"scale": "0"},
+        {"heads": "16", "seq_len": "9"},
+    ],
+)
 def test_defect01_qkv_notice_separates_dot_product_and_direction(params):
     t = run(params)
     c, _ = url.from_params(params)
@@ -176,11 +194,11 @@ def test_defect01_qkv_notice_separates_dot_product_and_direction(params):
     said = notice(at)
     assert not any(old in said for old in OLD_QKV)
     i, j, top = analysis.largest(t.scores[c.head], t.visible)
-    assert t.visible[i, j]                                             # never a hidden pair
+    assert t.visible[i, j]  # never a hidden pair
     assert f"query ‘{t.labels[i]}’ with key ‘{t.labels[j]}’: q·k = {top:.3f}" in said
     cos = analysis.cosines(t.q, t.k)[c.head]
     ci, cj, best = analysis.largest(cos, t.visible)
-    aligned, _ = analysis.largest_all(cos, t.visible)                  # issue 32: pairs tied at the top count
+    aligned, _ = analysis.largest_all(cos, t.visible)  # issue 32: pairs tied at the top count
     if [(i, j)] == aligned:
         assert "also the pair whose vectors point most the same way" in said
     elif (i, j) in aligned:
@@ -221,7 +239,7 @@ def test_defect04_same_word_same_rows_only_without_positions():
     assert "Without positions the same word therefore always gets the same rows" in intro(plain)
     assert "With positions on, the same word at two places has two different inputs" in intro(with_p)
     t = run({"text": text, "seq_len": "5", "positional": "1"})
-    assert not np.allclose(t.q[:, 0], t.q[:, 3])                      # the two 'the' rows differ with P
+    assert not np.allclose(t.q[:, 0], t.q[:, 3])  # the two 'the' rows differ with P
     assert np.allclose(run({"text": text, "seq_len": "5"}).q[:, 0], run({"text": text, "seq_len": "5"}).q[:, 3])
 
 
@@ -234,25 +252,33 @@ def test_defect02_intro_does_not_promise_a_spread_near_one():
         assert "keeps their spread near 1 however wide" not in intro
         assert "large when the two vectors point the same way" not in intro
         assert "stops the spread from growing" in intro and "only when the entries of q and k have variance 1" in intro
-        assert f"block's scaled scores spread with std {std}" in intro           # measured: far from 1
+        assert f"block's scaled scores spread with std {std}" in intro  # measured: far from 1
     t = run({})
     assert abs(np.std(t.scaled) - 0.19) < 0.01
 
 
 # =========================================================================== 3 · scaled scores, notice
-@pytest.mark.parametrize("params, must, must_not", [
-    ({}, "keeps the order within each row and shrinks the spread", "changes nothing"),
-    ({"scale": "0"}, "Scaling is switched off, so nothing is divided", "÷"),
-    ({"heads": "16", "d_model": "16"}, "With d_head = 1 the divisor is √1 = 1, so the division changes nothing",
-     "shrinks"),
-    ({"preset": "day33", "seed": "95", "seq_len": "2", "d_model": "8"}, "÷ √8", "−0.000"),
-])
+@pytest.mark.parametrize(
+    "params, must, must_not",
+    [
+        ({}, "keeps the order within each row and shrinks the spread", "changes nothing"),
+        ({"scale": "0"}, "Scaling is switched off, so nothing is divided", "÷"),
+        (
+            {"heads": "16", "d_model": "16"},
+            "With d_head = 1 the divisor is √1 = 1, so the division changes nothing",
+            "shrinks",
+        ),
+        ({"preset": "day33", "seed": "95", "seq_len": "2", "d_model": "8"}, "÷ √8", "−0.000"),
+    ],
+)
 def test_defect03_scores_notice_holds_at_every_setting(params, must, must_not):
     at = open_app(PAGE["scores"], params)
     assert_clean(at)
     said = notice(at)
     assert must in said and must_not not in said
-    assert "It only narrows the spread" not in said and not re.search(r"-0\.0+(?![\d])", said)   # no −0; −0.000483 is fine
+    assert "It only narrows the spread" not in said and not re.search(
+        r"-0\.0+(?![\d])", said
+    )  # no −0; −0.000483 is fine
     if params.get("scale") == "0":
         assert "÷ √" not in json.loads(at.get("vega_lite_chart")[1].proto.spec)["title"]["text"]
 
@@ -285,7 +311,7 @@ def test_defect06_mask_row_zero_is_never_crowned():
     params = {"causal": "1", "d_model": "128", "heads": "4"}
     t = run(params)
     spread = analysis.spread(t.weights, t.visible)
-    assert np.isnan(spread[:, 0]).all()                                # row 0 sees one key: no spread
+    assert np.isnan(spread[:, 0]).all()  # row 0 sees one key: no spread
     said = notice(open_app(PAGE["heads"], params))
     low = np.nanmin(spread)
     h, i = np.argwhere(spread == low)[0]
@@ -322,6 +348,7 @@ def test_defect07_output_formula_follows_the_residual_switch():
 
 def test_defect07_stage_table_gives_the_ffn_its_input():
     from ui.prose import stages
+
     for params in ({}, {"preset": "day33"}):
         table = {row["stage"]: row["formula"] for row in stages.stages(run(params))}
         assert table["ffn_hidden"] == "max(0, after_attn · W₁ + b₁)"
@@ -329,9 +356,14 @@ def test_defect07_stage_table_gives_the_ffn_its_input():
 
 
 # =========================================================================== 8 · block output notice
-@pytest.mark.parametrize("params, compare", [({}, "small next to"),
-                                             ({"d_model": "128", "heads": "1", "d_ff": "512"}, "1.7 times"),
-                                             ({"preset": "day33"}, None)])
+@pytest.mark.parametrize(
+    "params, compare",
+    [
+        ({}, "small next to"),
+        ({"d_model": "128", "heads": "1", "d_ff": "512"}, "1.7 times"),
+        ({"preset": "day33"}, None),
+    ],
+)
 def test_defect08_ffn_against_residual_is_computed_not_asserted(params, compare):
     t = run(params)
     said = notice(open_app(PAGE["output"], params))
@@ -341,19 +373,26 @@ def test_defect08_ffn_against_residual_is_computed_not_asserted(params, compare)
         return
     moved, carried = np.abs(t.output - t.after_attn).mean(), np.abs(t.after_attn).mean()
     assert f"moved the vectors by {moved:.3f} on average per entry, {compare} the {carried:.3f}" in said
-    assert next_to(moved / carried) == compare                          # the one scale of magnitude words
+    assert next_to(moved / carried) == compare  # the one scale of magnitude words
 
 
 # =========================================================================== 9 · the exercise's default token
-@pytest.mark.parametrize("params", [{}, {"preset": "day33"}, {"preset": "day33", "seq_len": "3"},
-                                    {"text": "one two three four five six", "seq_len": "4"}])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"preset": "day33"},
+        {"preset": "day33", "seq_len": "3"},
+        {"text": "one two three four five six", "seq_len": "4"},
+    ],
+)
 def test_defect09_default_token_is_what_the_slider_appends(params):
     at = open_app(PAGE["exercise"], params)
     assert_clean(at)
     c, _ = url.from_params(params)
     T = c.seq_len
     slid = state.to_tokens(state.Controls(**{**c.__dict__, "seq_len": T + 1})).words
-    assert slid[:T] == state.to_tokens(c).words                        # the slider keeps the first T tokens
+    assert slid[:T] == state.to_tokens(c).words  # the slider keeps the first T tokens
     cfg = state.to_config(c)
     kind = at.radio(key="ex_token_kind").value
     chosen = at.number_input(key="ex_token_id").value if kind == "id" else at.text_input(key="ex_token_word").value
@@ -365,7 +404,7 @@ def test_defect09_default_token_is_what_the_slider_appends(params):
 
 def test_defect09_day33_default_is_the_and_both_runs_agree():
     at = open_app(PAGE["exercise"], {"preset": "day33"})
-    assert at.number_input(key="ex_token_id").value == 2                # 'the'
+    assert at.number_input(key="ex_token_id").value == 2  # 'the'
     day33 = engine.get_preset("day33")
     assert engine.label(day33.config, day33.next_token) == state.next_word(state.preset_controls("day33")) == "the"
     part4 = engine.get_preset("part4")
@@ -382,7 +421,7 @@ def test_defect09_a_new_length_brings_its_own_default():
     at.slider(key="seq_len").set_value(5).run()
     assert at.text_input(key="ex_token_word").value == "six"
     at.slider(key="seq_len").set_value(6).run()
-    assert at.text_input(key="ex_token_word").value == "the"           # the filler list's first word
+    assert at.text_input(key="ex_token_word").value == "the"  # the filler list's first word
 
 
 # =========================================================================== 10 · the exercise's twist and formula
@@ -426,10 +465,11 @@ def experiments_at(params: dict[str, str], section: str):
 
 def test_defect11_attention_output_is_separated_from_the_residual_carry():
     from engine import experiments as xp
+
     at = experiments_at({}, "positions")
     said = notice(at)
     pt = xp.positions_test(engine.get_preset("part4").config, engine.get_preset("part4").tokens, 0)
-    assert pt.encoded.output_error > 1.9 and pt.encoded.attn_error < 0.05     # 1.961 against 0.049
+    assert pt.encoded.output_error > 1.9 and pt.encoded.attn_error < 0.05  # 1.961 against 0.049
     assert f"attention's own output by up to {pt.encoded.attn_error:.3f}" in said
     assert "most of that is the position code itself, carried through the residual" in said
     assert f"the outputs by up to {pt.encoded.output_error:.3f};" not in said
@@ -454,8 +494,9 @@ def test_defect12_slider_and_formula_agree_on_the_temperature():
     assert "That is the Part 4 preset as published" in notice(at)
 
 
-@pytest.mark.parametrize("params", [{"causal": "1"}, {"d_model": "16", "heads": "16"}, {"seq_len": "2"},
-                                    {"scale": "0"}, {"seed": "7"}])
+@pytest.mark.parametrize(
+    "params", [{"causal": "1"}, {"d_model": "16", "heads": "16"}, {"seq_len": "2"}, {"scale": "0"}, {"seed": "7"}]
+)
 def test_defect12_published_only_at_the_published_settings(params):
     said = notice(experiments_at(params, "init"))
     assert "Part 4 preset as published" not in said
@@ -508,6 +549,7 @@ def test_defect14_no_possessive_on_a_quoted_token_and_no_exactly_zero():
 
 def test_every_and_names():
     from ui.prose.numbers import every, names
+
     assert [every(n, "row") for n in (1, 2, 3)] == ["the only row", "both rows", "all 3 rows"]
     assert [names(x) for x in (["a"], ["a", "b"], ["a", "b", "c"])] == ["a", "a and b", "a, b and c"]
 
@@ -515,15 +557,22 @@ def test_every_and_names():
 # =========================================================================== no page says these, anywhere
 FORBIDDEN = {
     "negative zero": re.compile(r"[−-]0(\.0+)?(?![.\d]*[1-9])(?![\d.])"),
-    "'1 <plural>'": re.compile(r"(?<![\d.,])1 (?:text\{)?(rows|tokens|keys|heads|words|values|repeat |columns|queries)\b"),
+    "'1 <plural>'": re.compile(
+        r"(?<![\d.,])1 (?:text\{)?(rows|tokens|keys|heads|words|values|repeat |columns|queries)\b"
+    ),
     "'all 2'": re.compile(r"\ball 2\b", re.IGNORECASE),
     "'exactly 0' as an amount": re.compile(r"at most exactly"),
     "possessive on a quote": re.compile(r"[’']'s"),
 }
 SETTINGS = [
-    {}, {"preset": "day33"}, {"seq_len": "2", "seed": "5"}, {"preset": "day33", "seed": "95", "seq_len": "2"},
-    {"causal": "1", "positional": "1", "scale": "0"}, {"d_model": "16", "heads": "16", "seq_len": "9"},
-    {"preset": "day33", "seq_len": "6", "beta": "16"}, {"seq_len": "64", "causal": "1"},
+    {},
+    {"preset": "day33"},
+    {"seq_len": "2", "seed": "5"},
+    {"preset": "day33", "seed": "95", "seq_len": "2"},
+    {"causal": "1", "positional": "1", "scale": "0"},
+    {"d_model": "16", "heads": "16", "seq_len": "9"},
+    {"preset": "day33", "seq_len": "6", "beta": "16"},
+    {"seq_len": "64", "causal": "1"},
 ]
 
 
@@ -532,13 +581,16 @@ def table_text(at) -> str:
 
 
 def bad_words(text: str) -> list[tuple[str, str]]:
-    return [(name, m.group(0) + " in …" + text[max(0, m.start() - 60): m.end() + 20] + "…")
-            for name, rx in FORBIDDEN.items() for m in rx.finditer(text)]
+    return [
+        (name, m.group(0) + " in …" + text[max(0, m.start() - 60) : m.end() + 20] + "…")
+        for name, rx in FORBIDDEN.items()
+        for m in rx.finditer(text)
+    ]
 
 
 def test_the_scan_catches_what_it_must():
     assert bad_words("-0.000 and −0.00") and bad_words("All 2 old output rows") and bad_words("1 rows")
-    assert bad_words("to 1 text{heads}times")                         # LaTeX, its backslashes removed
+    assert bad_words("to 1 text{heads}times")  # LaTeX, its backslashes removed
     assert bad_words("‘today’'s value") and bad_words("by at most exactly 0")
     assert not bad_words("-0.001, −0.100, 10 rows, 21 rows, 1.0 rows? no: 0.1 keys, e-0.5, 1e-05")
 
@@ -582,42 +634,47 @@ def test_preset_facts_are_true():
     day33, part4 = engine.get_preset("day33").config, engine.get_preset("part4").config
     assert part4.input_seed == 101 and part4.embedding_stream == "inputs"
     assert day33.embedding_stream == "weights" and day33.num_heads == 1
-    x = lambda cfg: engine.run(cfg, ["AI", "builds"] if cfg is part4 else [2, 5]).layers[0].x     # noqa: E731
-    assert np.array_equal(x(part4), engine.run(engine.Config(seed=7), ["AI", "builds"]).layers[0].x)   # seed leaves X
+    x = lambda cfg: engine.run(cfg, ["AI", "builds"] if cfg is part4 else [2, 5]).layers[0].x  # noqa: E731
+    assert np.array_equal(x(part4), engine.run(engine.Config(seed=7), ["AI", "builds"]).layers[0].x)  # seed leaves X
     from dataclasses import replace
-    assert not np.array_equal(x(day33), engine.run(replace(day33, seed=7), [2, 5]).layers[0].x)   # seed redraws X
+
+    assert not np.array_equal(x(day33), engine.run(replace(day33, seed=7), [2, 5]).layers[0].x)  # seed redraws X
 
 
 # =========================================================================== figures for slides
 @pytest.mark.parametrize("page", site.PAGES, ids=lambda p: p.path)
 def test_every_page_offers_its_figures_for_slides(page):
     at = open_app(page.file)
-    if page.path == "exercise":                                        # its exports come with the reveal
+    if page.path == "exercise":  # its exports come with the reveal
         at = reveal(at)
-    slug = next(k for k in at.session_state if k.startswith("export_"))[len("export_"):]   # the page's own
+    slug = next(k for k in at.session_state if k.startswith("export_"))[len("export_") :]  # the page's own
     assert not [e for e in at.get("bidi_component") if e.key.startswith("figures_")], "drawn once opened"
     panels = [e for e in open_exports(at, slug).get("bidi_component") if e.key.startswith("figures_")]
     assert len(panels) == 1
     assert any("SVG or PNG at 3×" in c.value and "cells as PNG" in c.value for c in at.caption)
-    assert not [e for e in open_app(page.file, {"present": "1"}).get("bidi_component")
-                if e.key != session.SCREEN], "presenter view: nothing extra (the screen measure draws nothing)"
+    assert not [e for e in open_app(page.file, {"present": "1"}).get("bidi_component") if e.key != session.SCREEN], (
+        "presenter view: nothing extra (the screen measure draws nothing)"
+    )
 
 
 def test_the_figure_panel_is_static_code():
     """No user text reaches the component's HTML or JS: they are module constants (titles are read as text)."""
     from ui.page import figures
+
     assert "textContent = name" in figures._JS and "innerHTML" not in figures._JS
     assert "{" not in figures._HTML
 
 
 def test_the_exercises_new_row_follows_the_same_rules():
     from ui.prose import exercise as ex
+
     day33 = engine.get_preset("day33")
     ext = analysis.extend(day33.config, ["the", "cat", "sat", "on", "mat"], day33.next_token)
     said = ex.notice(ext, 0)
     assert "spreads its weight almost evenly over its 6 keys" in said and "attends most to" not in said
-    sharp = analysis.extend(engine.Config(d_model=128, num_heads=1, d_ff=512), ["AI", "builds", "neural", "models"],
-                            "the")
+    sharp = analysis.extend(
+        engine.Config(d_model=128, num_heads=1, d_ff=512), ["AI", "builds", "neural", "models"], "the"
+    )
     assert "‘the’ attends most to ‘AI’ (0.576), where a uniform row gives 0.200" in ex.notice(sharp, 0)
     masked = analysis.extend(engine.Config(causal=True), ["AI", "builds", "neural", "models"], "the")
     assert "where ‘the’ spreads its weight almost evenly" in ex.sentences(masked, 0)[1]
@@ -625,10 +682,19 @@ def test_the_exercises_new_row_follows_the_same_rules():
 
 # =========================================================================== the rules, at every setting where they turn
 TURNS = [
-    {}, {"preset": "day33"}, {"causal": "1"}, {"preset": "day33", "causal": "1"}, {"scale": "0"},
-    {"d_model": "128", "heads": "1"}, {"d_model": "128", "heads": "1", "scale": "0"},
-    {"d_model": "16", "heads": "16"}, {"seq_len": "2"}, {"seq_len": "64"}, {"preset": "day33", "seq_len": "64"},
-    {"preset": "day33", "seq_len": "6", "beta": "16"}, {"d_model": "128", "heads": "1", "causal": "1", "seq_len": "7"},
+    {},
+    {"preset": "day33"},
+    {"causal": "1"},
+    {"preset": "day33", "causal": "1"},
+    {"scale": "0"},
+    {"d_model": "128", "heads": "1"},
+    {"d_model": "128", "heads": "1", "scale": "0"},
+    {"d_model": "16", "heads": "16"},
+    {"seq_len": "2"},
+    {"seq_len": "64"},
+    {"preset": "day33", "seq_len": "64"},
+    {"preset": "day33", "seq_len": "6", "beta": "16"},
+    {"d_model": "128", "heads": "1", "causal": "1", "seq_len": "7"},
 ]
 
 
@@ -643,10 +709,10 @@ def test_softmax_and_heads_notices_follow_the_rules(params):
     for i, r in enumerate(rows):
         named = f"‘{t.labels[i]}’ attends most to"
         if r.kind != "lean":
-            assert named not in said                                   # even or forced: no winner
-        elif i in lean[:row_words.SHOWN]:
+            assert named not in said  # even or forced: no winner
+        elif i in lean[: row_words.SHOWN]:
             assert named + " " + ", ".join(f"‘{t.labels[j]}’" for j in r.top[:1]) in said
-            assert all(t.visible[i, j] for j in r.top)                 # never a hidden key
+            assert all(t.visible[i, j] for j in r.top)  # never a hidden key
             assert f"uniform for its {r.keys} keys is {1 / r.keys:.3f}" in said
             assert ("tied at" in said) or len(r.top) == 1
     if not lean:
@@ -665,6 +731,7 @@ def test_softmax_and_heads_notices_follow_the_rules(params):
 
 def test_the_positions_too_few_to_tell_take_a_verb_that_agrees():
     from ui.prose import preset_notes
+
     assert "1 position of the 4 (position 1) is scored in fewer than 30" in preset_notes._too_few([50, 10, 50, 0], 4)
     assert "2 positions of the 4 (positions 1–2) are scored" in preset_notes._too_few([50, 10, 12, 0], 4)
     assert preset_notes._too_few([50, 40, 0], 3) == ""

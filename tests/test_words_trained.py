@@ -1,6 +1,7 @@
 """Issue 23: words and pictures true for trained models. One block per defect (numbered as the issue numbers
 them), each at the URL settings the issue gives, then the rules as tests over a grid of settings (every trained
 preset at its own length and at 64 tokens, layers 2–4 with LayerNorm, β 0 and 8, a picked cell)."""
+
 from __future__ import annotations
 
 import json
@@ -62,12 +63,12 @@ def test_defect02_visible_but_negligible_is_not_called_masked():
 def test_defect02_huge_and_tiny_numbers_in_scientific_notation():
     at = revealed({"preset": "trained-reverse"})
     said = text_of(at) + table_text(at)
-    assert not re.search(r"\d{10,}", said), re.findall(r"[\d.]{10,}", said)       # no 19-digit float
+    assert not re.search(r"\d{10,}", said), re.findall(r"[\d.]{10,}", said)  # no 19-digit float
     assert "is large next to its old total" not in said
     shown = column(at, "e^s") + column(at, "Z (old row)")
-    assert any("·10" in str(x) for x in shown), shown                 # huge and tiny: scientific notation
+    assert any("·10" in str(x) for x in shown), shown  # huge and tiny: scientific notation
     lost = [parse(x) for x in column(at, "lost to new")]
-    assert min(lost) > 0, lost                                        # nonzero, and printed so
+    assert min(lost) > 0, lost  # nonzero, and printed so
     # the reason the page gives is the one its own numbers give (these weights: 2.2e-4 at most, not negligible)
     assert ("visible but negligible" in said) == (max(lost) < NEGLIGIBLE), max(lost)
     assert "multiplied by 1.0000," not in said and "0.0 % of" not in said
@@ -80,10 +81,12 @@ def test_defect03_a_tiny_weight_is_shown_in_scientific_notation():
     """The worked cell at the trained induction model's smallest visible layer-1 weight (head 0, the page's
     first), found from the engine's numbers: five decimals would print it as 0.00000."""
     from ui import compute
+
     params = {"preset": "trained-induction", "layer": "1"}
     controls, _ = url.from_params(params)
-    weights = compute.trace(state.to_config(controls), state.to_tokens(controls).words,
-                            presets.training(controls.preset), 1).weights[0]           # (T, T), head 0
+    weights = compute.trace(
+        state.to_config(controls), state.to_tokens(controls).words, presets.training(controls.preset), 1
+    ).weights[0]  # (T, T), head 0
     query, key = np.unravel_index(np.argmin(np.where(weights > 0, weights, np.inf)), weights.shape)
     assert 0 < weights[query, key] < 5e-6, weights[query, key]
     at = open_app(PAGE["softmax"], {**params, "cell": f"{query},{key}"}, timeout=180)
@@ -158,7 +161,7 @@ def test_defect13_a_switch_the_training_did_not_have_shows_the_accuracy():
     warned = [w for w in (x.value.replace("\\", "") for x in at.warning) if "not the preset's model" in w]
     assert warned and "the causal mask on (the preset: off)" in warned[0]
     shown = re.findall(r"([\d.]+)%", warned[0])
-    assert len(shown) == 2 and float(shown[0]) < 90 <= float(shown[1])   # this setting cannot learn the task
+    assert len(shown) == 2 and float(shown[0]) < 90 <= float(shown[1])  # this setting cannot learn the task
 
 
 def test_defect13_preset_help_covers_trained_presets():
@@ -172,8 +175,9 @@ def test_defect14_past_its_training_length_it_says_so_and_where_it_stops():
     warned = [w for w in (x.value.replace("\\", "") for x in at.warning) if "trained on 8-token sequences" in w]
     assert warned and "shown on 64 tokens" in warned[0] and "does the task up to position" in warned[0]
     assert "shown on 64" in caption(at)
-    assert not [w for w in open_app(PAGE["softmax"], {"preset": "trained-previous"}).warning
-                if "trained on" in w.value]                          # at its own settings: nothing to say
+    assert not [
+        w for w in open_app(PAGE["softmax"], {"preset": "trained-previous"}).warning if "trained on" in w.value
+    ]  # at its own settings: nothing to say
 
 
 # =========================================================================== 15 · the Q/K/V notice names the right pair
@@ -224,6 +228,7 @@ def test_defect18_one_key_row_has_no_spread_and_no_nan():
 
 def test_defect18_counts_agree_with_their_nouns():
     from engine.analysis import RowReading
+
     lean = [RowReading(keys=8, weight=0.9, top=(0,), spread=0.1) for _ in range(7)]
     said = row_words.softmax_notice(lean, [str(i) for i in range(8)])
     assert "1 more row leans to a key" in said
@@ -234,8 +239,13 @@ def test_defect18_counts_agree_with_their_nouns():
 def test_defect20_random_urls_print_no_nan():
     rng = np.random.RandomState(23)
     for _ in range(12):
-        params = {"causal": str(rng.randint(2)), "seq_len": str(rng.randint(2, 12)), "seed": str(rng.randint(100)),
-                  "preset": ["part4", "day33", "trained-first"][rng.randint(3)], "heads": str([1, 2, 4][rng.randint(3)])}
+        params = {
+            "causal": str(rng.randint(2)),
+            "seq_len": str(rng.randint(2, 12)),
+            "seed": str(rng.randint(100)),
+            "preset": ["part4", "day33", "trained-first"][rng.randint(3)],
+            "heads": str([1, 2, 4][rng.randint(3)]),
+        }
         at = open_app(PAGE["softmax"], params, timeout=120)
         assert_clean(at)
         assert not re.search(r"\bnan\b", text_of(at) + table_text(at), re.IGNORECASE), params
@@ -244,6 +254,7 @@ def test_defect20_random_urls_print_no_nan():
 # =========================================================================== 19 · figure export
 def test_defect19_the_panel_says_where_an_svg_holds_a_png():
     from ui.page import figures
+
     at = open_exports(open_app(PAGE["model"]), "model")
     assert any("cells as PNG" in c.value and "under 5 px" in c.value for c in at.caption)
     assert "svg.marks image" in figures._JS and "role-axis-title" in figures._JS
@@ -255,6 +266,7 @@ def test_defect21_weights_on_a_fixed_scale_unless_stretched():
         spec = chart_specs(at)[0]
         colour = spec["layer"][1]["encoding"]["color"]
         return colour["legend"]["title"], colour["scale"]["domain"]
+
     title, domain = ramp(open_app(PAGE["model"]))
     assert title == "fixed 0–1" and (domain[0], domain[-1]) == (0.0, 1.0)
     at = open_app(PAGE["model"], {"stretch": "1"})
@@ -265,22 +277,28 @@ def test_defect21_weights_on_a_fixed_scale_unless_stretched():
     clicked = open_switches(open_app(PAGE["model"]))
     clicked.toggle(key="stretch").set_value(True).run()
     assert ramp(clicked)[0].startswith("stretched") and dict(clicked.query_params) == {"stretch": "1"}
-    assert open_app(PAGE["model"], {"stretch": "1"}).session_state[session.SWITCHES_OPEN]   # a link shows it on
+    assert open_app(PAGE["model"], {"stretch": "1"}).session_state[session.SWITCHES_OPEN]  # a link shows it on
 
 
 # =========================================================================== the rules
 def test_rule_numbers_fmt_never_prints_a_nonzero_as_zero_or_a_huge_number_in_full():
     rng = np.random.RandomState(0)
-    values = np.concatenate([10.0 ** rng.uniform(-300, 300, 400), -10.0 ** rng.uniform(-40, 40, 100), [0.0, -0.0]])
+    values = np.concatenate([10.0 ** rng.uniform(-300, 300, 400), -(10.0 ** rng.uniform(-40, 40, 100)), [0.0, -0.0]])
     for x in values:
         for spec in (".3f", ".4f", ".5f", ".6f", ".1%", ".0%", ".2f", ".2g", ".3g", ".2e"):
             text = fmt(x, spec)
             if x != 0:
                 assert any(ch in "123456789" for ch in text.split("·")[0]), (x, spec, text)
-            assert not re.search(r"\d{10,}", text) and "e" not in text and not text.startswith("-0") or \
-                any(ch in "123456789" for ch in text), (x, spec, text)
-            assert parse(text) == pytest.approx(x, rel=0.06, abs=0.51 * 10 ** -4 if spec == ".4f" else 1e-300) or \
-                "·" not in text
+            assert (
+                not re.search(r"\d{10,}", text)
+                and "e" not in text
+                and not text.startswith("-0")
+                or any(ch in "123456789" for ch in text)
+            ), (x, spec, text)
+            assert (
+                parse(text) == pytest.approx(x, rel=0.06, abs=0.51 * 10**-4 if spec == ".4f" else 1e-300)
+                or "·" not in text
+            )
     assert fmt(-math.inf, ".4f") == "−∞" and numbers.score(-math.inf) == "−∞ (masked)"
     assert fmt(math.nan, ".3f") == "—" and numbers.spread(math.nan) == "—, one key"
     assert fmt(-1e-20, ".3f") == "-1.0·10⁻²⁰" and fmt(-0.0, ".3f") == "0.000"
@@ -304,28 +322,43 @@ TRAINED_WORDS = re.compile(r"untrained|random weights|mathcal\{N\}|∼ N\(|\\sim
 
 def shown_tables(at) -> str:
     """Every table cell as the student sees it: a float column of a tall st.table is shown with 4 decimals."""
-    return "\n".join(" ".join(f"{x:.4f}" if isinstance(x, float) else str(x) for x in t.to_numpy().ravel())
-                     for t in tables(at)).replace("\\", "")
+    return "\n".join(
+        " ".join(f"{x:.4f}" if isinstance(x, float) else str(x) for x in t.to_numpy().ravel()) for t in tables(at)
+    ).replace("\\", "")
 
 
 def scan(at, trained: bool) -> list[str]:
     text = text_of(at) + "\n" + shown_tables(at) + "\n" + caption(at)
-    found = [f"{name}: …{text[max(0, m.start() - 50): m.end() + 20]}…"
-             for name, rx in BAD_NUMBER.items() for m in rx.finditer(text)]
+    found = [
+        f"{name}: …{text[max(0, m.start() - 50) : m.end() + 20]}…"
+        for name, rx in BAD_NUMBER.items()
+        for m in rx.finditer(text)
+    ]
     found += [f"{name}: {hit}" for name, hit in bad_words(text)]
     if trained:
-        found += [f"trained called untrained: …{text[max(0, m.start() - 60): m.end() + 20]}…"
-                  for m in TRAINED_WORDS.finditer(text)]
+        found += [
+            f"trained called untrained: …{text[max(0, m.start() - 60) : m.end() + 20]}…"
+            for m in TRAINED_WORDS.finditer(text)
+        ]
     return found
 
 
 # Every trained preset at its own length and at 64 tokens; layers 2–4 with LayerNorm; β 0 and 8; a picked cell.
-GRID = ([{"preset": p} for p in TRAINED] + [{"preset": p, "seq_len": "64"} for p in TRAINED]
-        + [{"layers": str(n), "layer_norm": "1", "layer": str(n - 1), "positional": "1", "causal": "1"}
-           for n in (2, 3, 4)]
-        + [{"preset": "trained-previous", "beta": b} for b in ("0", "8")] + [{"beta": "0", "causal": "1"}]
-        + [{"preset": "trained-text", "text": "Mr. Knightley quixotically admired the zebra's <b>stripes</b>",
-            "seq_len": "12"}, {"preset": "trained-text", "text": "Emma", "seq_len": "2"}])
+GRID = (
+    [{"preset": p} for p in TRAINED]
+    + [{"preset": p, "seq_len": "64"} for p in TRAINED]
+    + [{"layers": str(n), "layer_norm": "1", "layer": str(n - 1), "positional": "1", "causal": "1"} for n in (2, 3, 4)]
+    + [{"preset": "trained-previous", "beta": b} for b in ("0", "8")]
+    + [{"beta": "0", "causal": "1"}]
+    + [
+        {
+            "preset": "trained-text",
+            "text": "Mr. Knightley quixotically admired the zebra's <b>stripes</b>",
+            "seq_len": "12",
+        },
+        {"preset": "trained-text", "text": "Emma", "seq_len": "2"},
+    ]
+)
 PAGES_WITH_CELL = ("scores", "softmax")
 ALL_PAGES = ("inputs", "qkv", "scores", "softmax", "heads", "output", "model", "exercise", "experiments")
 

@@ -6,6 +6,7 @@ runs, the disk store, else a training in a worker process). A function here that
 from trained weights takes the Model itself and is cached under its digest: a knock-out, a role score
 and an accuracy on one page come from one set of weights, whichever page or session asks.
 """
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -23,10 +24,10 @@ from services.weights import Model, Training
 # The matrices here are small and a lecture hall runs many sessions at once on few cores: one BLAS
 # thread per call avoids threads fighting over the cores (set once, for the whole server process).
 threadpool_limits(limits=1, user_api="blas")
-SHARE_SEED, SHARE_SEQUENCES = engine.HISTORY_SEED, engine.HISTORY_N   # the same sequences for every measure
-METRICS_N, METRICS_SEED = engine.MEASURED_N, engine.MEASURED_SEED   # an accuracy's or knock-out's fresh sequences
-TEXT_N = language.EVIDENCE_N           # held-out windows a text model is measured on (a forward of 1,000 costs 3 s)
-AWAY_N = 200                           # sequences an accuracy at another length than the training one is measured on
+SHARE_SEED, SHARE_SEQUENCES = engine.HISTORY_SEED, engine.HISTORY_N  # the same sequences for every measure
+METRICS_N, METRICS_SEED = engine.MEASURED_N, engine.MEASURED_SEED  # an accuracy's or knock-out's fresh sequences
+TEXT_N = language.EVIDENCE_N  # held-out windows a text model is measured on (a forward of 1,000 costs 3 s)
+AWAY_N = 200  # sequences an accuracy at another length than the training one is measured on
 
 # A cache key is hashed on every call. Streamlit hashes a dataclass field by field through its
 # reduce protocol (~1 ms a call for a Config); its repr names every field's value exactly and costs
@@ -77,8 +78,7 @@ def stack(cfg: engine.Config, words: tuple[str, ...], training: Training | None 
     return _stack(cfg, words, in_use(cfg, training))
 
 
-def trace(cfg: engine.Config, words: tuple[str, ...], training: Training | None = None,
-          layer: int = 0) -> engine.Trace:
+def trace(cfg: engine.Config, words: tuple[str, ...], training: Training | None = None, layer: int = 0) -> engine.Trace:
     """Block `layer`'s trace (a one-block model is a stack of one)."""
     return stack(cfg, words, training).layers[layer]
 
@@ -110,13 +110,19 @@ def _first_block(cfg: engine.Config, trained: Model | None) -> tuple[engine.Conf
 
 
 @st.cache_data(max_entries=64, show_spinner=False, hash_funcs=_KEYS)
-def _extension(cfg: engine.Config, words: tuple[str, ...], new_token: int | str,
-               trained: Model | None) -> analysis.Extension:
+def _extension(
+    cfg: engine.Config, words: tuple[str, ...], new_token: int | str, trained: Model | None
+) -> analysis.Extension:
     return analysis.extend(replace(cfg, n_layers=1), words, new_token, _first_block(cfg, trained)[1])
 
 
-def extension(cfg: engine.Config, words: tuple[str, ...], new_token: int | str, training: Training | None = None,
-              trained_as: engine.Config | None = None) -> analysis.Extension:
+def extension(
+    cfg: engine.Config,
+    words: tuple[str, ...],
+    new_token: int | str,
+    training: Training | None = None,
+    trained_as: engine.Config | None = None,
+) -> analysis.Extension:
     """The 5 → 6 comparison: words, then words plus one token (with the weights trained for
     `trained_as` when the comparison switches something on that the training did not have)."""
     return _extension(cfg, words, new_token, in_use(trained_as or cfg, training))
@@ -134,38 +140,44 @@ def random_rows(d_head: int, keys: int, rows: int, seed: int) -> experiments.Ran
 
 
 @st.cache_data(max_entries=64, show_spinner=False, hash_funcs=_KEYS)
-def _scaling_rows(cfg: engine.Config, words: tuple[str, ...], init_scale: float,
-                  trained: Model | None) -> experiments.ScalingRows:
+def _scaling_rows(
+    cfg: engine.Config, words: tuple[str, ...], init_scale: float, trained: Model | None
+) -> experiments.ScalingRows:
     one, params_ = _first_block(cfg, trained)
     return experiments.scaling_rows(one, words, init_scale, params_)
 
 
-def scaling_rows(cfg: engine.Config, words: tuple[str, ...], init_scale: float,
-                 training: Training | None = None) -> experiments.ScalingRows:
+def scaling_rows(
+    cfg: engine.Config, words: tuple[str, ...], init_scale: float, training: Training | None = None
+) -> experiments.ScalingRows:
     return _scaling_rows(cfg, words, init_scale, in_use(cfg, training))
 
 
 @st.cache_data(max_entries=32, show_spinner=False, hash_funcs=_KEYS)
-def _init_sweep(cfg: engine.Config, words: tuple[str, ...], scales: tuple[float, ...],
-                trained: Model | None) -> experiments.InitSweep:
+def _init_sweep(
+    cfg: engine.Config, words: tuple[str, ...], scales: tuple[float, ...], trained: Model | None
+) -> experiments.InitSweep:
     one, params_ = _first_block(cfg, trained)
     return experiments.init_sweep(one, words, scales, params_)
 
 
-def init_sweep(cfg: engine.Config, words: tuple[str, ...], scales: tuple[float, ...],
-               training: Training | None = None) -> experiments.InitSweep:
+def init_sweep(
+    cfg: engine.Config, words: tuple[str, ...], scales: tuple[float, ...], training: Training | None = None
+) -> experiments.InitSweep:
     return _init_sweep(cfg, words, scales, in_use(cfg, training))
 
 
 @st.cache_data(max_entries=32, show_spinner=False, hash_funcs=_KEYS)
-def _positions_test(cfg: engine.Config, words: tuple[str, ...], seed: int,
-                    trained: Model | None) -> experiments.PositionTest:
+def _positions_test(
+    cfg: engine.Config, words: tuple[str, ...], seed: int, trained: Model | None
+) -> experiments.PositionTest:
     one, params_ = _first_block(cfg, trained)
     return experiments.positions_test(one, words, seed, params=params_)
 
 
-def positions_test(cfg: engine.Config, words: tuple[str, ...], seed: int,
-                   training: Training | None = None) -> experiments.PositionTest:
+def positions_test(
+    cfg: engine.Config, words: tuple[str, ...], seed: int, training: Training | None = None
+) -> experiments.PositionTest:
     return _positions_test(cfg, words, seed, in_use(cfg, training))
 
 
@@ -175,8 +187,7 @@ def _causal_test(cfg: engine.Config, words: tuple[str, ...], trained: Model | No
     return experiments.causal_test(one, words, params_)
 
 
-def causal_test(cfg: engine.Config, words: tuple[str, ...],
-                training: Training | None = None) -> experiments.CausalTest:
+def causal_test(cfg: engine.Config, words: tuple[str, ...], training: Training | None = None) -> experiments.CausalTest:
     return _causal_test(cfg, words, in_use(cfg, training))
 
 
@@ -203,8 +214,9 @@ def sequences(task: engine.Task, T: int) -> int:
 
 
 @st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_KEYS)
-def knocked_stack(cfg: engine.Config, words: tuple[str, ...], trained: Model | None,
-                  ablate: tuple[tuple[int, int], ...]) -> engine.Stack:
+def knocked_stack(
+    cfg: engine.Config, words: tuple[str, ...], trained: Model | None, ablate: tuple[tuple[int, int], ...]
+) -> engine.Stack:
     """stack() with `ablate`'s heads' outputs zeroed: the maps of later layers change, the output too."""
     return engine.run(cfg, words, None if trained is None else trained.params, ablate)
 
@@ -214,11 +226,18 @@ def circuit_knockouts(trained: Model) -> tuple[tuple[float, float], dict, dict]:
     """(accuracy, loss) with nothing, each head, and each layer's heads knocked out (the circuit sentence), on
     the same sequences at the training length."""
     L, H = trained.config.n_layers, trained.config.num_heads
-    both = {ablate: (found.overall_accuracy, found.overall_loss) for ablate in [()] + [((layer, head),) for layer in
-            range(L) for head in range(H)] + [tuple((layer, h) for h in range(H)) for layer in range(L)]
-            for found in [metrics(trained, None, ablate)]}
-    return (both[()], {(layer, head): both[((layer, head),)] for layer in range(L) for head in range(H)},
-            {layer: both[tuple((layer, h) for h in range(H))] for layer in range(L)})
+    both = {
+        ablate: (found.overall_accuracy, found.overall_loss)
+        for ablate in [()]
+        + [((layer, head),) for layer in range(L) for head in range(H)]
+        + [tuple((layer, h) for h in range(H)) for layer in range(L)]
+        for found in [metrics(trained, None, ablate)]
+    }
+    return (
+        both[()],
+        {(layer, head): both[((layer, head),)] for layer in range(L) for head in range(H)},
+        {layer: both[tuple((layer, h) for h in range(H))] for layer in range(L)},
+    )
 
 
 @st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_KEYS)
@@ -231,8 +250,7 @@ def head_scores(trained: Model):
     return engine.head_scores(trained.config, trained.params, tokens, trained.task, targets)
 
 
-@st.cache_resource(max_entries=8, show_spinner="Measuring every head on held-out text (about 20 s) …",
-                   hash_funcs=_KEYS)
+@st.cache_resource(max_entries=8, show_spinner="Measuring every head on held-out text (about 20 s) …", hash_funcs=_KEYS)
 def text_evidence(trained: Model) -> language.Evidence:
     """A text model's roles and knock-outs (services.evidence: shipped, stored, else measured now)."""
     return measured.text_evidence(trained)
@@ -247,8 +265,9 @@ def text_knockout(trained: Model, ablate: tuple[tuple[int, int], ...]) -> langua
 
 
 @st.cache_data(max_entries=64, show_spinner=False, hash_funcs=_KEYS)
-def next_words(trained: Model, ids: tuple[int, ...], ablate: tuple[tuple[int, int], ...],
-               k: int) -> list[tuple[str, float]]:
+def next_words(
+    trained: Model, ids: tuple[int, ...], ablate: tuple[tuple[int, int], ...], k: int
+) -> list[tuple[str, float]]:
     """The k most likely next tokens after the sequence of token ids (heads in ablate knocked out)."""
     return language.next_after(trained.config, trained.params, list(ids), k, ablate)
 

@@ -8,6 +8,7 @@ watching session for a whole run when its room changes, as Streamlit's own "run 
 runtime is missing (AppTest, a bare script) or lacks what the push uses (another Streamlit), `can_push()`
 is False and a room's news arrive by the page's timer alone.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -15,18 +16,22 @@ import importlib
 
 # What each use needs: (module, attribute path). The test reads this list, so a missing one is named.
 RUN_CONTEXT = (("streamlit.runtime.scriptrunner", "get_script_run_ctx"),)
-FRAME = (("streamlit.runtime.scriptrunner_utils.script_run_context", "ScriptRunContext.fragment_ids_this_run"),
-         ("streamlit.runtime.scriptrunner_utils.script_run_context", "ScriptRunContext.run_with_active_hash"),
-         ("streamlit.runtime.scriptrunner_utils.script_run_context", "ScriptRunContext.pages_manager"),
-         ("streamlit.runtime.pages_manager", "PagesManager.main_script_hash"))
-PUSH = (("streamlit.runtime", "Runtime.exists"),
-        ("streamlit.runtime", "Runtime.instance"),
-        ("streamlit.runtime.session_manager", "SessionManager.get_active_session_info"),
-        ("streamlit.runtime.app_session", "AppSession.request_rerun"),
-        ("streamlit.runtime.app_session", "AppSessionState.APP_NOT_RUNNING"),
-        ("streamlit.proto.ClientState_pb2", "ClientState"))
-SESSION_FIELDS = ("_state", "_scriptrunner", "_client_state", "_event_loop")   # an AppSession's, read by the push
-RUNTIME_FIELDS = ("_session_mgr",)                                              # the Runtime's, likewise
+FRAME = (
+    ("streamlit.runtime.scriptrunner_utils.script_run_context", "ScriptRunContext.fragment_ids_this_run"),
+    ("streamlit.runtime.scriptrunner_utils.script_run_context", "ScriptRunContext.run_with_active_hash"),
+    ("streamlit.runtime.scriptrunner_utils.script_run_context", "ScriptRunContext.pages_manager"),
+    ("streamlit.runtime.pages_manager", "PagesManager.main_script_hash"),
+)
+PUSH = (
+    ("streamlit.runtime", "Runtime.exists"),
+    ("streamlit.runtime", "Runtime.instance"),
+    ("streamlit.runtime.session_manager", "SessionManager.get_active_session_info"),
+    ("streamlit.runtime.app_session", "AppSession.request_rerun"),
+    ("streamlit.runtime.app_session", "AppSessionState.APP_NOT_RUNNING"),
+    ("streamlit.proto.ClientState_pb2", "ClientState"),
+)
+SESSION_FIELDS = ("_state", "_scriptrunner", "_client_state", "_event_loop")  # an AppSession's, read by the push
+RUNTIME_FIELDS = ("_session_mgr",)  # the Runtime's, likewise
 
 
 def missing(needs=RUN_CONTEXT + FRAME + PUSH) -> list[str]:
@@ -66,7 +71,7 @@ def session_id() -> str | None:
     """This script thread's session id, or None outside a run."""
     try:
         ctx = _ctx()
-    except Exception:                                 # noqa: BLE001 - no runtime at all
+    except Exception:  # noqa: BLE001 - no runtime at all
         return None
     return None if ctx is None else ctx.session_id
 
@@ -87,7 +92,7 @@ def as_entry_script():
 
 
 # --------------------------------------------------------------------------- the room push
-_can_push = False              # once it held: a server's runtime does not go away
+_can_push = False  # once it held: a server's runtime does not go away
 
 
 def can_push() -> bool:
@@ -98,9 +103,10 @@ def can_push() -> bool:
     try:
         from streamlit.runtime import Runtime
 
-        _can_push = (not missing(PUSH) and Runtime.exists()
-                     and all(hasattr(Runtime.instance(), f) for f in RUNTIME_FIELDS))
-    except Exception:                                 # noqa: BLE001 - another Streamlit: the timer carries news
+        _can_push = (
+            not missing(PUSH) and Runtime.exists() and all(hasattr(Runtime.instance(), f) for f in RUNTIME_FIELDS)
+        )
+    except Exception:  # noqa: BLE001 - another Streamlit: the timer carries news
         _can_push = False
     return _can_push
 

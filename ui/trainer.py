@@ -1,5 +1,6 @@
 """Trained presets on every page: train the sidebar's model first (unless its weights are shipped or
 stored), once per server, with a progress bar."""
+
 from __future__ import annotations
 
 import streamlit as st
@@ -18,15 +19,18 @@ def ensure(view) -> None:
     bar = box.progress(0.0, text=f"Training the block on '{task.title}' …")
 
     def progress(step, steps, losses, accuracies, params) -> None:
-        bar.progress(step / steps, text=f"Training the block on '{task.title}': step {step} of {steps}, "
-                                        f"loss {losses[-1]:.3f}, accuracy {accuracies[-1]:.0%}")
+        bar.progress(
+            step / steps,
+            text=f"Training the block on '{task.title}': step {step} of {steps}, "
+            f"loss {losses[-1]:.3f}, accuracy {accuracies[-1]:.0%}",
+        )
 
     compute.train(view.config, view.training, on_progress=progress)
     box.empty()
 
 
 def _draw(view, join_url: str) -> None:
-    if not view.page.trains:                     # a page that trains draws its own training live
+    if not view.page.trains:  # a page that trains draws its own training live
         ensure(view)
 
 

@@ -1,6 +1,7 @@
 """The hall and profile benchmarks' own machinery (not their timings, which are run by hand): the mix of
 interactions, the categories a stack falls in, the probe's accounting, the options, a fragment's widget
 rerunning only its fragment over the websocket protocol, as a browser does, and the fragment floor's app."""
+
 from __future__ import annotations
 
 import asyncio
@@ -15,7 +16,17 @@ import pytest
 from streamlit.proto.NumberInput_pb2 import NumberInput
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-from benchmarks import first_run, fragment_floor, hall, mix, profile, profile_categories as cats, server_probe, servers, wsclient
+from benchmarks import (
+    first_run,
+    fragment_floor,
+    hall,
+    mix,
+    profile,
+    profile_categories as cats,
+    server_probe,
+    servers,
+    wsclient,
+)
 from harness import browser as bs
 from ui.shell import site
 
@@ -34,34 +45,75 @@ def test_the_mix_is_half_sidebar_moves_and_covers_every_page_at_both_presets():
     assert all(s.query.startswith(mix.TRAINED) for s in mix.stations() if s.preset == "trained")
 
 
-@pytest.mark.parametrize("frames, thread, expected", [
-    ([f"<module> ({ROOT}/pages/scores.py)", f"trace ({ROOT}/ui/compute.py)", f"block_forward ({ROOT}/engine/block.py)",
-      f"sum ({SITE}/numpy/_core/fromnumeric.py)"], "", "engine"),
-    ([f"<module> ({ROOT}/pages/scores.py)", f"notice ({ROOT}/ui/prose/notices.py)"], "", "prose"),
-    ([f"heatmap ({ROOT}/ui/charts/maps.py)", f"dumps ({SITE}/altair/utils/core.py)"], "", "charts"),
-    ([f"table ({ROOT}/ui/page/tables.py)", f"__init__ ({SITE}/pandas/core/frame.py)"], "", "tables"),
-    ([f"notice ({ROOT}/ui/page/layout.py)", f"markdown ({SITE}/streamlit/elements/markdown.py)"], "", "st_elements"),
-    ([f"trace ({ROOT}/ui/compute.py)", f"__call__ ({SITE}/streamlit/runtime/caching/cache_utils.py)"],
-     "ScriptRunner.scriptThread", "st_run"),
-    ([f"heatmap ({ROOT}/ui/charts/maps.py)", f"vega ({SITE}/streamlit/elements/vega_charts.py)",
-      "dumps (/usr/lib/python3.11/json/__init__.py)"], "", "serialisation"),
-    ([f"draw ({ROOT}/ui/shell/sidebar.py)"], "", "frame"),
-    ([f"run_forever (/usr/lib/python3.11/asyncio/base_events.py)", f"send ({SITE}/uvicorn/protocols/ws.py)"],
-     "MainThread", "sending"),
-    ([f"run_forever (/usr/lib/python3.11/asyncio/base_events.py)",
-      f"_handle ({SITE}/streamlit/runtime/app_session.py)"], "MainThread", "st_loop"),
-    ([f"task ({SITE}/streamlit/watcher/polling_path_watcher.py)"], "ThreadPoolExecutor-0_0", "other"),
-])
+@pytest.mark.parametrize(
+    "frames, thread, expected",
+    [
+        (
+            [
+                f"<module> ({ROOT}/pages/scores.py)",
+                f"trace ({ROOT}/ui/compute.py)",
+                f"block_forward ({ROOT}/engine/block.py)",
+                f"sum ({SITE}/numpy/_core/fromnumeric.py)",
+            ],
+            "",
+            "engine",
+        ),
+        ([f"<module> ({ROOT}/pages/scores.py)", f"notice ({ROOT}/ui/prose/notices.py)"], "", "prose"),
+        ([f"heatmap ({ROOT}/ui/charts/maps.py)", f"dumps ({SITE}/altair/utils/core.py)"], "", "charts"),
+        ([f"table ({ROOT}/ui/page/tables.py)", f"__init__ ({SITE}/pandas/core/frame.py)"], "", "tables"),
+        (
+            [f"notice ({ROOT}/ui/page/layout.py)", f"markdown ({SITE}/streamlit/elements/markdown.py)"],
+            "",
+            "st_elements",
+        ),
+        (
+            [f"trace ({ROOT}/ui/compute.py)", f"__call__ ({SITE}/streamlit/runtime/caching/cache_utils.py)"],
+            "ScriptRunner.scriptThread",
+            "st_run",
+        ),
+        (
+            [
+                f"heatmap ({ROOT}/ui/charts/maps.py)",
+                f"vega ({SITE}/streamlit/elements/vega_charts.py)",
+                "dumps (/usr/lib/python3.11/json/__init__.py)",
+            ],
+            "",
+            "serialisation",
+        ),
+        ([f"draw ({ROOT}/ui/shell/sidebar.py)"], "", "frame"),
+        (
+            [f"run_forever (/usr/lib/python3.11/asyncio/base_events.py)", f"send ({SITE}/uvicorn/protocols/ws.py)"],
+            "MainThread",
+            "sending",
+        ),
+        (
+            [
+                f"run_forever (/usr/lib/python3.11/asyncio/base_events.py)",
+                f"_handle ({SITE}/streamlit/runtime/app_session.py)",
+            ],
+            "MainThread",
+            "st_loop",
+        ),
+        ([f"task ({SITE}/streamlit/watcher/polling_path_watcher.py)"], "ThreadPoolExecutor-0_0", "other"),
+    ],
+)
 def test_a_stack_falls_in_one_category_by_the_checkouts_folders(frames, thread, expected):
     assert cats.Categoriser(Path(ROOT)).category(frames, thread) == expected
 
 
 def test_the_probe_report_adds_up_to_the_process_cpu():
-    report = {"main_cpu": 0.3, "rows": [
-        ["top", "script", [], 0.6], ["top", "main", [], 0.1], ["runner", "", [], 0.05],
-        ["element", "slider", [f"draw ({ROOT}/ui/shell/sidebar.py)"], 0.2],
-        ["gap", "", [f"<module> ({ROOT}/pages/scores.py)", f"run ({ROOT}/engine/model.py)"], 0.3],
-        ["carve", "serialisation", [], 0.05], ["loop", "st_loop", [], 0.1]]}
+    report = {
+        "main_cpu": 0.3,
+        "rows": [
+            ["top", "script", [], 0.6],
+            ["top", "main", [], 0.1],
+            ["runner", "", [], 0.05],
+            ["element", "slider", [f"draw ({ROOT}/ui/shell/sidebar.py)"], 0.2],
+            ["gap", "", [f"<module> ({ROOT}/pages/scores.py)", f"run ({ROOT}/engine/model.py)"], 0.3],
+            ["carve", "serialisation", [], 0.05],
+            ["loop", "st_loop", [], 0.1],
+        ],
+    }
     by, callers, functions, calls, totals = cats.tally(report, cats.Categoriser(Path(ROOT)), 1.0)
     assert by["engine"] == pytest.approx(0.3) and by["sending"] == pytest.approx(0.2)
     assert by["other"] == pytest.approx(0.1) and callers["frame"] == pytest.approx(0.2)
@@ -91,9 +143,14 @@ def test_the_probe_counts_a_runs_cpu_at_its_regions(tmp_path):
 
 
 def test_the_options_are_checked(monkeypatch):
-    for module, argv in ((hall, ["--students", "0"]), (profile, ["--presets", "nowhere"]),
-                         (fragment_floor, ["--reruns", "1"]), (profile, ["--clicks", "sidebar"]),
-                         (first_run, ["--link", "?preset=trained-text"]), (first_run, ["--repeats", "0"])):
+    for module, argv in (
+        (hall, ["--students", "0"]),
+        (profile, ["--presets", "nowhere"]),
+        (fragment_floor, ["--reruns", "1"]),
+        (profile, ["--clicks", "sidebar"]),
+        (first_run, ["--link", "?preset=trained-text"]),
+        (first_run, ["--repeats", "0"]),
+    ):
         monkeypatch.setattr(sys, "argv", ["x", *argv])
         with pytest.raises(SystemExit) as stop:
             module.main()
@@ -109,7 +166,7 @@ def test_widget_ids_and_the_states_a_tab_sends():
     assert wsclient.initial_state("number_input", proto).double_value == pytest.approx(0.06)
 
 
-FRAGMENT_APP = '''
+FRAGMENT_APP = """
 import streamlit as st
 st.session_state.setdefault("runs", [0, 0])
 st.session_state.runs[0] += 1
@@ -122,7 +179,7 @@ def part():
     st.markdown(f"runs {st.session_state.runs[0]} {st.session_state.runs[1]}")
 
 part()
-'''
+"""
 
 
 def test_a_widget_drawn_in_a_fragment_reruns_only_its_fragment(tmp_path):
@@ -155,12 +212,16 @@ def test_a_widget_drawn_in_a_fragment_reruns_only_its_fragment(tmp_path):
 
 
 @pytest.mark.parametrize("maps", [False, True])
-def test_the_fragment_floor_app_runs_under_the_projects_config_and_its_button_reruns_only_its_fragment(maps, monkeypatch):
-    monkeypatch.setenv("FLOOR_MAPS", "1" if maps else "0")           # the server inherits them
+def test_the_fragment_floor_app_runs_under_the_projects_config_and_its_button_reruns_only_its_fragment(
+    maps, monkeypatch
+):
+    monkeypatch.setenv("FLOOR_MAPS", "1" if maps else "0")  # the server inherits them
     monkeypatch.setenv("FLOOR_APP_ROOT", str(bs.ROOT))
     folder = fragment_floor.write_app()
     try:
-        assert (folder / ".streamlit" / "config.toml").read_text() == (bs.ROOT / ".streamlit" / "config.toml").read_text()
+        assert (folder / ".streamlit" / "config.toml").read_text() == (
+            bs.ROOT / ".streamlit" / "config.toml"
+        ).read_text()
         with bs.Server(app="floor_app.py", cwd=folder, log_name="bench-tools-floor.log") as server:
             # measure() raises if a press came back as a full run or a slider move as a fragment run
             costs = asyncio.run(fragment_floor.measure(server.url, servers.Cpu(server.pid), 3))

@@ -11,6 +11,7 @@ Who may do what:
 * only the presenter key (random, 128 bits, stored as its SHA-256, compared in constant time) asks,
   reveals, resets, closes and downloads.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -20,17 +21,17 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
-ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"   # no 0/O, 1/I/L: read off a projector without doubt
-CODE_LEN = 4                                    # 31**4 = 923,521 codes
-KEY_BYTES = 16                                  # the presenter key: 128 random bits
-SEAT_BYTES = 9                                  # a student's seat id: 72 random bits
-TTL_S = float(os.environ.get("ATTENTION_LAB_POLL_TTL_S", 24 * 3600))   # rooms and answers expire
-DEFAULT_DB = Path(__file__).resolve().parents[2] / ".poll" / "poll.sqlite3"   # git-ignored
+ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L: read off a projector without doubt
+CODE_LEN = 4  # 31**4 = 923,521 codes
+KEY_BYTES = 16  # the presenter key: 128 random bits
+SEAT_BYTES = 9  # a student's seat id: 72 random bits
+TTL_S = float(os.environ.get("ATTENTION_LAB_POLL_TTL_S", 24 * 3600))  # rooms and answers expire
+DEFAULT_DB = Path(__file__).resolve().parents[2] / ".poll" / "poll.sqlite3"  # git-ignored
 MAX_OPTIONS = 16
-MAX_TEXT = 200                                  # a question's prompt or option label (ours, not a student's)
+MAX_TEXT = 200  # a question's prompt or option label (ours, not a student's)
 
 _CODE = re.compile(rf"[{ALPHABET}]{{{CODE_LEN}}}")
-_TOKEN = re.compile(r"[A-Za-z0-9_-]{8,64}")      # what secrets.token_urlsafe gives
+_TOKEN = re.compile(r"[A-Za-z0-9_-]{8,64}")  # what secrets.token_urlsafe gives
 
 
 class PollError(ValueError):
@@ -53,8 +54,7 @@ def parse_code(raw: str) -> str:
     """A room code as typed or linked (case and spaces forgiven), or PollError saying what is wrong."""
     code = str(raw).strip().upper()
     if not _CODE.fullmatch(code):
-        raise PollError(f"{str(raw)[:12]!r} is not a room code: a code is {CODE_LEN} characters "
-                        f"from {ALPHABET}")
+        raise PollError(f"{str(raw)[:12]!r} is not a room code: a code is {CODE_LEN} characters from {ALPHABET}")
     return code
 
 
@@ -78,15 +78,15 @@ def digest(key: str) -> str:
 @dataclass(frozen=True)
 class Room:
     code: str
-    key: str          # the presenter key: shown once, to the presenter who created the room
+    key: str  # the presenter key: shown once, to the presenter who created the room
 
 
 @dataclass(frozen=True)
 class Question:
-    qid: str                          # which question ("exercise", "softmax", "scores")
+    qid: str  # which question ("exercise", "softmax", "scores")
     prompt: str
-    options: tuple[tuple[str, str], ...]   # (value stored, label shown)
-    answers: tuple[str, ...]          # every right option's value (ties: several), in option order
+    options: tuple[tuple[str, str], ...]  # (value stored, label shown)
+    answers: tuple[str, ...]  # every right option's value (ties: several), in option order
     revealed: bool
     asked_at: float
 
@@ -109,5 +109,3 @@ def right_answers(options: list[tuple[str, str]], answers) -> list[str]:
     if not chosen or not chosen <= set(values):
         raise PollError("a question needs 2 to 16 options, every right answer among them")
     return [v for v in values if v in chosen]
-
-

@@ -6,6 +6,7 @@ lesson's text only when the counter moved.
 
 Only the presenter key changes a room; every write is one transaction and moves the counter. Functions of
 a Store, on its engine and its room check (the same SQLite file or PostgreSQL for every replica)."""
+
 from __future__ import annotations
 
 import json
@@ -17,25 +18,33 @@ from services.poll.codes import NoRoom
 from services.poll.schema import rooms
 from services.poll.store import Store
 
-MAX_LESSON = 100_000           # bytes of a lesson's TOML (an uploaded file's limit)
-MAX_VIEW = 4_000               # bytes of a view's JSON (a link's settings)
-MAX_LABEL = 200                # characters of its label
-KEEP = object()                # update(): leave this column as it is
+MAX_LESSON = 100_000  # bytes of a lesson's TOML (an uploaded file's limit)
+MAX_VIEW = 4_000  # bytes of a view's JSON (a link's settings)
+MAX_LABEL = 200  # characters of its label
+KEEP = object()  # update(): leave this column as it is
 
 _code = sa.bindparam("code")
-WATCH = sa.select(rooms.c.rev, rooms.c.moves, rooms.c.lesson_step, rooms.c.view, rooms.c.lesson.is_not(None),
-                  rooms.c.changed_at, rooms.c.closed, rooms.c.expires_at).where(rooms.c.code == _code)
+WATCH = sa.select(
+    rooms.c.rev,
+    rooms.c.moves,
+    rooms.c.lesson_step,
+    rooms.c.view,
+    rooms.c.lesson.is_not(None),
+    rooms.c.changed_at,
+    rooms.c.closed,
+    rooms.c.expires_at,
+).where(rooms.c.code == _code)
 LESSON = sa.select(rooms.c.rev, rooms.c.lesson).where(rooms.c.code == _code)
 
 
 @dataclass(frozen=True)
 class Live:
-    rev: int                       # every change so far
-    moves: int                     # every move of the view so far
-    step: int | None               # the lesson's step, from 1 (None: no lesson, or a view outside it)
-    view: dict | None              # {"page": path, "params": {key: value}}: what followers are shown
-    lesson: bool                   # the room follows a lesson
-    changed_at: float | None       # when the last change was made (the store's clock)
+    rev: int  # every change so far
+    moves: int  # every move of the view so far
+    step: int | None  # the lesson's step, from 1 (None: no lesson, or a view outside it)
+    view: dict | None  # {"page": path, "params": {key: value}}: what followers are shown
+    lesson: bool  # the room follows a lesson
+    changed_at: float | None  # when the last change was made (the store's clock)
 
 
 def watch(store: Store, code: str) -> Live:
@@ -46,8 +55,14 @@ def watch(store: Store, code: str) -> Live:
         raise NoRoom(f"There is no room {code}: check the code (rooms expire after {store.ttl_s / 3600:g} h).")
     if row.closed:
         raise NoRoom(f"Room {code} is closed: the presenter ended the poll.")
-    return Live(int(row.rev), int(row.moves), row.lesson_step, json.loads(row.view) if row.view else None,
-                bool(row[4]), row.changed_at)
+    return Live(
+        int(row.rev),
+        int(row.moves),
+        row.lesson_step,
+        json.loads(row.view) if row.view else None,
+        bool(row[4]),
+        row.changed_at,
+    )
 
 
 def lesson(store: Store, code: str) -> tuple[int, str | None]:
@@ -61,8 +76,11 @@ def lesson(store: Store, code: str) -> tuple[int, str | None]:
 def view_json(page: str, params: dict[str, str], label: str = "") -> dict:
     """A view as the room keeps it: a page, its link's settings, a label for a student who does not follow
     ("Step 3 of 8: …"); checked for size (a link's settings, not a document)."""
-    view = {"page": str(page), "params": {str(k): str(v) for k, v in params.items()},
-            **({"label": str(label)[:MAX_LABEL]} if label else {})}
+    view = {
+        "page": str(page),
+        "params": {str(k): str(v) for k, v in params.items()},
+        **({"label": str(label)[:MAX_LABEL]} if label else {}),
+    }
     if len(json.dumps(view)) > MAX_VIEW:
         raise ValueError(f"a view's settings may take at most {MAX_VIEW:,} bytes")
     return view
@@ -79,7 +97,9 @@ def update(store: Store, code: str, key: str, *, lesson=KEEP, step=KEEP, view=KE
     if step is not KEEP:
         values["lesson_step"] = step
     if view is not KEEP:
-        values["view"] = None if view is None else json.dumps(view_json(view["page"], view["params"], view.get("label", "")))
+        values["view"] = (
+            None if view is None else json.dumps(view_json(view["page"], view["params"], view.get("label", "")))
+        )
         values["moves"] = rooms.c.moves + 1
     with store._tx() as conn:
         store._room(conn, code, key)

@@ -4,6 +4,7 @@ A migration is one schema version: the statements that take the database from th
 this one, plain SQL that SQLite and PostgreSQL both run. The Table objects below describe the result,
 for the store's queries; a change to a table is a new migration and the matching change here.
 """
+
 from __future__ import annotations
 
 import sqlalchemy as sa
@@ -13,34 +14,37 @@ metadata = sa.MetaData()
 schema = sa.Table("poll_schema", metadata, sa.Column("version", sa.Integer, nullable=False))
 
 rooms = sa.Table(
-    "poll_rooms", metadata,
+    "poll_rooms",
+    metadata,
     sa.Column("code", sa.Text, primary_key=True),
     sa.Column("key_sha256", sa.Text, nullable=False),
     sa.Column("created_at", sa.Double, nullable=False),
     sa.Column("expires_at", sa.Double, nullable=False),
     sa.Column("closed", sa.Integer, nullable=False, server_default="0"),
     # version 3: the room's live view (services/poll/live.py)
-    sa.Column("rev", sa.Integer, nullable=False, server_default="0"),       # every change: a question, a move, an edit
-    sa.Column("moves", sa.Integer, nullable=False, server_default="0"),     # every move of the view followers are shown
-    sa.Column("lesson", sa.Text),                                           # the room's lesson, as its TOML file
-    sa.Column("lesson_step", sa.Integer),                                   # its step, from 1 (NULL: a view outside it)
-    sa.Column("view", sa.Text),                                             # JSON: {"page": path, "params": {...}}
-    sa.Column("changed_at", sa.Double),                                     # time of the last change
+    sa.Column("rev", sa.Integer, nullable=False, server_default="0"),  # every change: a question, a move, an edit
+    sa.Column("moves", sa.Integer, nullable=False, server_default="0"),  # every move of the view followers are shown
+    sa.Column("lesson", sa.Text),  # the room's lesson, as its TOML file
+    sa.Column("lesson_step", sa.Integer),  # its step, from 1 (NULL: a view outside it)
+    sa.Column("view", sa.Text),  # JSON: {"page": path, "params": {...}}
+    sa.Column("changed_at", sa.Double),  # time of the last change
 )
 
 questions = sa.Table(
-    "poll_questions", metadata,
+    "poll_questions",
+    metadata,
     sa.Column("code", sa.Text, primary_key=True),
     sa.Column("qid", sa.Text, primary_key=True),
     sa.Column("prompt", sa.Text, nullable=False),
-    sa.Column("options", sa.Text, nullable=False),          # JSON: [[value, label], ...]
-    sa.Column("answer", sa.Text, nullable=False),           # JSON: every right value (version 2 on)
+    sa.Column("options", sa.Text, nullable=False),  # JSON: [[value, label], ...]
+    sa.Column("answer", sa.Text, nullable=False),  # JSON: every right value (version 2 on)
     sa.Column("revealed", sa.Integer, nullable=False, server_default="0"),
     sa.Column("asked_at", sa.Double, nullable=False),
 )
 
 answers = sa.Table(
-    "poll_answers", metadata,
+    "poll_answers",
+    metadata,
     sa.Column("code", sa.Text, primary_key=True),
     sa.Column("qid", sa.Text, primary_key=True),
     sa.Column("seat", sa.Text, primary_key=True),
@@ -66,10 +70,12 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (r"""UPDATE poll_questions SET answer = '["' || REPLACE(REPLACE(answer, '\', '\\'), '"', '\"') || '"]'""",),
     # Version 3: a room follows a lesson and shows every student one view (issue 35): the lesson's TOML, its
     # step, the view as JSON, and a counter every change moves, so a student's page checks one row for news.
-    ("ALTER TABLE poll_rooms ADD COLUMN rev INTEGER NOT NULL DEFAULT 0",
-     "ALTER TABLE poll_rooms ADD COLUMN moves INTEGER NOT NULL DEFAULT 0",
-     "ALTER TABLE poll_rooms ADD COLUMN lesson TEXT",
-     "ALTER TABLE poll_rooms ADD COLUMN lesson_step INTEGER",
-     "ALTER TABLE poll_rooms ADD COLUMN view TEXT",
-     "ALTER TABLE poll_rooms ADD COLUMN changed_at DOUBLE PRECISION"),
+    (
+        "ALTER TABLE poll_rooms ADD COLUMN rev INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE poll_rooms ADD COLUMN moves INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE poll_rooms ADD COLUMN lesson TEXT",
+        "ALTER TABLE poll_rooms ADD COLUMN lesson_step INTEGER",
+        "ALTER TABLE poll_rooms ADD COLUMN view TEXT",
+        "ALTER TABLE poll_rooms ADD COLUMN changed_at DOUBLE PRECISION",
+    ),
 )

@@ -6,6 +6,7 @@ it); PostgreSQL when DATABASE_URL is set (the app on several machines). Every co
 store, never kept in memory, and every write is one transaction (on SQLite a BEGIN IMMEDIATE, so two
 writers queue instead of failing half way). The app imports this module only when a room is opened.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -21,26 +22,58 @@ from pathlib import Path
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
-from services.poll.codes import (ALPHABET, CODE_LEN, DEFAULT_DB, KEY_BYTES, MAX_OPTIONS, MAX_TEXT, TTL_S,  # noqa: F401
-                                 NoRoom, NotPresenter, PollError, Question, Room, StoreDown, digest, new_seat,
-                                 parse_code, parse_token, right_answers)
+from services.poll.codes import (
+    ALPHABET,
+    CODE_LEN,
+    DEFAULT_DB,
+    KEY_BYTES,
+    MAX_OPTIONS,
+    MAX_TEXT,
+    TTL_S,  # noqa: F401
+    NoRoom,
+    NotPresenter,
+    PollError,
+    Question,
+    Room,
+    StoreDown,
+    digest,
+    new_seat,
+    parse_code,
+    parse_token,
+    right_answers,
+)
 from services.poll.schema import MIGRATIONS, answers, questions, rooms
 
-LOCK_ID = 2727                 # PostgreSQL's advisory lock: one process migrates at a time
+LOCK_ID = 2727  # PostgreSQL's advisory lock: one process migrates at a time
 
 # The reads every open poll makes every few seconds, built once: a statement built per call costs SQLAlchemy
 # ~0.2 ms more than one that is bound (measured: 0.33 against 0.13 ms a read; the hand-written layer 0.08).
 _code, _seat = sa.bindparam("code"), sa.bindparam("seat")
 ROOM = sa.select(rooms.c.key_sha256, rooms.c.expires_at, rooms.c.closed).where(rooms.c.code == _code)
-QUESTIONS = (sa.select(questions.c.qid, questions.c.prompt, questions.c.options, questions.c.answer,
-                       questions.c.revealed, questions.c.asked_at)
-             .where(questions.c.code == _code).order_by(questions.c.asked_at.desc()))
+QUESTIONS = (
+    sa.select(
+        questions.c.qid,
+        questions.c.prompt,
+        questions.c.options,
+        questions.c.answer,
+        questions.c.revealed,
+        questions.c.asked_at,
+    )
+    .where(questions.c.code == _code)
+    .order_by(questions.c.asked_at.desc())
+)
 MINE = sa.select(answers.c.qid, answers.c.choice).where((answers.c.code == _code) & (answers.c.seat == _seat))
-COUNTS = (sa.select(answers.c.qid, answers.c.choice, sa.func.count()).where(answers.c.code == _code)
-          .group_by(answers.c.qid, answers.c.choice))
+COUNTS = (
+    sa.select(answers.c.qid, answers.c.choice, sa.func.count())
+    .where(answers.c.code == _code)
+    .group_by(answers.c.qid, answers.c.choice)
+)
 # Every change a student's page must learn of moves the room's counter (services/poll/live.py reads it).
-BUMP = (rooms.update().where(rooms.c.code == sa.bindparam("room"))
-        .values(rev=rooms.c.rev + 1, changed_at=sa.bindparam("now")))
+BUMP = (
+    rooms.update()
+    .where(rooms.c.code == sa.bindparam("room"))
+    .values(rev=rooms.c.rev + 1, changed_at=sa.bindparam("now"))
+)
 
 
 def _url(target: str) -> sa.URL | str:
@@ -65,8 +98,9 @@ class Store:
             except OSError as err:
                 raise StoreDown(f"The poll's database is not available ({err.strerror}); try again.") from err
         options = {} if self.postgres else {"connect_args": {"timeout": 30, "check_same_thread": False}}
-        self.engine = sa.create_engine(_url(self.target), pool_size=8, max_overflow=8, pool_pre_ping=self.postgres,
-                                       **options)
+        self.engine = sa.create_engine(
+            _url(self.target), pool_size=8, max_overflow=8, pool_pre_ping=self.postgres, **options
+        )
         if not self.postgres:
             sa.event.listen(self.engine, "connect", _sqlite_connect)
             sa.event.listen(self.engine, "begin", _sqlite_begin)
@@ -119,10 +153,13 @@ class Store:
         for _ in range(50):
             code = "".join(secrets.choice(ALPHABET) for _ in range(CODE_LEN))
             with self._tx() as conn:
-                made = conn.execute(self._insert(rooms).values(code=code, key_sha256=digest(key), created_at=now,
-                                                               expires_at=now + self.ttl_s)
-                                    .on_conflict_do_nothing().returning(rooms.c.code)).first()
-                if made is not None:                    # a code nobody holds (psycopg gives no rowcount here)
+                made = conn.execute(
+                    self._insert(rooms)
+                    .values(code=code, key_sha256=digest(key), created_at=now, expires_at=now + self.ttl_s)
+                    .on_conflict_do_nothing()
+                    .returning(rooms.c.code)
+                ).first()
+                if made is not None:  # a code nobody holds (psycopg gives no rowcount here)
                     return Room(code, key)
         raise PollError("no free room code was found; try again")
 
@@ -130,8 +167,7 @@ class Store:
         """Raises NoRoom for a wrong, expired (or, if open_only, closed) code; NotPresenter for a wrong key."""
         row = conn.execute(ROOM, {"code": code}).first()
         if row is None or row.expires_at <= self.clock():
-            raise NoRoom(f"There is no room {code}: check the code (rooms expire after "
-                         f"{self.ttl_s / 3600:g} h).")
+            raise NoRoom(f"There is no room {code}: check the code (rooms expire after {self.ttl_s / 3600:g} h).")
         if key is not None and not hmac.compare_digest(row.key_sha256, digest(key)):
             raise NotPresenter(f"Only the presenter of room {code} can do that.")
         if open_only and row.closed:
@@ -161,8 +197,9 @@ class Store:
         with self._tx() as conn:
             for table in (answers, questions):
                 conn.execute(table.delete().where(table.c.code.in_(expired)))
-            return len(conn.execute(rooms.delete().where(rooms.c.expires_at <= self.clock())
-                                    .returning(rooms.c.code)).all())
+            return len(
+                conn.execute(rooms.delete().where(rooms.c.expires_at <= self.clock()).returning(rooms.c.code)).all()
+            )
 
     # -- questions (the presenter's)
     def ask(self, code: str, key: str, qid: str, prompt: str, options: list[tuple[str, str]], answers_) -> None:
@@ -172,17 +209,22 @@ class Store:
         if not 2 <= len(options) <= MAX_OPTIONS:
             raise PollError("a question needs 2 to 16 options, every right answer among them")
         blob, answer = json.dumps(options), json.dumps(right_answers(options, answers_))
-        prompt = prompt[:MAX_TEXT * 2]
+        prompt = prompt[: MAX_TEXT * 2]
         this = (questions.c.code == code) & (questions.c.qid == qid)
         with self._tx() as conn:
             self._room(conn, code, key)
-            old = conn.execute(sa.select(questions.c.prompt, questions.c.options, questions.c.answer).where(this)).first()
+            old = conn.execute(
+                sa.select(questions.c.prompt, questions.c.options, questions.c.answer).where(this)
+            ).first()
             if old is not None and tuple(old) == (prompt, blob, answer):
-                return                                  # asked already, exactly so: keep its answers
+                return  # asked already, exactly so: keep its answers
             conn.execute(answers.delete().where((answers.c.code == code) & (answers.c.qid == qid)))
             conn.execute(questions.delete().where(this))
-            conn.execute(questions.insert().values(code=code, qid=qid, prompt=prompt, options=blob, answer=answer,
-                                                   asked_at=self.clock()))
+            conn.execute(
+                questions.insert().values(
+                    code=code, qid=qid, prompt=prompt, options=blob, answer=answer, asked_at=self.clock()
+                )
+            )
             self._bump(conn, code)
 
     def _bump(self, conn, code: str) -> None:
@@ -190,15 +232,20 @@ class Store:
 
     def _owned(self, conn, code: str, key: str, qid: str) -> None:
         self._room(conn, code, key, open_only=False)
-        if conn.execute(sa.select(questions.c.qid).where((questions.c.code == code) & (questions.c.qid == qid))
-                        ).first() is None:
+        if (
+            conn.execute(
+                sa.select(questions.c.qid).where((questions.c.code == code) & (questions.c.qid == qid))
+            ).first()
+            is None
+        ):
             raise PollError(f"Question {qid!r} has not been asked in room {code}.")
 
     def reveal(self, code: str, key: str, qid: str) -> None:
         with self._tx() as conn:
             self._owned(conn, code, key, qid)
-            conn.execute(questions.update().where((questions.c.code == code) & (questions.c.qid == qid))
-                         .values(revealed=1))
+            conn.execute(
+                questions.update().where((questions.c.code == code) & (questions.c.qid == qid)).values(revealed=1)
+            )
             self._bump(conn, code)
 
     def reset(self, code: str, key: str, qid: str) -> None:
@@ -207,8 +254,11 @@ class Store:
             self._owned(conn, code, key, qid)
             conn.execute(answers.delete().where((answers.c.code == code) & (answers.c.qid == qid)))
             # asked afresh: the time moves on, so students' pages draw a new, empty choice
-            conn.execute(questions.update().where((questions.c.code == code) & (questions.c.qid == qid))
-                         .values(revealed=0, asked_at=self.clock()))
+            conn.execute(
+                questions.update()
+                .where((questions.c.code == code) & (questions.c.qid == qid))
+                .values(revealed=0, asked_at=self.clock())
+            )
             self._bump(conn, code)
 
     def questions(self, code: str) -> list[Question]:
@@ -216,16 +266,28 @@ class Store:
         with self._tx(write=False) as conn:
             self._room(conn, code)
             rows = conn.execute(QUESTIONS, {"code": code}).all()
-        return [Question(r.qid, r.prompt, tuple(tuple(o) for o in json.loads(r.options)), tuple(json.loads(r.answer)),
-                         bool(r.revealed), r.asked_at) for r in rows]
+        return [
+            Question(
+                r.qid,
+                r.prompt,
+                tuple(tuple(o) for o in json.loads(r.options)),
+                tuple(json.loads(r.answer)),
+                bool(r.revealed),
+                r.asked_at,
+            )
+            for r in rows
+        ]
 
     # -- answers (the students')
     def answer(self, code: str, seat: str, qid: str, choice: str) -> None:
         """Record (or change) a student's answer: one row per seat and question, until the reveal."""
         with self._tx() as conn:
             self._room(conn, code)
-            row = conn.execute(sa.select(questions.c.options, questions.c.revealed)
-                               .where((questions.c.code == code) & (questions.c.qid == qid))).first()
+            row = conn.execute(
+                sa.select(questions.c.options, questions.c.revealed).where(
+                    (questions.c.code == code) & (questions.c.qid == qid)
+                )
+            ).first()
             if row is None:
                 raise PollError("That question is not open in this room.")
             if row.revealed:
@@ -233,9 +295,12 @@ class Store:
             if choice not in {value for value, _ in json.loads(row.options)}:
                 raise PollError("That is not one of the question's options.")
             given = self._insert(answers).values(code=code, seat=seat, qid=qid, choice=choice, answered_at=self.clock())
-            conn.execute(given.on_conflict_do_update(
-                index_elements=[answers.c.code, answers.c.qid, answers.c.seat],
-                set_={"choice": given.excluded.choice, "answered_at": given.excluded.answered_at}))
+            conn.execute(
+                given.on_conflict_do_update(
+                    index_elements=[answers.c.code, answers.c.qid, answers.c.seat],
+                    set_={"choice": given.excluded.choice, "answered_at": given.excluded.answered_at},
+                )
+            )
 
     def my_answers(self, code: str, seat: str) -> dict[str, str]:
         with self._tx(write=False) as conn:
@@ -254,9 +319,12 @@ class Store:
         q, a = questions.c, answers.c
         with self._tx(write=False) as conn:
             self._room(conn, code, key, open_only=False)
-            rows = conn.execute(sa.select(q.qid, q.prompt, a.choice, q.answer, a.answered_at - q.asked_at)
-                                .select_from(answers.join(questions, (q.code == a.code) & (q.qid == a.qid)))
-                                .where(a.code == code).order_by(q.asked_at, a.answered_at)).all()
+            rows = conn.execute(
+                sa.select(q.qid, q.prompt, a.choice, q.answer, a.answered_at - q.asked_at)
+                .select_from(answers.join(questions, (q.code == a.code) & (q.qid == a.qid)))
+                .where(a.code == code)
+                .order_by(q.asked_at, a.answered_at)
+            ).all()
         out = io.StringIO()
         writer = csv.writer(out)
         writer.writerow(["question", "prompt", "choice", "right", "seconds_after_asked"])

@@ -5,11 +5,25 @@ shares, templates · maps: vector maps and the one call pages make · raster: ma
 one picture · grid: the model view, every layer × head in one picture · bar_charts · line_charts. A chart kind is one module (its
 spec, its drawing and its text alternative) and its line below.
 """
+
 from ui.charts.colours import SIGNED, WEIGHTS, ramp_domain, scheme_colours, symmetric_domain, weight_domain
 from ui.charts.grid import model_view
 from ui.charts.maps import heatmap
 from ui.charts.bar_charts import bars
 from ui.charts.line_charts import by_position, curves, history, lines
 
-__all__ = ["SIGNED", "WEIGHTS", "bars", "by_position", "curves", "heatmap", "history", "lines", "model_view", "ramp_domain", "scheme_colours",
-           "symmetric_domain", "weight_domain"]
+__all__ = [
+    "SIGNED",
+    "WEIGHTS",
+    "bars",
+    "by_position",
+    "curves",
+    "heatmap",
+    "history",
+    "lines",
+    "model_view",
+    "ramp_domain",
+    "scheme_colours",
+    "symmetric_domain",
+    "weight_domain",
+]

@@ -5,6 +5,7 @@ pandas: 0.34 s of a fresh server's first page, which needs no pandas otherwise. 
 Arrow layout: a validity bitmap, then the values; strings as int32 offsets and UTF-8 bytes), a column
 costs the same and imports nothing. Streamlit sends a pyarrow Table as it is (no pandas either).
 """
+
 from __future__ import annotations
 
 from typing import Sequence
@@ -13,8 +14,12 @@ import numpy as np
 import pyarrow as pa
 
 
-_TYPES = {np.dtype(np.int8): pa.int8(), np.dtype(np.int16): pa.int16(), np.dtype(np.float32): pa.float32(),
-          np.dtype(np.float64): pa.float64()}
+_TYPES = {
+    np.dtype(np.int8): pa.int8(),
+    np.dtype(np.int16): pa.int16(),
+    np.dtype(np.float32): pa.float32(),
+    np.dtype(np.float64): pa.float64(),
+}
 
 
 def _bits(flags: np.ndarray):

@@ -2,6 +2,7 @@
 smallest value and where (each other chart kind describes itself in its own module, the same way). Vega reads a spec's top-level `description` as the chart's accessible name
 (the aria-label of its graphics-document), which a screen reader announces in place of the picture.
 """
+
 from __future__ import annotations
 
 from typing import Sequence
@@ -17,16 +18,25 @@ def number(x: float) -> str:
     return fmt(x, ".3g")
 
 
-def matrix(values: np.ndarray, rows: Sequence[str], cols: Sequence[str], title: str = "", row_title: str = "",
-           col_title: str = "", mask: np.ndarray | None = None) -> str:
+def matrix(
+    values: np.ndarray,
+    rows: Sequence[str],
+    cols: Sequence[str],
+    title: str = "",
+    row_title: str = "",
+    col_title: str = "",
+    mask: np.ndarray | None = None,
+) -> str:
     """A heatmap: '<title>. Heatmap of R rows (query) × C columns (key): largest 0.91 at row 'AI',
     column 'models'; smallest …; 6 cells hidden'."""
     values = np.asarray(values, dtype=np.float64)
     R, C = values.shape
     shown = np.isfinite(values) if mask is None else np.asarray(mask, dtype=bool) & np.isfinite(values)
     head = f"{title}. " if title else ""
-    shape = f"Heatmap of {R} rows{f' ({row_title})' if row_title else ''} × {C} columns" \
-            f"{f' ({col_title})' if col_title else ''}"
+    shape = (
+        f"Heatmap of {R} rows{f' ({row_title})' if row_title else ''} × {C} columns"
+        f"{f' ({col_title})' if col_title else ''}"
+    )
     if not shown.any():
         return f"{head}{shape}: every cell is hidden."
     picked = np.where(shown, values, np.nan)

@@ -6,6 +6,7 @@ per shape and remembers where its per-chart values go (its slots); filling it co
 along those paths, so a new title or domain costs microseconds and the shared template is never
 changed. The cells travel separately, as Arrow tables in the spec's named datasets.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -13,21 +14,21 @@ from typing import Any, Sequence
 
 import numpy as np
 
-FONT, FONT_PRESENT = 13, 17          # axis labels and titles; presenter view is for a projector
+FONT, FONT_PRESENT = 13, 17  # axis labels and titles; presenter view is for a projector
 MAX_CELL, MAX_CELL_PRESENT = 52, 64  # px: a cell never grows beyond this
-MAX_HEIGHT = 520                     # px of cells
-MIN_CELL = 1 / 3                     # px: a cell never shrinks below this, one device pixel of a 3× phone screen
-                                     # (a wide map, 256 hidden units, fits a phone's column in a 1-pixel-a-cell
-                                     # picture scaled down: at 2× and 3× every cell still has its own pixels)
-LABEL_LIMIT = 140                    # px: Vega cuts longer axis labels with …
-NARROW = 380                         # px: a chart narrower than this is in a phone's column (a laptop's half
-NARROW_LABEL_LIMIT = 90              # column is 386): shorter labels, and the legend below if that gives room
-X_LABEL_ALL_PX = 22                  # from this cell width every column label is drawn tilted (Vega's overlap
-                                     # test counts a tilted label's whole box and would drop every other one);
-                                     # below it column labels are turned by 90°, one font wide
-LABEL_GAP = 1                        # px a cell needs beyond its labels' font to draw every label
-LABEL_FONT_MIN = 10                  # px: axis labels shrink to fit narrow cells, down to this size
-TILT = np.cos(np.radians(40))        # a tilted column label reaches this share of its length to the right
+MAX_HEIGHT = 520  # px of cells
+MIN_CELL = 1 / 3  # px: a cell never shrinks below this, one device pixel of a 3× phone screen
+# (a wide map, 256 hidden units, fits a phone's column in a 1-pixel-a-cell
+# picture scaled down: at 2× and 3× every cell still has its own pixels)
+LABEL_LIMIT = 140  # px: Vega cuts longer axis labels with …
+NARROW = 380  # px: a chart narrower than this is in a phone's column (a laptop's half
+NARROW_LABEL_LIMIT = 90  # column is 386): shorter labels, and the legend below if that gives room
+X_LABEL_ALL_PX = 22  # from this cell width every column label is drawn tilted (Vega's overlap
+# test counts a tilted label's whole box and would drop every other one);
+# below it column labels are turned by 90°, one font wide
+LABEL_GAP = 1  # px a cell needs beyond its labels' font to draw every label
+LABEL_FONT_MIN = 10  # px: axis labels shrink to fit narrow cells, down to this size
+TILT = np.cos(np.radians(40))  # a tilted column label reaches this share of its length to the right
 
 
 def font(present: bool) -> int:
@@ -51,7 +52,7 @@ def tilt(cols: Sequence[str], cell: float | None = None, size: int = FONT) -> bo
     return len(cols) > 6 or max(map(len, cols)) > 4 or crowded
 
 
-ROW_MIN_PX = LABEL_FONT_MIN + LABEL_GAP   # px: a row this high keeps its label (cells grow taller to it)
+ROW_MIN_PX = LABEL_FONT_MIN + LABEL_GAP  # px: a row this high keeps its label (cells grow taller to it)
 
 
 @dataclass(frozen=True)
@@ -60,14 +61,14 @@ class Size:
     Cells are square unless they are too narrow for a row's label in a matrix wider than it would then be
     tall: there rows are ROW_MIN_PX high, so every row keeps its token's label."""
 
-    cell: float             # a cell's width
-    row: float              # a cell's height: its width, or ROW_MIN_PX in a wide matrix's narrow cells
+    cell: float  # a cell's width
+    row: float  # a cell's height: its width, or ROW_MIN_PX in a wide matrix's narrow cells
     width: float
     height: float
-    below: float = 0.0      # the legend's length when it goes below the cells (0: it stands beside them)
+    below: float = 0.0  # the legend's length when it goes below the cells (0: it stands beside them)
 
 
-LEGEND_TITLE_CHARS = 9      # a weight legend's title: "fixed 0–1" or "stretched"
+LEGEND_TITLE_CHARS = 9  # a weight legend's title: "fixed 0–1" or "stretched"
 
 
 def legend_px(size: int) -> float:
@@ -76,8 +77,17 @@ def legend_px(size: int) -> float:
     return 18 + max(27 + text_px(5, size - 2), 10 + text_px(LEGEND_TITLE_CHARS, size - 2))
 
 
-def fit(n_rows: int, n_cols: int, row_chars: int, col_chars: int, tilted: bool, legend: bool,
-        present: bool, width: float, area: float) -> Size:
+def fit(
+    n_rows: int,
+    n_cols: int,
+    row_chars: int,
+    col_chars: int,
+    tilted: bool,
+    legend: bool,
+    present: bool,
+    width: float,
+    area: float,
+) -> Size:
     """Square cells as large as fit a chart of `width` px in all (the row labels and the y title on the
     left, the legend or a tilted last label on the right, the cells between), with the cells' area at
     most `area` px wide (a third more in presenter view, which has no sidebar); rows taller where a
@@ -100,7 +110,7 @@ def fit(n_rows: int, n_cols: int, row_chars: int, col_chars: int, tilted: bool, 
     below = 0.0
     if legend and width < NARROW and cells(reach + 5) > cell:
         cell = cells(reach + 5)
-        below = max(60.0, min(240.0, width - left - 30))      # its end labels reach ~15 px past the gradient
+        below = max(60.0, min(240.0, width - left - 30))  # its end labels reach ~15 px past the gradient
     # Rows grow taller than the cells are wide only so far as the map stays no taller than it is wide (a
     # square map stays square) and within MAX_HEIGHT: a wide matrix (T × d) then keeps every token's label.
     # (A map scaled below 1 px a cell counts as 1 px a cell here: it is as wide as its picture.)
@@ -132,14 +142,27 @@ def x_axis(cell: float, tilted: bool, present: bool, limit: int = LABEL_LIMIT, *
     # A turned label's box is a font high; Vega's overlap test counts it with a margin and would drop every
     # other label of cells just wider than the font, where the glyphs themselves do not touch.
     crowded = cell < size + LABEL_GAP if angle == -90 else cell < X_LABEL_ALL_PX
-    return {"labelAngle": angle, "labelLimit": limit, "labelFontSize": size, "labelFlush": False,
-            "titleFontSize": font(present), "orient": "top", "labelOverlap": bool(crowded), **extra}
+    return {
+        "labelAngle": angle,
+        "labelLimit": limit,
+        "labelFontSize": size,
+        "labelFlush": False,
+        "titleFontSize": font(present),
+        "orient": "top",
+        "labelOverlap": bool(crowded),
+        **extra,
+    }
 
 
 def y_axis(cell: float, present: bool, limit: int = LABEL_LIMIT) -> dict:
     size = label_font(cell, present)
-    return {"labelLimit": limit, "labelFontSize": size, "titleFontSize": font(present), "labelFlush": False,
-            "labelOverlap": bool(cell < size + LABEL_GAP)}
+    return {
+        "labelLimit": limit,
+        "labelFontSize": size,
+        "titleFontSize": font(present),
+        "labelFlush": False,
+        "labelOverlap": bool(cell < size + LABEL_GAP),
+    }
 
 
 def legend(present: bool, height: float, below: float = 0.0) -> dict:
@@ -179,11 +202,11 @@ class Template:
     """A spec shared by every chart of one shape, and where each per-chart value goes."""
 
     spec: dict
-    slots: dict[str, tuple[tuple, ...]]     # slot name -> every path where its value goes
+    slots: dict[str, tuple[tuple, ...]]  # slot name -> every path where its value goes
 
     def fill(self, **values) -> dict:
         """A new spec with these slots set (the template itself is never changed)."""
-        spec = dict(self.spec)                    # a new top level even with no slot set
+        spec = dict(self.spec)  # a new top level even with no slot set
         for name, value in values.items():
             for path in self.slots[name]:
                 spec = assoc(spec, path, value)

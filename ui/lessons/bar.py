@@ -6,6 +6,7 @@ its own, such as a reload's, keeps them) and Back and Next go to the steps' own 
 change any setting on the way. In a class-poll room the bar shows the room's lesson at the room's step:
 the presenter's Back and Next move the room (ui/lessons/hall.py), a student's page follows
 (ui/poll/follow.py). Every text is escaped: a lesson's words show exactly as written, never as HTML."""
+
 from __future__ import annotations
 
 import streamlit as st
@@ -19,7 +20,7 @@ from ui.prose.text import md_escape
 from ui.shell import lazy, session
 from ui.shell.parts import Part
 
-ROOM = "room"                    # the name a room's lesson is read under
+ROOM = "room"  # the name a room's lesson is read under
 
 
 def source(view=None) -> tuple[Lesson, int | None, str, object] | None:
@@ -40,7 +41,7 @@ def source(view=None) -> tuple[Lesson, int | None, str, object] | None:
                 return found, now.step, "presenter" if link.presenter else "student", now
         taken = progress.taking()
         if taken is not None and taken.in_room:
-            progress.set_taking(None)                     # the room's lesson ended
+            progress.set_taking(None)  # the room's lesson ended
     taken = progress.taking()
     if taken is not None and not taken.in_room:
         return shipped.load(taken.name), taken.number, "self", None
@@ -85,7 +86,7 @@ def _restore(lesson: Lesson, number: int) -> None:
 # --------------------------------------------------------------------------- the bar
 def _text(view, step: Step) -> None:
     """The step's text, its numbers computed at the step's own settings."""
-    from ui.lessons import facts                   # here, not at the top: a page outside a lesson never needs it
+    from ui.lessons import facts  # here, not at the top: a page outside a lesson never needs it
 
     try:
         st.markdown(md_escape(facts.fill(step.text, view_of(step, view.controls), compute)))
@@ -97,11 +98,26 @@ def _text(view, step: Step) -> None:
 def _buttons(lesson: Lesson, number: int, role: str) -> None:
     move = _hall().move if role == "presenter" else go
     back, ahead, leave = st.columns([2, 2, 3], vertical_alignment="center")
-    back.button("◀ Back", key=progress.BACK, shortcut="pageup", width="stretch", disabled=number <= 1,
-                on_click=move, args=(lesson, number - 1), help="The step before (PageUp)")
-    ahead.button("Next ▶", key=progress.NEXT, shortcut="pagedown", width="stretch",
-                 disabled=number >= len(lesson.steps), on_click=move, args=(lesson, number + 1),
-                 help="The next step, with its own settings (PageDown)")
+    back.button(
+        "◀ Back",
+        key=progress.BACK,
+        shortcut="pageup",
+        width="stretch",
+        disabled=number <= 1,
+        on_click=move,
+        args=(lesson, number - 1),
+        help="The step before (PageUp)",
+    )
+    ahead.button(
+        "Next ▶",
+        key=progress.NEXT,
+        shortcut="pagedown",
+        width="stretch",
+        disabled=number >= len(lesson.steps),
+        on_click=move,
+        args=(lesson, number + 1),
+        help="The next step, with its own settings (PageDown)",
+    )
     if role == "self":
         leave.button("Leave the lesson", key=progress.LEAVE, on_click=_leave, icon=":material/close:")
 
@@ -112,12 +128,22 @@ def _steps(lesson: Lesson, number: int, role: str) -> None:
         return
     with box:
         if role == "student":
-            st.markdown(md_escape("\n".join(lesson_words.steps_list([s.title for s in lesson.steps], number)))
-                        .replace("\n", "  \n"))
+            st.markdown(
+                md_escape("\n".join(lesson_words.steps_list([s.title for s in lesson.steps], number))).replace(
+                    "\n", "  \n"
+                )
+            )
             return
         st.session_state[progress.JUMP] = number
-        st.radio("Go to step", range(1, len(lesson.steps) + 1), key=progress.JUMP, on_change=_jump, args=(lesson, role),
-                 format_func=lambda i: md_escape(f"{i}. {lesson.at(i).title}"), label_visibility="collapsed")
+        st.radio(
+            "Go to step",
+            range(1, len(lesson.steps) + 1),
+            key=progress.JUMP,
+            on_change=_jump,
+            args=(lesson, role),
+            format_func=lambda i: md_escape(f"{i}. {lesson.at(i).title}"),
+            label_visibility="collapsed",
+        )
 
 
 def draw(view, join_url: str) -> None:
@@ -132,20 +158,30 @@ def draw(view, join_url: str) -> None:
     with st.container(border=True, key=progress.BAR):
         if number is None:
             st.markdown(f"**{md_escape(lesson.title)}**")
-            st.caption("The presenter is showing a view outside the lesson." if role == "student" else
-                       "You sent the hall a view outside the lesson; Back and Next return to its steps.")
+            st.caption(
+                "The presenter is showing a view outside the lesson."
+                if role == "student"
+                else "You sent the hall a view outside the lesson; Back and Next return to its steps."
+            )
             taken = progress.taking()
             if role == "presenter" and taken is not None:
                 _buttons(lesson, min(taken.number + 1, len(lesson.steps)), role)
         else:
             step = lesson.at(number)
-            st.markdown(f"**{md_escape(lesson.title)}** · {md_escape(lesson_words.where(number, len(lesson.steps), step.title))}")
+            st.markdown(
+                f"**{md_escape(lesson.title)}** · {md_escape(lesson_words.where(number, len(lesson.steps), step.title))}"
+            )
             _text(view, step)
             moved = not room.same(room.here(view.page.path, view.controls), room.here(step.page, step.controls()))
-            if moved and (role != "student" or participant.following()):   # else the poll's box says where it is
+            if moved and (role != "student" or participant.following()):  # else the poll's box says where it is
                 st.caption(lesson_words.changed(room=role == "student"))
-                st.button("Back to this step's settings", key=progress.RESTORE, on_click=_restore,
-                          args=(lesson, number), icon=":material/undo:")
+                st.button(
+                    "Back to this step's settings",
+                    key=progress.RESTORE,
+                    on_click=_restore,
+                    args=(lesson, number),
+                    icon=":material/undo:",
+                )
             if role != "student":
                 _buttons(lesson, number, role)
             _steps(lesson, number, role)

@@ -2,6 +2,7 @@
 question it opens can be graded there, every replay step it names is a saved step of the run. They use the
 numbers of the pages (ui.compute, passed in), so they run when a lesson is loaded into a room and over every
 shipped lesson in the tests. Pure Python."""
+
 from __future__ import annotations
 
 from ui.lessons import facts, facts_trained
@@ -29,13 +30,17 @@ def problems(step: Step, number: int, numbers) -> list[str]:
         else:
             if wanted not in saved:
                 near = sorted(saved, key=lambda s: (abs(s - wanted), s))[:2]
-                found.append(f"{where}, settings.replay: {wanted} is not a saved step of this run. The nearest saved "
-                             f"steps are {' and '.join(map(str, sorted(near)))}.")
+                found.append(
+                    f"{where}, settings.replay: {wanted} is not a saved step of this run. The nearest saved "
+                    f"steps are {' and '.join(map(str, sorted(near)))}."
+                )
     if step.question:
         asked = questions.ASKS.get(step.page)
         if asked is None:
-            found.append(f"{where}, question: the page {step.page!r} has no poll question (the pages with one: "
-                         f"{', '.join(questions.ASKS)}). Set question = false.")
+            found.append(
+                f"{where}, question: the page {step.page!r} has no poll question (the pages with one: "
+                f"{', '.join(questions.ASKS)}). Set question = false."
+            )
         else:
             try:
                 asked.ask(view, numbers)

@@ -6,6 +6,7 @@ settings is refused when it is checked (ui.lessons.check).
 
 A fact is registered with `@fact("page.name", "what it gives")` (ui/lessons/registry.py) in facts_block.py
 (the block's pages and the exercise) or facts_trained.py (the model view and the Learn page). Pure Python."""
+
 from __future__ import annotations
 
 from ui.lessons import facts_block, facts_trained  # noqa: F401  (importing them registers their facts)
@@ -24,9 +25,14 @@ def unknown(text: str) -> list[str]:
         if name not in FACTS:
             page = name.split(".")[0]
             mine = sorted(n for n in FACTS if n.startswith(page + "."))
-            problems.append(f"{{{name}}} is not a number this app computes. "
-                            + (f"The {page} facts are: {', '.join('{' + n + '}' for n in mine)}." if mine else
-                               f"Facts are named page.what; the pages with facts: {', '.join(pages())}."))
+            problems.append(
+                f"{{{name}}} is not a number this app computes. "
+                + (
+                    f"The {page} facts are: {', '.join('{' + n + '}' for n in mine)}."
+                    if mine
+                    else f"Facts are named page.what; the pages with facts: {', '.join(pages())}."
+                )
+            )
     rest = PLACE.sub("", text)
     if "{" in rest or "}" in rest:
         problems.append("a brace that is not a fact's: write {page.what} for a number, or leave braces out.")
@@ -41,4 +47,3 @@ def fill(text: str, view, numbers) -> str:
     """The text with every placeholder replaced by its fact's value at the view's settings (NoFact if one
     has none)."""
     return PLACE.sub(lambda m: FACTS[m.group(1)].value(view, numbers), text)
-

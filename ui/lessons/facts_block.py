@@ -1,6 +1,7 @@
 """The facts of the block's pages (Inputs to Block output) and of the exercise: each computed from the
 trace the page draws, by the page's own functions, and printed as the page prints it. Token labels are
 quoted plainly (‘cat’): the whole filled text is escaped when it is shown. Pure Python."""
+
 from __future__ import annotations
 
 import math
@@ -177,12 +178,14 @@ def _w_o_shape(view, numbers) -> str:
     return _shape(view.config.d_model, view.config.d_model)
 
 
-@fact("heads.spreads", "each head's mean row spread ('head 0 0.97 and head 1 0.92'; with several layers, "
-                      "'layer 1 head 0 0.97 and …')")
+@fact(
+    "heads.spreads",
+    "each head's mean row spread ('head 0 0.97 and head 1 0.92'; with several layers, 'layer 1 head 0 0.97 and …')",
+)
 def _spreads(view, numbers) -> str:
     t = _trace(view, numbers)
-    per_row = analysis.spread(t.weights, t.visible)                    # (H, T); NaN where a row sees one key
-    layer = f"layer {view.layer} " if view.config.n_layers > 1 else ""   # the layer the page shows, if there is a choice
+    per_row = analysis.spread(t.weights, t.visible)  # (H, T); NaN where a row sees one key
+    layer = f"layer {view.layer} " if view.config.n_layers > 1 else ""  # the layer the page shows, if there is a choice
     return names([f"{layer}head {h} {fmt(np.nanmean(per_row[h]), '.2f')}" for h in range(view.config.num_heads)])
 
 

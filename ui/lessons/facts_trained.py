@@ -1,6 +1,7 @@
 """The facts of a trained model: the model view's roles and knock-outs, and the Learn page's run (its loss's
 plateau and drop, the step the replay shows, one layer against two). Each is read from the model the page
 shows, through the same cached calls and the same words. Pure Python."""
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -21,7 +22,7 @@ from ui.prose.numbers import count, fmt, names
 def _model(view, numbers):
     trained = numbers.model(view.config, view.training)
     if trained is None:
-        raise NoFact("these settings show no trained model: use a trained preset (preset = \"trained-…\")")
+        raise NoFact('these settings show no trained model: use a trained preset (preset = "trained-…")')
     return trained
 
 
@@ -72,7 +73,7 @@ def _induction_head(view, numbers) -> str:
 
 def _knocked(view) -> tuple[tuple[int, int], ...]:
     if not view.controls.ablate:
-        raise NoFact("no head is knocked out at this step (add ablate = \"0.1\", layer.head)")
+        raise NoFact('no head is knocked out at this step (add ablate = "0.1", layer.head)')
     return view.controls.ablate
 
 
@@ -90,8 +91,10 @@ def _knocked_roles(view, numbers) -> str:
 def _accuracies(view, numbers) -> tuple[float, float]:
     """Without and with the knock-out, on the page's sequences (its metrics, at the length shown)."""
     trained, T = _model(view, numbers), len(view.words)
-    return (numbers.metrics(trained, T).overall_accuracy,
-            numbers.metrics(trained, T, view.controls.ablate).overall_accuracy)
+    return (
+        numbers.metrics(trained, T).overall_accuracy,
+        numbers.metrics(trained, T, view.controls.ablate).overall_accuracy,
+    )
 
 
 @fact("model.accuracy", "the task's accuracy as the page's metric shows it (with the knock-out, if any)")
@@ -107,12 +110,13 @@ def _accuracy_base(view, numbers) -> str:
 def _losses(view, numbers) -> tuple[float, float]:
     """Without and with the knock-out: the loss on the same sequences as _accuracies'."""
     trained, T = _model(view, numbers), len(view.words)
-    return (numbers.metrics(trained, T).overall_loss,
-            numbers.metrics(trained, T, view.controls.ablate).overall_loss)
+    return (numbers.metrics(trained, T).overall_loss, numbers.metrics(trained, T, view.controls.ablate).overall_loss)
 
 
-@fact("model.knockout_effect", "what the knock-out does to the accuracy and the loss, the larger change first, "
-                               "worded from the numbers")
+@fact(
+    "model.knockout_effect",
+    "what the knock-out does to the accuracy and the loss, the larger change first, worded from the numbers",
+)
 def _effect(view, numbers) -> str:
     _knocked(view)
     return lesson_words.knockout_effect(*_accuracies(view, numbers), *_losses(view, numbers))
@@ -137,8 +141,9 @@ def _preset_accuracy(view, numbers) -> str:
 def learn_run(view, numbers):
     """The run the Learn page shows (its task's model, trained as the sidebar's training controls say)."""
     c = view.controls
-    trained = numbers.model(engine.TASKS[c.task].config, Training(task=c.task, steps=c.steps, seed=c.train_seed,
-                                                                  lr=c.lr))
+    trained = numbers.model(
+        engine.TASKS[c.task].config, Training(task=c.task, steps=c.steps, seed=c.train_seed, lr=c.lr)
+    )
     if trained is None:
         raise NoFact("this run is not trained on this server: use the task's own settings (their run ships)")
     return trained
@@ -160,8 +165,11 @@ def _learn_step(view, numbers) -> str:
     return str(_step(view, learn_run(view, numbers)))
 
 
-@fact("learn.drop", "where the loss falls most, as the page's window sees it: 'averaged over 30 steps, the loss falls "
-                    "most from steps 304–333 (…) to steps 334–363 (…), across the dashed line'")
+@fact(
+    "learn.drop",
+    "where the loss falls most, as the page's window sees it: 'averaged over 30 steps, the loss falls "
+    "most from steps 304–333 (…) to steps 334–363 (…), across the dashed line'",
+)
 def _drop(view, numbers) -> str:
     return learn_words.fall(numbers.circuit(learn_run(view, numbers))[1])
 
@@ -183,10 +191,11 @@ def _where(view, numbers) -> str:
 def _focus(view, numbers) -> str:
     trained = learn_run(view, numbers)
     steps, shares = numbers.share_history(trained)
-    at = shares[list(steps).index(_step(view, trained))]              # (L, H)
+    at = shares[list(steps).index(_step(view, trained))]  # (L, H)
     layer, head = np.unravel_index(int(np.argmax(at)), at.shape)
-    return (f"layer {layer} head {head}" if at.shape[0] > 1 else f"head {head}") + \
-        f" puts {fmt(float(at[layer, head]), '.0%')} of its weight on the task's keys"
+    return (
+        f"layer {layer} head {head}" if at.shape[0] > 1 else f"head {head}"
+    ) + f" puts {fmt(float(at[layer, head]), '.0%')} of its weight on the task's keys"
 
 
 @fact("learn.lock", "which head locks on to the task's keys first, and at which step (the page's own words)")
@@ -201,8 +210,10 @@ def _lock(view, numbers) -> str:
     return f"{who} {'locks on' if _step(view, trained) < step else 'locked on'} (reaches {learn_words.LOCKED:.0%}) at step {step}"
 
 
-@fact("learn.accuracy", "the run's accuracy after its last step, on the sequences the page measures it on (its "
-                        "figures name them)")
+@fact(
+    "learn.accuracy",
+    "the run's accuracy after its last step, on the sequences the page measures it on (its figures name them)",
+)
 def _learn_accuracy(view, numbers) -> str:
     return f"{numbers.metrics(learn_run(view, numbers)).overall_accuracy:.1%}"
 
@@ -211,8 +222,9 @@ def _learn_accuracy(view, numbers) -> str:
 def _one_layer(view, numbers) -> str:
     trained = learn_run(view, numbers)
     run = trained.run
-    one = numbers.model(replace(trained.config, n_layers=1), Training(task=run.task, steps=run.steps, seed=run.seed,
-                                                                      lr=run.lr))
+    one = numbers.model(
+        replace(trained.config, n_layers=1), Training(task=run.task, steps=run.steps, seed=run.seed, lr=run.lr)
+    )
     if one is None:
         raise NoFact("the one-layer model of this run is not trained on this server: use the task's own settings")
     return f"{numbers.metrics(one).overall_accuracy:.1%}"

@@ -3,6 +3,7 @@ first: a bad file changes nothing), move the room with Back and Next (a step wit
 hall), send the current view to the hall (any page and settings, outside the lesson), add the current view
 as a step, edit a step's texts, move it earlier or later, download the lesson as a TOML file that loads
 again, end the lesson. Every change goes through ui.poll.room (the store's presenter-only update)."""
+
 from __future__ import annotations
 
 import re
@@ -22,11 +23,18 @@ from ui.prose.text import md_escape
 from ui.shell import lazy, session, site
 
 PANEL, PICK, START, UPLOAD = "hall_panel", "hall_pick", "hall_start", "hall_upload"
-TOOLS, ADD, EARLIER, LATER, SAVE, DOWNLOAD, END = ("hall_tools", "hall_add", "hall_earlier", "hall_later", "hall_save",
-                                                  "hall_download", "hall_end")
-TITLE, TEXT, NOTE = "hall_title", "hall_text", "hall_note"   # prefixes: _keys() adds the step
+TOOLS, ADD, EARLIER, LATER, SAVE, DOWNLOAD, END = (
+    "hall_tools",
+    "hall_add",
+    "hall_earlier",
+    "hall_later",
+    "hall_save",
+    "hall_download",
+    "hall_end",
+)
+TITLE, TEXT, NOTE = "hall_title", "hall_text", "hall_note"  # prefixes: _keys() adds the step
 ADDED = "A view added during the lecture: edit this text (Edit the room's lesson)."
-_SAID = "_hall_said"                               # a refused file or edit: its problems, for the next run
+_SAID = "_hall_said"  # a refused file or edit: its problems, for the next run
 
 
 def _say(problems: list[str]) -> None:
@@ -110,7 +118,7 @@ def _edit(lesson: Lesson, steps: list[Step], at: int) -> None:
 def _add(lesson: Lesson, number: int | None, here: dict) -> None:
     at = (number or len(lesson.steps)) + 1
     step = Step(site.by_path(here["page"]).title, here["page"], tuple(here["params"].items()), ADDED)
-    _edit(lesson, [*lesson.steps[:at - 1], step, *lesson.steps[at - 1:]], at)
+    _edit(lesson, [*lesson.steps[: at - 1], step, *lesson.steps[at - 1 :]], at)
 
 
 def _shift(lesson: Lesson, number: int, by: int) -> None:
@@ -148,25 +156,53 @@ def _tools(view, lesson: Lesson, number: int | None, here: dict) -> None:
     if box is None:
         return
     with box:
-        st.button(f"Add this view as step {(number or len(lesson.steps)) + 1}", key=ADD, on_click=_add,
-                  args=(lesson, number, here), icon=":material/add:")
+        st.button(
+            f"Add this view as step {(number or len(lesson.steps)) + 1}",
+            key=ADD,
+            on_click=_add,
+            args=(lesson, number, here),
+            icon=":material/add:",
+        )
         if number is not None:
             step = lesson.at(number)
             title, text, note = _keys(lesson, number)
             with st.form(key="hall_form", border=False):
                 st.text_input("Title of this step", value=step.title, key=title, max_chars=80)
-                st.text_area("Text for the students ({page.fact} for a number the page computes)", value=step.text,
-                             key=text, max_chars=1200)
+                st.text_area(
+                    "Text for the students ({page.fact} for a number the page computes)",
+                    value=step.text,
+                    key=text,
+                    max_chars=1200,
+                )
                 st.text_area("Your note", value=step.note, key=note, max_chars=800)
                 st.form_submit_button("Save this step", on_click=_save, args=(lesson, number))
             left, right = st.columns(2)
-            left.button("Move this step earlier", key=EARLIER, on_click=_shift, args=(lesson, number, -1),
-                        disabled=number <= 1, icon=":material/arrow_upward:")
-            right.button("Move this step later", key=LATER, on_click=_shift, args=(lesson, number, 1),
-                         disabled=number >= len(lesson.steps), icon=":material/arrow_downward:")
+            left.button(
+                "Move this step earlier",
+                key=EARLIER,
+                on_click=_shift,
+                args=(lesson, number, -1),
+                disabled=number <= 1,
+                icon=":material/arrow_upward:",
+            )
+            right.button(
+                "Move this step later",
+                key=LATER,
+                on_click=_shift,
+                args=(lesson, number, 1),
+                disabled=number >= len(lesson.steps),
+                icon=":material/arrow_downward:",
+            )
         left, right = st.columns(2)
-        left.download_button("Download the lesson (TOML)", data=dump(lesson), file_name=f"{_slug(lesson.title)}.toml",
-                             mime="application/toml", key=DOWNLOAD, on_click="ignore", icon=":material/download:")
+        left.download_button(
+            "Download the lesson (TOML)",
+            data=dump(lesson),
+            file_name=f"{_slug(lesson.title)}.toml",
+            mime="application/toml",
+            key=DOWNLOAD,
+            on_click="ignore",
+            icon=":material/download:",
+        )
         right.button("End the lesson", key=END, on_click=_end, args=(participant.link(),), icon=":material/stop:")
 
 
@@ -179,14 +215,20 @@ def panel(view, link: Link, lesson: Lesson | None, number: int | None) -> None:
             st.error(md_escape(lesson_words.bad_file(said)), icon=":material/error:")
         if lesson is None:
             pick, go = st.columns([3, 1], vertical_alignment="bottom")
-            pick.selectbox("A lesson for the room", shipped.names(), key=PICK,
-                           format_func=lambda n: shipped.load(n).title)
-            go.button("Start it", key=START, on_click=_start, type="primary",
-                      icon=":material/play_arrow:")
-            st.file_uploader("Or upload a lesson file (.toml, at most 100 KB)", type=["toml"], key=UPLOAD,
-                             on_change=_uploaded)
-        st.button("Send this view to the hall", key=participant.SEND, on_click=_send, args=(link, here),
-                  icon=":material/cast:", help="Every student who follows the presenter sees this page with these "
-                                                "settings, in or outside a lesson.")
+            pick.selectbox(
+                "A lesson for the room", shipped.names(), key=PICK, format_func=lambda n: shipped.load(n).title
+            )
+            go.button("Start it", key=START, on_click=_start, type="primary", icon=":material/play_arrow:")
+            st.file_uploader(
+                "Or upload a lesson file (.toml, at most 100 KB)", type=["toml"], key=UPLOAD, on_change=_uploaded
+            )
+        st.button(
+            "Send this view to the hall",
+            key=participant.SEND,
+            on_click=_send,
+            args=(link, here),
+            icon=":material/cast:",
+            help="Every student who follows the presenter sees this page with these settings, in or outside a lesson.",
+        )
         if lesson is not None:
             _tools(view, lesson, number, here)

@@ -18,6 +18,7 @@ the step, the field and the fix; nothing is ever filled in silently. Pure Python
     [steps.settings]                      # the link's keys: preset=day33&seq_len=6 ...
     preset = "day33"
 """
+
 from __future__ import annotations
 
 import re
@@ -29,14 +30,14 @@ from ui.shell import site, state, url
 from ui.shell.state import Controls
 from ui.shell.view import View
 
-MAX_BYTES = 100_000                      # an uploaded lesson file (100 KB)
+MAX_BYTES = 100_000  # an uploaded lesson file (100 KB)
 MAX_STEPS = 40
-LIMITS = {"title": 80, "summary": 300, "text": 1200, "note": 800}        # characters of each text field
-OWN = ("present", "sidebar")             # the viewer's own settings, never a step's
-SETTINGS = tuple(url.URL_KEY.get(k, k) for k in state.KEYS if k not in OWN)   # every key a step may set
+LIMITS = {"title": 80, "summary": 300, "text": 1200, "note": 800}  # characters of each text field
+OWN = ("present", "sidebar")  # the viewer's own settings, never a step's
+SETTINGS = tuple(url.URL_KEY.get(k, k) for k in state.KEYS if k not in OWN)  # every key a step may set
 TOP, STEP_FIELDS = ("title", "summary", "steps"), ("title", "page", "text", "note", "question", "settings")
-HTML = re.compile(r"<\s*/?\s*[A-Za-z!?][^<>]*>|&#?\w+;")              # a tag, a comment, an entity
-WIDTH = 790                              # px a step's facts are computed for (the laptop's main column)
+HTML = re.compile(r"<\s*/?\s*[A-Za-z!?][^<>]*>|&#?\w+;")  # a tag, a comment, an entity
+WIDTH = 790  # px a step's facts are computed for (the laptop's main column)
 
 
 class LessonError(ValueError):
@@ -50,11 +51,11 @@ class LessonError(ValueError):
 @dataclass(frozen=True)
 class Step:
     title: str
-    page: str                               # a path of ui.shell.site.PAGES
-    settings: tuple[tuple[str, str], ...]   # (URL key, value) as a link carries them
-    text: str                               # for the student: plain text with {page.fact} placeholders
-    note: str = ""                          # for the presenter: what to say or ask
-    question: bool = False                  # open the page's poll question at this step (in a room)
+    page: str  # a path of ui.shell.site.PAGES
+    settings: tuple[tuple[str, str], ...]  # (URL key, value) as a link carries them
+    text: str  # for the student: plain text with {page.fact} placeholders
+    note: str = ""  # for the presenter: what to say or ask
+    question: bool = False  # open the page's poll question at this step (in a room)
 
     def params(self) -> dict[str, str]:
         return dict(self.settings)
@@ -66,7 +67,7 @@ class Step:
 
 @dataclass(frozen=True)
 class Lesson:
-    name: str                               # its file's name in lessons/ (or the uploaded file's)
+    name: str  # its file's name in lessons/ (or the uploaded file's)
     title: str
     summary: str
     steps: tuple[Step, ...]
@@ -82,8 +83,15 @@ def view_of(step: Step, own: Controls | None = None) -> View:
     c = step.controls()
     if own is not None:
         c = replace(c, present=own.present, sidebar=own.sidebar)
-    return View(controls=c, config=state.to_config(c), tokens=state.to_tokens(c), notes=(),
-                page=site.by_path(step.page), width=WIDTH, training=state.to_training(c))
+    return View(
+        controls=c,
+        config=state.to_config(c),
+        tokens=state.to_tokens(c),
+        notes=(),
+        page=site.by_path(step.page),
+        width=WIDTH,
+        training=state.to_training(c),
+    )
 
 
 # --------------------------------------------------------------------------- reading
@@ -103,7 +111,7 @@ def _setting(raw) -> str:
 def _text(where: str, field: str, raw, problems: list[str], required: bool = True) -> str:
     if raw is None:
         if required:
-            problems.append(f"{where}, {field}: missing. Add {field} = \"…\" ({_WHAT[field]}).")
+            problems.append(f'{where}, {field}: missing. Add {field} = "…" ({_WHAT[field]}).')
         return ""
     if not isinstance(raw, str):
         problems.append(f"{where}, {field}: must be text in quotes, not {type(raw).__name__}.")
@@ -115,13 +123,19 @@ def _text(where: str, field: str, raw, problems: list[str], required: bool = Tru
         problems.append(f"{where}, {field}: {len(text):,} characters; at most {LIMITS[field]:,}. Shorten it.")
     found = HTML.search(text)
     if found:
-        problems.append(f"{where}, {field}: HTML is not allowed (found {found.group(0)[:30]!r}). Write plain text: "
-                        "it is shown exactly as typed.")
+        problems.append(
+            f"{where}, {field}: HTML is not allowed (found {found.group(0)[:30]!r}). Write plain text: "
+            "it is shown exactly as typed."
+        )
     return text
 
 
-_WHAT = {"title": "a short title", "summary": "one line on what the lesson shows",
-         "text": "a few sentences for the student", "note": "what the presenter says or asks"}
+_WHAT = {
+    "title": "a short title",
+    "summary": "one line on what the lesson shows",
+    "text": "a few sentences for the student",
+    "note": "what the presenter says or asks",
+}
 
 
 def _settings(where: str, raw, problems: list[str]) -> tuple[tuple[str, str], ...]:
@@ -142,8 +156,9 @@ def _settings(where: str, raw, problems: list[str]) -> tuple[tuple[str, str], ..
             except TypeError as err:
                 problems.append(f"{where}, settings.{key}: a {err} cannot be a setting; write it as a link does.")
     _, said = url.from_params(dict(out))
-    problems += [f"{where}, settings: {p}. Give a value in range, or leave the key out for the preset's own."
-                 for p in said]
+    problems += [
+        f"{where}, settings: {p}. Give a value in range, or leave the key out for the preset's own." for p in said
+    ]
     return tuple(out)
 
 
@@ -160,18 +175,23 @@ def _step(number: int, raw, problems: list[str]) -> Step | None:
     title = _text(where, "title", title, problems)
     page = raw.get("page")
     if page is None:
-        problems.append(f"{where}, page: missing. Add page = \"…\", one of: {', '.join(p.path for p in site.PAGES)}.")
+        problems.append(f'{where}, page: missing. Add page = "…", one of: {", ".join(p.path for p in site.PAGES)}.')
     elif page not in [p.path for p in site.PAGES]:
-        problems.append(f"{where}, page: {str(page)[:30]!r} is not a page of this app. Use one of: "
-                        f"{', '.join(p.path for p in site.PAGES)}.")
+        problems.append(
+            f"{where}, page: {str(page)[:30]!r} is not a page of this app. Use one of: "
+            f"{', '.join(p.path for p in site.PAGES)}."
+        )
     text = _text(where, "text", raw.get("text"), problems)
     note = _text(where, "note", raw.get("note"), problems, required=False)
     question = raw.get("question", False)
     if not isinstance(question, bool):
         problems.append(f"{where}, question: must be true or false.")
         question = False
-    problems += [f"{where}, {field}: {p}" for field, body in (("title", title), ("text", text), ("note", note))
-                 for p in facts.unknown(body)]
+    problems += [
+        f"{where}, {field}: {p}"
+        for field, body in (("title", title), ("text", text), ("note", note))
+        for p in facts.unknown(body)
+    ]
     settings = _settings(where, raw.get("settings"), problems)
     return Step(title, str(page), settings, text, note, question)
 
@@ -180,8 +200,12 @@ def parse(source: str | bytes, name: str) -> Lesson:
     """A lesson from a TOML file's text; LessonError with every problem found."""
     size = len(source.encode() if isinstance(source, str) else source)
     if size > MAX_BYTES:
-        raise LessonError([f"The file has {size:,} bytes; a lesson file may have at most {MAX_BYTES:,} "
-                           "(100 KB). Shorten its texts, or make two lessons of it."])
+        raise LessonError(
+            [
+                f"The file has {size:,} bytes; a lesson file may have at most {MAX_BYTES:,} "
+                "(100 KB). Shorten its texts, or make two lessons of it."
+            ]
+        )
     try:
         text = source.decode("utf-8") if isinstance(source, bytes) else source
         raw = tomllib.loads(text)
@@ -223,8 +247,14 @@ def dump(lesson: Lesson) -> str:
     """The lesson as a TOML file that parse() reads back to the same lesson."""
     lines = [f"title = {_string(lesson.title)}", f"summary = {_string(lesson.summary)}"]
     for step in lesson.steps:
-        lines += ["", "[[steps]]", f"title = {_string(step.title)}", f"page = {_string(step.page)}",
-                  f"text = {_string(step.text)}", f"note = {_string(step.note)}"]
+        lines += [
+            "",
+            "[[steps]]",
+            f"title = {_string(step.title)}",
+            f"page = {_string(step.page)}",
+            f"text = {_string(step.text)}",
+            f"note = {_string(step.note)}",
+        ]
         if step.question:
             lines.append("question = true")
         if step.settings:

@@ -1,5 +1,6 @@
 """The lessons' own sentences: where a lesson is, what a knock-out did, where the presenter is. Every number
 comes in as an argument. Pure Python."""
+
 from __future__ import annotations
 
 from ui.prose.knockout import BARELY, BARELY_LOSS, knockout_effect  # noqa: F401 (one wording of a knock-out)
@@ -14,9 +15,11 @@ def where(number: int, total: int, title: str) -> str:
 def changed(room: bool = False) -> str:
     """Said when the student moved a setting away from the step's own (allowed): the text's numbers are
     the step's."""
-    return ("You changed this step's settings: the numbers in its text are the step's own. Back to its settings "
-            "with the button; " + ("the presenter's next step brings its own." if room else
-                                   "Next goes to the next step's own settings."))
+    return (
+        "You changed this step's settings: the numbers in its text are the step's own. Back to its settings "
+        "with the button; "
+        + ("the presenter's next step brings its own." if room else "Next goes to the next step's own settings.")
+    )
 
 
 def steps_list(titles: list[str], current: int) -> list[str]:

@@ -1,5 +1,6 @@
 """Where a lesson's facts are registered: the placeholder's form, the fact type and the registry that
 facts_block.py and facts_trained.py fill with @fact (ui.lessons.facts reads it). Pure Python."""
+
 from __future__ import annotations
 
 import re
@@ -15,9 +16,9 @@ class NoFact(ValueError):
 
 @dataclass(frozen=True)
 class Fact:
-    name: str                       # page.what, as a lesson writes it between braces
-    about: str                      # what it gives, in a few words
-    value: Callable                 # (view, numbers) -> the text that replaces the placeholder
+    name: str  # page.what, as a lesson writes it between braces
+    about: str  # what it gives, in a few words
+    value: Callable  # (view, numbers) -> the text that replaces the placeholder
 
 
 FACTS: dict[str, Fact] = {}
@@ -25,7 +26,9 @@ FACTS: dict[str, Fact] = {}
 
 def fact(name: str, about: str) -> Callable:
     """Register the decorated function as the fact `name`."""
+
     def register(fn: Callable) -> Callable:
         FACTS[name] = Fact(name, about, fn)
         return fn
+
     return register

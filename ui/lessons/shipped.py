@@ -1,6 +1,7 @@
 """The lessons that ship with the app: one TOML file each in lessons/, named by the file (?lesson=NAME).
 Read once per process; a shipped file that does not parse is an error of the app (a test reads every one).
 Pure Python."""
+
 from __future__ import annotations
 
 import functools
@@ -10,7 +11,7 @@ from pathlib import Path
 from ui.lessons.lesson import Lesson, LessonError, parse
 
 FOLDER = Path(__file__).resolve().parents[2] / "lessons"
-ORDER = ("self-attention", "multi-head", "induction")     # the lessons list's order (others after, by name)
+ORDER = ("self-attention", "multi-head", "induction")  # the lessons list's order (others after, by name)
 NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")
 
 

@@ -7,13 +7,14 @@ charts by title and saves the one picked from what Vega drew, with no server rou
 service. The JavaScript below is this module's own static code (no user text is ever put into HTML: chart
 titles are read as text and shown as option text).
 """
+
 from __future__ import annotations
 
 import streamlit as st
 
 from ui.shell import session
 
-SCALE = 3                 # PNG pixels per CSS pixel: a full-width chart becomes ~2400 px wide
+SCALE = 3  # PNG pixels per CSS pixel: a full-width chart becomes ~2400 px wide
 
 _HTML = """
 <div class="figures">
@@ -150,7 +151,9 @@ _panel = st.components.v2.component("attention_lab_figures", html=_HTML, css=_CS
 def panel(slug: str) -> None:
     """The page's 'figure for slides' row: pick a chart, save it as SVG or as PNG at SCALE×."""
     _panel(key=session.download_key("figures", slug), data={"scale": SCALE, "slug": slug})
-    st.caption("Any chart of this page, as drawn: SVG or PNG at 3× its size. An SVG is vector (it scales on a slide), "
-               "except where a map's cells are under 5 px (the model view, large maps): there the cells are one PNG "
-               "picture inside the SVG, marked “cells as PNG” in the list. Each chart's own menu (⋯ on hover) also "
-               "saves a PNG at 2× and shows it full screen.")
+    st.caption(
+        "Any chart of this page, as drawn: SVG or PNG at 3× its size. An SVG is vector (it scales on a slide), "
+        "except where a map's cells are under 5 px (the model view, large maps): there the cells are one PNG "
+        "picture inside the SVG, marked “cells as PNG” in the list. Each chart's own menu (⋯ on hover) also "
+        "saves a PNG at 2× and shows it full screen."
+    )

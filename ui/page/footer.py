@@ -1,4 +1,5 @@
 """The foot of every page: its numbers to download, its charts as figures for slides, the engine's code."""
+
 from __future__ import annotations
 
 import importlib
@@ -25,6 +26,7 @@ def _csv(matrices: dict[str, tuple[np.ndarray, Sequence[str], Sequence[str]]]) -
             pd.DataFrame(np.asarray(matrix), index=list(rows), columns=list(cols)).to_csv(out)
             out.write("\n")
         return out.getvalue()
+
     return build
 
 
@@ -33,6 +35,7 @@ def _npz(trace) -> Callable[[], bytes]:
         out = io.BytesIO()
         np.savez_compressed(out, labels=np.array(trace.labels), **trace.arrays())
         return out.getvalue()
+
     return build
 
 
@@ -43,23 +46,37 @@ def _source(name: str) -> str:
     return inspect.getsource(getattr(importlib.import_module("engine" + (f".{where}" if where else "")), what))
 
 
-def exports(slug: str, trace, matrices: dict[str, tuple[np.ndarray, Sequence[str], Sequence[str]]],
-            code: Sequence[str] = ()) -> None:
+def exports(
+    slug: str, trace, matrices: dict[str, tuple[np.ndarray, Sequence[str], Sequence[str]]], code: Sequence[str] = ()
+) -> None:
     """Download this page's matrices (CSV) and the whole trace (.npz), save its charts as figures,
     show the engine's code (functions named under engine: "forward", "analysis.extend"): each behind an
     expander, drawn once opened."""
     if view.current().present:
         return
-    if box := opened("Download these numbers, save figures for slides", session.export_key(slug),
-                     icon=":material/download:"):
+    if box := opened(
+        "Download these numbers, save figures for slides", session.export_key(slug), icon=":material/download:"
+    ):
         with box:
             left, right, _ = st.columns([1, 1, 2])
-            left.download_button("Matrices (CSV)", _csv(matrices), file_name=f"attention-lab-{slug}.csv",
-                                 mime="text/csv", key=session.download_key("csv", slug), icon=":material/table:",
-                                 on_click="ignore")
-            right.download_button("Whole trace (.npz)", _npz(trace), file_name="attention-lab-trace.npz",
-                                  mime="application/octet-stream", key=session.download_key("npz", slug),
-                                  icon=":material/download:", on_click="ignore")
+            left.download_button(
+                "Matrices (CSV)",
+                _csv(matrices),
+                file_name=f"attention-lab-{slug}.csv",
+                mime="text/csv",
+                key=session.download_key("csv", slug),
+                icon=":material/table:",
+                on_click="ignore",
+            )
+            right.download_button(
+                "Whole trace (.npz)",
+                _npz(trace),
+                file_name="attention-lab-trace.npz",
+                mime="application/octet-stream",
+                key=session.download_key("npz", slug),
+                icon=":material/download:",
+                on_click="ignore",
+            )
             figures.panel(slug)
     if code and (box := opened("Show the NumPy code for this step", session.code_key(slug), icon=":material/code:")):
         with box:
@@ -79,5 +96,8 @@ class StackArrays:
         return {f"layer{t.layer}_{name}": a for t in self.layers for name, a in t.arrays().items()}
 
     def weights(self) -> dict:
-        return {f"weights layer {t.layer} head {h}": (t.weights[h], self.labels, self.labels)
-                for t in self.layers for h in range(t.num_heads)}
+        return {
+            f"weights layer {t.layer} head {h}": (t.weights[h], self.labels, self.labels)
+            for t in self.layers
+            for h in range(t.num_heads)
+        }

@@ -1,5 +1,6 @@
 """Where a page draws: columns that know their width, the header with its formula (one equation a line
 on a phone), and the 'what to notice' line."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -11,7 +12,7 @@ from ui.prose.text import md_escape
 
 from ui.shell.view import View
 
-GAP_PX = 17                     # between two of st.columns (Streamlit's "small" gap: 1rem at a 17 px base font)
+GAP_PX = 17  # between two of st.columns (Streamlit's "small" gap: 1rem at a 17 px base font)
 
 
 @dataclass(frozen=True)
@@ -44,8 +45,8 @@ def two(view: View, side_by_side: bool) -> list[Column]:
     return columns(view, 2) if side_by_side else [Column(st.container(), view.width) for _ in range(2)]
 
 
-WIDE_MAP = 32                   # a map of more columns than this is drawn at the full width: in half of it its
-                                # cells would be 2-3 px and its rows too thin for a token's label
+WIDE_MAP = 32  # a map of more columns than this is drawn at the full width: in half of it its
+# cells would be 2-3 px and its rows too thin for a token's label
 
 
 def two_maps(view: View, n_cols: int, area: int = 230) -> tuple[list[Column], float]:
@@ -109,15 +110,24 @@ def outside_training(view: View) -> str:
     if not changed and not longer:
         return ""
     trained = view.model
-    if trained is None:                                               # the Learn page trains it live
+    if trained is None:  # the Learn page trains it live
         return ""
     task = trained.task
     here, at_length = compute.metrics(trained, T), compute.metrics(trained)
-    preset = compute.model(task.config, view.training) if changed else None   # if ready: never a training here
+    preset = compute.model(task.config, view.training) if changed else None  # if ready: never a training here
     return preset_notes.outside_training(
-        task.title, task.seq_len, T, changed, here.overall_accuracy, at_length.overall_accuracy,
-        None if preset is None else compute.metrics(preset).overall_accuracy, here.accuracy, here.count,
-        here.sample, at_length.sample)
+        task.title,
+        task.seq_len,
+        T,
+        changed,
+        here.overall_accuracy,
+        at_length.overall_accuracy,
+        None if preset is None else compute.metrics(preset).overall_accuracy,
+        here.accuracy,
+        here.count,
+        here.sample,
+        at_length.sample,
+    )
 
 
 def latex(view: View, formula: str) -> None:
@@ -128,8 +138,12 @@ def latex(view: View, formula: str) -> None:
         for part in formula_lines(formula, equations=True):
             st.latex(part)
         return
-    st.latex(r"\qquad\allowbreak ".join(r"\quad\allowbreak ".join(_kept(equation) for equation in _equations(part))
-                                        for part in formula_lines(formula)))
+    st.latex(
+        r"\qquad\allowbreak ".join(
+            r"\quad\allowbreak ".join(_kept(equation) for equation in _equations(part))
+            for part in formula_lines(formula)
+        )
+    )
 
 
 def _top_level(latex: str):
@@ -141,7 +155,7 @@ def _top_level(latex: str):
             end = i + 1
             while end < len(latex) and latex[end].isalpha():
                 end += 1
-            token = latex[i:max(end, i + 2)]
+            token = latex[i : max(end, i + 2)]
         else:
             token = latex[i]
             depth += {"{": 1, "}": -1}.get(token, 0)
@@ -186,7 +200,7 @@ def _kept(equation: str) -> str:
         if token == "=" or (depth > 0 and token in "+-"):
             at.append(i)
     for i in reversed(at):
-        equation = equation[:i + 1] + r"\nobreak " + equation[i + 1:]
+        equation = equation[: i + 1] + r"\nobreak " + equation[i + 1 :]
     return equation
 
 
@@ -202,5 +216,3 @@ def formula_lines(latex: str, equations: bool = False) -> list[str]:
 def notice(text: str) -> None:
     """The page's 'what to notice' line, computed by the page from the live numbers."""
     st.success("**What to notice:** " + text, icon=":material/visibility:")
-
-

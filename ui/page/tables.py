@@ -1,4 +1,5 @@
 """A page's small tables: Markdown up to a dozen rows, a scrolling st.table beyond."""
+
 from __future__ import annotations
 
 import re
@@ -16,8 +17,8 @@ from ui.prose.numbers import HUGE, fmt
 if TYPE_CHECKING:
     import pandas as pd
 
-TABLE_ROWS = 12            # up to this many rows a table is Markdown; a taller one scrolls, its header in view
-_NATIVE = re.compile(r"\.[0-4]f")   # st.table shows every float with 4 decimals by itself
+TABLE_ROWS = 12  # up to this many rows a table is Markdown; a taller one scrolls, its header in view
+_NATIVE = re.compile(r"\.[0-4]f")  # st.table shows every float with 4 decimals by itself
 
 
 def _text(values: np.ndarray) -> bool:
@@ -40,15 +41,20 @@ def _beyond_native(values: np.ndarray, spec: str | None) -> bool:
     """Some value st.table's own 4 decimals would print falsely: NaN, ±∞, huge, or nonzero shown as 0."""
     digits = int(spec[1]) if spec else 4
     size = np.abs(values[np.isfinite(values)])
-    return (not np.isfinite(values).all() or bool(np.any(size >= HUGE))
-            or bool(np.any((size > 0) & (size < 0.5 * 10.0 ** -digits))))
+    return (
+        not np.isfinite(values).all()
+        or bool(np.any(size >= HUGE))
+        or bool(np.any((size > 0) & (size < 0.5 * 10.0**-digits)))
+    )
 
 
 def markdown_table(columns: dict[str, tuple[list[str], bool]]) -> str:
     """A GitHub-flavoured Markdown table: {header: (cells, right-aligned)}, every text already escaped."""
     heads = list(columns)
-    lines = ["| " + " | ".join(heads) + " |",
-             "| " + " | ".join("---:" if columns[h][1] else "---" for h in heads) + " |"]
+    lines = [
+        "| " + " | ".join(heads) + " |",
+        "| " + " | ".join("---:" if columns[h][1] else "---" for h in heads) + " |",
+    ]
     rows = len(next(iter(columns.values()))[0]) if columns else 0
     lines += ["| " + " | ".join(columns[h][0][i] for h in heads) + " |" for i in range(rows)]
     return "\n".join(lines)
@@ -66,8 +72,13 @@ def _is_frame(x: Any) -> bool:
     return pandas is not None and isinstance(x, pandas.DataFrame)
 
 
-def table(data: pd.DataFrame | dict[str, Sequence], formats: dict[str, str] | None = None, *,
-          labels_in_header: bool = False, hide_index: bool = True) -> None:
+def table(
+    data: pd.DataFrame | dict[str, Sequence],
+    formats: dict[str, str] | None = None,
+    *,
+    labels_in_header: bool = False,
+    hide_index: bool = True,
+) -> None:
     """A static table of a page's small numbers.
 
     `data` is a DataFrame or a dict of equally long columns. `formats` maps a column to a format spec.
@@ -90,7 +101,7 @@ def table(data: pd.DataFrame | dict[str, Sequence], formats: dict[str, str] | No
             columns[" "] = ([md_escape(x) for x in index] if _text(index) else _cells(index, None), False)
         for col, raw in items:
             values = np.asarray(raw)
-            name = md_escape(col)                       # a Markdown table's header is Markdown too
+            name = md_escape(col)  # a Markdown table's header is Markdown too
             text = _text(values)
             columns[name] = ([md_escape(x) for x in values] if text else _cells(values, formats.get(col)), not text)
         shown = view.current()
@@ -109,18 +120,20 @@ def table(data: pd.DataFrame | dict[str, Sequence], formats: dict[str, str] | No
             shown[name] = [fmt(x, spec or ".4f") for x in values]
         else:
             shown[name] = values
-            if values.dtype.kind == "f":                     # a value that prints as 0 is 0, never −0
+            if values.dtype.kind == "f":  # a value that prints as 0 is 0, never −0
                 digits = int(spec[1]) if spec else 4
                 shown[name] = np.where(np.round(values, digits) == 0, 0.0, values)
     height = 38 + 35 * TABLE_ROWS if rows > TABLE_ROWS else "content"
     width = int(view.current().width) if rows <= TABLE_ROWS else "stretch"
     if hide_index or not _is_frame(data):
         st.table(pa.table(shown), hide_index=True, height=height, width=width)
-    else:                                                     # a labelled index: pandas carries it
+    else:  # a labelled index: pandas carries it
         import pandas as pd
 
         index = np.asarray(data.index)
-        st.table(pd.DataFrame(shown, index=[md_escape(x) for x in index] if _text(index) else index),
-                 hide_index=False, height=height, width=width)
-
-
+        st.table(
+            pd.DataFrame(shown, index=[md_escape(x) for x in index] if _text(index) else index),
+            hide_index=False,
+            height=height,
+            width=width,
+        )

@@ -1,4 +1,5 @@
 """The class poll's store, one per server process (SQLite file or DATABASE_URL), shared by its sessions."""
+
 from __future__ import annotations
 
 import streamlit as st

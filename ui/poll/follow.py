@@ -11,6 +11,7 @@ fallback and runs seldom (WATCH_EVERY_S); without that (another Streamlit), the 
 is moved to the presenter's view (ui.shell.session.ask_goto: the frame switches page and settings before
 drawing anything), anyone else reruns to show the new question, reveal or step. The presenter's own
 session checks too, so a move made on another device (a phone as a clicker) reaches the projector."""
+
 from __future__ import annotations
 
 import streamlit as st
@@ -22,8 +23,8 @@ from ui.prose import room_view
 from ui.prose.text import md_escape
 from ui.shell import session, site
 
-WATCH_ALONE_S = 1.25       # without a push, a follower learns of a move within this (plus its page's run)
-WATCH_PUSHED_S = 10.0      # with one (room.FRESH_S plus the run): the timer only in case a push was lost
+WATCH_ALONE_S = 1.25  # without a push, a follower learns of a move within this (plus its page's run)
+WATCH_PUSHED_S = 10.0  # with one (room.FRESH_S plus the run): the timer only in case a push was lost
 
 
 def watch_every() -> float:
@@ -32,14 +33,19 @@ def watch_every() -> float:
 
 
 WATCH_EVERY_S = watch_every()
-GONE = push.GONE           # participant.seen() once the room could not be read (closed, expired, the database down)
+GONE = push.GONE  # participant.seen() once the room could not be read (closed, expired, the database down)
 
 
 def switch(view, link: Link, here: dict) -> None:
     """A student's switch, and where the presenter is while it is off (drawn in the poll's box)."""
     participant.mirror_following()
-    st.toggle("Follow the presenter", key=participant.FOLLOW, on_change=_switched, args=(link.room,),
-              help=room_view.follow_help())
+    st.toggle(
+        "Follow the presenter",
+        key=participant.FOLLOW,
+        on_change=_switched,
+        args=(link.room,),
+        help=room_view.follow_help(),
+    )
     now = room.current(link.room)
     if participant.following() or now is None or now.view is None or room.same(now.view, here):
         return
@@ -49,7 +55,7 @@ def switch(view, link: Link, here: dict) -> None:
 
 def _switched(code: str) -> None:
     participant.switched_following()
-    if participant.following():                              # switched back on: to the presenter's view at once
+    if participant.following():  # switched back on: to the presenter's view at once
         _go(code)
 
 
@@ -90,7 +96,7 @@ def early() -> None:
     try:
         now = room.watch(link.room)
     except PollError:
-        return                                          # the check in this run says why
+        return  # the check in this run says why
     _seen(link.room, now.rev)
     if _moved(now, link.presenter):
         # Not marked followed here: the check of the run on the presenter's page does that (finding the page
@@ -111,7 +117,7 @@ def _check(code: str, here: dict, presenter: bool) -> None:
     try:
         now = room.watch(code)
     except PollError:
-        went = participant.seen() not in (None, GONE)        # gone since the page was drawn: once, to say why
+        went = participant.seen() not in (None, GONE)  # gone since the page was drawn: once, to say why
         _seen(code, GONE)
         if went:
             st.rerun()
@@ -123,7 +129,7 @@ def _check(code: str, here: dict, presenter: bool) -> None:
         if not room.same(now.view, here):
             _to(now.view)
             if now.view["page"] != here["page"]:
-                st.switch_page(site.file(now.view["page"]))   # one run, on the presenter's page
+                st.switch_page(site.file(now.view["page"]))  # one run, on the presenter's page
             st.rerun()
     if news and not first:
         st.rerun()

@@ -6,6 +6,7 @@ it, to continue on another device, is drawn only when the presenter opens it.
 The cookie is written by a tiny inline component (script only, nothing drawn, nothing fetched, as
 ui.shell.screen's) and read by the server from the browser's request (st.context.cookies) on a session's
 first run."""
+
 from __future__ import annotations
 
 from urllib.parse import quote, unquote, urlencode
@@ -32,8 +33,11 @@ _keep = st.components.v2.component("attention_lab_presenter", js=_JS)
 def keep(link: Link) -> None:
     """Keep this presenter's room and key in the browser (in the sidebar: it draws nothing)."""
     with st.sidebar:
-        _keep(key=participant.KEEP, data={"cookie": COOKIE, "value": quote(f"{link.room}.{link.key}"), "age": int(TTL_S)},
-              height=0)
+        _keep(
+            key=participant.KEEP,
+            data={"cookie": COOKIE, "value": quote(f"{link.room}.{link.key}"), "age": int(TTL_S)},
+            height=0,
+        )
 
 
 def remembered(code: str | None) -> str | None:
@@ -42,7 +46,7 @@ def remembered(code: str | None) -> str | None:
         return None
     try:
         raw = st.context.cookies.get(COOKIE)
-    except Exception:            # no browser behind this run (a bare script)
+    except Exception:  # no browser behind this run (a bare script)
         return None
     if not isinstance(raw, str):
         return None
@@ -56,7 +60,12 @@ def elsewhere(link: Link, join_url: str) -> None:
     if box is None:
         return
     with box:
-        st.caption("Anyone with this link runs this room: open it on your own phone or laptop, not on the "
-                   "projector, and close this box again.")
-        st.code(join_url + ("&" if "?" in join_url else "?") + urlencode({"key": link.key, "present": "1"}),
-                language=None, wrap_lines=True)
+        st.caption(
+            "Anyone with this link runs this room: open it on your own phone or laptop, not on the "
+            "projector, and close this box again."
+        )
+        st.code(
+            join_url + ("&" if "?" in join_url else "?") + urlencode({"key": link.key, "present": "1"}),
+            language=None,
+            wrap_lines=True,
+        )

@@ -6,6 +6,7 @@ another device) is read once and the key leaves the address bar. A student's URL
 `seat` (a random id the app gives on joining, so a reload or a reconnect to another replica is the same
 student); the join link and the sidebar's "Link to this view" carry `room` only, never a key or a seat.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -18,8 +19,8 @@ KEYS = ("room", "key", "seat")
 @dataclass(frozen=True)
 class Link:
     room: str | None = None
-    key: str | None = None           # the presenter's
-    seat: str | None = None          # a student's
+    key: str | None = None  # the presenter's
+    seat: str | None = None  # a student's
 
     @property
     def presenter(self) -> bool:

@@ -7,6 +7,7 @@ room's one-row check (ui/poll/follow.py) sees a change: a question asked, reveal
 count is read from the store, so every replica shows the same room. Prompts and options may hold the
 sidebar's words: always md_escape'd, never HTML.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -26,13 +27,13 @@ from ui.shell import session
 from ui.shell.parts import Part
 from ui.prose.text import md_escape
 
-PRESENTER_EVERY_S = 1.5        # the projector's counts refresh this often
+PRESENTER_EVERY_S = 1.5  # the projector's counts refresh this often
 
 
 @functools.lru_cache(maxsize=16)
 def qr_png(url: str) -> bytes:
     """The join link as a QR code, drawn here (no external service)."""
-    import segno                                   # here: only a presenter's panel draws a QR code
+    import segno  # here: only a presenter's panel draws a QR code
 
     out = io.BytesIO()
     segno.make(url, error="m").save(out, kind="png", scale=8, border=2)
@@ -66,9 +67,14 @@ def draw(view, join_url: str) -> None:
     elif link.student:
         _student(view, link, here)
     elif view.present:
-        st.button("Start a class poll", key=participant.START, icon=":material/how_to_vote:", on_click=_start,
-                  help="A room with a short code: the hall joins by link or QR code and answers this page's "
-                       "question; you see the answers live.")
+        st.button(
+            "Start a class poll",
+            key=participant.START,
+            icon=":material/how_to_vote:",
+            on_click=_start,
+            help="A room with a short code: the hall joins by link or QR code and answers this page's "
+            "question; you see the answers live.",
+        )
 
 
 # ------------------------------------------------------------------------------------ the presenter
@@ -90,25 +96,27 @@ def _presenter(view, link: Link, join_url: str, here: dict) -> None:
     try:
         store().check(link.room, link.key)
     except NotPresenter:
-        _leave(f"This link's presenter key is not room {link.room}'s: you are in the room as a student.",
-               Link(link.room, None, new_seat()))
+        _leave(
+            f"This link's presenter key is not room {link.room}'s: you are in the room as a student.",
+            Link(link.room, None, new_seat()),
+        )
         st.rerun()
     except NoRoom as err:
         _leave(str(err))
         st.rerun()
-    except PollError as err:                           # the database did not answer: say so, keep the room
+    except PollError as err:  # the database did not answer: say so, keep the room
         st.warning(md_escape(str(err)), icon=":material/how_to_vote:")
         return
     now = room.current(link.room)
     step = now.step if now is not None and now.view is not None and now.view["page"] == view.page.path else None
     asked = asked_for(view, step)
     keep.keep(link)
-    follow.watch(link, here)                           # a move made on another device reaches this screen
+    follow.watch(link, here)  # a move made on another device reaches this screen
     with st.container(border=True, key=participant.PANEL):
         qr, live = st.columns([1, 2])
         with qr:
             st.image(qr_png(join_url), width=220)
-            st.markdown(f"### Room {link.room}")          # a code of ALPHABET only: nothing to escape
+            st.markdown(f"### Room {link.room}")  # a code of ALPHABET only: nothing to escape
             st.caption("Join at (the QR code holds the same link):")
             st.code(join_url, language=None, wrap_lines=True)
             keep.elsewhere(link, join_url)
@@ -116,18 +124,32 @@ def _presenter(view, link: Link, join_url: str, here: dict) -> None:
             if isinstance(asked, str):
                 st.caption(md_escape(asked))
             elif asked is not None:
-                st.button(f"Ask this page's question ({questions.ASKS[view.page.path].title})", key=participant.ASK,
-                          type="primary", on_click=_ask, args=(link, view, step), icon=":material/campaign:")
+                st.button(
+                    f"Ask this page's question ({questions.ASKS[view.page.path].title})",
+                    key=participant.ASK,
+                    type="primary",
+                    on_click=_ask,
+                    args=(link, view, step),
+                    icon=":material/campaign:",
+                )
             else:
-                st.caption("Questions are on the Scaled scores, Softmax weights and Exercise pages: open one "
-                           "and ask it.")
+                st.caption(
+                    "Questions are on the Scaled scores, Softmax weights and Exercise pages: open one and ask it."
+                )
             _presenter_live(link.room, link.key, questions.step_qid(view.page.path, step), view.present)
             left, right = st.columns(2)
-            left.download_button("Download answers (CSV)", data=lambda: store().csv(link.room, link.key),
-                                 file_name=f"attention-lab-poll-{link.room}.csv", mime="text/csv",
-                                 key=participant.CSV, icon=":material/download:", on_click="ignore")
-            right.button("Close the room", key=participant.CLOSE, on_click=_close, args=(link,),
-                         icon=":material/logout:")
+            left.download_button(
+                "Download answers (CSV)",
+                data=lambda: store().csv(link.room, link.key),
+                file_name=f"attention-lab-poll-{link.room}.csv",
+                mime="text/csv",
+                key=participant.CSV,
+                icon=":material/download:",
+                on_click="ignore",
+            )
+            right.button(
+                "Close the room", key=participant.CLOSE, on_click=_close, args=(link,), icon=":material/logout:"
+            )
 
 
 def _ask(link: Link, view, step: int | None) -> None:
@@ -185,21 +207,39 @@ def _presenter_live(code: str, key: str, qid: str, present: bool) -> None:
     if q.revealed:
         left.success(f"Revealed: {md_escape(q.answer_label())}")
     else:
-        left.button("Reveal the answer", key=participant.REVEAL, on_click=_act, args=("reveal", link, q.qid),
-                    icon=":material/visibility:")
-    right.button("Reset this question", key=participant.RESET, on_click=_act, args=("reset", link, q.qid),
-                 icon=":material/restart_alt:")
+        left.button(
+            "Reveal the answer",
+            key=participant.REVEAL,
+            on_click=_act,
+            args=("reveal", link, q.qid),
+            icon=":material/visibility:",
+        )
+    right.button(
+        "Reset this question",
+        key=participant.RESET,
+        on_click=_act,
+        args=("reset", link, q.qid),
+        icon=":material/restart_alt:",
+    )
     others = [o for o in asked if o.qid != q.qid]
     if others:
-        st.caption("Also asked: " + "; ".join(f"{questions.title(o.qid)} ({sum(counts.get(o.qid, {}).values())} "
-                                              "answered)" for o in others))
+        st.caption(
+            "Also asked: "
+            + "; ".join(f"{questions.title(o.qid)} ({sum(counts.get(o.qid, {}).values())} answered)" for o in others)
+        )
 
 
 def _bars(q: Question, counts: dict[str, int], present: bool) -> None:
     labels = [f"{chr(65 + i)}. {label[:48]}" for i, (_, label) in enumerate(q.options)]
     right = [i for i, (value, _) in enumerate(q.options) if q.right(value)] if q.revealed else None
-    charts.bars([counts.get(value, 0) for value, _ in q.options], labels, title="answers", highlight=right,
-                present=present, fmt="d")
+    charts.bars(
+        [counts.get(value, 0) for value, _ in q.options],
+        labels,
+        title="answers",
+        highlight=right,
+        present=present,
+        fmt="d",
+    )
 
 
 # ------------------------------------------------------------------------------------ a student
@@ -228,28 +268,42 @@ def _student_live(code: str, seat: str) -> None:
     said = participant.said()
     if said:
         st.warning(md_escape(said))
-    now = room.current(code)                           # the room's counter: what changed since these were read
+    now = room.current(code)  # the room's counter: what changed since these were read
     rev = None if now is None else now.rev
     try:
         asked = room.questions(code, rev)
         mine = room.mine(code, seat, rev)
         counts = room.counts(code, rev) if any(q.revealed for q in asked) else {}
-    except PollError as err:                           # no such room, closed, or the database did not answer
+    except PollError as err:  # no such room, closed, or the database did not answer
         st.warning(md_escape(str(err)), icon=":material/how_to_vote:")
         return
-    st.markdown(f"**You are in room {code}.** " + ("Waiting for the presenter's first question…" if not asked else
-                                                   "Answer below; you can change it until the reveal."))
+    st.markdown(
+        f"**You are in room {code}.** "
+        + (
+            "Waiting for the presenter's first question…"
+            if not asked
+            else "Answer below; you can change it until the reveal."
+        )
+    )
     for q in asked:
-        widget = participant.answer_key(f"{q.qid}_{int(q.asked_at * 1000)}")   # a question asked afresh: a new radio
+        widget = participant.answer_key(f"{q.qid}_{int(q.asked_at * 1000)}")  # a question asked afresh: a new radio
         participant.choice(widget, mine.get(q.qid))
-        st.radio(md_escape(q.prompt), [value for value, _ in q.options], key=widget,
-                 format_func=lambda v, q=q: md_escape(q.label(v)), disabled=q.revealed,
-                 on_change=_answer, args=(code, seat, q.qid, widget))
+        st.radio(
+            md_escape(q.prompt),
+            [value for value, _ in q.options],
+            key=widget,
+            format_func=lambda v, q=q: md_escape(q.label(v)),
+            disabled=q.revealed,
+            on_change=_answer,
+            args=(code, seat, q.qid, widget),
+        )
         if q.revealed:
             yours = mine.get(q.qid)
             say = st.success if q.right(yours) else st.info
-            say(f"**Right answer{'s' * (len(q.answers) > 1)}:** {md_escape(q.answer_label())}  \n"
-                f"**Yours:** {md_escape(q.label(yours))}")
+            say(
+                f"**Right answer{'s' * (len(q.answers) > 1)}:** {md_escape(q.answer_label())}  \n"
+                f"**Yours:** {md_escape(q.label(yours))}"
+            )
             _bars(q, counts.get(q.qid, {}), False)
 
 
@@ -260,5 +314,11 @@ def _read(params: dict[str, str]) -> list[str]:
     return ["The class poll link was not usable: " + "; ".join(problems) + "."] if problems else []
 
 
-PART = Part("class poll", read=_read, url=lambda: participant.link().url_params(),
-            share=lambda: participant.link().share_params(), draw=draw, early=follow.early)
+PART = Part(
+    "class poll",
+    read=_read,
+    url=lambda: participant.link().url_params(),
+    share=lambda: participant.link().share_params(),
+    draw=draw,
+    early=follow.early,
+)

@@ -1,22 +1,23 @@
 """This browser as a participant of a class poll (presenter or student), kept in its session: the link
 (room, and presenter key or seat), a message for the next run, a student's chosen answers; and the poll's widget keys."""
+
 from __future__ import annotations
 
 import streamlit as st
 
 from ui.poll.link import Link
 
-START, ASK, CLOSE, CSV = "poll_start", "poll_ask", "poll_close", "poll_csv"   # the presenter's buttons
+START, ASK, CLOSE, CSV = "poll_start", "poll_ask", "poll_close", "poll_csv"  # the presenter's buttons
 REVEAL, RESET = "poll_reveal", "poll_reset"
-PANEL, BOX = "poll_panel", "poll_box"          # the presenter's panel and a student's box (containers)
+PANEL, BOX = "poll_panel", "poll_box"  # the presenter's panel and a student's box (containers)
 KEEP, ELSEWHERE = "poll_keep", "poll_elsewhere"  # the presenter key's cookie; "Continue on another device"
-_LINK = "_poll"                                # ui.poll.link.Link, read from the URL once
-_SAID = "_poll_said"                           # a message for the next run (a room that is gone, a key that is wrong)
-FOLLOW, GO, SEND = "room_follow", "room_go", "room_send"   # a student's switch and button; the presenter's "send"
-_FOLLOWING = "_room_following"                 # the switch's value, kept apart from the widget (a page switch
-                                               # may drop a widget's state; this survives it)
-_SEEN = "_room_seen"                           # the room's change counter as this session last saw it
-_FOLLOWED = "_room_followed"                   # the room's move count this session last followed (or let pass)
+_LINK = "_poll"  # ui.poll.link.Link, read from the URL once
+_SAID = "_poll_said"  # a message for the next run (a room that is gone, a key that is wrong)
+FOLLOW, GO, SEND = "room_follow", "room_go", "room_send"  # a student's switch and button; the presenter's "send"
+_FOLLOWING = "_room_following"  # the switch's value, kept apart from the widget (a page switch
+# may drop a widget's state; this survives it)
+_SEEN = "_room_seen"  # the room's change counter as this session last saw it
+_FOLLOWED = "_room_followed"  # the room's move count this session last followed (or let pass)
 
 
 def answer_key(qid: str) -> str:

@@ -12,6 +12,7 @@ its run, and its check will read the room anyway) and asked on a later one if it
 Streamlit offers no public call for this: what it needs below the public API is in ui/streamlit_internals.py.
 Where that runtime is missing (AppTest, a bare script) or differs (another Streamlit), `available()` is False,
 nothing is pushed and the timer alone carries a room's news at its short interval."""
+
 from __future__ import annotations
 
 import logging
@@ -21,17 +22,17 @@ import time
 from services.poll.codes import PollError
 from ui import streamlit_internals as internals
 
-GONE = -1                      # the room's counter once it could not be read (closed, expired, database down)
-PRUNE_S = 5.0                  # sessions that ended are dropped this often
-RUNNING = 4                    # pushed runs at once on a process: a hall's moves are served in turn, not all
-                               # at once (one interpreter lock: a hundred runs together all end late); runs
-                               # the students started themselves (a slider) do not count
-BUSY_S = 0.02                  # the next pass while sessions wait for their turn
-STARTS_S = 5.0                 # an asked run that has not started by then no longer holds a turn
+GONE = -1  # the room's counter once it could not be read (closed, expired, database down)
+PRUNE_S = 5.0  # sessions that ended are dropped this often
+RUNNING = 4  # pushed runs at once on a process: a hall's moves are served in turn, not all
+# at once (one interpreter lock: a hundred runs together all end late); runs
+# the students started themselves (a slider) do not count
+BUSY_S = 0.02  # the next pass while sessions wait for their turn
+STARTS_S = 5.0  # an asked run that has not started by then no longer holds a turn
 _LOG = logging.getLogger(__name__)
-_watched: dict[str, dict[str, int]] = {}    # room code -> {session id: the counter its check last saw}
-_pushed: dict[str, float] = {}                # session asked for a run that has not started yet (take()) -> when
-_flight: set[str] = set()                     # sessions asked whose run may not have finished yet
+_watched: dict[str, dict[str, int]] = {}  # room code -> {session id: the counter its check last saw}
+_pushed: dict[str, float] = {}  # session asked for a run that has not started yet (take()) -> when
+_flight: set[str] = set()  # sessions asked whose run may not have finished yet
 _guard = threading.Lock()
 _thread: threading.Thread | None = None
 
@@ -55,7 +56,7 @@ def note(code: str, sid: str, rev: int) -> None:
     """Session `sid` has seen counter `rev` of room `code`."""
     with _guard:
         for other in [c for c, sessions in _watched.items() if c != code and sid in sessions]:
-            del _watched[other][sid]                   # one room per browser: the one it is in now
+            del _watched[other][sid]  # one room per browser: the one it is in now
         _watched.setdefault(code, {})[sid] = rev
 
 
@@ -100,7 +101,7 @@ def tick(read, rerun, slots=None) -> tuple[int, int]:
             if asked >= free:
                 waiting += 1
                 continue
-            _mark(code, sid, old=sessions[sid], new=rev)            # before asking: busy() may come at once
+            _mark(code, sid, old=sessions[sid], new=rev)  # before asking: busy() may come at once
             if rerun(sid, lambda c=code, s=sid, r=rev, o=sessions[sid]: _mark(c, s, old=r, new=o)):
                 asked += 1
             else:
@@ -153,7 +154,7 @@ def _loop() -> None:
             if time.monotonic() - pruned > PRUNE_S:
                 prune(_alive)
                 pruned = time.monotonic()
-        except Exception:                             # noqa: BLE001 - never let the thread die: timers still run
+        except Exception:  # noqa: BLE001 - never let the thread die: timers still run
             _LOG.exception("room push")
 
 
@@ -191,7 +192,7 @@ def _rerun(sid: str, busy) -> bool:
         return False
 
     def run() -> None:
-        if not _idle(session):                         # the browser asked first: ask again on the next pass
+        if not _idle(session):  # the browser asked first: ask again on the next pass
             with _guard:
                 _pushed.pop(sid, None)
             busy()
@@ -199,7 +200,7 @@ def _rerun(sid: str, busy) -> bool:
         internals.rerun_whole(session)
 
     with _guard:
-        _pushed[sid] = time.monotonic()                # asked from now: its turn is taken until its run ends
+        _pushed[sid] = time.monotonic()  # asked from now: its turn is taken until its run ends
         _flight.add(sid)
     internals.on_loop(session, run)
     return True

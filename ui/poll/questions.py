@@ -4,6 +4,7 @@ or raises Unanswerable (with the reason) where the page itself gives no single a
 
 A question is registered with its page here, by `@asks(page, title)` on a function of the View and the
 module that gives the page's numbers (ui.compute, passed in by the poll): adding a question is this file."""
+
 from __future__ import annotations
 
 import math
@@ -17,7 +18,7 @@ from ui.prose import exercise as exercise_words
 from ui.prose import rows as row_words
 from ui.shell import state
 
-EVEN = "even"              # the top-key option for a row the page calls spread almost evenly (it names no key)
+EVEN = "even"  # the top-key option for a row the page calls spread almost evenly (it names no key)
 
 
 class Unanswerable(ValueError):
@@ -26,10 +27,10 @@ class Unanswerable(ValueError):
 
 @dataclass(frozen=True)
 class Asked:
-    qid: str                                  # the page it belongs to
+    qid: str  # the page it belongs to
     prompt: str
-    options: list[tuple[str, str]]            # (value stored, label shown)
-    answers: list[str]                        # every right option's value (ties: all of them)
+    options: list[tuple[str, str]]  # (value stored, label shown)
+    answers: list[str]  # every right option's value (ties: all of them)
 
 
 def who(t: engine.Trace, head: int) -> str:
@@ -46,19 +47,27 @@ def softmax_top_key(t: engine.Trace, head: int, row: int, beta: float = 1.0) -> 
     _, rows = analysis.read_head(t, head, beta)
     r, label = rows[row], t.labels[row]
     if r.kind == "forced":
-        raise Unanswerable(f"Row {row} ({label}) sees one key only under the causal mask: its weight 1 is forced, "
-                           "so there is nothing to predict. Click a cell of a later row to ask about that row.")
+        raise Unanswerable(
+            f"Row {row} ({label}) sees one key only under the causal mask: its weight 1 is forced, "
+            "so there is nothing to predict. Click a cell of a later row to ask about that row."
+        )
     if r.keys + 1 > MAX_OPTIONS:
-        raise Unanswerable(f"Row {row} ({label}) sees {r.keys} keys, more than the {MAX_OPTIONS - 1} keys a poll "
-                           "question can offer. Use a shorter sentence, or click a cell of an earlier row under "
-                           "the causal mask.")
+        raise Unanswerable(
+            f"Row {row} ({label}) sees {r.keys} keys, more than the {MAX_OPTIONS - 1} keys a poll "
+            "question can offer. Use a shorter sentence, or click a cell of an earlier row under "
+            "the causal mask."
+        )
     visible = [j for j in range(t.T) if t.visible[row, j]]
     options = [(str(j), f"{j}: {t.labels[j]}") for j in visible] + [(EVEN, "none: the row is spread almost evenly")]
     answers = [EVEN] if r.kind == "even" else [str(j) for j in r.top]
     at = "" if beta == 1 else f" at β = {beta:g}"
-    return Asked("softmax", f"{who(t, head)}, query row {row} ({label}){at}: which key will take the most weight after "
-                            f"the softmax? ({row_words.rule().capitalize()}; such a row names no key.)",
-                 options, answers)
+    return Asked(
+        "softmax",
+        f"{who(t, head)}, query row {row} ({label}){at}: which key will take the most weight after "
+        f"the softmax? ({row_words.rule().capitalize()}; such a row names no key.)",
+        options,
+        answers,
+    )
 
 
 CANDIDATES = ("same", "root", "full", "grows", "half", "double")
@@ -69,26 +78,36 @@ def scores_spread(t: engine.Trace, cfg: engine.Config, head: int) -> Asked:
     by the page's own function (analysis.score_spread)."""
     d = cfg.d_head
     if not cfg.scale_scores:
-        raise Unanswerable("Scaling is switched off, so this page divides nothing and says nothing about a spread "
-                           "after ÷√d_head: switch ÷√d_head on (sidebar, Switches) to ask this question.")
+        raise Unanswerable(
+            "Scaling is switched off, so this page divides nothing and says nothing about a spread "
+            "after ÷√d_head: switch ÷√d_head on (sidebar, Switches) to ask this question."
+        )
     raw, divided = analysis.score_spread(t, head)
     if not raw > 0:
         raise Unanswerable(f"{who(t, head)}: its visible scores are all equal, so they have no spread to shrink.")
-    ratio = divided / raw                                    # measured on the numbers shown
-    candidates = {"same": (1.0, "it stays the same"),
-                  "root": (1 / math.sqrt(d), f"it shrinks to 1/√{d} ≈ {1 / math.sqrt(d):.3f} of what it was"),
-                  "full": (1 / d, f"it shrinks to 1/{d} ≈ {1 / d:.3f} of what it was"),
-                  "grows": (math.sqrt(d), f"it grows √{d} ≈ {math.sqrt(d):.3f} times"),
-                  "half": (0.5, "it halves"), "double": (2.0, "it doubles")}   # the last two for d_head = 1
+    ratio = divided / raw  # measured on the numbers shown
+    candidates = {
+        "same": (1.0, "it stays the same"),
+        "root": (1 / math.sqrt(d), f"it shrinks to 1/√{d} ≈ {1 / math.sqrt(d):.3f} of what it was"),
+        "full": (1 / d, f"it shrinks to 1/{d} ≈ {1 / d:.3f} of what it was"),
+        "grows": (math.sqrt(d), f"it grows √{d} ≈ {math.sqrt(d):.3f} times"),
+        "half": (0.5, "it halves"),
+        "double": (2.0, "it doubles"),
+    }  # the last two for d_head = 1
     options, factors = [], []
     for value in CANDIDATES:
         factor, label = candidates[value]
-        if all(abs(factor - f) > 1e-9 for f in factors) and len(options) < 4:   # d_head = 1: 1/√d = 1/d = 1
+        if all(abs(factor - f) > 1e-9 for f in factors) and len(options) < 4:  # d_head = 1: 1/√d = 1/d = 1
             options.append((value, label))
             factors.append(factor)
     answer = min(zip(options, factors), key=lambda of: abs(of[1] - ratio))[0][0]
-    return Asked("scores", f"{who(t, head)}, d_head = {d}: what happens to the spread (standard deviation) of the "
-                           f"{t.T} × {t.T} scores when every score is divided by √d_head?", options, [answer])
+    return Asked(
+        "scores",
+        f"{who(t, head)}, d_head = {d}: what happens to the spread (standard deviation) of the "
+        f"{t.T} × {t.T} scores when every score is divided by √d_head?",
+        options,
+        [answer],
+    )
 
 
 def exercise_prediction(ext: analysis.Extension, head: int, layers: int = 1) -> Asked:
@@ -96,21 +115,31 @@ def exercise_prediction(ext: analysis.Extension, head: int, layers: int = 1) -> 
     page's own verdict calls right. The exercise works on layer 0 (its first block alone): in a model of
     `layers` > 1 the prompt names layer 0 and says so."""
     T = ext.before.T
-    named = f"Head {head}" if layers == 1 else (f"Layer 0, head {head} (the exercise works on layer 0, which reads "
-                                                "the tokens themselves, whatever layer the sidebar picks)")
-    return Asked("exercise", f"{named}: what happens to the {T} rows of attention weights "
-                             f"when the token {ext.after.labels[T]!r} is appended as token {T}?",
-                 list(exercise_words.PREDICTIONS.items()), exercise_words.right_predictions(ext, head))
+    named = (
+        f"Head {head}"
+        if layers == 1
+        else (
+            f"Layer 0, head {head} (the exercise works on layer 0, which reads "
+            "the tokens themselves, whatever layer the sidebar picks)"
+        )
+    )
+    return Asked(
+        "exercise",
+        f"{named}: what happens to the {T} rows of attention weights "
+        f"when the token {ext.after.labels[T]!r} is appended as token {T}?",
+        list(exercise_words.PREDICTIONS.items()),
+        exercise_words.right_predictions(ext, head),
+    )
 
 
 # --------------------------------------------------------------------------- each page's question
 @dataclass(frozen=True)
 class Asks:
-    title: str                       # the question in a few words (the presenter's button names it)
-    ask: Callable                    # (view, numbers) -> Asked, or Unanswerable with the reason
+    title: str  # the question in a few words (the presenter's button names it)
+    ask: Callable  # (view, numbers) -> Asked, or Unanswerable with the reason
 
 
-ASKS: dict[str, Asks] = {}           # page path -> the question asked on that page
+ASKS: dict[str, Asks] = {}  # page path -> the question asked on that page
 
 
 def step_qid(page: str, step: int | None) -> str:
@@ -128,9 +157,11 @@ def title(qid: str) -> str:
 
 def asks(page: str, title: str) -> Callable:
     """Register the decorated function as `page`'s question."""
+
     def register(fn: Callable) -> Callable:
         ASKS[page] = Asks(title, fn)
         return fn
+
     return register
 
 
@@ -147,5 +178,8 @@ def _on_scores(view, numbers) -> Asked:
 
 @asks("exercise", "what one more token does")
 def _on_exercise(view, numbers) -> Asked:
-    return exercise_prediction(numbers.extension(view.config, view.words, state.next_word(view.controls),
-                                                 view.training), view.head, view.config.n_layers)
+    return exercise_prediction(
+        numbers.extension(view.config, view.words, state.next_word(view.controls), view.training),
+        view.head,
+        view.config.n_layers,
+    )

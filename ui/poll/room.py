@@ -2,6 +2,7 @@
 presenter; the view as the room keeps it (a page and its link's settings, a label such as "Step 3 of 8:
 …"), and back into controls for a student who follows. Store errors become a sentence, not a traceback.
 The store's modules (SQLAlchemy) are imported when a room is first used, not by a page without one."""
+
 from __future__ import annotations
 
 import threading
@@ -16,13 +17,13 @@ from ui.poll.db import store
 from ui.shell import url
 from ui.shell.state import Controls
 
-OWN = ("present", "sidebar")       # the viewer's own settings: never sent to the hall
-FRESH_S = 0.25                     # a room's row read by one session of this process serves the others this long
-_rows: dict[str, tuple[float, object]] = {}       # room code -> (when read, Live): shared by this process's sessions
+OWN = ("present", "sidebar")  # the viewer's own settings: never sent to the hall
+FRESH_S = 0.25  # a room's row read by one session of this process serves the others this long
+_rows: dict[str, tuple[float, object]] = {}  # room code -> (when read, Live): shared by this process's sessions
 _lessons: dict[str, tuple[int, str | None]] = {}  # room code -> (counter, lesson TOML), read again when it moves
-_asked: dict[str, tuple[int, list]] = {}           # room code -> (counter, its questions): the same for everyone
-_counts: dict[str, tuple[int, dict]] = {}          # room code -> (counter, counts once revealed: frozen by then)
-_MINE = "_room_mine"                               # (counter, {question: choice}) this student's, in the session
+_asked: dict[str, tuple[int, list]] = {}  # room code -> (counter, its questions): the same for everyone
+_counts: dict[str, tuple[int, dict]] = {}  # room code -> (counter, counts once revealed: frozen by then)
+_MINE = "_room_mine"  # (counter, {question: choice}) this student's, in the session
 _guard = threading.Lock()
 
 
@@ -95,7 +96,7 @@ def update(link: Link, **changes):
         participant.say(str(err))
         return None
     with _guard:
-        _rows[link.room] = (time.monotonic(), now)     # this process's sessions see the change at once
+        _rows[link.room] = (time.monotonic(), now)  # this process's sessions see the change at once
     participant.set_seen(now.rev)
     participant.set_followed(now.moves)
     return now

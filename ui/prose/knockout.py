@@ -1,4 +1,5 @@
 """The model view's knock-out words: which heads are out, what changed, and how it was done."""
+
 from __future__ import annotations
 
 import math
@@ -9,11 +10,13 @@ import engine
 from ui.prose.numbers import fmt, names
 from ui.prose.sample import said
 
-MODE = ("zero-ablation: a knocked-out head's output is replaced by zeros before the heads are concatenated; "
-        "its map is still computed and drawn, and every later layer reads what is left")
-BARELY = 0.02          # a knock-out that moves the accuracy by at most this (2 points) "barely moves" it
-BARELY_LOSS = 0.05     # ... and the loss by at most this share of its value (5%)
-ROLE_MIN = 0.5        # a map's label names its strongest role when that score reaches this, else "no clear role"
+MODE = (
+    "zero-ablation: a knocked-out head's output is replaced by zeros before the heads are concatenated; "
+    "its map is still computed and drawn, and every later layer reads what is left"
+)
+BARELY = 0.02  # a knock-out that moves the accuracy by at most this (2 points) "barely moves" it
+BARELY_LOSS = 0.05  # ... and the loss by at most this share of its value (5%)
+ROLE_MIN = 0.5  # a map's label names its strongest role when that score reaches this, else "no clear role"
 
 
 def _heads(knocked) -> str:
@@ -28,10 +31,14 @@ def _sequences(sample: engine.Sample, seq_len: int) -> str:
 def metrics_caption(task_title: str, knocked, sample: engine.Sample, seq_len: int) -> str:
     """What the accuracy and loss metrics measured: on `sample`, of the length shown."""
     if not knocked:
-        return (f"The task '{task_title}' on {_sequences(sample, seq_len)}, no head knocked out. Pick heads above to "
-                f"remove them ({MODE}).")
-    return (f"The task '{task_title}' on {_sequences(sample, seq_len)} with {_heads(knocked)} knocked out; the deltas "
-            f"compare with no knock-out on the same sequences. Method: {MODE}.")
+        return (
+            f"The task '{task_title}' on {_sequences(sample, seq_len)}, no head knocked out. Pick heads above to "
+            f"remove them ({MODE})."
+        )
+    return (
+        f"The task '{task_title}' on {_sequences(sample, seq_len)} with {_heads(knocked)} knocked out; the deltas "
+        f"compare with no knock-out on the same sequences. Method: {MODE}."
+    )
 
 
 def no_task(knocked, before: np.ndarray, after: np.ndarray) -> str:
@@ -41,9 +48,11 @@ def no_task(knocked, before: np.ndarray, after: np.ndarray) -> str:
         return said + f"Pick heads above to knock them out ({MODE}) and see each output row's norm change."
     change = np.abs(after - before)
     biggest = int(np.argmax(change))
-    return said + (f"With {_heads(knocked)} knocked out ({MODE}), the last block's output rows change norm by "
-                   f"{fmt(change.mean(), '.3f')} on average, the most at row {biggest} "
-                   f"({fmt(before[biggest], '.3f')} → {fmt(after[biggest], '.3f')}).")
+    return said + (
+        f"With {_heads(knocked)} knocked out ({MODE}), the last block's output rows change norm by "
+        f"{fmt(change.mean(), '.3f')} on average, the most at row {biggest} "
+        f"({fmt(before[biggest], '.3f')} → {fmt(after[biggest], '.3f')})."
+    )
 
 
 def redrawn(knocked, first: int, L: int) -> str:
@@ -51,8 +60,10 @@ def redrawn(knocked, first: int, L: int) -> str:
     later = list(range(first + 1, L))
     said = f"Knocked out: {_heads(knocked)}. "
     if later:
-        said += ("The maps of " + names([f"layer {layer}" for layer in later]) + " are redrawn: they read what "
-                 "the knock-out left. ")
+        said += (
+            "The maps of " + names([f"layer {layer}" for layer in later]) + " are redrawn: they read what "
+            "the knock-out left. "
+        )
     return said + f"The maps of layer{'s' * (first > 0)} {names([str(l) for l in range(first + 1)])} are unchanged."
 
 
@@ -66,19 +77,23 @@ def role(name: str, score: float) -> str:
 def roles_caption(sample: engine.Sample, T: int) -> str:
     """How the roles were measured (on `sample`, at the training length, whatever length T the page shows)."""
     at = "the training length" + ("" if T == sample.T else f", not the {T} shown")
-    return (f"Each head is scored on {said(sample)} of the task ({at}): its mean weight on the previous token, on the "
-            "first token, on the token right after an earlier copy of the current one (induction, measured on "
-            "the first half of each of these sequences followed by itself, so every token of the second half has an "
-            "earlier copy; those halves are the task's own tokens and may repeat a token within a half) and on the "
-            "task's own keys (at the positions the task scores). The label is the strongest score, or 'no "
-            f"clear role' when none reaches {ROLE_MIN}. Measured without knock-outs.")
+    return (
+        f"Each head is scored on {said(sample)} of the task ({at}): its mean weight on the previous token, on the "
+        "first token, on the token right after an earlier copy of the current one (induction, measured on "
+        "the first half of each of these sequences followed by itself, so every token of the second half has an "
+        "earlier copy; those halves are the task's own tokens and may repeat a token within a half) and on the "
+        "task's own keys (at the positions the task scores). The label is the strongest score, or 'no "
+        f"clear role' when none reaches {ROLE_MIN}. Measured without knock-outs."
+    )
 
 
 def text_caption(knocked, plain: engine.Sample, repeated: engine.Sample) -> str:
     """What a text model's two loss metrics measured: on the plain windows, and on the second copies of the
     repeating ones."""
-    what = (f"Mean loss per token (nats; lower is better) on {said(plain)} (chapters the model never trained on), "
-            f"and on the second copy of the span in {said(repeated)}, where copying the first copy pays")
+    what = (
+        f"Mean loss per token (nats; lower is better) on {said(plain)} (chapters the model never trained on), "
+        f"and on the second copy of the span in {said(repeated)}, where copying the first copy pays"
+    )
     if not knocked:
         return what + f". Pick heads above to remove them ({MODE})."
     return what + f", with {_heads(knocked)} knocked out; the deltas compare with no knock-out. Method: {MODE}."
@@ -86,22 +101,27 @@ def text_caption(knocked, plain: engine.Sample, repeated: engine.Sample) -> str:
 
 def next_caption(last: str, best: list[tuple[str, float]], unknown: str) -> str:
     """What the next-token table shows, and a word on the stand-in for unknown words."""
-    said = (f"After ‘{last}’ the model gives {fmt(best[0][1], '.1%')} to ‘{best[0][0]}’"
-            + (f" and {fmt(best[1][1], '.1%')} to ‘{best[1][0]}’" if len(best) > 1 else "") + ".")
+    said = (
+        f"After ‘{last}’ the model gives {fmt(best[0][1], '.1%')} to ‘{best[0][0]}’"
+        + (f" and {fmt(best[1][1], '.1%')} to ‘{best[1][0]}’" if len(best) > 1 else "")
+        + "."
+    )
     if any(w == unknown for w, _ in best):
-        said += (f" {unknown} stands for every word outside its 1,000 tokens: predicting it means 'some rarer word'.")
+        said += f" {unknown} stands for every word outside its 1,000 tokens: predicting it means 'some rarer word'."
     return said
 
 
 def text_roles_caption(plain: engine.Sample, repeated: engine.Sample) -> str:
     """How a text model's roles and knock-out costs were measured (engine.language.Evidence's samples)."""
-    return (f"Each head is scored on {said(plain)}, over the queries that see more than one key (the first row's "
-            "one key gets weight 1 by force): its mean weight on the previous token, on its own token, on the "
-            "window's first token, on the latest punctuation mark or paragraph end before it, and (in "
-            f"{said(repeated)}) on the token right after the span's first copy of its own token: induction. The label is the strongest score, or 'no clear role' "
-            f"when none reaches {ROLE_MIN}. The last two columns: how much the held-out loss and the second copy's "
-            "loss (nats a token) rise with that head alone knocked out; an induction head's effect shows on the "
-            "second copy, where the overall loss barely moves. Measured without knock-outs, once per set of weights.")
+    return (
+        f"Each head is scored on {said(plain)}, over the queries that see more than one key (the first row's "
+        "one key gets weight 1 by force): its mean weight on the previous token, on its own token, on the "
+        "window's first token, on the latest punctuation mark or paragraph end before it, and (in "
+        f"{said(repeated)}) on the token right after the span's first copy of its own token: induction. The label is the strongest score, or 'no clear role' "
+        f"when none reaches {ROLE_MIN}. The last two columns: how much the held-out loss and the second copy's "
+        "loss (nats a token) rise with that head alone knocked out; an induction head's effect shows on the "
+        "second copy, where the overall loss barely moves. Measured without knock-outs, once per set of weights."
+    )
 
 
 def _loss_words(before: float, after: float) -> str:

@@ -6,16 +6,17 @@
 * no negative zero;
 * one amount next to another is worded on one scale (next_to).
 """
+
 from __future__ import annotations
 
 import math
 import re
 
-ROUNDING = 1e-12      # a difference this small (relative to the numbers compared) is floating-point rounding
-HUGE = 1e6            # from here on a fixed-point number is written in scientific notation
-SIG = 2               # significant digits of a number in scientific notation
-MASKED = "−∞ (masked)"   # a score the causal mask hides, in a table cell
-ONE_KEY = "—, one key"   # a row that sees one key has no spread
+ROUNDING = 1e-12  # a difference this small (relative to the numbers compared) is floating-point rounding
+HUGE = 1e6  # from here on a fixed-point number is written in scientific notation
+SIG = 2  # significant digits of a number in scientific notation
+MASKED = "−∞ (masked)"  # a score the causal mask hides, in a table cell
+ONE_KEY = "—, one key"  # a row that sees one key has no spread
 _SUPER = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 _FIXED = re.compile(r"([+ ]?)(?:,?)\.(\d+)([f%])")
 
@@ -47,10 +48,10 @@ def fmt(x: float, spec: str, tex: bool = False) -> str:
     if fixed and x != 0:
         digits, percent = int(fixed.group(2)), fixed.group(3) == "%"
         shown = abs(x) * (100 if percent else 1)
-        if shown < 0.5 * 10 ** -digits or shown >= HUGE:
+        if shown < 0.5 * 10**-digits or shown >= HUGE:
             return _sci(x * (100 if percent else 1), tex) + (r"\%" if tex and percent else "%" if percent else "")
     text = format(x, spec)
-    if "e" in text.lower():                         # a 'g' or 'e' spec chose an exponent: write it out
+    if "e" in text.lower():  # a 'g' or 'e' spec chose an exponent: write it out
         if x == 0:
             return "0"
         if spec.endswith(("e", "E")):
@@ -116,7 +117,7 @@ def diff(x: float, scale: float = 1.0) -> str:
     return fmt(x, ".3g")
 
 
-MIN_CASES = 30        # a share or rate measured on fewer cases than this is "too few … to tell", never a finding
+MIN_CASES = 30  # a share or rate measured on fewer cases than this is "too few … to tell", never a finding
 
 # One scale for the words of magnitude, wherever one amount is compared with another (a / b): "tiny next
 # to" under a thousandth, "small next to" up to a fifth, "large next to" from five times up; in between
@@ -169,13 +170,17 @@ def vocabulary(vocab) -> str:
     """A task's tokens for a sentence: every one where they are few, else how many and what they are."""
     if len(vocab) <= 20:
         return " ".join(vocab)
-    return f"{len(vocab):,} tokens ({vocab[0]} for every other word, and the {len(vocab) - 1:,} most frequent of its text)"
+    return (
+        f"{len(vocab):,} tokens ({vocab[0]} for every other word, and the {len(vocab) - 1:,} most frequent of its text)"
+    )
 
 
 def from_to(low: float, high: float, spec: str = ",") -> str:
     """A range as a sentence says it: '12 to 256', or one number where its ends are equal ('256', never
     '256 to 256'); each end through fmt (spec ',' for whole counts)."""
+
     def one(x: float) -> str:
         return f"{int(x):,}" if spec == "," else fmt(x, spec)
+
     low_said, high_said = one(low), one(high)
     return low_said if low_said == high_said else f"{low_said} to {high_said}"

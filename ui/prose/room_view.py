@@ -1,5 +1,6 @@
 """A class-poll room's words about the presenter's view: where the presenter is, and what following does.
 Pure Python (labels are a lesson's own text: escape them where Markdown shows them)."""
+
 from __future__ import annotations
 
 
@@ -9,8 +10,10 @@ def presenter_at(label: str, page_title: str) -> str:
 
 
 def follow_help() -> str:
-    return ("On: each view the presenter shows (a lesson's step, or a view sent to the hall) opens here by itself, "
-            "page and settings. Off: you explore on your own; a line says where the presenter is.")
+    return (
+        "On: each view the presenter shows (a lesson's step, or a view sent to the hall) opens here by itself, "
+        "page and settings. Off: you explore on your own; a line says where the presenter is."
+    )
 
 
 def sent(page_title: str) -> str:

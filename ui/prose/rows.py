@@ -7,6 +7,7 @@
 * when a winner is named, every key tied with it is named too, and a hidden key never is;
 * the uniform baseline is 1 / (keys the row can see).
 """
+
 from __future__ import annotations
 
 from typing import Sequence
@@ -18,8 +19,7 @@ from ui.prose.numbers import count, fmt, names, verb
 from ui.prose import text
 from ui.prose.text import Quote
 
-SHOWN = 6                      # rows named one by one in a notice; the rest are counted
-
+SHOWN = 6  # rows named one by one in a notice; the rest are counted
 
 
 def even_cause(trained: bool = False, beta: float = 1.0, rows: int = 2) -> str:
@@ -33,8 +33,10 @@ def even_cause(trained: bool = False, beta: float = 1.0, rows: int = 2) -> str:
 
 def rule() -> str:
     """The threshold, stated."""
-    return (f"a row counts as spread almost evenly when its spread (entropy ÷ log₂ of the keys it can see) "
-            f"is at least {NEAR_UNIFORM:.2f}")
+    return (
+        f"a row counts as spread almost evenly when its spread (entropy ÷ log₂ of the keys it can see) "
+        f"is at least {NEAR_UNIFORM:.2f}"
+    )
 
 
 def winner(r: RowReading, labels: Sequence[str], quote: Quote = text.quote) -> str:
@@ -54,8 +56,9 @@ def top_cell(r: RowReading, labels: Sequence[str]) -> str:
     return " = ".join(labels[j] for j in r.top) + (" (tie)" if len(r.top) > 1 else "")
 
 
-def softmax_notice(rows: list[RowReading], labels: Sequence[str], quote: Quote = text.quote,
-                   beta: float = 1.0, trained: bool = False) -> str:
+def softmax_notice(
+    rows: list[RowReading], labels: Sequence[str], quote: Quote = text.quote, beta: float = 1.0, trained: bool = False
+) -> str:
     """The softmax page's 'what to notice': which rows lean to a key, which are even, which are forced."""
     lean = [i for i, r in enumerate(rows) if r.kind == "lean"]
     even = [i for i, r in enumerate(rows) if r.kind == "even"]
@@ -65,25 +68,34 @@ def softmax_notice(rows: list[RowReading], labels: Sequence[str], quote: Quote =
     if not lean and even:
         largest = max(rows[i].weight for i in even)
         uniform = sorted({rows[i].uniform for i in even})
-        base = (f"{fmt(uniform[0], '.3f')}" if len(uniform) == 1 else
-                f"1/(keys it can see), {fmt(uniform[0], '.3f')} to {fmt(uniform[-1], '.3f')}")
+        base = (
+            f"{fmt(uniform[0], '.3f')}"
+            if len(uniform) == 1
+            else f"1/(keys it can see), {fmt(uniform[0], '.3f')} to {fmt(uniform[-1], '.3f')}"
+        )
         whom = "every row" if not forced else "every row that sees more than one key"
-        parts.append(f"{at}{whom} is spread almost evenly over the keys it can see (largest weight "
-                     f"{fmt(largest, '.3f')}, uniform {base}): {even_cause(trained, beta)}, so no key "
-                     f"stands out and none is named here")
+        parts.append(
+            f"{at}{whom} is spread almost evenly over the keys it can see (largest weight "
+            f"{fmt(largest, '.3f')}, uniform {base}): {even_cause(trained, beta)}, so no key "
+            f"stands out and none is named here"
+        )
     else:
         said = []
         for i in lean[:SHOWN]:
             r = rows[i]
-            said.append(f"{quote(labels[i])} attends most to {winner(r, labels, quote)}; uniform for its "
-                        f"{r.keys} keys is {fmt(r.uniform, '.3f')}")
+            said.append(
+                f"{quote(labels[i])} attends most to {winner(r, labels, quote)}; uniform for its "
+                f"{r.keys} keys is {fmt(r.uniform, '.3f')}"
+            )
         if len(lean) > SHOWN:
             said.append(f"{count(len(lean) - SHOWN, 'more row')} {verb(len(lean) - SHOWN, 'leans', 'lean')} to a key")
         parts.append(at + "; ".join(said))
         if even:
-            parts.append(f"{count(len(even), 'row')} {verb(len(even), 'is', 'are')} spread almost evenly "
-                         f"({even_cause(trained, beta, len(even))}), so no key is named for "
-                         + ("it" if len(even) == 1 else "them"))
+            parts.append(
+                f"{count(len(even), 'row')} {verb(len(even), 'is', 'are')} spread almost evenly "
+                f"({even_cause(trained, beta, len(even))}), so no key is named for "
+                + ("it" if len(even) == 1 else "them")
+            )
     if forced:
         who = names([quote(labels[i]) for i in forced])
         parts.append(f"{who} sees only itself under the causal mask, so its weight 1 is forced, not a finding")
@@ -106,16 +118,20 @@ def spread_notice(spread: np.ndarray, labels: Sequence[str], quote: Quote = text
     means = np.array([np.nanmean(s) if (~np.isnan(s)).any() else np.nan for s in spread])
     if low >= NEAR_UNIFORM:
         head = "every head" if H > 1 else "the head"
-        return (f"in {head}, every row is spread almost evenly (lowest spread {fmt(low, '.3f')}, where 1 is "
-                f"uniform): {even_cause(trained)}, so no row or head stands out. Here {rule()}.")
-    hits = np.argwhere(spread <= low + 1e-12)                                  # (n, 2) ties included
+        return (
+            f"in {head}, every row is spread almost evenly (lowest spread {fmt(low, '.3f')}, where 1 is "
+            f"uniform): {even_cause(trained)}, so no row or head stands out. Here {rule()}."
+        )
+    hits = np.argwhere(spread <= low + 1e-12)  # (n, 2) ties included
     where = names([f"{quote(labels[t])} in head {h}" for h, t in hits[:SHOWN]])
     tied = f" (tied, {count(len(hits), 'row')})" if len(hits) > 1 else ""
     said = f"the sharpest row is {where}{tied}: spread {fmt(low, '.3f')}, where 0 is all weight on one key"
     even_rows, rows = even_count(spread)
     if even_rows:
-        said += (f"; {even_rows} of {count(rows, 'row')} that have a choice {verb(even_rows, 'is', 'are')} "
-                 f"spread almost evenly ({even_cause(trained, rows=even_rows)})")
+        said += (
+            f"; {even_rows} of {count(rows, 'row')} that have a choice {verb(even_rows, 'is', 'are')} "
+            f"spread almost evenly ({even_cause(trained, rows=even_rows)})"
+        )
     if H > 1:
         even = int(np.nanargmax(means))
         said += f"; the most even head is head {even} (mean spread {fmt(float(means[even]), '.3f')})"

@@ -1,5 +1,6 @@
 """What a figure was measured on, in words, from its engine.Sample (issue 47: a figure carries its sample): the
 one function every caption and notice prints its sample with, never a typed count."""
+
 from __future__ import annotations
 
 import engine

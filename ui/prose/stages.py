@@ -1,4 +1,5 @@
 """The data flow of one block as a table: each stage's name, what happens, its formula and shape."""
+
 from __future__ import annotations
 
 from engine import Config, Trace
@@ -50,36 +51,61 @@ def stages(trace: Trace) -> list[dict]:
     stage_rows += [
         ("q, k, v", "project, split into heads", f"{src} W_Q, {src} W_K, {src} W_V", (H, T, dh)),
         ("scores", "every query · every key", "Q Kᵀ", (H, T, T)),
-        ("scaled", ("÷ √d_head" if cfg.scale_scores else "no scaling") + (", causal mask" if cfg.causal else ""),
-         ("Q Kᵀ / √d_head" if cfg.scale_scores else "Q Kᵀ") + (" + M" if cfg.causal else ""), (H, T, T)),
+        (
+            "scaled",
+            ("÷ √d_head" if cfg.scale_scores else "no scaling") + (", causal mask" if cfg.causal else ""),
+            ("Q Kᵀ / √d_head" if cfg.scale_scores else "Q Kᵀ") + (" + M" if cfg.causal else ""),
+            (H, T, T),
+        ),
         ("weights", "softmax over each row", "softmax(scaled)", (H, T, T)),
         ("heads", "weighted sum of values", "weights · V", (H, T, dh)),
         ("concat", "heads side by side", "[head₀ … head₍H₋₁₎]", (T, C)),
     ]
     if cfg.output_projection:
         stage_rows.append(("attn", "output projection", "concat · W_O", (T, C)))
-    stage_rows.append(("after_attn", "residual: add the input back" if cfg.residual else "no residual",
-                       f"{x_in} + attn" if cfg.residual else "attn", (T, C)))
+    stage_rows.append(
+        (
+            "after_attn",
+            "residual: add the input back" if cfg.residual else "no residual",
+            f"{x_in} + attn" if cfg.residual else "attn",
+            (T, C),
+        )
+    )
     stage_rows += [
-        ("ffn_hidden", "feed-forward, first map (W₁), ReLU",
-         "max(0, LN(after_attn) · W₁ + b₁)" if cfg.layer_norm else "max(0, after_attn · W₁ + b₁)", (T, F)),
-        ("output", "feed-forward, second map (W₂)" + (", residual" if cfg.residual else ""),
-         "after_attn + hidden · W₂ + b₂" if cfg.residual else "hidden · W₂ + b₂", (T, C)),
+        (
+            "ffn_hidden",
+            "feed-forward, first map (W₁), ReLU",
+            "max(0, LN(after_attn) · W₁ + b₁)" if cfg.layer_norm else "max(0, after_attn · W₁ + b₁)",
+            (T, F),
+        ),
+        (
+            "output",
+            "feed-forward, second map (W₂)" + (", residual" if cfg.residual else ""),
+            "after_attn + hidden · W₂ + b₂" if cfg.residual else "hidden · W₂ + b₂",
+            (T, C),
+        ),
     ]
-    return [{"stage": n, "what happens": what, "formula": f, "shape": " × ".join(map(str, s))}
-            for n, what, f, s in stage_rows]
+    return [
+        {"stage": n, "what happens": what, "formula": f, "shape": " × ".join(map(str, s))}
+        for n, what, f, s in stage_rows
+    ]
 
 
 def depth_formulas(cfg: Config, layer: int) -> list[str]:
     """Extra formula lines (LaTeX) for a stack and for the layer norm: which X this layer reads, and LN."""
     lines = []
     if cfg.n_layers > 1:
-        reads = (r"X^{(0)} = X" + (" + P" if cfg.positional == "sinusoidal" else "") + r"\ \text{(the tokens)}"
-                 if layer == 0 else rf"X^{{({layer})}} = \text{{output of layer }} {layer - 1}")
+        reads = (
+            r"X^{(0)} = X" + (" + P" if cfg.positional == "sinusoidal" else "") + r"\ \text{(the tokens)}"
+            if layer == 0
+            else rf"X^{{({layer})}} = \text{{output of layer }} {layer - 1}"
+        )
         lines.append(rf"\text{{layer }} {layer} \text{{ of }} L = {cfg.n_layers}:\quad " + reads)
     if cfg.layer_norm:
-        lines.append(r"\text{pre-LayerNorm:}\quad \text{LN}(x) = \frac{x - \text{mean}(x)}"
-                     r"{\sqrt{\text{var}(x) + 10^{-5}}}\ \text{for each token's row, before attention and before the FFN}")
+        lines.append(
+            r"\text{pre-LayerNorm:}\quad \text{LN}(x) = \frac{x - \text{mean}(x)}"
+            r"{\sqrt{\text{var}(x) + 10^{-5}}}\ \text{for each token's row, before attention and before the FFN}"
+        )
     return lines
 
 

@@ -1,11 +1,12 @@
 """Text helpers every sentence uses: user text shown literally inside Markdown, a token quoted. Pure Python."""
+
 from __future__ import annotations
 
 import string
 from typing import Callable
 
 _PUNCT = set(string.punctuation)
-Quote = Callable[[str], str]          # how a sentence quotes a token label (quote below, unless a caller wants plain)
+Quote = Callable[[str], str]  # how a sentence quotes a token label (quote below, unless a caller wants plain)
 
 
 def md_escape(text: str) -> str:

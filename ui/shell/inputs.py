@@ -1,6 +1,7 @@
 """Everything a run depends on, read once at the top of the frame: the URL (on a session's first
 run), the sidebar's widgets and the charts' clicks, settled into one consistent Controls; and the
 screen the browser shell_screen."""
+
 from __future__ import annotations
 
 import re
@@ -22,8 +23,7 @@ def read() -> tuple[Controls, list[str], dict[str, str] | None]:
         controls, problems = url.from_params(params)
         session.load_controls(controls)
         if problems:
-            notes.append("Some link parameters were not usable and fell back to defaults: "
-                         + "; ".join(problems) + ".")
+            notes.append("Some link parameters were not usable and fell back to defaults: " + "; ".join(problems) + ".")
     head = session.raw(session.FIELD.head)
     if not isinstance(head, int):
         # The head picker's labels name d_model's columns. After d_model moves, the browser still
@@ -31,27 +31,29 @@ def read() -> tuple[Controls, list[str], dict[str, str] | None]:
         match = re.match(r"head (\d+)", str(head))
         session.set_raw(session.FIELD.head, int(match.group(1)) if match else 0)
     layer = session.raw(session.FIELD.layer)
-    if not isinstance(layer, int):                    # the same for the layer picker's labels
+    if not isinstance(layer, int):  # the same for the layer picker's labels
         match = re.match(r"layer (\d+)", str(layer))
         session.set_raw(session.FIELD.layer, int(match.group(1)) if match else 0)
     controls = session.read_controls()
-    controls = replace(controls, ablate=tuple(sorted({tuple(pair) for pair in controls.ablate})))   # a multiselect's list
-    typed = session.typed_cell()                    # the selectors beside the worked calculation (read first:
-    if typed is not None:                           # a click in the same run is the newer choice)
+    controls = replace(
+        controls, ablate=tuple(sorted({tuple(pair) for pair in controls.ablate}))
+    )  # a multiselect's list
+    typed = session.typed_cell()  # the selectors beside the worked calculation (read first:
+    if typed is not None:  # a click in the same run is the newer choice)
         controls = replace(controls, cell=typed)
-    typed = session.typed_head(controls.heads)      # the model view's layer × head selector
+    typed = session.typed_head(controls.heads)  # the model view's layer × head selector
     if typed is not None:
         controls = replace(controls, layer=typed[0], head=typed[1])
-    for chart in session.CELL_CHARTS:                 # a click on any heatmap picks the cell for all
+    for chart in session.CELL_CHARTS:  # a click on any heatmap picks the cell for all
         picked = session.new_click(chart)
         if picked is not None:
             controls = replace(controls, cell=picked)
-    opened = session.new_click(session.MODEL_MAP)    # a map of the model view: (layer, head)
+    opened = session.new_click(session.MODEL_MAP)  # a map of the model view: (layer, head)
     if opened is not None:
         controls = replace(controls, layer=opened[0], head=opened[1])
         session.ask_open_head()
     controls, fixes = state.settle(controls)
-    session.write_controls(controls)                 # the widgets show the settled values
+    session.write_controls(controls)  # the widgets show the settled values
     return controls, notes + fixes, first
 
 

@@ -4,6 +4,7 @@ What few students open (a page's downloads and figures, the engine's code, the s
 no run anything: the server builds none of it, and the browser loads none of its code (the first code
 box on a page alone made the browser start its syntax highlighter, ~0.9 s; benchmarks/README.md).
 """
+
 from __future__ import annotations
 
 import streamlit as st

@@ -1,4 +1,5 @@
 """Presenter view: large type for a projector and PageUp / PageDown to step through the pages."""
+
 from __future__ import annotations
 
 import streamlit as st
@@ -27,6 +28,5 @@ def bar(pages: list, current, keys: bool = True) -> None:
     if index > 0 and back.button("◀ Previous", key=session.STEP_BACK, shortcut="pageup", width="stretch"):
         st.switch_page(pages[index - 1])
     where.caption(f"Step {index + 1} of {len(pages)} · {current.title}")
-    if index < len(pages) - 1 and ahead.button("Next ▶", key=session.STEP_NEXT, shortcut="pagedown",
-                                                width="stretch"):
+    if index < len(pages) - 1 and ahead.button("Next ▶", key=session.STEP_NEXT, shortcut="pagedown", width="stretch"):
         st.switch_page(pages[index + 1])

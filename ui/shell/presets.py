@@ -3,6 +3,7 @@
 A trained preset is a task's model (engine.TASKS) with the sidebar's sizes, trained with the task's
 defaults; every page then shows it on a sequence from that task. Pure Python (no Streamlit).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -16,12 +17,12 @@ from services.weights import Training
 from ui.prose.numbers import count
 
 TRAINED_PREFIX = "trained-"
-TRAINED_TASKS = tuple(engine.TASKS)   # one trained preset per task of engine/tasks.py, in its order
-SAMPLE_SEED = 0             # the sequence a trained preset starts on: RandomState(0), the same for everyone
-CANDIDATES = 50             # sequences drawn from it to choose one with the most scored positions
-BATCH_SEED = 0              # the training batches' stream (the sidebar's seed draws the initial weights)
-TEXT_SHOWN = 32             # tokens of text a text preset shows (it trained on longer windows: their prefixes
-                            # are windows of text too, and a page of 32 × 32 maps still reads)
+TRAINED_TASKS = tuple(engine.TASKS)  # one trained preset per task of engine/tasks.py, in its order
+SAMPLE_SEED = 0  # the sequence a trained preset starts on: RandomState(0), the same for everyone
+CANDIDATES = 50  # sequences drawn from it to choose one with the most scored positions
+BATCH_SEED = 0  # the training batches' stream (the sidebar's seed draws the initial weights)
+TEXT_SHOWN = 32  # tokens of text a text preset shows (it trained on longer windows: their prefixes
+# are windows of text too, and a page of 32 × 32 maps still reads)
 
 
 def names() -> list[str]:
@@ -31,7 +32,7 @@ def names() -> list[str]:
 
 def task_of(name: str) -> engine.Task | None:
     """The task a trained preset learns, or None for an article's preset."""
-    return engine.TASKS[name[len(TRAINED_PREFIX):]] if name.startswith(TRAINED_PREFIX) else None
+    return engine.TASKS[name[len(TRAINED_PREFIX) :]] if name.startswith(TRAINED_PREFIX) else None
 
 
 def check(name: str) -> str:
@@ -57,19 +58,26 @@ def summary(name: str, cfg: engine.Config | None = None, T: int | None = None, r
     if run is not None and not run.defaults():
         lr = task.lr if run.lr is None else run.lr
         how = f"the Learn page's run: {run.steps:,} Adam steps, batch seed {run.seed}, learning rate {lr:g}"
-    return (f"trained in NumPy on '{task.title}' ({how}, vocabulary "
-            + (f"{c.vocab[0]}–{c.vocab[-1]}" if len(c.vocab) <= 20 else f"of {len(c.vocab):,} tokens")
-            + f", {task.seq_len}-token sequences{shown}); "
-            + f"{count(c.n_layers, 'block')}, "
-            + f"d_model {c.d_model}, {count(c.num_heads, 'head')}, d_ff {c.d_ff}, "
-            + ("causal mask, " if c.causal else "no mask, ")
-            + ("sinusoidal positions, " if c.positional != "none" else "no positions, ")
-            + ("pre-layer-norm, " if c.layer_norm else "no layer norm, ")
-            + ("" if c.scale_scores else "scores not divided by √d_head, ") + "residuals, W_O")
+    return (
+        f"trained in NumPy on '{task.title}' ({how}, vocabulary "
+        + (f"{c.vocab[0]}–{c.vocab[-1]}" if len(c.vocab) <= 20 else f"of {len(c.vocab):,} tokens")
+        + f", {task.seq_len}-token sequences{shown}); "
+        + f"{count(c.n_layers, 'block')}, "
+        + f"d_model {c.d_model}, {count(c.num_heads, 'head')}, d_ff {c.d_ff}, "
+        + ("causal mask, " if c.causal else "no mask, ")
+        + ("sinusoidal positions, " if c.positional != "none" else "no positions, ")
+        + ("pre-layer-norm, " if c.layer_norm else "no layer norm, ")
+        + ("" if c.scale_scores else "scores not divided by √d_head, ")
+        + "residuals, W_O"
+    )
 
 
-SWITCHES = (("causal", "the causal mask"), ("positional", "sinusoidal positions"), ("layer_norm", "pre-layer-norm"),
-            ("scale_scores", "÷ √d_head"))
+SWITCHES = (
+    ("causal", "the causal mask"),
+    ("positional", "sinusoidal positions"),
+    ("layer_norm", "pre-layer-norm"),
+    ("scale_scores", "÷ √d_head"),
+)
 SIZES = (("d_model", "d_model"), ("num_heads", "heads"), ("d_ff", "d_ff"), ("n_layers", "layers"), ("seed", "seed"))
 
 
@@ -98,7 +106,7 @@ def base_config(name: str) -> engine.Config:
     return engine.get_preset(name).config if task is None else task.config
 
 
-PASSAGES = 100              # held-out passages a text preset offers (passage= 0 .. 99 in a link): 0 ships
+PASSAGES = 100  # held-out passages a text preset offers (passage= 0 .. 99 in a link): 0 ships
 
 
 @lru_cache(maxsize=16)
@@ -136,19 +144,26 @@ def draw_passage(name: str, number: int) -> shown.Passage:
     ids, targets = chosen.tokens[0].copy(), chosen.targets[0].copy()
     ids.setflags(write=False)
     targets.setflags(write=False)
-    return shown.Passage(ids=ids, targets=targets, begin=int(chosen.begin[0]), first=int(chosen.first[0]),
-                         second=int(chosen.second[0]), span=int(chosen.span[0]), title=text.titles[chapter])
+    return shown.Passage(
+        ids=ids,
+        targets=targets,
+        begin=int(chosen.begin[0]),
+        first=int(chosen.first[0]),
+        second=int(chosen.second[0]),
+        span=int(chosen.span[0]),
+        title=text.titles[chapter],
+    )
 
 
 @lru_cache(maxsize=64)
 def _sample(name: str, T: int, number: int) -> tuple[np.ndarray, np.ndarray]:
     task = engine.TASKS[name]
-    if task.shown is not None:                                    # text: the first T tokens of one passage
+    if task.shown is not None:  # text: the first T tokens of one passage
         found = passage(name, number)
         L = len(found.ids)
         if T <= L:
             return found.ids[:T], found.targets[:T]
-        if T == L + 1:                                            # one more: the text that follows (its target: unknown)
+        if T == L + 1:  # one more: the text that follows (its target: unknown)
             ids, targets = np.append(found.ids, found.targets[-1]), np.append(found.targets, -1)
             ids.setflags(write=False)
             targets.setflags(write=False)
@@ -161,12 +176,12 @@ def draw(name: str, T: int) -> tuple[np.ndarray, np.ndarray]:
     task = engine.TASKS[name]
     rng = np.random.RandomState(SAMPLE_SEED)
     best = None
-    for _ in range(CANDIDATES):                                       # one at a time: the first is the old default
+    for _ in range(CANDIDATES):  # one at a time: the first is the old default
         T_ = max(T, task.min_len)
-        tokens, targets = task.sample(rng, 1, T_) if task.shown is None else task.shown(rng, 1, T_)   # (1, T') each
+        tokens, targets = task.sample(rng, 1, T_) if task.shown is None else task.shown(rng, 1, T_)  # (1, T') each
         if best is None or np.count_nonzero(targets >= 0) > np.count_nonzero(best[1] >= 0):
             best = tokens, targets
-    return best[0][0, :T], best[1][0, :T]                             # read-only views
+    return best[0][0, :T], best[1][0, :T]  # read-only views
 
 
 def sample(task: engine.Task, T: int, number: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -208,10 +223,10 @@ def training(name: str) -> Training | None:
 class Fitted:
     """A trained preset's T tokens from a typed sentence."""
 
-    words: list[str]             # exactly T tokens
-    unknown: list[str]           # typed words the task reads as its stand-in (or leaves out), among those shown
-    own: int                     # the first `own` tokens are the student's; the rest fill up to T from the task's
-                                 # own sequence (a text task: 0 when the typed tokens are its passage's own start)
+    words: list[str]  # exactly T tokens
+    unknown: list[str]  # typed words the task reads as its stand-in (or leaves out), among those shown
+    own: int  # the first `own` tokens are the student's; the rest fill up to T from the task's
+    # own sequence (a text task: 0 when the typed tokens are its passage's own start)
 
 
 def fit_words(name: str, typed: list[str], T: int, text: str = "", number: int = 0) -> Fitted:
@@ -225,17 +240,17 @@ def fit_words(name: str, typed: list[str], T: int, text: str = "", number: int =
     task = task_of(check(name))
     if task.read is not None:
         known, _ = task.read(text)
-        unknown = task.read(text, T)[1]                               # the words the first T tokens hold
+        unknown = task.read(text, T)[1]  # the words the first T tokens hold
     else:
         known = [w for w in typed if w in task.vocab]
         unknown = [w for w in typed if w not in task.vocab]
     pad = sample_words(task, max(T, task.min_len), number)
     if task.shown is None and len(known) < T and tuple(known) == default_words(name):
-        return Fitted(words=list(pad[:T]), unknown=unknown, own=0)   # the preset's own: ONE draw at this length
-    words = (known + list(pad[len(known):]))[:T] if len(known) < T else known[:T]
+        return Fitted(words=list(pad[:T]), unknown=unknown, own=0)  # the preset's own: ONE draw at this length
+    words = (known + list(pad[len(known) :]))[:T] if len(known) < T else known[:T]
     own = min(len(known), T)
     if task.shown is not None and tuple(words[:own]) == pad[:own]:
-        own = 0                                                       # the passage itself, cut or continued
+        own = 0  # the passage itself, cut or continued
     return Fitted(words=words, unknown=unknown, own=own)
 
 
@@ -247,8 +262,9 @@ def with_sizes(name: str, **sizes) -> engine.Config:
 def ship_shown() -> None:
     """Write engine.shown's file: each text task's passage 0 (one window of its training length, and where it
     comes from), drawn now."""
-    print(shown.write({task.name: draw_passage(task.name, 0) for task in engine.TASKS.values()
-                       if task.shown is not None}))
+    print(
+        shown.write({task.name: draw_passage(task.name, 0) for task in engine.TASKS.values() if task.shown is not None})
+    )
 
 
 if __name__ == "__main__":

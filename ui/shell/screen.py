@@ -19,6 +19,7 @@ picks the item under the last pointer move, and a tap's pointer leaves the canva
 before the mouse events a tap ends with, so the tap's click found no cell. Before those mouse events
 reach Vega, the script moves its pointer back to the tap.
 """
+
 from __future__ import annotations
 
 import re
@@ -27,13 +28,13 @@ import streamlit as st
 
 from ui.shell import session
 
-STEP = 16              # px: a width is sent rounded down to this step
-MIN_PX = 160           # px: no main column is laid out narrower (a value below is not believed)
-STACK_PX = 640         # Streamlit stacks st.columns at this viewport width and below (its 'columns' breakpoint)
-PADDING_PX = 34        # the main column's side padding on a narrow screen (1rem each side)
-PHONE_PX = 360         # the narrowest phone laid out for
-PHONE_GUESS = ((PHONE_PX - PADDING_PX) // STEP * STEP, True)   # (320, True): fits any phone from 360 px
-COOKIE = "attention_lab_screen"   # "<px>x<0|1>": the last measurement, for this browser's next first run
+STEP = 16  # px: a width is sent rounded down to this step
+MIN_PX = 160  # px: no main column is laid out narrower (a value below is not believed)
+STACK_PX = 640  # Streamlit stacks st.columns at this viewport width and below (its 'columns' breakpoint)
+PADDING_PX = 34  # the main column's side padding on a narrow screen (1rem each side)
+PHONE_PX = 360  # the narrowest phone laid out for
+PHONE_GUESS = ((PHONE_PX - PADDING_PX) // STEP * STEP, True)  # (320, True): fits any phone from 360 px
+COOKIE = "attention_lab_screen"  # "<px>x<0|1>": the last measurement, for this browser's next first run
 
 _JS = """
 export default function ({ data, setStateValue }) {
@@ -87,9 +88,19 @@ def watch(cap: int, seen: tuple[int, bool]) -> None:
     with st.sidebar:
         # Plain values only (`seen` as the text the script compares): a list would make Streamlit ask
         # whether it is a dataframe, which imports pandas (0.34 s of a fresh server's first page).
-        _measure(key=session.SCREEN, data={"cap": cap, "seen": f"{seen[0]},{str(seen[1]).lower()}", "step": STEP,
-                                           "stack": STACK_PX, "cookie": COOKIE},
-                 default={"screen": None}, on_screen_change=_ignore, height=0)
+        _measure(
+            key=session.SCREEN,
+            data={
+                "cap": cap,
+                "seen": f"{seen[0]},{str(seen[1]).lower()}",
+                "step": STEP,
+                "stack": STACK_PX,
+                "cookie": COOKIE,
+            },
+            default={"screen": None},
+            on_screen_change=_ignore,
+            height=0,
+        )
 
 
 def believable(width: int, stacked: bool) -> tuple[int, bool] | None:
@@ -101,9 +112,9 @@ def remembered() -> tuple[int, bool] | None:
     """This browser's last measurement (the cookie the script keeps), or None."""
     try:
         raw = st.context.cookies.get(COOKIE)
-    except Exception:            # no browser behind this run (a bare script)
+    except Exception:  # no browser behind this run (a bare script)
         return None
-    match = re.fullmatch(r"(\d{2,5})x([01])", raw) if isinstance(raw, str) else None   # AppTest: not a str
+    match = re.fullmatch(r"(\d{2,5})x([01])", raw) if isinstance(raw, str) else None  # AppTest: not a str
     return believable(int(match.group(1)), match.group(2) == "1") if match else None
 
 
@@ -111,7 +122,7 @@ def phone_agent() -> bool:
     """The browser says it is a phone (its User-Agent names 'Mobi', as phone browsers' do)."""
     try:
         agent = st.context.headers.get("User-Agent")
-    except Exception:            # no browser behind this run (a bare script)
+    except Exception:  # no browser behind this run (a bare script)
         return False
     return isinstance(agent, str) and "Mobi" in agent
 

@@ -3,6 +3,7 @@
 No other module spells a key: widgets take theirs from here (`key=keys.EX_PREDICTION`), and state
 that is not a widget's is read and written through the functions below.
 """
+
 from __future__ import annotations
 
 from dataclasses import fields
@@ -16,31 +17,29 @@ from ui.shell.state import Controls, switched
 # --------------------------------------------------------------------------- the sidebar's widgets
 # Each sidebar widget's key is its Controls field's name; `cell` is not a widget (chart clicks set it).
 CONTROL_KEYS = tuple(f.name for f in fields(Controls))
-FIELD = SimpleNamespace(**{k: k for k in CONTROL_KEYS})     # FIELD.seq_len == "seq_len": a typo fails loudly
+FIELD = SimpleNamespace(**{k: k for k in CONTROL_KEYS})  # FIELD.seq_len == "seq_len": a typo fails loudly
 
 # Charts a click can pick a cell on: their selection state lives under their key.
 SCORES_RAW, SCORES_SCALED, SOFTMAX_MAP = "scores_raw", "scores_scaled", "softmax_map"
 CELL_CHARTS = (SCORES_RAW, SCORES_SCALED, SOFTMAX_MAP)
-QKV_SLICE = "qkv_slice"               # the Q/K/V page's head slice: a click picks one entry
-MODEL_MAP = "model_map"               # the model view: a click on a map opens that layer's head
+QKV_SLICE = "qkv_slice"  # the Q/K/V page's head slice: a click picks one entry
+MODEL_MAP = "model_map"  # the model view: a click on a map opens that layer's head
 # Widgets beside those charts that pick what a click picks: a keyboard's and a screen reader's path to it.
 # Each mirrors a control (the frame writes it from the settled Controls every run); a value the student
 # changed since then is read back into the controls (ui.shell.inputs.read), so the click, the widget and
 # the URL's cell= always agree.
-PICK_QUERY, PICK_KEY = "pick_query", "pick_key"   # the worked calculation's query row and key column
-OPEN_HEAD, OPEN_HEAD_GO = "open_head_pick", "open_head_go"   # the model view: layer * heads + head; its button
+PICK_QUERY, PICK_KEY = "pick_query", "pick_key"  # the worked calculation's query row and key column
+OPEN_HEAD, OPEN_HEAD_GO = "open_head_pick", "open_head_go"  # the model view: layer * heads + head; its button
 MIRRORS = (PICK_QUERY, PICK_KEY, OPEN_HEAD)
-SCREEN = "screen"                     # the screen-measuring component (ui.shell.screen): its value is [px, stacked]
+SCREEN = "screen"  # the screen-measuring component (ui.shell.screen): its value is [px, stacked]
 
 # --------------------------------------------------------------------------- page widgets
 QKV_WHICH = "qkv_which"
 SOFTMAX_QUERY = "softmax_query"
 STEP_BACK, STEP_NEXT = "step_back", "step_next"
-LINK_OPEN = "link_open"               # the sidebar's "Link to this view" expander is open
-SWITCHES_OPEN = "switches_open"       # the sidebar's "Switches" expander is open
-STAGES_OPEN = "stages_open"           # the Inputs page's "Where these numbers go" expander is open
-
-
+LINK_OPEN = "link_open"  # the sidebar's "Link to this view" expander is open
+SWITCHES_OPEN = "switches_open"  # the sidebar's "Switches" expander is open
+STAGES_OPEN = "stages_open"  # the Inputs page's "Where these numbers go" expander is open
 
 
 def download_key(kind: str, slug: str) -> str:
@@ -58,14 +57,14 @@ def code_key(slug: str) -> str:
 
 
 # --------------------------------------------------------------------------- private state
-_CONTROLS = "_controls"        # the last complete Controls (restores widgets a cut-short run dropped)
-_LOADED = "_loaded"            # the URL has been read for this session
-_NOTES = "_notes"              # notes a callback left for the next run to show
-_QKV_ENTRY = "qkv_entry"       # (matrix name, token, column) picked on the Q/K/V page
-_OPEN_HEAD = "open_head"       # set when a model-view click asked for the per-head page
-_VIEW = "_view"                # the View of the latest run (a fragment's rerun may have moved the cell or β)
-_MIRRORED = "_mirrored"        # {mirror widget key: the value the frame last wrote to it}
-_GOTO = "_goto"                # (Controls, page path) to show next: a lesson's step, the room's view
+_CONTROLS = "_controls"  # the last complete Controls (restores widgets a cut-short run dropped)
+_LOADED = "_loaded"  # the URL has been read for this session
+_NOTES = "_notes"  # notes a callback left for the next run to show
+_QKV_ENTRY = "qkv_entry"  # (matrix name, token, column) picked on the Q/K/V page
+_OPEN_HEAD = "open_head"  # set when a model-view click asked for the per-head page
+_VIEW = "_view"  # the View of the latest run (a fragment's rerun may have moved the cell or β)
+_MIRRORED = "_mirrored"  # {mirror widget key: the value the frame last wrote to it}
+_GOTO = "_goto"  # (Controls, page path) to show next: a lesson's step, the room's view
 
 
 def _ss():
@@ -103,10 +102,10 @@ def write_controls(c: Controls) -> None:
     ss = _ss()
     for key in CONTROL_KEYS:
         ss[key] = getattr(c, key)
-    ss[FIELD.ablate] = list(c.ablate)               # a multiselect's value is a list (Controls keeps a tuple)
+    ss[FIELD.ablate] = list(c.ablate)  # a multiselect's value is a list (Controls keeps a tuple)
     if c.cell is not None:
         ss[PICK_QUERY], ss[PICK_KEY] = c.cell
-    else:                                   # keep a half-chosen cell (a query, no key yet) while it exists
+    else:  # keep a half-chosen cell (a query, no key yet) while it exists
         for key in (PICK_QUERY, PICK_KEY):
             if not (isinstance(ss.get(key), int) and ss[key] < c.seq_len):
                 ss[key] = None

@@ -5,6 +5,7 @@ very first session through Streamlit's legacy pages/ handling, which finds a pag
 with the names equal, a deep link finds its page on that run too (the page then draws the frame
 itself: ui.shell.frame.view).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -12,15 +13,15 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Page:
-    path: str                  # URL path, and the file pages/<path>.py
-    title: str                 # navigation title (the concept pages' heading too)
+    path: str  # URL path, and the file pages/<path>.py
+    title: str  # navigation title (the concept pages' heading too)
     icon: str
-    concept: bool = False      # one stage of the block (Q/K/V to the output): its heading is its title
-    sentence: bool = True      # draws the sidebar's tokens (the Learn page draws its task's own sequence)
-    trains: bool = False       # draws its own training live (the frame trains nothing before it; its sidebar
-                               # shows the training controls, not the article sizes)
-    charts: int = 1            # charts drawn at the default controls (the browser tests wait for them)
-    picks: tuple[str, ...] = ()   # keys of its charts where a click picks a cell
+    concept: bool = False  # one stage of the block (Q/K/V to the output): its heading is its title
+    sentence: bool = True  # draws the sidebar's tokens (the Learn page draws its task's own sequence)
+    trains: bool = False  # draws its own training live (the frame trains nothing before it; its sidebar
+    # shows the training controls, not the article sizes)
+    charts: int = 1  # charts drawn at the default controls (the browser tests wait for them)
+    picks: tuple[str, ...] = ()  # keys of its charts where a click picks a cell
 
     @property
     def file(self) -> str:
@@ -30,13 +31,14 @@ class Page:
 PAGES: tuple[Page, ...] = (
     Page("inputs", "Inputs X", ":material/input:", concept=True),
     Page("qkv", "Q, K, V projections", ":material/call_split:", concept=True, charts=4),
-    Page("scores", "Scaled scores", ":material/calculate:", concept=True, charts=2,
-         picks=("scores_raw", "scores_scaled")),
+    Page(
+        "scores", "Scaled scores", ":material/calculate:", concept=True, charts=2, picks=("scores_raw", "scores_scaled")
+    ),
     Page("softmax", "Softmax weights", ":material/percent:", concept=True, charts=2, picks=("softmax_map",)),
     Page("heads", "Per-head maps", ":material/view_column:", concept=True, charts=4),
     Page("output", "Block output", ":material/output:", concept=True, charts=3),
     Page("model", "Model view: every head", ":material/grid_view:"),
-    Page("exercise", "Exercise: one more token", ":material/add_box:"),   # true at every length
+    Page("exercise", "Exercise: one more token", ":material/add_box:"),  # true at every length
     Page("experiments", "Experiments: why?", ":material/science:"),
     Page("learn", "Learn: train a head", ":material/school:", sentence=False, trains=True),
 )

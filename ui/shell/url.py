@@ -1,6 +1,7 @@
 """The URL round trip: controls from a link's query parameters (anything malformed keeps its default and
 is reported) and the parameters that reproduce the controls (only what differs from the preset's
 defaults). Pure Python; a lesson's steps are read by the same code."""
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -8,8 +9,25 @@ from urllib.parse import urlencode
 
 import engine
 from ui.shell import presets
-from ui.shell.state import (BETAS, D_FF, D_MODEL, HEADS_MAX, KEYS, LAYERS, LR, MAX_TEXT, SEED, SEQ_LEN, STEPS, TRAIN_SEED,
-                            Controls, ablate_text, learn_defaults, preset_controls, settle)
+from ui.shell.state import (
+    BETAS,
+    D_FF,
+    D_MODEL,
+    HEADS_MAX,
+    KEYS,
+    LAYERS,
+    LR,
+    MAX_TEXT,
+    SEED,
+    SEQ_LEN,
+    STEPS,
+    TRAIN_SEED,
+    Controls,
+    ablate_text,
+    learn_defaults,
+    preset_controls,
+    settle,
+)
 
 
 def _as_int(raw: str, low: int, high: int) -> int:
@@ -19,7 +37,7 @@ def _as_int(raw: str, low: int, high: int) -> int:
     return value
 
 
-REPLAY_DIGITS = 12   # a replay step longer than this is no step of any run (the Learn page rounds the rest)
+REPLAY_DIGITS = 12  # a replay step longer than this is no step of any run (the Learn page rounds the rest)
 
 
 def _as_replay(raw: str) -> int:
@@ -27,9 +45,11 @@ def _as_replay(raw: str) -> int:
     its run, says so where that is another step, and writes the step it shows back into the address."""
     text = raw.strip()
     if not text.lstrip("-").isdigit() or len(text.lstrip("-")) > REPLAY_DIGITS:
-        raise ValueError("must be a whole number, a saved step of the run; the Learn page opens as without one: "
-                         "the model before training and its Train button, or a run too long to train live at its "
-                         "last step")
+        raise ValueError(
+            "must be a whole number, a saved step of the run; the Learn page opens as without one: "
+            "the model before training and its Train button, or a run too long to train live at its "
+            "last step"
+        )
     return int(text)
 
 
@@ -52,7 +72,7 @@ def _as_cell(raw: str) -> tuple[int, int]:
 
 def _as_float(raw: str, low: float, high: float) -> float:
     value = float(raw.strip())
-    if not low <= value <= high:                      # also refuses nan
+    if not low <= value <= high:  # also refuses nan
         raise ValueError(f"must be between {low:g} and {high:g}")
     return value
 
@@ -64,7 +84,7 @@ def _as_task(raw: str) -> str:
 
 
 def _as_ablate(raw: str) -> tuple[tuple[int, int], ...]:
-    """"0.0,1.1" -> ((0, 0), (1, 1)): layer.head pairs, sorted, each once."""
+    """ "0.0,1.1" -> ((0, 0), (1, 1)): layer.head pairs, sorted, each once."""
     pairs = set()
     for part in raw.split(","):
         if not part.strip():
@@ -83,7 +103,7 @@ def _as_beta(raw: str) -> float:
     return value
 
 
-URL_KEY = {"replay_step": "replay"}                  # a field whose URL key is not its name
+URL_KEY = {"replay_step": "replay"}  # a field whose URL key is not its name
 FIELD_OF = {v: k for k, v in URL_KEY.items()}
 
 
@@ -94,12 +114,12 @@ def from_params(params: dict[str, str]) -> tuple[Controls, list[str]]:
     if preset not in presets.names():
         problems.append(f"preset={preset!r} is unknown")
         preset = "part4"
-    try:                                             # a text preset's sentence is its passage's: read it first
+    try:  # a text preset's sentence is its passage's: read it first
         number = _as_int(str(params.get("passage", "0")), 0, presets.PASSAGES - 1)
     except (ValueError, TypeError):
-        number = 0                                   # reported below, with the other keys
+        number = 0  # reported below, with the other keys
     base = preset_controls(preset, passage=number)
-    if params.get("task") in engine.TASKS:           # the Learn page's defaults are its task's
+    if params.get("task") in engine.TASKS:  # the Learn page's defaults are its task's
         base = replace(base, **learn_defaults(params["task"]))
     values: dict = {}
     readers = {
@@ -109,9 +129,14 @@ def from_params(params: dict[str, str]) -> tuple[Controls, list[str]]:
         "seed": lambda r: _as_int(r, *SEED),
         "seq_len": lambda r: _as_int(r, *SEQ_LEN),
         "text": lambda r: r[:MAX_TEXT],
-        "causal": _as_bool, "positional": _as_bool, "scale": _as_bool, "present": _as_bool, "sidebar": _as_bool,
+        "causal": _as_bool,
+        "positional": _as_bool,
+        "scale": _as_bool,
+        "present": _as_bool,
+        "sidebar": _as_bool,
         "stretch": _as_bool,
-        "layers": lambda r: _as_int(r, *LAYERS), "layer_norm": _as_bool,
+        "layers": lambda r: _as_int(r, *LAYERS),
+        "layer_norm": _as_bool,
         "layer": lambda r: _as_int(r, 0, LAYERS[1] - 1),
         "head": lambda r: _as_int(r, 0, HEADS_MAX - 1),
         "cell": _as_cell,
@@ -143,9 +168,9 @@ def from_params(params: dict[str, str]) -> tuple[Controls, list[str]]:
 
 def to_params(c: Controls) -> dict[str, str]:
     """The URL query parameters for these controls: only what differs from the preset's defaults."""
-    learn = learn_defaults(c.task)                   # steps and lr are written when not the task's own
+    learn = learn_defaults(c.task)  # steps and lr are written when not the task's own
     learn.pop("task")
-    base = replace(preset_controls(c.preset, passage=c.passage), **learn)   # the passage's own sentence
+    base = replace(preset_controls(c.preset, passage=c.passage), **learn)  # the passage's own sentence
     out: dict[str, str] = {}
     if c.preset != "part4":
         out["preset"] = c.preset

@@ -1,4 +1,5 @@
 """The View: everything a page needs for one run, read once by the frame and frozen. Pure Python."""
+
 from __future__ import annotations
 
 import threading
@@ -17,13 +18,13 @@ class View:
     controls: Controls
     config: engine.Config
     tokens: state.Tokens
-    notes: tuple[str, ...]          # things the app changed or cut, to be said on the page
+    notes: tuple[str, ...]  # things the app changed or cut, to be said on the page
     page: site.Page
-    width: int                      # px of the main column the page draws in
-    training: Training | None       # the trained weights the pages show, or None: the config's own draw
-    stacked: bool = False           # st.columns stack, each at full width (a phone)
-    model: Model | None = None      # the trained model in use, once the frame has it (None: an article's preset,
-                                    # or the Learn page, which trains its own)
+    width: int  # px of the main column the page draws in
+    training: Training | None  # the trained weights the pages show, or None: the config's own draw
+    stacked: bool = False  # st.columns stack, each at full width (a phone)
+    model: Model | None = None  # the trained model in use, once the frame has it (None: an article's preset,
+    # or the Learn page, which trains its own)
 
     @property
     def words(self) -> tuple[str, ...]:
@@ -46,7 +47,7 @@ class View:
         return self.controls.cell
 
 
-_here = threading.local()      # this script thread's View while a page runs (each session has its own)
+_here = threading.local()  # this script thread's View while a page runs (each session has its own)
 
 
 def current() -> View | None:
@@ -62,4 +63,3 @@ def set_current(view: View | None, full: bool = True) -> None:
 def full_run() -> bool:
     """Whether the frame has drawn in this thread's current run (a full run; not a fragment's own rerun)."""
     return getattr(_here, "full", False)
-

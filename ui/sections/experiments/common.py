@@ -1,4 +1,5 @@
 """What the four experiment sections share: their titles, paired maps, line charts and prose."""
+
 from __future__ import annotations
 
 import pandas as pd
@@ -10,18 +11,53 @@ from ui.page import layout
 from ui.charts import colours
 from ui.shell.view import View
 
-TITLES = {"scale": "1 · Why ÷ √d_head", "init": "2 · ÷ √d_head in this block", "positions": "3 · Why positions",
-          "mask": "4 · Why a causal mask"}
-SERIES_COLOURS = {xp.RAW: colours.ORANGE, xp.SCALED: colours.BLUE, "÷ √d_head": colours.BLUE,
-                  "raw (no ÷√d)": colours.ORANGE, "uniform rows": colours.GREY}
-SIDE_BY_SIDE = 8          # longest sentence whose two maps sit side by side, readable at 1280 px
+TITLES = {
+    "scale": "1 · Why ÷ √d_head",
+    "init": "2 · ÷ √d_head in this block",
+    "positions": "3 · Why positions",
+    "mask": "4 · Why a causal mask",
+}
+SERIES_COLOURS = {
+    xp.RAW: colours.ORANGE,
+    xp.SCALED: colours.BLUE,
+    "÷ √d_head": colours.BLUE,
+    "raw (no ÷√d)": colours.ORANGE,
+    "uniform rows": colours.GREY,
+}
+SIDE_BY_SIDE = 8  # longest sentence whose two maps sit side by side, readable at 1280 px
 
 
-def lines(view: View, table: pd.DataFrame, x: str, y: str, *, series: list[str], reference: str, x_title: str,
-          y_title: str, x_values: list, log_base: int, y_log: bool, pick: float, fmt: str) -> None:
-    charts.lines(table, x, y, series=[(name, SERIES_COLOURS[name]) for name in series], reference=reference,
-                 x_title=x_title, y_title=y_title, x_values=x_values, log_base=log_base, y_log=y_log, pick=pick,
-                 fmt=fmt, present=view.present)
+def lines(
+    view: View,
+    table: pd.DataFrame,
+    x: str,
+    y: str,
+    *,
+    series: list[str],
+    reference: str,
+    x_title: str,
+    y_title: str,
+    x_values: list,
+    log_base: int,
+    y_log: bool,
+    pick: float,
+    fmt: str,
+) -> None:
+    charts.lines(
+        table,
+        x,
+        y,
+        series=[(name, SERIES_COLOURS[name]) for name in series],
+        reference=reference,
+        x_title=x_title,
+        y_title=y_title,
+        x_values=x_values,
+        log_base=log_base,
+        y_log=y_log,
+        pick=pick,
+        fmt=fmt,
+        present=view.present,
+    )
 
 
 def two_maps(view: View, *maps: dict) -> None:
@@ -40,7 +76,7 @@ def prose(view: View, text: str) -> None:
 
 # The page's widget keys, and the state it keeps in the session.
 SECTION, DHEAD, INIT, SHUFFLE = "xp_section", "xp_dhead", "xp_init", "xp_shuffle"
-_INIT_PRESET, _SEED = "xp_init_preset", "xp_seed"      # the preset the init slider was set for; the shuffle's seed
+_INIT_PRESET, _SEED = "xp_init_preset", "xp_seed"  # the preset the init slider was set for; the shuffle's seed
 
 
 def init_scale_for(preset: str, default: float) -> None:

@@ -1,5 +1,6 @@
 """The Learn page before a run is shown: the random initial weights, the Train button, and the run drawing
 itself as it trains (or as the shipped run replays at its training speed)."""
+
 from __future__ import annotations
 
 import time
@@ -16,27 +17,47 @@ from ui.sections.learn.task import TRAIN, Sequence
 from ui.shell.view import View
 
 
-LIVE_EVERY_S = 0.15          # redraw the live maps at most this often while training
-LIVE_S = 20.0                # a shipped run that trained longer than this is shown at once, not replayed live
+LIVE_EVERY_S = 0.15  # redraw the live maps at most this often while training
+LIVE_S = 20.0  # a shipped run that trained longer than this is shown at once, not replayed live
 
 
-WATCHED = "learn_watched"    # the digests of the shipped runs this session has watched being replayed
+WATCHED = "learn_watched"  # the digests of the shipped runs this session has watched being replayed
 
 
 def maps(view: View, trace: engine.Trace, expected: np.ndarray, boxes, live: bool) -> None:
     """Every head's weights on the sequence, the expected keys dashed."""
     for h, box in enumerate(boxes):
         with box:
-            charts.heatmap(trace.weights[h], trace.labels, trace.labels, title=f"head {h}", x_title="key",
-                           y_title="query", signed=False, domain=(0.0, 1.0), mask=trace.mask, present=view.present,
-                           width=box.width, area=300, expected=expected, key=None if live else f"learn_map_{h}")
+            charts.heatmap(
+                trace.weights[h],
+                trace.labels,
+                trace.labels,
+                title=f"head {h}",
+                x_title="key",
+                y_title="query",
+                signed=False,
+                domain=(0.0, 1.0),
+                mask=trace.mask,
+                present=view.present,
+                width=box.width,
+                area=300,
+                expected=expected,
+                key=None if live else f"learn_map_{h}",
+            )
 
 
 def grid(view: View, stack: engine.Stack, title: str, key: str | None = None, width: float | None = None) -> None:
     """Every layer × head of a stack on the sequence, one colour scale from 0 to 1."""
-    weights = np.stack([layer.weights for layer in stack.layers])        # (L, H, T, T)
-    charts.model_view(weights, width=width or view.width, title=title, mask=stack.layers[0].mask,
-                      domain=(0.0, 1.0), present=view.present, key=key)
+    weights = np.stack([layer.weights for layer in stack.layers])  # (L, H, T, T)
+    charts.model_view(
+        weights,
+        width=width or view.width,
+        title=title,
+        mask=stack.layers[0].mask,
+        domain=(0.0, 1.0),
+        present=view.present,
+        key=key,
+    )
 
 
 def run_to_show(view: View, cfg: engine.Config, run_of: Training, seq: Sequence) -> Model | None:
@@ -45,9 +66,12 @@ def run_to_show(view: View, cfg: engine.Config, run_of: Training, seq: Sequence)
     pressed Train and watched it replayed, so a class still sees the model learn, or when the link names a
     step to replay (replay=N: a lesson pointing at the loss's drop)."""
     found = compute.model(cfg, run_of)
-    if found is not None and (found.origin != "shipped" or found.digest in st.session_state.get(WATCHED, ())
-                              or found.run.seconds > LIVE_S
-                              or view.controls.replay_step is not None):
+    if found is not None and (
+        found.origin != "shipped"
+        or found.digest in st.session_state.get(WATCHED, ())
+        or found.run.seconds > LIVE_S
+        or view.controls.replay_step is not None
+    ):
         if found.origin == "shipped" and found.run.seconds > LIVE_S:
             st.caption(learn_words.too_long(found.run.steps, found.run.seconds))
         return found
@@ -68,8 +92,10 @@ def train_live(view: View, cfg: engine.Config, run_of: Training, seq: Sequence, 
     bar = st.progress(0.0, text=f"Training on '{task.title}' …")
     # Redrawn several times a second: hidden (CSS, ui.shell.frame) where the system asks for reduced motion.
     still = st.empty()
-    still.container(key="learn_still").caption("Your system asks for reduced motion, so the live curves and maps are hidden while the block "
-                  "trains; the progress bar counts the steps, and the finished run is shown below.")
+    still.container(key="learn_still").caption(
+        "Your system asks for reduced motion, so the live curves and maps are hidden while the block "
+        "trains; the progress bar counts the steps, and the finished run is shown below."
+    )
     moving = st.container(key="learn_live")
     curve = moving.empty()
     deep = cfg.n_layers > 1
@@ -78,8 +104,7 @@ def train_live(view: View, cfg: engine.Config, run_of: Training, seq: Sequence, 
     live = [box.box.empty() for box in boxes]
 
     def progress(step, steps, losses, accuracies, params) -> None:
-        bar.progress(step / steps, text=f"step {step} of {steps}: loss {losses[-1]:.3f}, "
-                                        f"accuracy {accuracies[-1]:.0%}")
+        bar.progress(step / steps, text=f"step {step} of {steps}: loss {losses[-1]:.3f}, accuracy {accuracies[-1]:.0%}")
         if time.perf_counter() - last[0] < LIVE_EVERY_S and step < steps:
             return
         last[0] = time.perf_counter()
@@ -91,9 +116,21 @@ def train_live(view: View, cfg: engine.Config, run_of: Training, seq: Sequence, 
         trace = compute.live_stack(task, cfg, params, seq.ids).layers[0]
         for h, (slot, box) in enumerate(zip(live, boxes)):
             with slot.container():
-                charts.heatmap(trace.weights[h], trace.labels, trace.labels, title=f"head {h}, step {step}",
-                               x_title="key", y_title="query", signed=False, domain=(0.0, 1.0), mask=trace.mask,
-                               present=view.present, width=box.width, area=300, expected=seq.expected)
+                charts.heatmap(
+                    trace.weights[h],
+                    trace.labels,
+                    trace.labels,
+                    title=f"head {h}, step {step}",
+                    x_title="key",
+                    y_title="query",
+                    signed=False,
+                    domain=(0.0, 1.0),
+                    mask=trace.mask,
+                    present=view.present,
+                    width=box.width,
+                    area=300,
+                    expected=seq.expected,
+                )
 
     if found is None:
         found = compute.train(cfg, run_of, on_progress=progress)
@@ -108,14 +145,20 @@ def train_live(view: View, cfg: engine.Config, run_of: Training, seq: Sequence, 
 
 def untrained(view: View, cfg: engine.Config, run_of: Training, seq: Sequence) -> None:
     """Before any training: the initial weights' maps (every layer × head of a stack), what they do."""
-    stack = compute.initial_stack(cfg, view.controls.task, seq.ids)   # the initial, random weights
-    weights = np.stack([layer.weights for layer in stack.layers])     # (L, H, T, T)
+    stack = compute.initial_stack(cfg, view.controls.task, seq.ids)  # the initial, random weights
+    weights = np.stack([layer.weights for layer in stack.layers])  # (L, H, T, T)
     if cfg.n_layers > 1:
         grid(view, stack, f"random weights: {cfg.n_layers} layers × {cfg.num_heads} heads", key="learn_grid")
     else:
         maps(view, stack.layers[0], seq.expected, layout.columns(view, min(cfg.num_heads, 2)), live=False)
-    layout.notice(learn_words.untrained(weights, stack.layers[0].visible, None if cfg.n_layers > 1 else seq.expected,
-                                  learn_words.press(_shipped_seconds(cfg, run_of), cfg.n_layers > 1, _estimate(cfg, run_of))))
+    layout.notice(
+        learn_words.untrained(
+            weights,
+            stack.layers[0].visible,
+            None if cfg.n_layers > 1 else seq.expected,
+            learn_words.press(_shipped_seconds(cfg, run_of), cfg.n_layers > 1, _estimate(cfg, run_of)),
+        )
+    )
     exports(stack)
 
 
@@ -137,5 +180,17 @@ def _estimate(cfg: engine.Config, run_of: Training) -> float | None:
 def exports(stack: engine.Stack) -> None:
     """The weights on screen as CSV and figures, the whole trace as .npz."""
     stack = footer.StackArrays(stack)
-    footer.exports("learn", stack, stack.weights(), code=(   # the loss, its gradients, one Adam step
-        "model.backprop", "forward", "block_forward", "cross_entropy", "backward", "block_backward", "adam_step"))
+    footer.exports(
+        "learn",
+        stack,
+        stack.weights(),
+        code=(  # the loss, its gradients, one Adam step
+            "model.backprop",
+            "forward",
+            "block_forward",
+            "cross_entropy",
+            "backward",
+            "block_backward",
+            "adam_step",
+        ),
+    )

@@ -1,5 +1,6 @@
 """The Learn page's choices: the task, the run the sidebar asks for, the sequence shown (the task's own, or
 one the student typed); and the page's widget keys."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ from ui.shell import session
 from ui.shell.view import View
 
 
-TRAIN, STEP = "learn_train", "learn_step"     # the Train button, the replay slider (the task is a control)
+TRAIN, STEP = "learn_train", "learn_step"  # the Train button, the replay slider (the task is a control)
 
 
 def _task_changed() -> None:
@@ -35,8 +36,14 @@ def config(view: View) -> engine.Config:
 
 def choose(view: View) -> engine.Task:
     """The task to learn (in the URL as task=…), and what it asks."""
-    st.segmented_control("Task", list(engine.TASKS), required=True, format_func=lambda t: engine.TASKS[t].title,
-                         key=FIELD.task, on_change=_task_changed)
+    st.segmented_control(
+        "Task",
+        list(engine.TASKS),
+        required=True,
+        format_func=lambda t: engine.TASKS[t].title,
+        key=FIELD.task,
+        on_change=_task_changed,
+    )
     task = engine.TASKS[view.controls.task]
     st.markdown(learn_words.task(task.name))
     if not view.present:
@@ -56,8 +63,8 @@ class Sequence:
 
     ids: tuple[int, ...]
     words: tuple[str, ...]
-    targets: np.ndarray          # (T,) the task's answer at each position, -1 where it scores none
-    expected: np.ndarray         # (T, T) the keys a head that solves the task looks at
+    targets: np.ndarray  # (T,) the task's answer at each position, -1 where it scores none
+    expected: np.ndarray  # (T, T) the keys a head that solves the task looks at
     typed: bool
 
 
@@ -65,7 +72,7 @@ def read_sequence(typed: str, task: engine.Task) -> tuple[tuple[str, ...] | None
     """The typed tokens (split on spaces; a word whose every letter is a token splits into letters),
     or None and a message saying why not."""
     tokens: list[str] = []
-    if task.read is not None:                                         # text: its own tokenizer, <unk> for the rest
+    if task.read is not None:  # text: its own tokenizer, <unk> for the rest
         tokens = task.read(typed)[0]
     else:
         for word in typed.split():
@@ -75,34 +82,43 @@ def read_sequence(typed: str, task: engine.Task) -> tuple[tuple[str, ...] | None
     unknown = sorted({t for t in tokens if t not in task.vocab})
     if unknown:
         shown = ", ".join(repr(t) for t in unknown[:5]) + (", …" if len(unknown) > 5 else "")
-        return None, (f"{shown} {'is' if len(unknown) == 1 else 'are'} not in the vocabulary of "
-                      f"'{task.title}', which is {vocabulary(task.vocab)}. Showing the task's own sequence.")
+        return None, (
+            f"{shown} {'is' if len(unknown) == 1 else 'are'} not in the vocabulary of "
+            f"'{task.title}', which is {vocabulary(task.vocab)}. Showing the task's own sequence."
+        )
     if not task.min_len <= len(tokens) <= state.MAX_SEQUENCE:
-        return None, (f"'{task.title}' needs from {task.min_len} to {state.MAX_SEQUENCE} tokens; you typed "
-                      f"{len(tokens)}. Showing the task's own sequence.")
+        return None, (
+            f"'{task.title}' needs from {task.min_len} to {state.MAX_SEQUENCE} tokens; you typed "
+            f"{len(tokens)}. Showing the task's own sequence."
+        )
     return tuple(tokens), None
 
 
 def sequence(view: View, task: engine.Task) -> Sequence:
     """The text box for a sequence of the student's own (in the URL as sequence=…), read."""
-    number = view.controls.passage                                    # a text task: the sidebar's passage
+    number = view.controls.passage  # a text task: the sidebar's passage
     sample = presets.sample_words(task, task.seq_len, number)
-    st.text_input("Your own sequence (empty: the task's own)", key=FIELD.sequence, max_chars=state.MAX_TEXT,
-                  placeholder=" ".join(sample),
-                  help=f"Tokens of '{task.title}': {vocabulary(task.vocab)}, separated by spaces (or written "
-                       f"together, e.g. ABCABC). From {task.min_len} to {state.MAX_SEQUENCE} tokens; the model "
-                       f"was trained on {task.seq_len}.")
+    st.text_input(
+        "Your own sequence (empty: the task's own)",
+        key=FIELD.sequence,
+        max_chars=state.MAX_TEXT,
+        placeholder=" ".join(sample),
+        help=f"Tokens of '{task.title}': {vocabulary(task.vocab)}, separated by spaces (or written "
+        f"together, e.g. ABCABC). From {task.min_len} to {state.MAX_SEQUENCE} tokens; the model "
+        f"was trained on {task.seq_len}.",
+    )
     typed, problem = read_sequence(view.controls.sequence, task)
     if problem:
         st.warning(md_escape(problem), icon=":material/warning:")
     chosen = typed or sample
-    if typed is None and task.shown is not None:                     # a text task's passage: its pasted copy marked
+    if typed is None and task.shown is not None:  # a text task's passage: its pasted copy marked
         found = presets.passage(task.name, number)
         st.markdown(passage.strip(chosen, None, found.pasted(len(chosen)), found.first))
     ids = tuple(task.vocab.index(w) for w in chosen)
     if typed:
         targets = task.targets(np.array([ids]))[0]
-    else:                                                             # the task's own scoring of its sample
+    else:  # the task's own scoring of its sample
         targets = presets.sample(task, len(ids), number)[1]
-    return Sequence(ids=ids, words=chosen, targets=targets, expected=task.expected_keys(np.array([ids]))[0],
-                    typed=typed is not None)
+    return Sequence(
+        ids=ids, words=chosen, targets=targets, expected=task.expected_keys(np.array([ids]))[0], typed=typed is not None
+    )

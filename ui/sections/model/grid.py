@@ -1,5 +1,6 @@
 """The model view's parts: the knock-out picker, every layer × head as one picture, the keyboard's way to open a
 head, the measured roles, and what a knock-out changes."""
+
 from __future__ import annotations
 
 import streamlit as st
@@ -25,23 +26,51 @@ def draw(view: View) -> None:
     spread, top, uniform = analysis.map_summary(shown)
     L, H, T = stack.n_layers, cfg.num_heads, len(view.words)
     roles = knockout.roles(view)
-    charts.model_view(analysis.stack_weights(shown), width=view.width, mask=stack.layers[0].mask,
-                      title=f"{count(L, 'layer')} × {count(H, 'head')}, {T} × {T} each",
-                      info=[[(f"{roles[layer][head]}; " if roles else "") + model_words.head_line(spread[layer, head],
-                                                                                           top[layer, head])
-                             for head in range(H)] for layer in range(L)],
-                      pick=(view.layer, view.head), key=session.MODEL_MAP, present=view.present, selectable=True)
-    choose, go = st.columns([3, 1], vertical_alignment="bottom")       # the keyboard's way to a click on a map
-    choose.selectbox("Layer and head to open", range(L * H), format_func=lambda i: f"layer {i // H}, head {i % H}",
-                     key=session.OPEN_HEAD)
+    charts.model_view(
+        analysis.stack_weights(shown),
+        width=view.width,
+        mask=stack.layers[0].mask,
+        title=f"{count(L, 'layer')} × {count(H, 'head')}, {T} × {T} each",
+        info=[
+            [
+                (f"{roles[layer][head]}; " if roles else "")
+                + model_words.head_line(spread[layer, head], top[layer, head])
+                for head in range(H)
+            ]
+            for layer in range(L)
+        ],
+        pick=(view.layer, view.head),
+        key=session.MODEL_MAP,
+        present=view.present,
+        selectable=True,
+    )
+    choose, go = st.columns([3, 1], vertical_alignment="bottom")  # the keyboard's way to a click on a map
+    choose.selectbox(
+        "Layer and head to open",
+        range(L * H),
+        format_func=lambda i: f"layer {i // H}, head {i % H}",
+        key=session.OPEN_HEAD,
+    )
     go.button("Open this head", key=session.OPEN_HEAD_GO, on_click=session.ask_open_head)
-    st.caption(f"Outlined: layer {view.layer}, head {view.head}, the block and head the other pages show. Hover a "
-               "map for its numbers" + ("; grey cells are hidden by the causal mask" if cfg.causal else "") + ". All the maps are one picture, so even "
-               "4 layers × 16 heads of 64 tokens draw at once.")
+    st.caption(
+        f"Outlined: layer {view.layer}, head {view.head}, the block and head the other pages show. Hover a "
+        "map for its numbers"
+        + ("; grey cells are hidden by the causal mask" if cfg.causal else "")
+        + ". All the maps are one picture, so even "
+        "4 layers × 16 heads of 64 tokens draw at once."
+    )
     knockout.labels(view, roles)
     knockout.redrawn(view, knocked)
-    layout.notice(model_words.notice(spread, top, uniform, trained=view.training is not None, per_row=analysis.row_spreads(shown),
-                               labels=shown.labels))
+    layout.notice(
+        model_words.notice(
+            spread,
+            top,
+            uniform,
+            trained=view.training is not None,
+            per_row=analysis.row_spreads(shown),
+            labels=shown.labels,
+        )
+    )
     knockout.effect(view, stack, shown)
     everything = footer.StackArrays(stack)
     footer.exports("model", everything, everything.weights(), code=("forward",))

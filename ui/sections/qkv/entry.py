@@ -1,4 +1,5 @@
 """Click a Q, K or V entry, see it computed: one token's input row dotted with one weight column."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -36,9 +37,17 @@ def show(trace, params, picked: tuple[str, int, int] | None, symbol: str = "X") 
     st.subheader(f"Worked entry: {name}[{token}, {column}] for {quote(trace.labels[token])}")
     bare = symbol.strip("()")
     shown = rf"\text{{{bare}}}" if bare.startswith("LN") else bare
-    st.latex(rf"{name}_{{{token},{column}}} = \sum_d \big({shown}\big)_{{{token},d}}\,(W_{name})_{{d,{column}}}"
-             rf" = {tex(work.value, '.5f')}")
-    table = pd.DataFrame({"d": np.arange(len(work.products)), f"{bare}[{token}][d]": work.x_row,
-                          f"W_{name}[d][{column}]": work.w_col, "product": work.products,
-                          "running sum": work.running})
+    st.latex(
+        rf"{name}_{{{token},{column}}} = \sum_d \big({shown}\big)_{{{token},d}}\,(W_{name})_{{d,{column}}}"
+        rf" = {tex(work.value, '.5f')}"
+    )
+    table = pd.DataFrame(
+        {
+            "d": np.arange(len(work.products)),
+            f"{bare}[{token}][d]": work.x_row,
+            f"W_{name}[d][{column}]": work.w_col,
+            "product": work.products,
+            "running sum": work.running,
+        }
+    )
     tables.table(table, {c: ".5f" for c in table.columns[1:]})
