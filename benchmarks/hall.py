@@ -102,7 +102,7 @@ async def student(
             turns[kind] = turns.get(kind, 0) + 1
             record.seconds, record.fragment, record.errors = run.seconds, bool(run.fragment), run.errors
             done.append(record)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         record.errors.append(f"timeout ({timeout} s)")
         done.append(record)
     except (OSError, LookupError, websockets.exceptions.WebSocketException) as exc:

@@ -29,7 +29,6 @@ import tempfile
 import textwrap
 from pathlib import Path
 
-
 from harness import browser as bs
 
 TARGET_RATIO = 1.5  # default configuration: page ≤ 1.5 × floor

@@ -91,7 +91,7 @@ class Follower(PollStudent):
                         return
                     ws, self.fragment = None, None
                     await asyncio.sleep(1.0)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             self.result.errors.append(f"timeout ({self.timeout} s)")
         finally:
             if ws is not None:

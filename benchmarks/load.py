@@ -42,8 +42,8 @@ from pathlib import Path
 
 from benchmarks.rss import RssSampler
 from benchmarks.ws_student import Student
-from harness import browser as bs
 from deploy import replicas
+from harness import browser as bs
 
 MAX_SESSIONS = 200
 TARGETS = {"first_p95": 2.0, "rerun_p95": 1.0, "peak_mib": 600, "settle_ratio": 1.10}

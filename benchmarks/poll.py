@@ -38,11 +38,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from harness import browser as bs
 from benchmarks import load
 from benchmarks.poll_student import PollStudent
 from benchmarks.rss import RssSampler
 from deploy import replicas
+from harness import browser as bs
 
 PAGE = "softmax"
 PRESENTER_REFRESH_S = 1.5  # ui.poll.panel's run_every (a student's: benchmarks.poll_student.STUDENT_REFRESH_S)

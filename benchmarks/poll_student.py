@@ -65,7 +65,7 @@ class PollStudent(Student):
         this session, ui/poll/push.py) and read it as a browser does; False when none began."""
         try:
             raw = await asyncio.wait_for(ws.recv(), max(wait, 0.001))
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return False
         first = ForwardMsg()
         first.ParseFromString(raw)
@@ -216,7 +216,7 @@ class PollStudent(Student):
                     ws = None
                     self.fragment = None
                     await asyncio.sleep(1.0)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             self.result.errors.append(f"timeout ({self.timeout} s)")
             return self.result
         finally:

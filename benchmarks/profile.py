@@ -42,12 +42,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from streamlit.proto.WidgetStates_pb2 import WidgetState
+
 from benchmarks import hall, mix, server_probe, servers
 from benchmarks import profile_categories as cats
 from benchmarks import profile_report as report
 from benchmarks.wsclient import Tab
 from harness import browser as bs
-from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 WALK = 4  # the sequence length stays within this of where the station started
 

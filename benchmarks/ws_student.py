@@ -167,7 +167,7 @@ class Student:
                     seconds, received = await self._run(ws)
                     self.result.reruns.append(seconds)
                     self.result.rerun_bytes.append(received)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             self.result.errors.append(f"timeout ({self.timeout} s)")
         except (OSError, websockets.exceptions.WebSocketException) as exc:
             self.result.errors.append(f"{type(exc).__name__}: {exc}"[:160])

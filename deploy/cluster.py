@@ -128,7 +128,7 @@ class Cluster:
         self._popen[popen.pid] = popen
         return Proc(name, port, popen.pid, str(log), marker)
 
-    def start(self, timeout: float = 90) -> "Cluster":
+    def start(self, timeout: float = 90) -> Cluster:
         haproxy = haproxy_path()
         if haproxy is None:
             raise RuntimeError("haproxy is not installed (apt-get install -y haproxy)")
@@ -205,7 +205,7 @@ class Cluster:
         self.state_file.write_text(json.dumps(state, indent=1) + "\n")
 
     @classmethod
-    def load(cls, run_dir: Path = RUN_DIR) -> "Cluster":
+    def load(cls, run_dir: Path = RUN_DIR) -> Cluster:
         """The cluster a previous `start` recorded in run_dir (to stop it or ask its status)."""
         state = json.loads((Path(run_dir) / "state.json").read_text())
         replicas = [Proc(**r) for r in state["replicas"]]
@@ -281,7 +281,7 @@ class Cluster:
                 raise TimeoutError(f"{name} is {now}, not {status}, after {timeout} s")
             time.sleep(0.1)
 
-    def __enter__(self) -> "Cluster":
+    def __enter__(self) -> Cluster:
         return self.start()
 
     def __exit__(self, *exc) -> None:

@@ -36,8 +36,8 @@ from .evidence import (
 from .measure import expected_share, lock_step, share_history, share_per_query, task_stack, task_trace
 from .model import Stack, backward, cross_entropy, forward, loss_and_grads, run
 from .params import Block, Params, flatten, frozen_copy, init_params, stack_params, unflatten
-from .sample import Sample
 from .presets import DAY33_VOCAB, PRESETS, Preset, get_preset, run_preset
+from .sample import Sample
 from .tasks import TASKS, Task, get_task
 from .tokens import FILLER, display_labels, embed, fit_length, label, token_id, tokenize
 from .training import Fall, TrainRun, adam_step, loss_drop_step, steepest_fall, train

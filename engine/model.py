@@ -7,9 +7,9 @@ H heads of D = d_head columns, V = vocabulary size, L blocks.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Iterable, Sequence
 
 import numpy as np
 

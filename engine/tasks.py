@@ -6,8 +6,8 @@ and says, for every query, which keys a head that solves it attends to: expected
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import time
 
-
 # Installed before any page script: counts DOM mutations and remembers when the last one happened
 # and when the last key went down / the last click landed, all on the page's own clock.
 INSTRUMENT = """

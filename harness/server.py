@@ -62,7 +62,7 @@ class Server:
         assert self.proc is not None
         return self.proc.pid
 
-    def start(self, timeout: float = 60) -> "Server":
+    def start(self, timeout: float = 60) -> Server:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         cmd = [
             *self.launcher,
@@ -127,7 +127,7 @@ class Server:
                 os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(timeout=10)
 
-    def __enter__(self) -> "Server":
+    def __enter__(self) -> Server:
         return self.start()
 
     def __exit__(self, *exc) -> None:

@@ -4,8 +4,8 @@ import streamlit as st
 
 from ui import app
 from ui.page import layout
-from ui.sections.exercise import steps as sections
 from ui.prose import exercise as exercise_words
+from ui.sections.exercise import steps as sections
 
 view = app.view()
 T = len(view.words)

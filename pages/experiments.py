@@ -4,9 +4,9 @@ import streamlit as st
 
 from ui import app
 from ui.page import layout
-from ui.sections.experiments import menu
 from ui.prose import experiments as said
 from ui.prose import stages
+from ui.sections.experiments import menu
 
 view = app.view()
 layout.header(

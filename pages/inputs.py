@@ -1,9 +1,9 @@
 """Page 0: the sentence, its tokens and the vectors the block starts from."""
 
 from ui import app
+from ui.lessons import listing
 from ui.page import layout
 from ui.prose import notices, stages
-from ui.lessons import listing
 from ui.sections.inputs import matrix
 
 view = app.view()

@@ -4,7 +4,8 @@ from ui import app
 from ui.page import layout
 from ui.prose import learn as learn_words
 from ui.prose.learn_intro import intro
-from ui.sections.learn import live, replay, task as tasks
+from ui.sections.learn import live, replay
+from ui.sections.learn import task as tasks
 
 view = app.view()
 cfg = tasks.config(view)

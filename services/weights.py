@@ -22,9 +22,8 @@ import json
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
-
 
 import engine
 from engine import store

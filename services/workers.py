@@ -21,8 +21,8 @@ import pickle
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
@@ -52,8 +52,8 @@ def _cores(cpu_max: Path = Path("/sys/fs/cgroup/cpu.max")) -> int:
 WORKERS = max(1, min(MAX_WORKERS, _cores()))  # trainings at once; more wait their turn
 _turns = threading.BoundedSemaphore(WORKERS)
 _lock = threading.Lock()
-_idle: list["_Worker"] = []  # started, waiting for a run
-_busy: set["_Worker"] = set()
+_idle: list[_Worker] = []  # started, waiting for a run
+_busy: set[_Worker] = set()
 
 
 class _Worker:

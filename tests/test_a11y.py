@@ -18,10 +18,10 @@ from collections import Counter
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
-
-from harness import browser as bs
 from test_browser import Tab
 from test_phone import PHONE
+
+from harness import browser as bs
 from ui.shell import site
 
 pytestmark = pytest.mark.browser

@@ -13,10 +13,10 @@ from PIL import Image
 import engine
 from conftest import assert_clean, open_app
 from ui import charts
-from ui.shell import site, state, url
 from ui.charts import bar_charts, colours, line_charts, raster
 from ui.charts import maps as heat
 from ui.charts import spec as spec_module
+from ui.shell import site, state, url
 
 # Written out here, independently of ui/charts.py: the first and last stops of Vega's two schemes.
 VIRIDIS_ENDS = ((0x44, 0x01, 0x54), (0xFD, 0xE7, 0x25))

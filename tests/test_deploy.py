@@ -30,9 +30,9 @@ from urllib.parse import parse_qs, urlparse
 import numpy as np
 import pytest
 
-from harness import browser as bs
 from conftest import require
 from deploy import replicas
+from harness import browser as bs
 
 SEQ = "seq_len"
 ARTIFACTS = bs.ARTIFACTS / "deploy"

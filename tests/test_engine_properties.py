@@ -8,8 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
-from hypothesis import strategies
+from hypothesis import HealthCheck, assume, given, settings, strategies
 
 import engine
 from engine import analysis, experiments

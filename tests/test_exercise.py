@@ -12,9 +12,9 @@ import pytest
 import engine
 from conftest import assert_clean, loaded_by, open_app, tables
 from engine import analysis, exercise
+from ui.prose import exercise as exercise_words
 from ui.prose import text
 from ui.shell import site
-from ui.prose import exercise as exercise_words
 
 PAGE = site.by_path("exercise").file
 FACTOR = "factor Z/(Z+e^s)"

@@ -5,16 +5,14 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
-
-from ui.prose.numbers import fmt, parse
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies
+from hypothesis import HealthCheck, given, settings, strategies
 
 import engine
+from conftest import assert_clean, loaded_by, open_app, tables
 from engine import analysis
 from engine import experiments as xp
-from conftest import assert_clean, loaded_by, open_app, tables
+from ui.prose.numbers import fmt, parse
 from ui.shell import site, state, url
 
 PAGE = site.by_path("experiments").file

@@ -9,9 +9,10 @@ import pytest
 
 from conftest import assert_clean, open_app, tables
 from engine import analysis
-from ui.sections.exercise import keys as exercise_keys
 from ui import compute
-from ui.poll import panel as poll_panel, participant, questions
+from ui.poll import panel as poll_panel
+from ui.poll import participant, questions
+from ui.sections.exercise import keys as exercise_keys
 from ui.shell import presets, session, site, state, url
 
 PAGE = {p.path: p.file for p in site.PAGES}
@@ -89,9 +90,10 @@ def test_defect10_magnitude_words_follow_one_scale():
 
 def test_defect10_a_third_is_not_large_next_to_its_old_total():
     """Part 4's exercise: e^s/Z = 0.33 for 'AI' (read from the run): the sentence says what a third is."""
+    import re
+
     from ui.prose import exercise as exercise_words
     from ui.prose.numbers import next_to, parse
-    import re
 
     c, cfg, tokens, training = setting({"preset": "part4"})
     ext = compute.extension(cfg, tokens, state.next_word(c), training)
@@ -111,9 +113,10 @@ def revealed(params: dict[str, str], prediction: str):
 
 
 def test_defect02_factors_of_one_the_page_its_verdicts_and_the_poll_agree():
-    from engine.exercise import SAME, old_rows
     from rules import one_minus_tiny, same_item_twice
     from test_words import text_of
+
+    from engine.exercise import SAME, old_rows
     from ui.prose import exercise as exercise_words
 
     params = {"preset": "trained-max"}
@@ -154,8 +157,9 @@ def test_defect14_the_exercise_has_one_name_true_at_every_setting(poll_db, param
 # =========================================================================== 4 · what a later layer does, measured
 @pytest.mark.parametrize("params", [{"preset": "trained-induction"}, {"layers": "2"}, {"layers": "3", "causal": "1"}])
 def test_defect04_the_later_layers_sentence_says_what_the_numbers_say(params):
-    from engine import exercise
     from test_words import text_of
+
+    from engine import exercise
 
     c, cfg, tokens, training = setting(params)
     new = state.next_word(c)

@@ -9,12 +9,10 @@ import re
 import numpy as np
 import pytest
 
+from conftest import link_trace, link_view  # noqa: E402
 from ui import compute
 from ui.prose import notices
 from ui.prose.numbers import fmt, next_to
-
-
-from conftest import link_trace, link_view  # noqa: E402
 
 view, trace = link_view, link_trace
 
@@ -307,6 +305,7 @@ def _literal(node) -> str | None:
 def causal_sentences() -> list[tuple[str, str]]:
     """(file, sentence) for every sentence of the app's prose and the lessons with a causal word."""
     import ast
+
     from conftest import ROOT
 
     found = []

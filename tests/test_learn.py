@@ -354,7 +354,7 @@ def test_replay_saves_weights_at_most_ten_steps_apart_across_the_drop():
     assert inside and np.diff([first, *inside, last]).max() <= 10
     assert len(run.checkpoints) < 40 + (last - first) // 2  # the flat parts are thinned
     # The largest run a lecturer can ask for: induction's model, 1,500 steps, saved while training.
-    from engine.training import DENSE_SAVES, CHECKPOINTS, dense_every
+    from engine.training import CHECKPOINTS, DENSE_SAVES, dense_every
 
     numbers = _numbers(engine.TASKS["induction"].config)
     assert dense_every(state.STEPS[1], numbers) <= 10
@@ -465,8 +465,8 @@ def test_knockout_sentence_quotes_the_loss_and_the_accuracy_the_larger_change_fi
 def test_the_learn_pages_knockouts_quote_the_shipped_runs_loss_and_accuracy():
     """On the shipped induction run: every number of the knock-out sentence is the metrics' (accuracy and loss
     on the same sequences, compute.metrics with and without each head), none typed."""
-    from ui.prose.knockout import knockout_effect
     from services import weights
+    from ui.prose.knockout import knockout_effect
 
     t = engine.TASKS["induction"]
     trained = weights.find(t.config, weights.Training("induction", t.steps))

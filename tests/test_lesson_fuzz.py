@@ -9,8 +9,7 @@ from __future__ import annotations
 import datetime
 import math
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies
+from hypothesis import HealthCheck, given, settings, strategies
 
 from ui.lessons import lesson as ls
 from ui.shell import site

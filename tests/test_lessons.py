@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from test_words import bad_words
+
 from tests import rules
 from ui import compute
 from ui.lessons import check, facts, shipped

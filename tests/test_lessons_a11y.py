@@ -11,10 +11,10 @@ import time
 from collections import Counter
 
 import pytest
-
-from harness import browser as bs
 from test_a11y import FAILING, OUT, audit, site_tab, tolerated  # noqa: F401  (site_tab: the per-viewport fixture)
 from test_browser import Tab
+
+from harness import browser as bs
 from ui.lessons import shipped
 from ui.shell import site
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 import re
 
 import pytest
+from test_words import text_of
 
 from conftest import assert_clean, open_app, tables
-from test_words import text_of
 from ui import compute
 from ui.lessons import facts, progress, shipped
 from ui.lessons.lesson import view_of

@@ -16,10 +16,10 @@ import time
 from urllib.parse import parse_qs, unquote, urlparse
 
 import pytest
-
-from harness import browser as bs
 from test_lessons_app import step_settings
 from test_poll_browser import LAPTOP, PHONE, wait_text
+
+from harness import browser as bs
 from ui.lessons import shipped
 from ui.poll import keep
 from ui.shell import site

@@ -7,15 +7,14 @@ downloads a file that loads again, ends the lesson; a bad file changes nothing; 
 from __future__ import annotations
 
 import pytest
+from test_lessons_app import bar_text, params, settings, step_settings
 
 from conftest import assert_clean, open_app
 from services.poll import live
-from test_lessons_app import bar_text, params, settings, step_settings
 from ui.lessons import hall, progress, shipped
 from ui.lessons.lesson import LessonError, dump, parse
 from ui.poll import participant
 from ui.poll.db import store
-
 
 pytestmark = pytest.mark.usefixtures("poll_db")  # conftest: a fresh SQLite file a test
 

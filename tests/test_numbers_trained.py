@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 import engine
-from ui.prose.sample import said as said_sample
 from conftest import assert_clean, open_app
 from ui import compute
 from ui.prose import learn as learn_words
 from ui.prose import preset_notes
+from ui.prose.sample import said as said_sample
 from ui.shell import site, state, url
 
 MODEL = site.by_path("model").file

@@ -107,8 +107,8 @@ def test_the_text_runs_steps_print_their_thousands_as_the_learn_page_does():
 def test_the_exercise_says_when_one_more_token_is_past_the_models_training(T):
     """At 64 tokens under the English text preset the exercise ran 65 tokens through a model trained on 64-token
     sequences and named what the new row attends to without a word that position 64 is outside its training."""
-    from conftest import open_app
     import engine
+    from conftest import open_app
 
     L = engine.TASKS["text"].seq_len
     at = open_app(site.file("exercise"), {"preset": "trained-text", "seq_len": str(T)}, timeout=120)
@@ -161,8 +161,8 @@ def test_the_text_tasks_description_does_not_say_one_head_solves_it():
 def test_the_learn_intro_says_no_one_pattern_answers_english_text(task):
     """The Learn page opened 'Each task has a right answer that an attention pattern gives … its attention maps
     move … to the pattern' above the English text's 'No single pattern solves language'."""
-    from conftest import open_app
     import engine
+    from conftest import open_app
 
     params = {"task": task} if task != "text" else {"preset": "trained-text", "task": "text"}
     at = open_app(site.file("learn"), params, timeout=120)

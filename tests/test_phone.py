@@ -15,9 +15,9 @@ import re
 
 import pytest
 from PIL import Image
+from test_browser import SECTIONS, Tab
 
 from harness import browser as bs
-from test_browser import SECTIONS, Tab
 
 pytestmark = pytest.mark.browser
 

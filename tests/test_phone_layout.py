@@ -9,9 +9,9 @@ from types import SimpleNamespace
 import pytest
 
 from conftest import assert_clean, open_app
+from ui.charts import spec as sp
 from ui.page import layout
 from ui.shell import frame, inputs, screen, session, site, url
-from ui.charts import spec as sp
 
 
 # ----------------------------------------------------------------------------------- the screen

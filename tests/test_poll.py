@@ -11,9 +11,9 @@ import threading
 import pytest
 import sqlalchemy as sa
 
+from services.poll import store as ps
 from tests import postgres
 from tests.conftest import require
-from services.poll import store as ps
 
 OPTIONS = [("a", "first"), ("b", "second"), ("c", "third")]
 

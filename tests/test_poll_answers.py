@@ -10,8 +10,8 @@ import io
 import pytest
 import sqlalchemy as sa
 
-from tests.test_poll import OPTIONS, make, pg_url  # noqa: F401 - fixtures
 from services.poll import store as ps
+from tests.test_poll import OPTIONS, make, pg_url  # noqa: F401 - fixtures
 
 
 def test_several_right_answers_are_kept_graded_and_downloaded(make):  # noqa: F811

@@ -10,8 +10,9 @@ import pytest
 import engine
 from engine import analysis
 from tests.conftest import open_app
-from ui.poll import link as poll_link, panel as poll_panel, participant, questions
-
+from ui.poll import link as poll_link
+from ui.poll import panel as poll_panel
+from ui.poll import participant, questions
 
 pytestmark = pytest.mark.usefixtures("poll_db")  # conftest: a fresh SQLite file a test
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 import sqlalchemy as sa
+from test_poll import OPTIONS, make, pg_url  # noqa: F401  (the fixtures: a store factory on each database)
 
 from services.poll import live, schema
 from services.poll import store as ps
-from test_poll import OPTIONS, make, pg_url  # noqa: F401  (the fixtures: a store factory on each database)
 
 VIEW = {"page": "softmax", "params": {"preset": "day33", "beta": "4"}}
 

@@ -15,17 +15,17 @@ import re
 
 import numpy as np
 import pytest
-
-from conftest import assert_clean, open_app, tables
 from rules import off_scale, one_minus_tiny, same_item_twice, too_few
 from test_words import notice, text_of
-from ui.sections.experiments import common as experiment_keys
-from ui.sections.exercise import keys as exercise_keys
+
+from conftest import assert_clean, open_app, tables
+from services.poll.store import Store
 from ui import compute
 from ui.poll import questions
-from services.poll.store import Store
 from ui.prose import exercise as exercise_words
 from ui.prose.numbers import MIN_CASES, parse
+from ui.sections.exercise import keys as exercise_keys
+from ui.sections.experiments import common as experiment_keys
 from ui.shell import presets, site, state, url
 
 PAGE = {p.path: p.file for p in site.PAGES}

@@ -24,11 +24,11 @@ from __future__ import annotations
 import re
 
 import pytest
+from test_issue47_replay import learn as open_learn
+from test_words import text_of
 
 import engine
 from conftest import assert_clean, open_app, tables
-from test_issue47_replay import learn as open_learn
-from test_words import text_of
 from ui import compute
 from ui.lessons import shipped
 from ui.lessons.lesson import view_of

@@ -9,10 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as hst
 
 import engine
+from conftest import run_probe
 from engine import language, text
 from engine.windows import text_keys, windows
-
-from conftest import run_probe
 
 TASK = engine.TASKS["text"]
 

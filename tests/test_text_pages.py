@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 import engine
-from ui.prose.sample import said as said_sample
 from conftest import assert_clean, open_app, tables
 from engine import language, store
 from ui import compute
+from ui.prose.sample import said as said_sample
 from ui.shell import site, state, url
 
 MODEL, LEARN, INPUTS = (site.by_path(p).file for p in ("model", "learn", "inputs"))

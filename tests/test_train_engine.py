@@ -7,12 +7,11 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies
+from hypothesis import HealthCheck, given, settings, strategies
 
 import engine
-from engine.params import flatten, unflatten
 from engine.model import backprop
+from engine.params import flatten, unflatten
 from engine.training import (
     DECAY_FROM,
     DTYPE,

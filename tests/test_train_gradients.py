@@ -14,8 +14,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies
+from hypothesis import HealthCheck, given, settings, strategies
 
 import engine
 from engine.params import BLOCK_ARRAYS, param_arrays

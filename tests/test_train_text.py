@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+from test_train_gradients import check_gradients, nudged
 
 import engine
 from engine.attention import log_softmax, rows
@@ -13,8 +14,6 @@ from engine.block import block_backward
 from engine.model import cross_entropy, forward
 from engine.training import checkpoint_steps, thin
 from engine.windows import windows
-
-from test_train_gradients import check_gradients, nudged
 
 TASK = engine.TASKS["text"]
 TOL = 1e-12

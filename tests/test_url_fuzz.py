@@ -6,8 +6,7 @@ one, on the page, in tests/test_app.py; this is the property over every key and 
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies
+from hypothesis import HealthCheck, given, settings, strategies
 
 import engine
 from ui.shell import presets, state, url

@@ -317,6 +317,7 @@ def test_a_second_server_replays_a_stored_induction_run_without_training(tmp_pat
     import os
     import subprocess
     import sys
+
     from services import weights
     from ui.shell import presets
 

@@ -4,7 +4,6 @@ functions and from the pages under AppTest."""
 
 from __future__ import annotations
 
-
 import json
 import re
 
@@ -14,10 +13,10 @@ import pytest
 import engine
 from conftest import assert_clean, formulas, open_app, open_exports, tables
 from engine import analysis
-from ui.prose import text
-from ui.shell import session, site, state, url
 from ui.prose import rows as row_words
+from ui.prose import text
 from ui.prose.numbers import next_to
+from ui.shell import session, site, state, url
 
 PAGE = {p.path: p.file for p in site.PAGES}
 

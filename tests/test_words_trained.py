@@ -10,14 +10,15 @@ import re
 
 import numpy as np
 import pytest
+from test_words import PAGE, bad_words, column, notice, table_text, text_of
 
 from conftest import assert_clean, formulas, open_app, open_exports, open_switches, tables
-from test_words import PAGE, bad_words, column, notice, table_text, text_of
-from ui.sections.experiments import common as experiment_keys
-from ui.sections.exercise import keys as exercise_keys
-from ui.prose import numbers, rows as row_words
+from ui.prose import numbers
+from ui.prose import rows as row_words
 from ui.prose.exercise import NEGLIGIBLE
 from ui.prose.numbers import fmt, parse
+from ui.sections.exercise import keys as exercise_keys
+from ui.sections.experiments import common as experiment_keys
 from ui.shell import presets, session, state, url
 
 TRAINED = [presets.TRAINED_PREFIX + t for t in presets.TRAINED_TASKS]

@@ -5,7 +5,6 @@ rerunning only its fragment over the websocket protocol, as a browser does, and 
 from __future__ import annotations
 
 import asyncio
-import json
 import shutil
 import sys
 import time
@@ -22,10 +21,12 @@ from benchmarks import (
     hall,
     mix,
     profile,
-    profile_categories as cats,
     server_probe,
     servers,
     wsclient,
+)
+from benchmarks import (
+    profile_categories as cats,
 )
 from harness import browser as bs
 from ui.shell import site
@@ -82,13 +83,13 @@ def test_the_mix_is_half_sidebar_moves_and_covers_every_page_at_both_presets():
         ),
         ([f"draw ({ROOT}/ui/shell/sidebar.py)"], "", "frame"),
         (
-            [f"run_forever (/usr/lib/python3.11/asyncio/base_events.py)", f"send ({SITE}/uvicorn/protocols/ws.py)"],
+            ["run_forever (/usr/lib/python3.11/asyncio/base_events.py)", f"send ({SITE}/uvicorn/protocols/ws.py)"],
             "MainThread",
             "sending",
         ),
         (
             [
-                f"run_forever (/usr/lib/python3.11/asyncio/base_events.py)",
+                "run_forever (/usr/lib/python3.11/asyncio/base_events.py)",
                 f"_handle ({SITE}/streamlit/runtime/app_session.py)",
             ],
             "MainThread",

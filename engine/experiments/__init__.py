@@ -28,8 +28,8 @@ from .scaling import (
     nearly_one_hot,
     peaks,
     random_rows,
-    score_variance,
     scaling_rows,
+    score_variance,
     variance_curve,
     visible_counts,
 )

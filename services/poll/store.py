@@ -37,9 +37,6 @@ from services.poll.codes import (
     Room,
     StoreDown,
     digest,
-    new_seat,
-    parse_code,
-    parse_token,
     right_answers,
 )
 from services.poll.schema import MIGRATIONS, answers, questions, rooms

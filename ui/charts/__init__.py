@@ -6,11 +6,11 @@ one picture · grid: the model view, every layer × head in one picture · bar_c
 spec, its drawing and its text alternative) and its line below.
 """
 
+from ui.charts.bar_charts import bars
 from ui.charts.colours import SIGNED, WEIGHTS, ramp_domain, scheme_colours, symmetric_domain, weight_domain
 from ui.charts.grid import model_view
-from ui.charts.maps import heatmap
-from ui.charts.bar_charts import bars
 from ui.charts.line_charts import by_position, curves, history, lines
+from ui.charts.maps import heatmap
 
 __all__ = [
     "SIGNED",

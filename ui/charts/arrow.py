@@ -8,11 +8,10 @@ costs the same and imports nothing. Streamlit sends a pyarrow Table as it is (no
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pyarrow as pa
-
 
 _TYPES = {
     np.dtype(np.int8): pa.int8(),

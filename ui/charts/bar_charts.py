@@ -3,8 +3,8 @@ their text alternative from the numbers."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Sequence
 
 import numpy as np
 import pyarrow as pa

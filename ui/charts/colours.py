@@ -8,9 +8,8 @@ interpolate the same stops the same way, so both kinds of map share one scale.
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import threading
+from functools import cache
 
 import numpy as np
 
@@ -41,7 +40,7 @@ _SCHEME_STOPS = {
 }
 
 
-@lru_cache(maxsize=None)
+@cache
 def scheme_colours(scheme: str) -> tuple[str, ...]:
     """The scheme's stops as '#rrggbb', low to high."""
     hexes = _SCHEME_STOPS[scheme]
@@ -94,7 +93,7 @@ def colour_at(scheme: str, position: float) -> str:
 LIGHT_TEXT_SAMPLES = 1024  # points along a scheme where the text colour is chosen
 
 
-@lru_cache(maxsize=None)
+@cache
 def light_text_spans(scheme: str) -> tuple[tuple[float, float], ...]:
     """Where along the scheme (0..1) white text reads better than black: (start, end) spans."""
     at = np.linspace(0.0, 1.0, LIGHT_TEXT_SAMPLES)

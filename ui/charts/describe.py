@@ -5,7 +5,7 @@ smallest value and where (each other chart kind describes itself in its own modu
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

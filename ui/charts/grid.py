@@ -11,17 +11,16 @@ from __future__ import annotations
 import base64
 import io
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import streamlit as st
 from PIL import Image
 
-from ui.charts import arrow
+from ui.charts import arrow, raster
 from ui.charts import colours as co
-from ui.charts.describe import number as describe_num
-from ui.charts import raster
 from ui.charts import spec as sp
+from ui.charts.describe import number as describe_num
 
 MIN_MAP_PX = 40  # a map is painted at least this many pixels wide (a few tokens: blocks of pixels)
 GAP = 0.08  # the gap between two maps, as a share of a map's side

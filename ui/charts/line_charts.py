@@ -3,8 +3,9 @@ loss and accuracy by position; their text alternative from the numbers."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa

@@ -7,15 +7,16 @@ big enough to aim at, masked cells drawn grey, and outlines for a picked cell an
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Sequence
 
 import numpy as np
 import pyarrow as pa
 import streamlit as st
 
-from ui.charts import arrow, colours as co
-from ui.charts import describe, raster, spec as sp
+from ui.charts import arrow, describe, raster
+from ui.charts import colours as co
+from ui.charts import spec as sp
 
 MAX_LABELLED = 12  # print values inside cells up to this many rows and columns
 CANVAS_CELLS = 1024  # from this many cells a heatmap is painted on a canvas, without per-cell ARIA

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import base64
 import io
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Sequence
 
 import numpy as np
 import pyarrow as pa

@@ -9,8 +9,9 @@ changed. The cells travel separately, as Arrow tables in the spec's named datase
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import compute
-from ui.lessons import lesson as lessons, lesson_words, progress, shipped
+from ui.lessons import lesson as lessons
+from ui.lessons import lesson_words, progress, shipped
 from ui.lessons.lesson import Lesson, LessonError, Step, view_of
 from ui.lessons.progress import Taking
 from ui.poll import participant, room

@@ -12,7 +12,8 @@ from engine import analysis
 from ui.lessons.registry import NoFact, fact
 from ui.prose.new_token import ordinal
 from ui.prose.notices import pairs, three
-from ui.prose.numbers import count, fmt, names, next_to, spread as spread_cell
+from ui.prose.numbers import count, fmt, names, next_to
+from ui.prose.numbers import spread as spread_cell
 from ui.prose.text import plain
 from ui.shell import state
 

@@ -4,8 +4,8 @@ facts_block.py and facts_trained.py fill with @fact (ui.lessons.facts reads it).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 PLACE = re.compile(r"\{([a-z]+\.[A-Za-z0-9_]+)\}")
 

@@ -5,15 +5,15 @@ from __future__ import annotations
 import importlib
 import inspect
 import io
+from collections.abc import Callable, Sequence
 from functools import lru_cache
-from typing import Callable, Sequence
 
 import numpy as np
 import streamlit as st
 
 from ui.page import figures
-from ui.shell.lazy import opened
 from ui.shell import session, view
+from ui.shell.lazy import opened
 
 
 def _csv(matrices: dict[str, tuple[np.ndarray, Sequence[str], Sequence[str]]]) -> Callable[[], str]:

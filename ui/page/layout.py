@@ -3,13 +3,13 @@ on a phone), and the 'what to notice' line."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import streamlit as st
 
 from ui.prose.text import md_escape
-
 from ui.shell.view import View
 
 GAP_PX = 17  # between two of st.columns (Streamlit's "small" gap: 1rem at a 17 px base font)

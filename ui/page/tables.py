@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import TYPE_CHECKING, Any, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
 import streamlit as st
 
+from ui.prose.numbers import HUGE, fmt
 from ui.prose.text import md_escape
 from ui.shell import view
-from ui.prose.numbers import HUGE, fmt
 
 if TYPE_CHECKING:
     import pandas as pd

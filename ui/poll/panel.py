@@ -16,16 +16,15 @@ import io
 
 import streamlit as st
 
+from services.poll.codes import NoRoom, NotPresenter, PollError, Question, new_seat
 from ui import charts, compute
 from ui.poll import follow, keep, participant, questions, room
-from ui.poll.db import store
 from ui.poll import link as links
+from ui.poll.db import store
 from ui.poll.link import Link
-from services.poll.codes import NoRoom, NotPresenter, PollError, Question, new_seat
-
+from ui.prose.text import md_escape
 from ui.shell import session
 from ui.shell.parts import Part
-from ui.prose.text import md_escape
 
 PRESENTER_EVERY_S = 1.5  # the projector's counts refresh this often
 

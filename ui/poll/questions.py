@@ -8,8 +8,8 @@ module that gives the page's numbers (ui.compute, passed in by the poll): adding
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import engine
 from engine import analysis

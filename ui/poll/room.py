@@ -12,8 +12,8 @@ import streamlit as st
 
 from services.poll.codes import PollError
 from ui.poll import participant
-from ui.poll.link import Link
 from ui.poll.db import store
+from ui.poll.link import Link
 from ui.shell import url
 from ui.shell.state import Controls
 

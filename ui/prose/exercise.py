@@ -12,23 +12,16 @@ A "from A to B" range never names one item twice: where both ends read the same,
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from engine.analysis import TIE, Extension, read_rows
 from engine.exercise import SAME, old_rows
+from ui.prose import text
 from ui.prose.exercise_after import later_layers, output_sentence, twist_sentence  # noqa: F401
 from ui.prose.new_token import (
-    KINDS,
-    MAX_TYPED,
-    default_token_note,
-    ordinal,
     parse_next_token,  # noqa: F401
-    past_training,
-    unknown_note,
 )
 from ui.prose.numbers import count, diff, every, fmt, names, next_to, power
-from ui.prose import text
 from ui.prose.text import Quote
 
 NEGLIGIBLE = 0.5e-4  # a share of the new key below this leaves every factor printing as 1.0000

@@ -3,13 +3,12 @@ and the twists (the causal mask or positions switched on). Every number comes fr
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from engine.analysis import Extension
 from engine.exercise import SAME, Deeper, Outputs, Twist
-from ui.prose.numbers import diff, every, fmt
 from ui.prose import text
+from ui.prose.numbers import diff, every, fmt
 from ui.prose.text import Quote
 
 

@@ -3,11 +3,11 @@ settings, from engine.experiments' results (pure Python; labels go through `quot
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from engine import experiments as xp
-from ui.prose.numbers import every, fmt, is_rounding
 from ui.prose import text
+from ui.prose.numbers import every, fmt, is_rounding
 from ui.prose.text import Quote
 
 

@@ -7,7 +7,8 @@ import numpy as np
 import engine
 from engine.analysis import NEAR_UNIFORM, spread
 from ui.prose.knockout import BARELY, BARELY_LOSS, knockout_effect
-from ui.prose.loss import fall, loss as _loss, plateau  # noqa: F401 (fall: the lesson facts read it here)
+from ui.prose.loss import fall, plateau  # noqa: F401 (fall: the lesson facts read it here)
+from ui.prose.loss import loss as _loss
 from ui.prose.numbers import MIN_CASES, count, fmt, from_to, names
 from ui.prose.sample import said as sample_said
 

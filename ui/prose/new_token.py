@@ -4,7 +4,7 @@ used), and where the default comes from. Pure Python."""
 from __future__ import annotations
 
 import re
-from typing import Callable
+from collections.abc import Callable
 
 from engine.config import Config
 from engine.tokens import MAX_WORD_CHARS, Token, clean_word, token_id

@@ -3,12 +3,11 @@ from a Trace (pure Python; token labels go through `quote`: ui.prose.text's, esc
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from engine import Trace, analysis
-from ui.prose.numbers import count, fmt, names, next_to, verb
 from ui.prose import text
+from ui.prose.numbers import count, fmt, names, next_to, verb
 from ui.prose.text import Quote
 
 

@@ -10,13 +10,13 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 from engine.analysis import NEAR_UNIFORM, RowReading
-from ui.prose.numbers import count, fmt, names, verb
 from ui.prose import text
+from ui.prose.numbers import count, fmt, names, verb
 from ui.prose.text import Quote
 
 SHOWN = 6  # rows named one by one in a notice; the rest are counted

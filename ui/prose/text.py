@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import string
-from typing import Callable
+from collections.abc import Callable
 
 _PUNCT = set(string.punctuation)
 Quote = Callable[[str], str]  # how a sentence quotes a token label (quote below, unless a caller wants plain)

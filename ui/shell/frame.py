@@ -14,6 +14,7 @@ import threading
 from dataclasses import replace
 
 import streamlit as st
+
 from ui import compute
 from ui import streamlit_internals as internals
 from ui.charts import colours as charts_colours

@@ -9,7 +9,8 @@ from dataclasses import replace
 
 import streamlit as st
 
-from ui.shell import screen as shell_screen, session, state, url
+from ui.shell import screen as shell_screen
+from ui.shell import session, state, url
 from ui.shell.state import Controls
 
 

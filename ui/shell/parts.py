@@ -5,8 +5,9 @@ asks for it with ui.shell.session.ask_goto; the frame shows it from the next run
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ui.shell.view import View
@@ -18,7 +19,7 @@ class Part:
     read: Callable[[dict[str, str]], list[str]] | None = None  # a session's first run: the URL → notes for the page
     url: Callable[[], dict[str, str]] | None = None  # what it keeps in this browser's own URL
     share: Callable[[], dict[str, str]] | None = None  # what a link for another browser carries (no secret)
-    draw: Callable[["View", str], None] | None = None  # above the page: the View, and this view's link for
+    draw: Callable[[View, str], None] | None = None  # above the page: the View, and this view's link for
     # the hall (the sidebar's settings, no presenter view)
     steps: Callable[[], bool] | None = None  # True while it steps through a list of its own (a
     # lesson): PageUp/PageDown are its, not the pages'

@@ -5,11 +5,11 @@ from __future__ import annotations
 import streamlit as st
 
 import engine
-from ui.shell import lazy
-from ui.prose.numbers import count, vocabulary
-from ui.shell import presets, session, state
 from ui.prose import passage as passage_words
-from ui.prose.preset_notes import facts as preset_facts, sequence_rule
+from ui.prose.numbers import count, vocabulary
+from ui.prose.preset_notes import facts as preset_facts
+from ui.prose.preset_notes import sequence_rule
+from ui.shell import lazy, presets, session, state
 from ui.shell.session import FIELD
 from ui.shell.state import Controls
 

@@ -12,12 +12,12 @@ import engine
 from engine import analysis, exercise
 from ui import charts, compute
 from ui.page import footer, layout, tables
-from ui.sections.exercise import keys
-from ui.shell import frame, lazy, presets, state
-from ui.shell.view import View
 from ui.prose import exercise as exercise_words
 from ui.prose.numbers import diff, every, fmt, metric, score
 from ui.prose.text import md_escape, quote
+from ui.sections.exercise import keys
+from ui.shell import frame, lazy, presets, state
+from ui.shell.view import View
 
 SIDE_BY_SIDE = 16  # longest extended sentence whose two maps sit side by side
 VOCAB_LISTED = 64  # a vocabulary up to this many tokens is listed in a caption; a larger one in an expander

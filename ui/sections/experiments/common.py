@@ -7,8 +7,8 @@ import streamlit as st
 
 from engine import experiments as xp
 from ui import charts
-from ui.page import layout
 from ui.charts import colours
+from ui.page import layout
 from ui.shell.view import View
 
 TITLES = {

@@ -11,11 +11,11 @@ import streamlit as st
 from engine import experiments as xp
 from ui import charts, compute
 from ui.page import footer, layout, tables
-from ui.shell import state
+from ui.prose import experiments as said
 from ui.sections.experiments import common
 from ui.sections.experiments.common import TITLES, lines, prose, two_maps
+from ui.shell import state
 from ui.shell.view import View
-from ui.prose import experiments as said
 
 
 # --------------------------------------------------------------------------- 1 · why ÷ √d_head

@@ -16,7 +16,6 @@ from ui.prose import learn as learn_words
 from ui.sections.learn.task import TRAIN, Sequence
 from ui.shell.view import View
 
-
 LIVE_EVERY_S = 0.15  # redraw the live maps at most this often while training
 LIVE_S = 20.0  # a shipped run that trained longer than this is shown at once, not replayed live
 

@@ -17,10 +17,10 @@ from ui.page import layout, tables
 from ui.prose import learn as learn_words
 from ui.prose.numbers import fmt
 from ui.prose.sample import said as sample_said
-from ui.shell import frame, presets, state, url
 from ui.sections.learn.live import exports, grid, maps
 from ui.sections.learn.task import STEP, Sequence
 from ui.sections.model import text
+from ui.shell import frame, presets, state, url
 from ui.shell.session import FIELD
 from ui.shell.view import View
 

@@ -10,14 +10,13 @@ import streamlit as st
 
 import engine
 from services.weights import Training
-from ui.prose import learn as learn_words, passage
-from ui.prose.text import md_escape
+from ui.prose import learn as learn_words
+from ui.prose import passage
 from ui.prose.numbers import vocabulary
-from ui.shell import presets, state
+from ui.prose.text import md_escape
+from ui.shell import presets, session, state
 from ui.shell.session import FIELD
-from ui.shell import session
 from ui.shell.view import View
-
 
 TRAIN, STEP = "learn_train", "learn_step"  # the Train button, the replay slider (the task is a control)
 

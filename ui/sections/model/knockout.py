@@ -12,8 +12,8 @@ from ui.page import layout, tables
 from ui.prose import knockout as knockout_words
 from ui.prose.numbers import fmt
 from ui.sections.model import text
-from ui.shell.view import View
 from ui.shell.session import FIELD
+from ui.shell.view import View
 
 
 def control(view: View) -> tuple[tuple[int, int], ...]:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import streamlit as st
 
 import engine
-from services.weights import Model
 from engine import language
+from services.weights import Model
 from ui import compute
 from ui.page import layout, tables
 from ui.prose import knockout as knockout_words

@@ -9,8 +9,8 @@ import streamlit as st
 from engine import analysis
 from ui.page import tables
 from ui.prose.numbers import tex
-from ui.shell import session
 from ui.prose.text import quote
+from ui.shell import session
 
 
 def entry(name: str, first_column: int) -> tuple[str, int, int] | None:
