@@ -137,7 +137,7 @@ def measure_lengths(tab: Tab, floor_tab: Tab, app: str, floor: str, pages, lengt
         floor_tab.open(page_url(floor, "", f"seq_len={length}"))
         t, _ = floor_tab.moves(SEQ, length, MAXIMA["seq_len"], moves, expect_rows=True)
         floor_times += t
-        for path, title in pages:
+        for path, _title in pages:
             tab.open(page_url(app, path, f"seq_len={length}" if length != 4 else ""))
             t, sizes = tab.moves(SEQ, length, MAXIMA["seq_len"], moves, expect_rows=path in charted)
             results["pages"].setdefault(path, {})[length] = {
@@ -176,7 +176,7 @@ def measure_extremes(tab: Tab, app: str, pages, moves: int) -> dict:
     }
     out: dict = {}
     for name, (query, widget, start, high) in cases.items():
-        for path, title in pages:
+        for path, _title in pages:
             tab.open(page_url(app, path, query))
             t, sizes = tab.moves(widget, start, high, moves, expect_rows=False)
             out.setdefault(name, {})[path] = {

@@ -1,4 +1,5 @@
-"""The training engine's pieces: Adam against a plain loop, determinism, the run record, stacks of blocks, and refused inputs."""
+"""The training engine's pieces: Adam against a plain loop, determinism, the run record, stacks of blocks, and
+refused inputs."""
 
 from __future__ import annotations
 
