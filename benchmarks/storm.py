@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.load import pct
+from benchmarks.load_report import pct
 from benchmarks.ws_student import Student
 from harness import browser as bs
 
