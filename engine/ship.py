@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 # What ships for a task, read by engine.shipped_measures too (engine.ship.runs, .SEED … are still these)
-from .shipped_runs import GAP, SEED, runs
+from .shipped_runs import GAP, KEEP_LONG, LONG_STEPS, SEED, Shipped, runs  # noqa: F401
 
 FRESH = 777  # --check compares predictions on 1,000 fresh sequences drawn from this seed
 PREFIX_MIN = 50  # --check trains a long run up to its first saved step from this one on
