@@ -13,7 +13,7 @@ from PIL import Image
 import engine
 from conftest import assert_clean, open_app
 from ui import charts
-from ui.charts import bar_charts, colours, line_charts, raster
+from ui.charts import bar_charts, colours, raster, run_charts
 from ui.charts import maps as heat
 from ui.charts import spec as spec_module
 from ui.shell import site, state, url
@@ -275,9 +275,9 @@ def test_the_learn_pages_curves_have_titles(monkeypatch):
         def vega_lite_chart(self, spec, **_):
             drawn.append(spec)
 
-    line_charts.curves([2.0, 1.0], [0.1, 0.9], box=Box())
-    monkeypatch.setattr(line_charts.st, "vega_lite_chart", lambda spec, **_: drawn.append(spec))
-    line_charts.history(
+    run_charts.curves([2.0, 1.0], [0.1, 0.9], box=Box())
+    monkeypatch.setattr(run_charts.st, "vega_lite_chart", lambda spec, **_: drawn.append(spec))
+    run_charts.history(
         [0, 10], [("previous token", [0.2, 0.9], False)], at_step=None, y_title="mean weight on those keys"
     )
     assert [spec["title"]["text"] for spec in drawn] == [
