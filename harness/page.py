@@ -131,7 +131,7 @@ def settle(page, runs: Runs, before: int, quiet_ms: int = 300, timeout: float = 
 
 def chart_shapes(page) -> dict[str, tuple[int, int]]:
     """{chart title: (rows, columns)} read from each drawn svg chart's axes (y labels, x labels); a heatmap
-    painted on a canvas (ui.charts.maps.CANVAS_CELLS and more) from its text alternative ('<title>. Heatmap of
+    painted on a canvas (ui.charts.map_template.CANVAS_CELLS and more) from its text alternative ('<title>. Heatmap of
     R rows … × C columns …')."""
     return {
         item["title"]: (item["rows"], item["cols"])

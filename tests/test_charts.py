@@ -13,8 +13,7 @@ from PIL import Image
 import engine
 from conftest import assert_clean, open_app
 from ui import charts
-from ui.charts import bar_charts, colours, raster, run_charts
-from ui.charts import maps as heat
+from ui.charts import bar_charts, colours, map_template, raster, run_charts
 from ui.charts import spec as spec_module
 from ui.shell import site, state, url
 
@@ -74,7 +73,7 @@ def test_paint_matches_a_per_cell_oracle(scheme, domain):
 
 
 def test_vector_heatmap_scale_is_the_same_ramp():
-    spec = heat.template(
+    spec = map_template.template(
         2, 2, 1, 1, False, "key", "query", charts.SIGNED, True, ".2f", False, 400, 300, False, False, "masked", False
     ).fill(title="t", domain=charts.ramp_domain(charts.SIGNED, (-1.0, 3.0)))
     scale = spec["layer"][0]["encoding"]["color"]["scale"]
@@ -147,7 +146,7 @@ def test_raster_outlines_the_picked_cell_and_the_highlighted_token():
 
 def test_every_label_is_drawn_while_the_cells_are_wide_enough_for_it():
     labels = tuple(f"word{i}" for i in range(6))
-    spec = heat.template(
+    spec = map_template.template(
         len(labels),
         len(labels),
         5,
@@ -169,7 +168,7 @@ def test_every_label_is_drawn_while_the_cells_are_wide_enough_for_it():
     axes = {ch: spec["encoding"][ch]["axis"] for ch in ("x", "y")}
     assert axes["x"]["labelOverlap"] is False and axes["y"]["labelOverlap"] is False  # 38 px cells
     many = tuple(f"w{i}" for i in range(40))
-    spec = heat.template(
+    spec = map_template.template(
         len(many),
         len(many),
         3,
@@ -195,7 +194,7 @@ def test_every_label_is_drawn_while_the_cells_are_wide_enough_for_it():
 
 def test_a_wide_matrix_grows_its_rows_so_that_every_token_keeps_its_label():
     tokens, columns = tuple(f"w{i}" for i in range(16)), tuple(str(i) for i in range(32))
-    spec = heat.template(
+    spec = map_template.template(
         16,
         32,
         3,
@@ -217,7 +216,7 @@ def test_a_wide_matrix_grows_its_rows_so_that_every_token_keeps_its_label():
     assert spec["width"] == pytest.approx(230) and spec["height"] == 16 * spec_module.ROW_MIN_PX  # 7.2 px wide
     assert spec["encoding"]["y"]["axis"]["labelOverlap"] is False
     assert spec["encoding"]["x"]["axis"]["labelOverlap"] is True  # columns thinned
-    tall = heat.template(
+    tall = map_template.template(
         32,
         16,
         2,
