@@ -299,9 +299,7 @@ def twists(view: View, ext: analysis.Extension, new_token) -> None:
         with col:
             if not st.toggle(f"Try it with {what}", key=keys.TWIST[name]):
                 continue
-            other = compute.extension(
-                exercise.variant(view.config, name), view.words, new_token, view.training, view.config
-            )
+            other = compute.extension(view.model, view.words, new_token, exercise.variant(view.config, name))
             tw = exercise.twist(ext, other, name)
             first, second = st.columns(2)
             if name == "causal":
@@ -343,8 +341,8 @@ def later(view: View, new_token) -> None:
     """With more than one layer: what the new token did to every later layer's old rows, from both runs."""
     if view.config.n_layers == 1:
         return
-    before = compute.stack(view.config, view.words, view.training)
-    after = compute.stack(view.config, (*view.words, new_token), view.training)
+    before = compute.stack(view.model, view.words)
+    after = compute.stack(view.model, (*view.words, new_token))
     st.markdown(exercise_words.later_layers(exercise.deeper(before, after), view.config.causal))
 
 
@@ -359,12 +357,12 @@ def draw(view: View) -> None:
     """The exercise from the prediction to the result, as one fragment: a choice, the reveal, a twist rerun only
     this."""
     T = len(view.words)
-    before = compute.trace(view.config, view.words, view.training)  # layer 0
+    before = compute.trace(view.model, view.words)  # layer 0
     prediction = predict(view, before)
     new_token = choose_token(view)
     revealed = reveal(view, new_token, prediction)
     if revealed is not None:
-        ext = compute.extension(view.config, view.words, new_token, view.training)
+        ext = compute.extension(view.model, view.words, new_token, view.config)
         result(view, ext, revealed)
         explain(view, ext)
         twists(view, ext, new_token)
