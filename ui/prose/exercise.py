@@ -18,14 +18,8 @@ from engine.analysis import TIE, Extension, read_rows
 from engine.exercise import SAME, old_rows
 from ui.prose import text
 from ui.prose.exercise_after import later_layers, output_sentence, twist_sentence  # noqa: F401
-from ui.prose.new_token import (  # noqa: F401  (re-exported: the exercise's words, named here too)
-    KINDS,
-    MAX_TYPED,
-    default_token_note,
-    ordinal,
-    parse_next_token,
-    past_training,
-    unknown_note,
+from ui.prose.new_token import (
+    parse_next_token,  # noqa: F401
 )
 from ui.prose.numbers import count, diff, every, fmt, names, next_to, power
 from ui.prose.text import Quote
