@@ -20,6 +20,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 import engine
+from conftest import handle_of
 from harness import browser as bs
 from ui.shell import presets, site, url
 
@@ -759,7 +760,7 @@ def test_a_tiny_weight_is_never_printed_as_zero_in_a_cell(tab):
     texts = tab.chart("softmax_map").locator("svg g.mark-text text").all_text_contents()[:64]  # the cells, row-major
     controls, _ = url.from_params(params)
     weights = compute.trace(
-        state.to_config(controls), state.to_tokens(controls).words, presets.training(controls.preset)
+        handle_of(state.to_config(controls), presets.training(controls.preset)), state.to_tokens(controls).words
     ).weights[0]
     assert len(texts) == weights.size
     assert texts.count("<0.01") == int(((weights > 0) & (weights < 0.005)).sum()) > 0

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from test_words import PAGE, bad_words, column, notice, table_text, text_of
 
-from conftest import assert_clean, formulas, open_app, open_exports, open_switches, tables
+from conftest import assert_clean, formulas, handle_of, open_app, open_exports, open_switches, tables
 from ui.prose import numbers
 from ui.prose import rows as row_words
 from ui.prose.exercise import NEGLIGIBLE
@@ -86,7 +86,7 @@ def test_defect03_a_tiny_weight_is_shown_in_scientific_notation():
     params = {"preset": "trained-induction", "layer": "1"}
     controls, _ = url.from_params(params)
     weights = compute.trace(
-        state.to_config(controls), state.to_tokens(controls).words, presets.training(controls.preset), 1
+        handle_of(state.to_config(controls), presets.training(controls.preset)), state.to_tokens(controls).words, 1
     ).weights[0]  # (T, T), head 0
     query, key = np.unravel_index(np.argmin(np.where(weights > 0, weights, np.inf)), weights.shape)
     assert 0 < weights[query, key] < 5e-6, weights[query, key]
@@ -190,7 +190,9 @@ def test_defect15_next_page_pair_is_the_largest_dot_product():
     params = {"preset": "trained-first"}
     said = notice(open_app(PAGE["qkv"], params, timeout=120))
     controls, _ = url.from_params(params)
-    t = compute.trace(state.to_config(controls), state.to_tokens(controls).words, presets.training(controls.preset))
+    t = compute.trace(
+        handle_of(state.to_config(controls), presets.training(controls.preset)), state.to_tokens(controls).words
+    )
     q, k = np.unravel_index(np.argmax(np.where(t.visible, t.scores[0], -np.inf)), t.visible.shape)
     assert f"pair, ‘{t.labels[q]}’ → ‘{t.labels[k]}’, has head 0's largest scaled score" in said
 

@@ -15,7 +15,6 @@ from dataclasses import replace
 
 import streamlit as st
 
-from ui import compute
 from ui import streamlit_internals as internals
 from ui.charts import colours as charts_colours
 from ui.shell import inputs, presenter, screen, session, sidebar, site, state, url
@@ -145,10 +144,11 @@ def start(parts: tuple[Part, ...]):
     for part in parts:
         if part.draw:
             part.draw(here, url.share_link(st.context.url or "", join))
-    if here.training is not None and not page.trains:  # the trainer part has made it ready
-        here = replace(here, model=compute.model(here.config, here.training))
-        set_current(here)
-        session.remember_view(here)
+    for part in parts:
+        if part.model:  # the trainer part: the model every page shows, worked out once (None on Learn)
+            here = replace(here, model=part.model(here))
+            set_current(here)
+            session.remember_view(here)
     return current
 
 
