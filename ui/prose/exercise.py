@@ -18,14 +18,8 @@ from engine.analysis import TIE, Extension, read_rows
 from engine.exercise import SAME, old_rows
 from ui.prose import text
 from ui.prose.exercise_after import later_layers, output_sentence, twist_sentence  # noqa: F401
-from ui.prose.new_token import (  # the page's words about its new token, read from here too
-    KINDS,  # noqa: F401
-    MAX_TYPED,  # noqa: F401
-    default_token_note,  # noqa: F401
-    ordinal,  # noqa: F401
+from ui.prose.new_token import (
     parse_next_token,  # noqa: F401
-    past_training,  # noqa: F401
-    unknown_note,  # noqa: F401
 )
 from ui.prose.numbers import count, diff, every, fmt, names, next_to, power
 from ui.prose.text import Quote
