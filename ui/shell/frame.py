@@ -36,8 +36,9 @@ TABLE_CSS = (
 # Accessibility, static CSS as well. A focus ring on every control, in light and dark themes and in presenter
 # view: a dark outline around a white one, so one of them stands out on any background (Streamlit's own
 # rings are faint or missing on some widgets). Formulas wrap at their = and + and between equations
-# (KaTeX's break points; ui.page.layout.latex) instead of scrolling sideways in a box a keyboard cannot reach. With reduced motion asked for, no
-# transitions or spinners, and the Learn page's live maps and curves stay hidden while training runs.
+# (KaTeX's break points; ui.page.layout.latex) instead of scrolling sideways in a box a keyboard cannot reach.
+# With reduced motion asked for, no transitions or spinners, and the Learn page's live maps and curves stay
+# hidden while training runs.
 FOCUS = (
     ":is(button, a, summary, input, textarea, [role='slider'], [role='tab'], [role='radio'], [role='checkbox'], "
     "[role='switch'], [role='option'], [tabindex]:not([tabindex='-1'])):focus-visible, "
