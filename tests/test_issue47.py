@@ -11,8 +11,8 @@ import pytest
 
 from conftest import link_trace, link_view  # noqa: E402
 from ui import compute
-from ui.prose import notices
 from ui.prose.numbers import fmt, next_to
+from ui.sections.scores import words as scores_words
 
 view, trace = link_view, link_trace
 
@@ -34,7 +34,7 @@ def test_item12_the_scores_intro_says_what_the_stds_show_not_a_cause(params):
     stds makes the spread (1.13 × 1.72 ≈ 1.94): the sentence now compares the spread with that product, in
     the app's one scale of words, and has no 'so'."""
     t = trace(view("scores", **params))
-    said = notices.scores_intro(t)
+    said = scores_words.scores_intro(t)
     sentence = next(s for s in re.split(r"(?<=\.) ", said) if "entries of q and k have std" in s)
     assert not CAUSAL.search(sentence), sentence
     q, k = float(np.std(t.q)), float(np.std(t.k))
@@ -70,8 +70,8 @@ def test_item11_a_knock_out_s_words_quote_the_loss_and_follow_the_larger_change(
     15-fold: every lesson fact about a knock-out quotes both of the page's measures, read from its metrics,
     and names first the one whose ratio after / before is further from 1 (on a log scale)."""
     from ui.lessons import facts, shipped
-    from ui.lessons.facts_trained import _model
     from ui.lessons.lesson import view_of
+    from ui.sections.model.facts import _model
 
     step = shipped.load(key[0]).at(key[1])
     v = view_of(step)
@@ -151,9 +151,9 @@ def test_item15_the_readme_says_of_the_plateau_what_the_app_finds_for_the_shippe
     name 'a plateau' only for a level stretch: tests/test_learn.py) on the shipped run's losses and drop."""
     from conftest import ROOT
     from ui.lessons import shipped
-    from ui.lessons.facts_trained import learn_run
     from ui.lessons.lesson import view_of
     from ui.prose import learn
+    from ui.sections.learn.facts import learn_run
 
     step = next(s for s in shipped.load("induction").steps if "{learn.plateau}" in s.text)
     trained = learn_run(view_of(step), compute)
@@ -177,13 +177,12 @@ def test_item15_the_readme_says_of_the_plateau_what_the_app_finds_for_the_shippe
 BEHIND = {
     # the arithmetic of the softmax, the mask and the exercise: each sentence prints the numbers it follows from
     (
-        "ui/lessons/facts_block.py",
+        "ui/sections/softmax/facts.py",
         "sees one key only, so its weight 1 is forced",
     ): "one key: the softmax of one score is 1",
-    ("ui/lessons/facts_block.py", "scaling is switched off here, so nothing is divided"): "a switch's state",
-    ("ui/poll/questions.py", "its weight 1 is forced, so there is nothing to predict"): "one key: weight 1",
-    ("ui/poll/questions.py", "Scaling is switched off, so this page divides nothing"): "a switch's state",
-    ("ui/poll/questions.py", "its visible scores are all equal, so they have no spread"): "measured: std 0",
+    ("ui/prose/stages.py", "Scaling is switched off, so nothing is divided"): "a switch's state",
+    ("ui/sections/softmax/question.py", "its weight 1 is forced, so there is nothing to predict"): "one key: weight 1",
+    ("ui/sections/scores/question.py", "its visible scores are all equal, so they have no spread"): "measured: std 0",
     ("ui/prose/exercise.py", "multiplied by one factor of its own, so the ratios inside a row are kept"): "arithmetic",
     (
         "ui/prose/exercise.py",
@@ -223,28 +222,36 @@ BEHIND = {
         "each with variance 1, so the scores spread out like √d_head",
     ): "the page's random vectors measure it (variance_curve)",
     (
-        "ui/prose/notices.py",
+        "ui/sections/scores/words.py",
         "It adds up d_head products, so it spreads more the wider the head",
     ): "the Experiments page measures it (variance_curve)",
     (
-        "ui/prose/notices.py",
+        "ui/sections/qkv/words.py",
         "The same matrices serve every token, so equal input rows get equal Q, K and V rows",
     ): "one W_Q",
-    ("ui/prose/notices.py", "every word is different, so every row of X is different"): "the table's rows",
-    ("ui/prose/notices.py", "Without positions the same word therefore always gets the same rows"): "one embedding row",
-    ("ui/prose/notices.py", "so it gets different rows"): "the position code is added",
-    ("ui/prose/notices.py", "Scaling is switched off, so nothing is divided"): "a switch's state",
-    ("ui/prose/notices.py", ", and so is every row of X + P"): "not causal: 'likewise'",
-    ("ui/prose/notices.py", "the divisor is √1 = 1, so the division changes nothing"): "arithmetic",
+    ("ui/sections/inputs/words.py", "every word is different, so every row of X is different"): "the table's rows",
+    (
+        "ui/sections/qkv/words.py",
+        "Without positions the same word therefore always gets the same rows",
+    ): "one embedding row",
+    ("ui/sections/qkv/words.py", "so it gets different rows"): "the position code is added",
+    ("ui/sections/inputs/words.py", ", and so is every row of X + P"): "not causal: 'likewise'",
+    ("ui/sections/scores/words.py", "the divisor is √1 = 1, so the division changes nothing"): "arithmetic",
     ("ui/prose/rows.py", "every row sees one key only, so every weight is 1 by force"): "one key: weight 1",
     ("ui/prose/rows.py", "so no row or head stands out"): "the spreads are printed",
     ("ui/prose/rows.py", "so no key stands out and none is named here"): "the spread is printed",
     ("ui/prose/rows.py", "sees only itself under the causal mask, so its weight 1 is forced"): "one key: weight 1",
     ("ui/prose/rows.py", "spread almost evenly ({…}), so no key is named"): "the spread is printed",
     # what the app does (its own rules: a seed, a list, a switch), said where it does it
-    ("pages/exercise.py", "tokens, so one more makes"): "a count",
-    ("pages/heads.py", "its own slice of Q, K and V, so each head can attend differently"): "the slices are drawn",
-    ("pages/model.py", "reads the output of the one before, so its maps can mix"): "the stack's definition ('can')",
+    ("ui/sections/exercise/page.py", "tokens, so one more makes"): "a count",
+    (
+        "ui/sections/heads/page.py",
+        "its own slice of Q, K and V, so each head can attend differently",
+    ): "the slices are drawn",
+    (
+        "ui/sections/model/page.py",
+        "reads the output of the one before, so its maps can mix",
+    ): "the stack's definition ('can')",
     (
         "ui/sections/exercise/steps.py",
         "not in the vocabulary, so its vector comes from its own seeded stream",

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from ui import compute
-from ui.prose import notices
+from ui.sections.inputs import words as inputs_words
+from ui.sections.output import words as output_words
 from ui.shell import site
 
 TEXT = [
@@ -33,7 +34,7 @@ def test_the_inputs_notice_counts_repeated_words_not_repeated_unk(params):
     v = view("inputs", **params)
     words, stand_in = v.words, "<unk>"
     unknown = words.count(stand_in)
-    said = notices.inputs_notice(trace(v), words, len(words) - unknown, "Trained: English text", stand_in)
+    said = inputs_words.inputs_notice(trace(v), words, len(words) - unknown, "Trained: English text", stand_in)
     repeated = sum(w != stand_in and w in words[:i] for i, w in enumerate(words))
     assert repeated and (unknown > 1 or params.get("passage"))  # passage 0 shows several <unk>
     found = re.search(r"(\d+) tokens? repeats? an earlier word", said)
@@ -43,7 +44,7 @@ def test_the_inputs_notice_counts_repeated_words_not_repeated_unk(params):
 def test_the_inputs_notice_with_only_unk_repeated_does_not_call_every_row_different():
     v = view("inputs", preset="trained-text", seq_len=4)
     shown = ("<unk>", "she", "<unk>", "said")  # two words outside the vocabulary
-    said = notices.inputs_notice(trace(v), shown, 2, "Trained: English text", "<unk>")
+    said = inputs_words.inputs_notice(trace(v), shown, 2, "Trained: English text", "<unk>")
     assert "every row of X is different" not in said and "every word is different" not in said
     assert "the only equal rows of X are the 2 ‘<unk>’ rows" in said.replace("\\", ""), said
 
@@ -54,7 +55,7 @@ def test_a_count_of_thousands_is_printed_with_its_separator(params):
     page prints its thousands (vocabulary of 1,000 tokens)."""
     t = trace(view("output", **params))
     T, F = t.ffn_hidden.shape
-    said = notices.output_notice(t)
+    said = output_words.output_notice(t)
     assert f"{T * F:,} hidden values" in said and f"{T * F} hidden" not in said, said
 
 

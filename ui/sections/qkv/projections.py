@@ -8,9 +8,10 @@ import engine
 from engine import analysis
 from ui import charts, compute
 from ui.page import footer, layout
-from ui.prose import notices, stages
+from ui.prose import stages
 from ui.prose.numbers import count
 from ui.sections.qkv import entry
+from ui.sections.qkv import words as qkv_words
 from ui.shell import frame, session
 from ui.shell.view import View
 
@@ -28,7 +29,8 @@ def draw(view: View) -> None:
     dims = t.dims
     first, last = analysis.head_columns(cfg, h)
     st.latex(
-        rf"{stages.x_symbol(cfg, view.layer)}:\ {T}\times{C},\quad W_Q, W_K, W_V:\ {C}\times{C},\quad Q, K, V:\ {T}\times{C}"
+        rf"{stages.x_symbol(cfg, view.layer)}:\ {T}\times{C},\quad W_Q, W_K, W_V:\ {C}\times{C},"
+        rf"\quad Q, K, V:\ {T}\times{C}"
         rf"\ \to\ \text{{{count(cfg.num_heads, 'head')}}}\times {T}\times{cfg.d_head}"
     )
 
@@ -110,7 +112,7 @@ def draw(view: View) -> None:
     )
     st.caption("Click (or tap) a cell of the head's slice to see that number computed from X and the weight matrix.")
 
-    layout.notice(notices.qkv_notice(t, h))
+    layout.notice(qkv_words.qkv_notice(t, h))
     entry.show(t, params, picked, stages.source(cfg, view.layer))
     footer.exports(
         "qkv",

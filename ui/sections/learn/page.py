@@ -1,0 +1,31 @@
+"""Learn: train the block in NumPy on a task whose answer is an attention pattern; watch a head learn it.
+
+The page's header (its title, intro and formulas), then its sections: pages/learn.py calls draw."""
+
+from __future__ import annotations
+
+from ui.page import layout
+from ui.prose import learn as learn_words
+from ui.prose.learn_intro import intro
+from ui.sections.learn import live, replay
+from ui.sections.learn import task as tasks
+from ui.shell.view import View
+
+
+def draw(view: View) -> None:
+    """The whole page, under the frame."""
+    cfg = tasks.config(view)
+    layout.header(
+        view,
+        "Learn: train a head",
+        intro(view.controls.task),
+        learn_words.formula(cfg),
+    )
+    task = tasks.choose(view)
+    training = tasks.training(view)
+    seq = tasks.sequence(view, task)
+    trained = live.run_to_show(view, cfg, training, seq)
+    if trained is None:
+        live.untrained(view, cfg, training, seq)
+    else:
+        replay.replay(view, trained, seq)
