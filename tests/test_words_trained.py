@@ -15,9 +15,9 @@ from test_words import PAGE, bad_words, column, notice, table_text, text_of
 from conftest import assert_clean, formulas, open_app, open_exports, open_switches, tables
 from ui.prose import numbers
 from ui.prose import rows as row_words
-from ui.prose.exercise import NEGLIGIBLE
 from ui.prose.numbers import fmt, parse
 from ui.sections.exercise import keys as exercise_keys
+from ui.sections.exercise.words import NEGLIGIBLE
 from ui.sections.experiments import common as experiment_keys
 from ui.shell import presets, session, state, url
 

@@ -4,8 +4,8 @@ the numbers the page draws, by the page's own functions, and printed as the page
 from __future__ import annotations
 
 from ui.lessons.registry import fact
-from ui.prose.new_token import ordinal
 from ui.prose.text import plain
+from ui.sections.exercise.words_new_token import ordinal
 from ui.shell import state
 
 

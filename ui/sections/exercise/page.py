@@ -7,15 +7,15 @@ from __future__ import annotations
 import streamlit as st
 
 from ui.page import layout
-from ui.prose import exercise as exercise_words
 from ui.sections.exercise import steps as sections
+from ui.sections.exercise import words_new_token as new_token_words
 from ui.shell.view import View
 
 
 def draw(view: View) -> None:
     """The whole page, under the frame."""
     T = len(view.words)
-    nth = exercise_words.ordinal(T + 1)
+    nth = new_token_words.ordinal(T + 1)
     layout.header(
         view,
         view.page.title,  # one name in the navigation, the title, the steps and the poll

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from engine import analysis
 from ui.poll.asking import Asked, asks
-from ui.prose import exercise as exercise_words
+from ui.sections.exercise import words as exercise_words
 from ui.shell import state
 
 
