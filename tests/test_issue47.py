@@ -147,17 +147,17 @@ def test_item9_a_poll_question_names_the_layer_and_head_it_grades(page, params):
 # =========================================================================== 15 · the README on the plateau
 def test_item15_the_readme_says_of_the_plateau_what_the_app_finds_for_the_shipped_run():
     """The README said the induction plateau is 'marked' while the Learn page, for the shipped run, finds no level
-    stretch. The README's Learn row claims a plateau exactly when ui.prose.learn.plateau finds one (its words
+    stretch. The README's Learn row claims a plateau exactly when ui.sections.learn.words.plateau finds one (its words
     name 'a plateau' only for a level stretch: tests/test_learn.py) on the shipped run's losses and drop."""
     from conftest import ROOT
     from ui.lessons import shipped
     from ui.lessons.lesson import view_of
-    from ui.prose import learn
+    from ui.sections.learn import words as learn_words
     from ui.sections.learn.facts import learn_run
 
     step = next(s for s in shipped.load("induction").steps if "{learn.plateau}" in s.text)
     trained = learn_run(view_of(step), compute)
-    found = "plateau" in learn.plateau(trained.run.losses, compute.circuit(trained)[1])
+    found = "plateau" in learn_words.plateau(trained.run.losses, compute.circuit(trained)[1])
     row = next(
         line
         for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
@@ -288,8 +288,11 @@ BEHIND = {
         "ui/prose/knockout.py",
         "followed by itself, so every token of the second half has an earlier copy",
     ): "the construction",
-    ("ui/prose/learn.py", "pinned arithmetic, so these are the same weights on every machine"): "engine.ship --check",
-    ("ui/prose/learn.py", "so every machine shows the same model"): "engine.ship --check",
+    (
+        "ui/sections/learn/words.py",
+        "pinned arithmetic, so these are the same weights on every machine",
+    ): "engine.ship --check",
+    ("ui/sections/learn/words.py", "so every machine shows the same model"): "engine.ship --check",
     ("ui/prose/preset_notes.py", "draws the embedding table first, so a new seed redraws X too"): "the seed's order",
     (
         "ui/prose/preset_notes.py",

@@ -12,8 +12,8 @@ import engine
 from services.weights import Training
 from ui.lessons import lesson_words
 from ui.lessons.registry import NoFact, fact
-from ui.prose import learn as learn_words
 from ui.prose.numbers import fmt
+from ui.sections.learn import words as learn_words
 
 
 def learn_run(view, numbers):

@@ -5,10 +5,10 @@ The page's header (its title, intro and formulas), then its sections: pages/lear
 from __future__ import annotations
 
 from ui.page import layout
-from ui.prose import learn as learn_words
-from ui.prose.learn_intro import intro
 from ui.sections.learn import live, replay
 from ui.sections.learn import task as tasks
+from ui.sections.learn import words as learn_words
+from ui.sections.learn.words_intro import intro
 from ui.shell.view import View
 
 

@@ -14,9 +14,10 @@ from engine.training import DECAY_FROM, DTYPE, LR_FLOOR, WARMUP
 from services.weights import Model, Training
 from ui import charts, compute
 from ui.page import layout, tables
-from ui.prose import learn as learn_words
 from ui.prose.numbers import fmt
 from ui.prose.sample import said as sample_said
+from ui.sections.learn import words as learn_words
+from ui.sections.learn import words_knockouts as learn_knockout_words
 from ui.sections.learn.live import exports, grid, maps
 from ui.sections.learn.task import STEP, Sequence
 from ui.sections.model import text
@@ -144,10 +145,10 @@ def _replay_stack(
     )
     charts.history(history, series, at_step=at_step, y_title="mean weight on those keys", present=view.present)
     if trained.task.held_out is not None:  # text: its knock-outs in nats, on held-out text
-        knocked = learn_words.text_knockouts(compute.text_evidence(trained))
+        knocked = learn_knockout_words.text_knockouts(compute.text_evidence(trained))
     else:
         base, single, layers = compute.circuit_knockouts(trained)
-        knocked = learn_words.knockouts(base, single, layers, compute.metrics(trained).sample)
+        knocked = learn_knockout_words.knockouts(base, single, layers, compute.metrics(trained).sample)
     layout.notice(
         learn_words.depth_notice(
             run.losses,
@@ -198,10 +199,10 @@ def by_position(view: View, trained: Model) -> None:
         metrics.accuracy,
         metrics.scored,
         present=view.present,
-        title=learn_words.by_position_title(metrics.sample),
+        title=learn_knockout_words.by_position_title(metrics.sample),
     )
     st.caption(
-        learn_words.by_position(
+        learn_knockout_words.by_position(
             metrics.loss, metrics.accuracy, metrics.scored, metrics.count, trained.task.title, metrics.sample
         )
     )
