@@ -7,9 +7,9 @@ from __future__ import annotations
 import streamlit as st
 
 from ui.page import layout
-from ui.prose import experiments as said
 from ui.prose import stages
 from ui.sections.experiments import menu
+from ui.sections.experiments import words as said
 from ui.shell.view import View
 
 
