@@ -10,12 +10,10 @@ from ui import charts, compute
 from ui.page import footer, layout
 from ui.prose import stages
 from ui.prose.numbers import count
-from ui.sections.qkv import entry
+from ui.sections.qkv import entry, keys
 from ui.sections.qkv import words as qkv_words
-from ui.shell import frame, session
+from ui.shell import frame
 from ui.shell.view import View
-
-WHICH = "qkv_which"  # which projection the page shows: Q, K or V
 
 
 @frame.fragment
@@ -41,7 +39,7 @@ def draw(view: View) -> None:
         else f"X of layer {view.layer} (layer {view.layer - 1}'s output)"
     )
     title += "" if t.x_norm is None else ", layer-normed"
-    name = st.segmented_control("Projection", ["Q", "K", "V"], default="Q", key=WHICH) or "Q"
+    name = st.segmented_control("Projection", ["Q", "K", "V"], default="Q", key=keys.WHICH) or "Q"
     weight = {"Q": params.w_q, "K": params.w_k, "V": params.w_v}[name]
     full = {"Q": t.q, "K": t.k, "V": t.v}[name]  # (H, T, d_head)
 
@@ -103,7 +101,7 @@ def draw(view: View) -> None:
         x_title="column",
         y_title="token",
         domain=domain,
-        key=session.QKV_SLICE,
+        key=keys.SLICE,
         pick=local,
         present=present,
         width=view.width,
