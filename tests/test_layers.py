@@ -8,7 +8,9 @@
              only ui/compute.py calls the engine's computations (a forward pass, a training, a measure) or
              the weights service (others may name its types), so every such number is cached on small keys
              in one place; the poll's store is imported by ui/poll/ only;
-* pages/     thin: a header, then their folder of ui/sections/: they import ui only.
+* pages/     thin: each calls its folder of ui/sections/ (its page.py): they import ui only;
+* a page's own words, lesson facts and poll question (ui/sections/<page>/words*.py, facts.py, question.py)
+  are pure like ui/prose/.
 
 No module of the project outside tests/ is longer than 300 lines (the app's, and the benchmarks', deploy/'s,
 harness/'s, docs/' too). The app's tests in tests/ import nothing from benchmarks/ (the benchmark tools' own
