@@ -233,3 +233,21 @@ def test_the_rules_see_what_they_must(tmp_path):
         "x.py",
         "y.py",
     ]
+
+
+def test_each_page_is_its_folder_and_a_two_line_entry():
+    """One home per page (issue 48): every page of the page list is its folder, ui/sections/<path>/, whose page.py
+    draws it (its header, then its sections), and an entry file pages/<path>.py that only calls it. A new page is
+    that folder, that file and its line in ui/shell/site.py."""
+    from ui.shell import site
+
+    for page in site.PAGES:
+        entry = ROOT / page.file
+        tree = ast.parse(entry.read_text())
+        code = [ast.unparse(node) for node in tree.body if not isinstance(node, ast.Expr) or node is tree.body[-1]]
+        assert code == ["from ui import app", f"from ui.sections.{page.path} import page", "page.draw(app.view())"], (
+            page.file,
+            code,
+        )
+        home = ROOT / "ui" / "sections" / page.path / "page.py"
+        assert "draw" in {n.name for n in ast.parse(home.read_text()).body if isinstance(n, ast.FunctionDef)}, home
