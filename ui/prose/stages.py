@@ -141,6 +141,11 @@ def scaling_off(where: str = "") -> str:
     return SCALING_OFF + where
 
 
+def scaled(numerator: str, cfg: Config, frac: str = r"\frac") -> str:
+    """The scores as a formula (LaTeX): numerator / √d_head with scaling on, the numerator alone with it off."""
+    return rf"{frac}{{{numerator}}}{{\sqrt{{d_{{head}}}}}}" if cfg.scale_scores else numerator
+
+
 def divisor(cfg: Config) -> str:
     """√d_head as the scores page's formula and the lessons print it (4 decimals)."""
     return fmt(math.sqrt(cfg.d_head), ".4f")

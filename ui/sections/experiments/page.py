@@ -21,7 +21,7 @@ def draw(view: View) -> None:
         said.INTRO,
         [
             r"\text{softmax}\Big("
-            + (r"\frac{Q K^\top}{\sqrt{d_{head}}}" if view.config.scale_scores else r"Q K^\top")
+            + stages.scaled(r"Q K^\top", view.config)
             + stages.masked(view.config)
             + r"\Big)\, V,\qquad "
             rf"Q, K, V \text{{ computed from }} {stages.x_symbol(view.config, 0)}"

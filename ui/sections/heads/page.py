@@ -20,7 +20,7 @@ def draw(view: View) -> None:
         "projection W_O.",
         [
             r"\text{head}_h = \text{softmax}\!\Big("
-            + (r"\tfrac{Q_h K_h^\top}{\sqrt{d_{head}}}" if view.config.scale_scores else r"Q_h K_h^\top")
+            + stages.scaled(r"Q_h K_h^\top", view.config, r"\tfrac")
             + stages.masked(view.config)
             + r"\Big) V_h,\qquad "
             + (

@@ -20,12 +20,7 @@ def draw(view: View) -> None:
         "Scaled scores",
         scores_words.scores_intro(t),
         [
-            (
-                r"\text{scaled} = \frac{Q K^\top}{\sqrt{d_{head}}}"
-                if view.config.scale_scores
-                else r"\text{scaled} = Q K^\top"
-            )
-            + stages.masked(view.config),
+            r"\text{scaled} = " + stages.scaled(r"Q K^\top", view.config) + stages.masked(view.config),
             *stages.mask_line(view.config),
             *stages.depth_formulas(view.config, view.layer),
         ],
