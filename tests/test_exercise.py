@@ -415,8 +415,8 @@ def test_a_model_that_learned_text_reads_the_typed_word_as_the_sidebar_does():
         new_token_words.parse_next_token(cfg, "word", "<b>x</b>", read=read)
     said = new_token_words.unknown_note(cfg, " Zzyzx ", "<unk>", read)
     assert (
-        said
-        == " ‘Zzyzx’ is not among the 1,000 tokens this model knows, so it reads ‘\\<unk\\>’ there, as the sidebar does."
+        said == " ‘Zzyzx’ is not among the 1,000 tokens this model knows, so it reads ‘\\<unk\\>’ there, "
+        "as the sidebar does."
     )
     assert (
         new_token_words.unknown_note(cfg, "she", "she", read)

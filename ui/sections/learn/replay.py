@@ -60,7 +60,8 @@ def replay(view: View, trained: Model, seq: Sequence) -> None:
     accuracy, sample = measured.overall_accuracy, measured.sample
     scrub(view, trained, seq, accuracy, sample)
     st.caption(
-        f"{learn_words.origin(trained.origin, trained.digest)} Trained in {learn_words.duration(run.seconds)} on one core, in "
+        f"{learn_words.origin(trained.origin, trained.digest)} "
+        f"Trained in {learn_words.duration(run.seconds)} on one core, in "
         f"{np.dtype(DTYPE).name} arithmetic ({run.steps:,} Adam steps of {run.batch} sequences, learning rate "
         f"{run.lr:g}, {_schedule(run)}; batch seed {run.seed}); the pages compute with these weights in float64."
     )
@@ -231,7 +232,8 @@ def one_layer(view: View, trained: Model, seq: Sequence, accuracy: float) -> Non
         f"Both trained with the same steps, batches and learning rate; accuracy on "
         f"{sample_said(single_measured.sample)}. The one-layer model predicts {fmt(single, '.1%')} right, "
         f"the {cfg.n_layers}-layer one "
-        f"{fmt(accuracy, '.1%')}. The one-layer model is {learn_words.origin(single_model.origin, single_model.digest, short=True)}."
+        f"{fmt(accuracy, '.1%')}. The one-layer model is "
+        f"{learn_words.origin(single_model.origin, single_model.digest, short=True)}."
     )
 
 
