@@ -6,7 +6,8 @@ folders below stay).
 
 A stack (root first, "function (/full/path.py)") is read like this:
 1. its innermost frame in the checkout is the *caller*, and the checkout's folders say its category
-   (APP, first matching prefix wins: engine/, ui/prose/, ui/charts/, ui/page/tables, ui/shell/, pages/ …);
+   (APP, first matching prefix wins: engine/, ui/prose/, ui/charts/, ui/page/tables, ui/shell/, pages/ …;
+   a page's own words, ui/sections/<page>/words*.py, are prose too);
 2. the library frames between that caller and the leaf are read from the leaf upwards: the first one
    that is serialisation, sending, a chart library, pandas/pyarrow or Streamlit decides instead (LIBRARIES):
    a page's st.markdown is Streamlit's element code, the JSON dump inside st.vega_lite_chart serialisation,
@@ -25,7 +26,7 @@ from pathlib import Path
 
 CATEGORIES = {
     "engine": "engine (engine/, services/, ui/compute)",
-    "prose": "prose (ui/prose/)",
+    "prose": "prose (ui/prose/, each page's ui/sections/<page>/words*.py)",
     "charts": "chart specs (ui/charts/, Altair)",
     "tables": "tables and Arrow (ui/page/tables, pandas, pyarrow)",
     "frame": "the frame (ui/shell/, ui/poll/, ui/trainer, streamlit_app.py)",
@@ -141,6 +142,8 @@ class Categoriser:
         if not path.startswith(self.root) or "/site-packages/" in path or "/.venv" in path:
             return None
         below = path[len(self.root) :]
+        if below.startswith("ui/sections/") and below.rsplit("/", 1)[-1].startswith("words"):
+            return "prose"  # a page's own words (ui/sections/<page>/words*.py)
         return next(category for prefix, category in APP if below.startswith(prefix))
 
     def caller(self, frames: list[str]) -> tuple[int, str | None]:

@@ -1,32 +1,6 @@
 """Experiments: three design choices made visible (÷√d_head, positions, the causal mask), live numbers."""
 
-import streamlit as st
-
 from ui import app
-from ui.page import layout
-from ui.prose import experiments as said
-from ui.prose import stages
-from ui.sections.experiments import menu
+from ui.sections.experiments import page
 
-view = app.view()
-layout.header(
-    view,
-    "Experiments: why?",
-    said.INTRO,
-    [
-        r"\text{softmax}\Big("
-        + (r"\frac{Q K^\top}{\sqrt{d_{head}}}" if view.config.scale_scores else r"Q K^\top")
-        + stages.masked(view.config)
-        + r"\Big)\, V,\qquad "
-        rf"Q, K, V \text{{ computed from }} {stages.x_symbol(view.config, 0)}"
-        r"\qquad\text{(the sidebar's block;}\allowbreak\ \text{each experiment switches one choice)}",
-        *stages.mask_line(view.config),
-    ],
-)
-if view.config.n_layers > 1:
-    st.info(
-        f"With {view.config.n_layers} layers these experiments run on layer 0, the first block, which reads "
-        "the tokens themselves.",
-        icon=":material/layers:",
-    )
-menu.draw(view)
+page.draw(app.view())

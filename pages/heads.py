@@ -1,29 +1,6 @@
 """Page 4: every head's weights on one colour scale, then the concat and the output projection."""
 
 from ui import app
-from ui.page import layout
-from ui.prose import stages
-from ui.sections.heads import maps
+from ui.sections.heads import page
 
-view = app.view()
-layout.header(
-    view,
-    "Per-head maps",
-    "Each head has its own slice of Q, K and V, so each head can attend differently. Their outputs "
-    "(weights · V) are placed side by side (the concat) and, in the Part 4 block, mixed by the output "
-    "projection W_O.",
-    [
-        r"\text{head}_h = \text{softmax}\!\Big("
-        + (r"\tfrac{Q_h K_h^\top}{\sqrt{d_{head}}}" if view.config.scale_scores else r"Q_h K_h^\top")
-        + stages.masked(view.config)
-        + r"\Big) V_h,\qquad "
-        + (
-            r"\text{attn} = [\text{head}_0, \dots, \text{head}_{H-1}]\, W_O"
-            if view.config.output_projection
-            else r"\text{attn} = [\text{head}_0, \dots, \text{head}_{H-1}]"
-        ),
-        *stages.mask_line(view.config),
-        *stages.depth_formulas(view.config, view.layer),
-    ],
-)
-maps.draw(view)
+page.draw(app.view())

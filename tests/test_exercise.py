@@ -1,5 +1,5 @@
-"""The T → T+1 token exercise: engine/exercise.py against plain-Python formulas, its words (ui/prose/exercise.py),
-and the page in AppTest."""
+"""The T → T+1 token exercise: engine/exercise.py against plain-Python formulas, its words
+(ui/sections/exercise/words.py), and the page in AppTest."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ import pytest
 import engine
 from conftest import assert_clean, loaded_by, open_app, tables
 from engine import analysis, exercise
-from ui.prose import exercise as exercise_words
-from ui.prose import new_token as token_words
 from ui.prose import text
+from ui.sections.exercise import words as exercise_words
+from ui.sections.exercise import words_new_token as new_token_words
 from ui.shell import site
 
 PAGE = site.by_path("exercise").file
@@ -189,21 +189,27 @@ def test_outputs_name_the_row_that_moved_most():
 )
 def test_bad_new_tokens_are_refused_readably(kind, value, fragment):
     with pytest.raises(ValueError, match=None) as info:
-        exercise_words.parse_next_token(DAY33.config, kind, value)
+        new_token_words.parse_next_token(DAY33.config, kind, value)
     assert fragment in str(info.value)
 
 
 def test_good_new_tokens():
     cfg = DAY33.config
-    assert exercise_words.parse_next_token(cfg, "id", 9) == 9
-    assert exercise_words.parse_next_token(cfg, "id", 3.0) == 3
-    assert exercise_words.parse_next_token(cfg, "word", "  today ") == "today"
-    assert exercise_words.parse_next_token(cfg, "word", ".") == "."
-    assert exercise_words.parse_next_token(cfg, "word", "a<b") == "a<b"  # a lone < is not markup
-    assert exercise_words.parse_next_token(cfg, "word", "x" * 24) == "x" * 24
-    assert token_words.ordinal(6) == "6th" and token_words.ordinal(2) == "2nd" and token_words.ordinal(13) == "13th"
+    assert new_token_words.parse_next_token(cfg, "id", 9) == 9
+    assert new_token_words.parse_next_token(cfg, "id", 3.0) == 3
+    assert new_token_words.parse_next_token(cfg, "word", "  today ") == "today"
+    assert new_token_words.parse_next_token(cfg, "word", ".") == "."
+    assert new_token_words.parse_next_token(cfg, "word", "a<b") == "a<b"  # a lone < is not markup
+    assert new_token_words.parse_next_token(cfg, "word", "x" * 24) == "x" * 24
     assert (
-        token_words.ordinal(21) == "21st" and token_words.ordinal(33) == "33rd" and token_words.ordinal(112) == "112th"
+        new_token_words.ordinal(6) == "6th"
+        and new_token_words.ordinal(2) == "2nd"
+        and new_token_words.ordinal(13) == "13th"
+    )
+    assert (
+        new_token_words.ordinal(21) == "21st"
+        and new_token_words.ordinal(33) == "33rd"
+        and new_token_words.ordinal(112) == "112th"
     )
     with pytest.raises(ValueError, match="twist must be"):
         exercise.variant(cfg, "layer_norm")
@@ -211,7 +217,7 @@ def test_good_new_tokens():
 
 def test_exercise_modules_import_no_app_library():
     assert loaded_by("from engine import exercise") == []
-    assert loaded_by("from ui.prose import exercise") == []
+    assert loaded_by("from ui.sections.exercise import words") == []
 
 
 def test_heatmap_cells_mark_the_highlighted_row_and_column():
@@ -399,23 +405,25 @@ def test_slider_extremes(params, T):
 def test_a_model_that_learned_text_reads_the_typed_word_as_the_sidebar_does():
     task = engine.TASKS["text"]
     cfg, read = task.config, task.read
-    assert exercise_words.parse_next_token(cfg, "word", "She", read=read) == "she"  # lowercased, a known token
-    assert exercise_words.parse_next_token(cfg, "word", "Zzyzx", read=read) == "<unk>"  # outside the vocabulary
-    assert exercise_words.parse_next_token(cfg, "word", "<unk>", read=read) == "<unk>"
-    assert exercise_words.parse_next_token(cfg, "word", "Zzyzx") == "Zzyzx"  # without a reader: as typed
+    assert new_token_words.parse_next_token(cfg, "word", "She", read=read) == "she"  # lowercased, a known token
+    assert new_token_words.parse_next_token(cfg, "word", "Zzyzx", read=read) == "<unk>"  # outside the vocabulary
+    assert new_token_words.parse_next_token(cfg, "word", "<unk>", read=read) == "<unk>"
+    assert new_token_words.parse_next_token(cfg, "word", "Zzyzx") == "Zzyzx"  # without a reader: as typed
     with pytest.raises(ValueError, match=r"read as 3 tokens \(‘\.’ ‘\.’ ‘\.’\): type one of them"):
-        exercise_words.parse_next_token(cfg, "word", "...", read=read)
+        new_token_words.parse_next_token(cfg, "word", "...", read=read)
     with pytest.raises(ValueError, match="looks like HTML markup"):  # refused before it is read
-        exercise_words.parse_next_token(cfg, "word", "<b>x</b>", read=read)
-    said = token_words.unknown_note(cfg, " Zzyzx ", "<unk>", read)
+        new_token_words.parse_next_token(cfg, "word", "<b>x</b>", read=read)
+    said = new_token_words.unknown_note(cfg, " Zzyzx ", "<unk>", read)
     assert (
         said == " ‘Zzyzx’ is not among the 1,000 tokens this model knows, so it reads ‘\\<unk\\>’ there, "
         "as the sidebar does."
     )
     assert (
-        token_words.unknown_note(cfg, "she", "she", read) == token_words.unknown_note(cfg, "<unk>", "<unk>", read) == ""
+        new_token_words.unknown_note(cfg, "she", "she", read)
+        == new_token_words.unknown_note(cfg, "<unk>", "<unk>", read)
+        == ""
     )
-    assert token_words.unknown_note(cfg, "Zzyzx", "<unk>", None) == ""
+    assert new_token_words.unknown_note(cfg, "Zzyzx", "<unk>", None) == ""
 
 
 def test_the_english_text_exercise_folds_its_vocabulary_and_reads_an_unknown_word_as_unk():

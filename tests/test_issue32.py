@@ -92,8 +92,8 @@ def test_defect10_a_third_is_not_large_next_to_its_old_total():
     """Part 4's exercise: e^s/Z = 0.33 for 'AI' (read from the run): the sentence says what a third is."""
     import re
 
-    from ui.prose import exercise as exercise_words
     from ui.prose.numbers import next_to, parse
+    from ui.sections.exercise import words as exercise_words
 
     c, cfg, tokens, training = setting({"preset": "part4"})
     ext = compute.extension(handle_of(cfg, training), tokens, state.next_word(c), cfg)
@@ -117,7 +117,7 @@ def test_defect02_factors_of_one_the_page_its_verdicts_and_the_poll_agree():
     from test_words import text_of
 
     from engine.exercise import SAME, old_rows
-    from ui.prose import exercise as exercise_words
+    from ui.sections.exercise import words as exercise_words
 
     params = {"preset": "trained-max"}
     c, cfg, tokens, training = setting(params)

@@ -11,8 +11,8 @@ import pytest
 
 from conftest import link_trace, link_view  # noqa: E402
 from ui import compute
-from ui.prose import notices
 from ui.prose.numbers import fmt, next_to
+from ui.sections.scores import words as scores_words
 
 view, trace = link_view, link_trace
 
@@ -34,7 +34,7 @@ def test_item12_the_scores_intro_says_what_the_stds_show_not_a_cause(params):
     stds makes the spread (1.13 × 1.72 ≈ 1.94): the sentence now compares the spread with that product, in
     the app's one scale of words, and has no 'so'."""
     t = trace(view("scores", **params))
-    said = notices.scores_intro(t)
+    said = scores_words.scores_intro(t)
     sentence = next(s for s in re.split(r"(?<=\.) ", said) if "entries of q and k have std" in s)
     assert not CAUSAL.search(sentence), sentence
     q, k = float(np.std(t.q)), float(np.std(t.k))
@@ -70,8 +70,8 @@ def test_item11_a_knock_out_s_words_quote_the_loss_and_follow_the_larger_change(
     15-fold: every lesson fact about a knock-out quotes both of the page's measures, read from its metrics,
     and names first the one whose ratio after / before is further from 1 (on a log scale)."""
     from ui.lessons import facts, shipped
-    from ui.lessons.facts_trained import _model
     from ui.lessons.lesson import view_of
+    from ui.sections.model.facts import _model
 
     step = shipped.load(key[0]).at(key[1])
     v = view_of(step)
@@ -147,17 +147,17 @@ def test_item9_a_poll_question_names_the_layer_and_head_it_grades(page, params):
 # =========================================================================== 15 · the README on the plateau
 def test_item15_the_readme_says_of_the_plateau_what_the_app_finds_for_the_shipped_run():
     """The README said the induction plateau is 'marked' while the Learn page, for the shipped run, finds no level
-    stretch. The README's Learn row claims a plateau exactly when ui.prose.learn.plateau finds one (its words
+    stretch. The README's Learn row claims a plateau exactly when ui.sections.learn.words.plateau finds one (its words
     name 'a plateau' only for a level stretch: tests/test_learn.py) on the shipped run's losses and drop."""
     from conftest import ROOT
     from ui.lessons import shipped
-    from ui.lessons.facts_trained import learn_run
     from ui.lessons.lesson import view_of
-    from ui.prose import learn
+    from ui.sections.learn import words as learn_words
+    from ui.sections.learn.facts import learn_run
 
     step = next(s for s in shipped.load("induction").steps if "{learn.plateau}" in s.text)
     trained = learn_run(view_of(step), compute)
-    found = "plateau" in learn.plateau(trained.run.losses, compute.circuit(trained)[1])
+    found = "plateau" in learn_words.plateau(trained.run.losses, compute.circuit(trained)[1])
     row = next(
         line
         for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
@@ -177,44 +177,55 @@ def test_item15_the_readme_says_of_the_plateau_what_the_app_finds_for_the_shippe
 BEHIND = {
     # the arithmetic of the softmax, the mask and the exercise: each sentence prints the numbers it follows from
     (
-        "ui/lessons/facts_block.py",
+        "ui/sections/softmax/facts.py",
         "sees one key only, so its weight 1 is forced",
     ): "one key: the softmax of one score is 1",
-    ("ui/lessons/facts_block.py", "scaling is switched off here, so nothing is divided"): "a switch's state",
-    ("ui/poll/questions.py", "its weight 1 is forced, so there is nothing to predict"): "one key: weight 1",
-    ("ui/poll/questions.py", "Scaling is switched off, so this page divides nothing"): "a switch's state",
-    ("ui/poll/questions.py", "its visible scores are all equal, so they have no spread"): "measured: std 0",
-    ("ui/prose/exercise.py", "multiplied by one factor of its own, so the ratios inside a row are kept"): "arithmetic",
+    ("ui/prose/stages.py", "Scaling is switched off, so nothing is divided"): "a switch's state",
+    ("ui/sections/softmax/question.py", "its weight 1 is forced, so there is nothing to predict"): "one key: weight 1",
+    ("ui/sections/scores/question.py", "its visible scores are all equal, so they have no spread"): "measured: std 0",
     (
-        "ui/prose/exercise.py",
+        "ui/sections/exercise/words.py",
+        "multiplied by one factor of its own, so the ratios inside a row are kept",
+    ): "arithmetic",
+    (
+        "ui/sections/exercise/words.py",
         "so the ratios between a row's old weights, and their order, stay the same",
     ): "the deviation is printed",
-    ("ui/prose/exercise.py", "(the causal mask makes its score −∞), so every factor is exactly 1"): "the mask's −∞",
-    ("ui/prose/exercise.py", "s = {…}, so e^s/Z = {…}"): "both numbers printed",
-    ("ui/prose/exercise.py", "of its attention now goes to {…}, because {…}"): "the reason quotes s and e^s/Z",
-    ("ui/prose/exercise.py", "so its score for them is −∞ (masked), e^−∞ = 0"): "the mask's −∞",
-    ("ui/prose/exercise.py", "because every old query also scores the new key"): "the factors are printed",
-    ("ui/prose/exercise.py", "because each old query scores the new key differently"): "each factor printed",
-    ("ui/prose/exercise.py", "below rounding, so every factor is 1"): "the share is printed",
-    ("ui/prose/exercise.py", "(at most {…} of a row), so they barely change"): "the share is printed",
     (
-        "ui/prose/exercise_after.py",
+        "ui/sections/exercise/words.py",
+        "(the causal mask makes its score −∞), so every factor is exactly 1",
+    ): "the mask's −∞",
+    ("ui/sections/exercise/words.py", "s = {…}, so e^s/Z = {…}"): "both numbers printed",
+    ("ui/sections/exercise/words.py", "of its attention now goes to {…}, because {…}"): "the reason quotes s and e^s/Z",
+    ("ui/sections/exercise/words.py", "so its score for them is −∞ (masked), e^−∞ = 0"): "the mask's −∞",
+    ("ui/sections/exercise/words.py", "because every old query also scores the new key"): "the factors are printed",
+    ("ui/sections/exercise/words.py", "because each old query scores the new key differently"): "each factor printed",
+    ("ui/sections/exercise/words.py", "below rounding, so every factor is 1"): "the share is printed",
+    ("ui/sections/exercise/words.py", "(at most {…} of a row), so they barely change"): "the share is printed",
+    (
+        "ui/sections/exercise/words_after.py",
         "because each output row is a weighted sum of the value vectors",
     ): "‖Δ‖ printed; the formula",
     (
-        "ui/prose/exercise_after.py",
+        "ui/sections/exercise/words_after.py",
         "so the first {…} inputs and their scores are the same in both runs",
     ): "largest change printed",
-    ("ui/prose/exercise_after.py", "already on in the sidebar, so this is the run above"): "a switch's state",
-    ("ui/prose/exercise_after.py", "so nothing about them changes"): "the changes are printed (0 up to rounding)",
-    ("ui/prose/exercise_after.py", "The causal mask is on too, so no old query can see"): "the mask's definition",
+    ("ui/sections/exercise/words_after.py", "already on in the sidebar, so this is the run above"): "a switch's state",
     (
-        "ui/prose/exercise_after.py",
+        "ui/sections/exercise/words_after.py",
+        "so nothing about them changes",
+    ): "the changes are printed (0 up to rounding)",
+    (
+        "ui/sections/exercise/words_after.py",
+        "The causal mask is on too, so no old query can see",
+    ): "the mask's definition",
+    (
+        "ui/sections/exercise/words_after.py",
         "see the new token themselves, so they can change too",
     ): "each layer's change printed",
-    ("ui/prose/exercise_after.py", "per entry), so the scores"): "the shift is printed",
-    ("ui/prose/experiments.py", "so it sums to 1 over the keys it sees"): "the difference is printed",
-    ("ui/prose/experiments.py", "the weights are so large that"): "degree, with the count printed",
+    ("ui/sections/exercise/words_after.py", "per entry), so the scores"): "the shift is printed",
+    ("ui/sections/experiments/words.py", "so it sums to 1 over the keys it sees"): "the difference is printed",
+    ("ui/sections/experiments/words.py", "the weights are so large that"): "degree, with the count printed",
     ("ui/sections/cell/worked.py", "so e^−∞ = 0 and the weight is exactly 0"): "the mask's −∞",
     ("ui/sections/experiments/mask.py", "and so on"): "not causal",
     ("ui/sections/experiments/mask.py", "computed at the last step, so it cannot change"): "the mask's definition",
@@ -223,28 +234,36 @@ BEHIND = {
         "each with variance 1, so the scores spread out like √d_head",
     ): "the page's random vectors measure it (variance_curve)",
     (
-        "ui/prose/notices.py",
+        "ui/sections/scores/words.py",
         "It adds up d_head products, so it spreads more the wider the head",
     ): "the Experiments page measures it (variance_curve)",
     (
-        "ui/prose/notices.py",
+        "ui/sections/qkv/words.py",
         "The same matrices serve every token, so equal input rows get equal Q, K and V rows",
     ): "one W_Q",
-    ("ui/prose/notices.py", "every word is different, so every row of X is different"): "the table's rows",
-    ("ui/prose/notices.py", "Without positions the same word therefore always gets the same rows"): "one embedding row",
-    ("ui/prose/notices.py", "so it gets different rows"): "the position code is added",
-    ("ui/prose/notices.py", "Scaling is switched off, so nothing is divided"): "a switch's state",
-    ("ui/prose/notices.py", ", and so is every row of X + P"): "not causal: 'likewise'",
-    ("ui/prose/notices.py", "the divisor is √1 = 1, so the division changes nothing"): "arithmetic",
+    ("ui/sections/inputs/words.py", "every word is different, so every row of X is different"): "the table's rows",
+    (
+        "ui/sections/qkv/words.py",
+        "Without positions the same word therefore always gets the same rows",
+    ): "one embedding row",
+    ("ui/sections/qkv/words.py", "so it gets different rows"): "the position code is added",
+    ("ui/sections/inputs/words.py", ", and so is every row of X + P"): "not causal: 'likewise'",
+    ("ui/sections/scores/words.py", "the divisor is √1 = 1, so the division changes nothing"): "arithmetic",
     ("ui/prose/rows.py", "every row sees one key only, so every weight is 1 by force"): "one key: weight 1",
     ("ui/prose/rows.py", "so no row or head stands out"): "the spreads are printed",
     ("ui/prose/rows.py", "so no key stands out and none is named here"): "the spread is printed",
     ("ui/prose/rows.py", "sees only itself under the causal mask, so its weight 1 is forced"): "one key: weight 1",
     ("ui/prose/rows.py", "spread almost evenly ({…}), so no key is named"): "the spread is printed",
     # what the app does (its own rules: a seed, a list, a switch), said where it does it
-    ("pages/exercise.py", "tokens, so one more makes"): "a count",
-    ("pages/heads.py", "its own slice of Q, K and V, so each head can attend differently"): "the slices are drawn",
-    ("pages/model.py", "reads the output of the one before, so its maps can mix"): "the stack's definition ('can')",
+    ("ui/sections/exercise/page.py", "tokens, so one more makes"): "a count",
+    (
+        "ui/sections/heads/page.py",
+        "its own slice of Q, K and V, so each head can attend differently",
+    ): "the slices are drawn",
+    (
+        "ui/sections/model/page.py",
+        "reads the output of the one before, so its maps can mix",
+    ): "the stack's definition ('can')",
     (
         "ui/sections/exercise/steps.py",
         "not in the vocabulary, so its vector comes from its own seeded stream",
@@ -262,15 +281,18 @@ BEHIND = {
     ): "the app's drawing",
     ("ui/shell/state.py", "The token box is empty, so the"): "the app's rule",
     ("ui/shell/state.py", "tokens this model knows, so it reads"): "the vocabulary",
-    ("ui/prose/new_token.py", "tokens this model knows, so it reads"): "the vocabulary",
-    ("ui/prose/new_token.py", "so both give the same"): "the slider appends that token",
+    ("ui/sections/exercise/words_new_token.py", "tokens this model knows, so it reads"): "the vocabulary",
+    ("ui/sections/exercise/words_new_token.py", "so both give the same"): "the slider appends that token",
     ("ui/prose/knockout.py", "block with no task, so there is no accuracy to score"): "the app's rule",
     (
         "ui/prose/knockout.py",
         "followed by itself, so every token of the second half has an earlier copy",
     ): "the construction",
-    ("ui/prose/learn.py", "pinned arithmetic, so these are the same weights on every machine"): "engine.ship --check",
-    ("ui/prose/learn.py", "so every machine shows the same model"): "engine.ship --check",
+    (
+        "ui/sections/learn/words.py",
+        "pinned arithmetic, so these are the same weights on every machine",
+    ): "engine.ship --check",
+    ("ui/sections/learn/words.py", "so every machine shows the same model"): "engine.ship --check",
     ("ui/prose/preset_notes.py", "draws the embedding table first, so a new seed redraws X too"): "the seed's order",
     (
         "ui/prose/preset_notes.py",

@@ -19,9 +19,10 @@ from engine import language, ship, store
 from engine.text import REPEAT_SHARE, corpus
 from services import evidence
 from ui import compute
-from ui.prose import learn as learn_words
 from ui.prose.numbers import from_to
 from ui.prose.sample import said
+from ui.sections.learn import words as learn_words
+from ui.sections.learn import words_knockouts as learn_knockout_words
 
 shipped, learn = shipped_model, open_learn
 
@@ -86,7 +87,7 @@ def test_the_learn_page_names_each_figures_sample(params, task):
     model = shipped(task)
     at = learn({**params, "replay": str(model.run.steps)})
     measured, followed = compute.metrics(model).sample, compute.followed(model)
-    assert by_position_title(at) == learn_words.by_position_title(measured)
+    assert by_position_title(at) == learn_knockout_words.by_position_title(measured)
     assert said(measured) in by_position_title(at)
     page = words_on(at)
     assert f"the scored targets of {said(measured)} right" in page
@@ -108,7 +109,9 @@ def test_a_range_whose_ends_are_equal_is_one_number():
     assert from_to(0.5, 0.5, ".2f") == "0.50" and from_to(0.5, 0.75, ".2f") == "0.50 to 0.75"
     sample = engine.Sample("text", 256, 64, 1, True)
     scored = np.ones(4, dtype=bool)
-    said_ = learn_words.by_position(np.arange(4.0), np.zeros(4), scored, np.full(4, 256), "English text", sample)
+    said_ = learn_knockout_words.by_position(
+        np.arange(4.0), np.zeros(4), scored, np.full(4, 256), "English text", sample
+    )
     assert "each in 256 of the 256 64-token windows" in said_ and "256 to 256" not in said_
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import open_learn, shipped_model
-from ui.prose import learn as learn_words
+from ui.sections.learn import words as learn_words
 from ui.shell import url
 
 shipped, learn = shipped_model, open_learn

@@ -9,7 +9,9 @@
              computations (a forward pass, a training, a measure) or the weights service (others may name
              its types, and the model handle's), so every such number is cached on small keys
              in one place; the poll's store is imported by ui/poll/ only;
-* pages/     thin: a header, then their folder of ui/sections/: they import ui only.
+* pages/     thin: each calls its folder of ui/sections/ (its page.py): they import ui only;
+* a page's own words, lesson facts and poll question (ui/sections/<page>/words*.py, facts.py, question.py)
+  are pure like ui/prose/.
 
 No module of the project outside tests/ is longer than 300 lines (the app's, and the benchmarks', deploy/'s,
 harness/'s, docs/' too). The app's tests in tests/ import nothing from benchmarks/ (the benchmark tools' own
@@ -45,6 +47,8 @@ PURE_UI = (
     "ui/lessons/shipped.py",
     "ui/lessons/check.py",
 )
+# A page's own words, lesson facts and poll question live in its folder, ui/sections/<page>/, pure as above.
+PURE_PAGE_PARTS = ("words", "facts", "question")
 COMPUTATIONS = {
     "run",
     "forward",
@@ -123,7 +127,7 @@ def test_each_layer_imports_only_what_it_may(path):
             assert root not in ("ui", "pages", "streamlit"), (where, module)
         elif layer == "pages":
             assert root not in ("engine", "services", "numpy", "pandas"), (where, module)
-        if where.startswith(PURE_UI):
+        if where.startswith(PURE_UI) or (where.startswith("ui/sections/") and path.stem.startswith(PURE_PAGE_PARTS)):
             assert root != "streamlit", (where, module)
         if layer == "ui" and module.startswith("services"):
             if module.startswith("services.poll"):
@@ -233,3 +237,21 @@ def test_the_rules_see_what_they_must(tmp_path):
         "x.py",
         "y.py",
     ]
+
+
+def test_each_page_is_its_folder_and_a_two_line_entry():
+    """One home per page (issue 48): every page of the page list is its folder, ui/sections/<path>/, whose page.py
+    draws it (its header, then its sections), and an entry file pages/<path>.py that only calls it. A new page is
+    that folder, that file and its line in ui/shell/site.py."""
+    from ui.shell import site
+
+    for page in site.PAGES:
+        entry = ROOT / page.file
+        tree = ast.parse(entry.read_text())
+        code = [ast.unparse(node) for node in tree.body if not isinstance(node, ast.Expr) or node is tree.body[-1]]
+        assert code == ["from ui import app", f"from ui.sections.{page.path} import page", "page.draw(app.view())"], (
+            page.file,
+            code,
+        )
+        home = ROOT / "ui" / "sections" / page.path / "page.py"
+        assert "draw" in {n.name for n in ast.parse(home.read_text()).body if isinstance(n, ast.FunctionDef)}, home

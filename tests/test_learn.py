@@ -132,9 +132,10 @@ def test_learn_page_does_not_report_the_sidebars_padding():
 
 
 # --------------------------------------------------------------------------- issue 24 §2, issue 23 (4–7), issue 22 §2
-from ui.prose import learn as learn_words  # noqa: E402
 from ui.prose.numbers import fmt  # noqa: E402
 from ui.sections.learn import task as learn_task  # noqa: E402
+from ui.sections.learn import words as learn_words  # noqa: E402
+from ui.sections.learn import words_knockouts as learn_knockout_words  # noqa: E402
 
 
 def _learn(params: dict, timeout: float = 120):
@@ -265,7 +266,7 @@ def test_loss_formula_counts_from_zero_and_defines_p_and_theta(name, sees):
     """Issue 23 defect 5: positions from 0, a causal task conditions on tokens ≤ i, p is the softmax of
     the last block's output times W_U, θ holds the embeddings and W_U."""
     at = _learn({"task": name})
-    formula = " ".join(" ".join(f.value for f in at.latex).split())
+    formula = " ".join(" ".join(x.value for x in at.latex).split())
     assert sees in formula and r"\le T" not in formula
     assert (
         r"\text{softmax}\big(h^{(0)}_i\, W_U\big)" in formula
@@ -447,9 +448,9 @@ def test_knockout_sentence_quotes_the_loss_and_the_accuracy_the_larger_change_fi
     base = (0.969, 0.0302)
     single = {(0, 0): (0.855, 0.3), (0, 1): (0.965, 0.454), (1, 0): (0.925, 0.05), (1, 1): (0.968, 0.0305)}
     layers = {0: (0.153, 3.1), 1: (0.069, 4.2)}
-    said = learn_words.knockouts(base, single, layers, engine.sample.measured("induction", 1000, 1))
+    said = learn_knockout_words.knockouts(base, single, layers, engine.sample.measured("induction", 1000, 1))
     assert "1,000 fresh 16-token sequences, 96.9% right and loss 0.0302 with none" in said
-    heads = [(int(n), int(h)) for n, h in re.findall(r"layer (\d) head (\d): ", said)]
+    heads = [(int(layer), int(h)) for layer, h in re.findall(r"layer (\d) head (\d): ", said)]
     assert heads == [(0, 1), (0, 0), (1, 0)]  # 15-fold loss first; (1, 1) barely moves either
     for pair in heads:
         effect = knockout_effect(base[0], single[pair][0], base[1], single[pair][1])
@@ -473,7 +474,7 @@ def test_the_learn_pages_knockouts_quote_the_shipped_runs_loss_and_accuracy():
     base, single, layers = compute.circuit_knockouts(trained)
     plain = compute.metrics(trained)
     assert base == (plain.overall_accuracy, plain.overall_loss)
-    said = learn_words.knockouts(base, single, layers, plain.sample)
+    said = learn_knockout_words.knockouts(base, single, layers, plain.sample)
     for pair, (acc, loss) in single.items():
         knocked = compute.metrics(trained, None, (pair,))
         assert (acc, loss) == (knocked.overall_accuracy, knocked.overall_loss)

@@ -32,8 +32,8 @@ def knockout_elsewhere(step) -> set[str]:
     (the metrics' deltas) and the loss's ratio (the two loss figures' quotient), read from the page's metrics."""
     if "{model.knockout_effect}" not in step.text:
         return set()
-    from ui.lessons.facts_trained import _model
     from ui.prose.numbers import fmt
+    from ui.sections.model.facts import _model
 
     view = view_of(step)
     trained, T = _model(view, compute), len(view.words)

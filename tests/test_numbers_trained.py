@@ -13,9 +13,9 @@ import pytest
 import engine
 from conftest import assert_clean, handle_of, open_app
 from ui import compute
-from ui.prose import learn as learn_words
 from ui.prose import preset_notes
 from ui.prose.sample import said as said_sample
+from ui.sections.learn import words as learn_words
 from ui.shell import site, state, url
 
 MODEL = site.by_path("model").file

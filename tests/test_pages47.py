@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from ui import compute
-from ui.prose import notices
+from ui.sections.inputs import words as inputs_words
+from ui.sections.output import words as output_words
 from ui.shell import site
 
 TEXT = [
@@ -33,7 +34,7 @@ def test_the_inputs_notice_counts_repeated_words_not_repeated_unk(params):
     v = view("inputs", **params)
     words, stand_in = v.words, "<unk>"
     unknown = words.count(stand_in)
-    said = notices.inputs_notice(trace(v), words, len(words) - unknown, "Trained: English text", stand_in)
+    said = inputs_words.inputs_notice(trace(v), words, len(words) - unknown, "Trained: English text", stand_in)
     repeated = sum(w != stand_in and w in words[:i] for i, w in enumerate(words))
     assert repeated and (unknown > 1 or params.get("passage"))  # passage 0 shows several <unk>
     found = re.search(r"(\d+) tokens? repeats? an earlier word", said)
@@ -43,7 +44,7 @@ def test_the_inputs_notice_counts_repeated_words_not_repeated_unk(params):
 def test_the_inputs_notice_with_only_unk_repeated_does_not_call_every_row_different():
     v = view("inputs", preset="trained-text", seq_len=4)
     shown = ("<unk>", "she", "<unk>", "said")  # two words outside the vocabulary
-    said = notices.inputs_notice(trace(v), shown, 2, "Trained: English text", "<unk>")
+    said = inputs_words.inputs_notice(trace(v), shown, 2, "Trained: English text", "<unk>")
     assert "every row of X is different" not in said and "every word is different" not in said
     assert "the only equal rows of X are the 2 ‘<unk>’ rows" in said.replace("\\", ""), said
 
@@ -54,7 +55,7 @@ def test_a_count_of_thousands_is_printed_with_its_separator(params):
     page prints its thousands (vocabulary of 1,000 tokens)."""
     t = trace(view("output", **params))
     T, F = t.ffn_hidden.shape
-    said = notices.output_notice(t)
+    said = output_words.output_notice(t)
     assert f"{T * F:,} hidden values" in said and f"{T * F} hidden" not in said, said
 
 
@@ -65,14 +66,14 @@ def test_the_learn_notice_says_its_weight_for_one_head_their_for_several(heads):
     import numpy as np
 
     import engine
-    from ui.prose import learn
+    from ui.sections.learn import words as learn_words
 
     losses = np.linspace(5.0, 3.0, 200)
     previous = np.zeros((2, 2, 4))
     previous[:, 0, :heads] = 0.7  # layer 0: `heads` heads on the previous token
     shares = np.zeros((2, 2, 4))
     sample = engine.sample.followed("text", 50, 0)
-    said = learn.depth_notice(
+    said = learn_words.depth_notice(
         losses,
         engine.steepest_fall(losses),
         np.array([0, 199]),
@@ -126,13 +127,13 @@ def test_the_loss_by_position_names_no_extreme_measured_on_too_few_sequences(pre
     (numbers.MIN_CASES) calls a rate on fewer than 30 cases too few to tell. The extremes are named among the
     positions scored often enough, and the others are named as too few."""
     from services import weights
-    from ui.prose import learn
     from ui.prose.numbers import MIN_CASES
+    from ui.sections.learn import words_knockouts as learn_knockout_words
     from ui.shell import presets
 
     model = weights.find(presets.base_config(preset), presets.training(preset))
     m = compute.metrics(model)
-    said = learn.by_position(m.loss, m.accuracy, m.scored, m.count, model.task.title, m.sample)
+    said = learn_knockout_words.by_position(m.loss, m.accuracy, m.scored, m.count, model.task.title, m.sample)
     named = [int(p) for p in re.findall(r"(?:highest|lowest) at position (\d+)", said)]
     assert len(named) == 2 and all(m.count[p] >= MIN_CASES for p in named), said
     few = [int(p) for p in np.flatnonzero(m.scored) if m.count[p] < MIN_CASES]
@@ -148,12 +149,12 @@ def test_the_text_tasks_description_does_not_say_one_head_solves_it():
     copy of the current one … No single pattern solves language': the pattern is what a head that copies must
     do, not a solution of the task; the letter tasks, which one pattern solves, keep their words."""
     import engine
-    from ui.prose import learn
+    from ui.sections.learn import words as learn_words
 
     for name, task in engine.TASKS.items():
-        said = learn.task(name)
+        said = learn_words.task(name)
         assert ("A head that solves it must" in said) == (task.held_out is None), (name, said)
-    said = learn.task("text")
+    said = learn_words.task("text")
     assert "A head that copies earlier text must" in said and "No single pattern solves language" in said
 
 
@@ -176,10 +177,10 @@ def test_the_saved_steps_help_says_what_the_steps_show_not_where_attention_chang
     """The replay slider's help said the saved steps are 'dense in the first steps, where attention changes
     fastest': nothing measures where attention changes fastest; it states the steps' own spacing."""
     import engine
-    from ui.prose import learn
+    from ui.sections.learn import words as learn_words
 
     steps = engine.training.checkpoint_steps(engine.TASKS["text"].steps)
-    said = learn.saved_steps(steps, None)
+    said = learn_words.saved_steps(steps, None)
     assert "fastest" not in said, said
     gaps = np.diff(steps)
     assert f"{int(gaps[0])} apart at first, up to {int(gaps.max())} apart later" in said, said

@@ -1,7 +1,7 @@
 """Issue 47's read of the READMEs: they describe the English text preset's passage as the code draws it, name
 `passage=` among the link's keys, and state the induction run's loss fall as the Learn page does (the step
-range where the windowed loss falls most, the window named: ui/prose/loss.py), never 'falls fastest at step N'.
-Expected numbers are read from the code and the shipped run, not typed."""
+range where the windowed loss falls most, the window named: ui/sections/learn/words_loss.py), never 'falls
+fastest at step N'. Expected numbers are read from the code and the shipped run, not typed."""
 
 from __future__ import annotations
 

@@ -22,9 +22,9 @@ from conftest import assert_clean, handle_of, open_app, tables
 from services.poll.store import Store
 from ui import compute
 from ui.poll import questions
-from ui.prose import exercise as exercise_words
 from ui.prose.numbers import MIN_CASES, parse
 from ui.sections.exercise import keys as exercise_keys
+from ui.sections.exercise import words as exercise_words
 from ui.sections.experiments import common as experiment_keys
 from ui.shell import presets, site, state, url
 

@@ -665,7 +665,7 @@ def test_the_figure_panel_is_static_code():
 
 
 def test_the_exercises_new_row_follows_the_same_rules():
-    from ui.prose import exercise as ex
+    from ui.sections.exercise import words as ex
 
     day33 = engine.get_preset("day33")
     ext = analysis.extend(day33.config, ["the", "cat", "sat", "on", "mat"], day33.next_token)
@@ -679,7 +679,7 @@ def test_the_exercises_new_row_follows_the_same_rules():
     assert "where ‘the’ spreads its weight almost evenly" in ex.sentences(masked, 0)[1]
 
 
-# ================================================================ the rules, at every setting where they turn
+# ========================================================================== the rules, at every setting where they turn
 TURNS = [
     {},
     {"preset": "day33"},

@@ -15,9 +15,9 @@ from test_words import PAGE, bad_words, column, notice, table_text, text_of
 from conftest import assert_clean, formulas, handle_of, open_app, open_exports, open_switches, tables
 from ui.prose import numbers
 from ui.prose import rows as row_words
-from ui.prose.exercise import NEGLIGIBLE
 from ui.prose.numbers import fmt, parse
 from ui.sections.exercise import keys as exercise_keys
+from ui.sections.exercise.words import NEGLIGIBLE
 from ui.sections.experiments import common as experiment_keys
 from ui.shell import presets, session, state, url
 
@@ -108,7 +108,7 @@ def test_defect03_a_masked_cell_is_divided_first_then_masked():
     assert r"\text{scaled} = -\infty" in formulas
 
 
-# ================================================================ 9, 10 · P and LN where the engine applies them
+# ======================================================================= 9, 10 · P and LN where the engine applies them
 def test_defect09_block_output_after_layer_0_has_no_p():
     at = open_app(PAGE["output"], {"preset": "trained-induction", "layer": "1"}, timeout=180)
     assert_clean(at)
@@ -148,7 +148,7 @@ def test_defect12_beta_zero_is_the_cause_of_even_rows():
     assert "untrained" not in said and "β = 0" in said and "whatever the weights" in said
 
 
-# ================================================================ 13 · the sidebar describes the model in use
+# ========================================================================== 13 · the sidebar describes the model in use
 def test_defect13_caption_describes_the_model_in_use():
     off = caption(open_app(None, {"preset": "trained-previous", "causal": "0", "layer_norm": "0"}, timeout=120))
     assert "no mask" in off and "no layer norm" in off and "causal mask" not in off and "pre-layer-norm" not in off

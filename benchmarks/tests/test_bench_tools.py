@@ -59,7 +59,8 @@ def test_the_mix_is_half_sidebar_moves_and_covers_every_page_at_both_presets():
             "",
             "engine",
         ),
-        ([f"<module> ({ROOT}/pages/scores.py)", f"notice ({ROOT}/ui/prose/notices.py)"], "", "prose"),
+        ([f"<module> ({ROOT}/pages/scores.py)", f"notice ({ROOT}/ui/prose/stages.py)"], "", "prose"),
+        ([f"draw ({ROOT}/ui/sections/scores/maps.py)", f"notice ({ROOT}/ui/sections/scores/words.py)"], "", "prose"),
         ([f"heatmap ({ROOT}/ui/charts/maps.py)", f"dumps ({SITE}/altair/utils/core.py)"], "", "charts"),
         ([f"table ({ROOT}/ui/page/tables.py)", f"__init__ ({SITE}/pandas/core/frame.py)"], "", "tables"),
         (

@@ -5,10 +5,11 @@ shipped lesson in the tests. Pure Python."""
 
 from __future__ import annotations
 
-from ui.lessons import facts, facts_trained
+from ui.lessons import facts
 from ui.lessons.facts import NoFact
 from ui.lessons.lesson import Lesson, LessonError, Step, view_of
 from ui.poll import questions
+from ui.sections.learn.facts import learn_run
 
 
 def problems(step: Step, number: int, numbers) -> list[str]:
@@ -24,7 +25,7 @@ def problems(step: Step, number: int, numbers) -> list[str]:
     wanted = view.controls.replay_step
     if step.page == "learn" and wanted is not None:
         try:
-            saved = list(facts_trained.learn_run(view, numbers).steps)
+            saved = list(learn_run(view, numbers).steps)
         except NoFact as why:
             found.append(f"{where}, settings.replay: {why}.")
         else:

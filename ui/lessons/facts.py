@@ -4,12 +4,20 @@ numbers (ui.compute, passed in), formatted as the page formats it. A lesson that
 does not compute is refused when it is read (unknown); one that names a fact with no value at its
 settings is refused when it is checked (ui.lessons.check).
 
-A fact is registered with `@fact("page.name", "what it gives")` (ui/lessons/registry.py) in facts_block.py
-(the block's pages and the exercise) or facts_trained.py (the model view and the Learn page). Pure Python."""
+A fact is registered with `@fact("page.name", "what it gives")` (ui/lessons/registry.py) in its page's folder,
+ui/sections/<page>/facts.py; importing them here registers them all. Pure Python."""
 
 from __future__ import annotations
 
-from ui.lessons import facts_block, facts_trained  # noqa: F401  (importing them registers their facts)
+import ui.sections.exercise.facts  # noqa: F401  (importing each page's facts registers them)
+import ui.sections.heads.facts  # noqa: F401
+import ui.sections.inputs.facts  # noqa: F401
+import ui.sections.learn.facts  # noqa: F401
+import ui.sections.model.facts  # noqa: F401
+import ui.sections.output.facts  # noqa: F401
+import ui.sections.qkv.facts  # noqa: F401
+import ui.sections.scores.facts  # noqa: F401
+import ui.sections.softmax.facts  # noqa: F401
 from ui.lessons.registry import FACTS, PLACE, Fact, NoFact, fact  # noqa: F401  (the registry, named here too)
 
 

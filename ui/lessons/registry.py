@@ -1,5 +1,5 @@
 """Where a lesson's facts are registered: the placeholder's form, the fact type and the registry that
-facts_block.py and facts_trained.py fill with @fact (ui.lessons.facts reads it). Pure Python."""
+each page's facts.py (ui/sections/<page>/) fills with @fact (ui.lessons.facts reads it). Pure Python."""
 
 from __future__ import annotations
 
@@ -32,3 +32,12 @@ def fact(name: str, about: str) -> Callable:
         return fn
 
     return register
+
+
+def trace_of(view, numbers):
+    """The trace the block's pages draw (the layer the sidebar picks)."""
+    return numbers.trace(numbers.model_of(view), view.words, view.layer)
+
+
+def shape(rows: int, cols: int) -> str:
+    return f"{rows} × {cols}"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 
 ROUNDING = 1e-12  # a difference this small (relative to the numbers compared) is floating-point rounding
 HUGE = 1e6  # from here on a fixed-point number is written in scientific notation
@@ -184,3 +185,31 @@ def from_to(low: float, high: float, spec: str = ",") -> str:
 
     low_said, high_said = one(low), one(high)
     return low_said if low_said == high_said else f"{low_said} to {high_said}"
+
+
+def three(x: float) -> str:
+    """Three decimals from 1 up, three significant digits below (0.00136, not 0.001): a ratio of two such
+    numbers reads true to about 1%."""
+    return fmt(x, ".3f") if abs(x) >= 1 else fmt(x, "#.3g")
+
+
+def pairs(found: list[tuple[int, int]], labels, quote: Callable[[str], str], shown: int = 6) -> str:
+    """(query, key) pairs tied at the top, named: 'query ‘a’ with key ‘b’', 'query ‘a’ with keys ‘b’ and ‘c’,
+    tied', 'queries … with keys …, tied (n pairs)' where every such query ties with every such key, else
+    the pairs (the first `shown`, then how many more)."""
+
+    def some(idx):
+        said = [quote(labels[k]) for k in idx]
+        return names(said[:shown] + ([f"{len(said) - shown} more"] if len(said) > shown else []))
+
+    queries = sorted({i for i, _ in found})
+    keys = sorted({j for _, j in found})
+    if len(found) == 1:
+        return f"query {quote(labels[queries[0]])} with key {quote(labels[keys[0]])}"
+    if len(found) == len(queries) * len(keys):
+        who = f"query {some(queries)}" if len(queries) == 1 else f"queries {some(queries)}"
+        return f"{who} with keys {some(keys)}, tied" + (f" ({len(found)} pairs)" if len(queries) > 1 else "")
+    listed = [f"{quote(labels[i])} → {quote(labels[j])}" for i, j in found]
+    return "the tied pairs " + names(
+        listed[:shown] + ([count(len(listed) - shown, "more pair")] if len(listed) > shown else [])
+    )

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import math
+
 from engine import Config, Trace
+from ui.prose.numbers import fmt
 
 
 def adds_positions(cfg: Config, layer: int) -> bool:
@@ -127,3 +130,22 @@ def masked(cfg: Config) -> str:
 def mask_line(cfg: Config) -> list[str]:
     """The formula line defining M, where the mask is on; nothing where it is off."""
     return [r"M_{ij} = 0\ (j \le i),\quad M_{ij} = -\infty\ (j > i)\quad\text{(the causal mask)}"] if cfg.causal else []
+
+
+SCALING_OFF = "Scaling is switched off, so nothing is divided"  # every page, the poll and the lessons say it so
+
+
+def scaling_off(where: str = "") -> str:
+    """The one sentence for ÷√d_head switched off (the scores go on as they are), e.g. 'Scaling is switched
+    off, so nothing is divided' + where (' here')."""
+    return SCALING_OFF + where
+
+
+def scaled(numerator: str, cfg: Config, frac: str = r"\frac") -> str:
+    """The scores as a formula (LaTeX): numerator / √d_head with scaling on, the numerator alone with it off."""
+    return rf"{frac}{{{numerator}}}{{\sqrt{{d_{{head}}}}}}" if cfg.scale_scores else numerator
+
+
+def divisor(cfg: Config) -> str:
+    """√d_head as the scores page's formula and the lessons print it (4 decimals)."""
+    return fmt(math.sqrt(cfg.d_head), ".4f")

@@ -1,3 +1,4 @@
-"""Each page's Streamlit parts, one folder per page (pages/<path>.py draws its header, then calls them):
-the widgets, keys and state a page owns live in its folder. cell/ is the worked weight that the scores
-and softmax pages share."""
+"""One home per page: ui/sections/<page>/ holds the page (page.py: its header, then its sections), its
+sections, the words only it says (words*.py), its lesson facts (facts.py), its poll question (question.py) and
+the keys only it uses; pages/<path>.py calls page.draw. cell/ is the worked weight that the scores and softmax
+pages share."""

@@ -1,7 +1,9 @@
-"""Every session-state key the app uses, declared once, with the accessors that read and write it.
+"""Every session-state key the frame and the shared parts use, declared once, with the accessors that read and
+write it; a key only one page uses lives in that page's folder (ui/sections/<page>/keys.py, or beside its
+widget), declared once there.
 
-No other module spells a key: widgets take theirs from here (`key=keys.EX_PREDICTION`), and state
-that is not a widget's is read and written through the functions below.
+Widgets take theirs from here (`key=session.SCORES_RAW`), and state that is not a widget's is read and written
+through the functions below.
 """
 
 from __future__ import annotations
@@ -22,7 +24,6 @@ FIELD = SimpleNamespace(**{k: k for k in CONTROL_KEYS})  # FIELD.seq_len == "seq
 # Charts a click can pick a cell on: their selection state lives under their key.
 SCORES_RAW, SCORES_SCALED, SOFTMAX_MAP = "scores_raw", "scores_scaled", "softmax_map"
 CELL_CHARTS = (SCORES_RAW, SCORES_SCALED, SOFTMAX_MAP)
-QKV_SLICE = "qkv_slice"  # the Q/K/V page's head slice: a click picks one entry
 MODEL_MAP = "model_map"  # the model view: a click on a map opens that layer's head
 # Widgets beside those charts that pick what a click picks: a keyboard's and a screen reader's path to it.
 # Each mirrors a control (the frame writes it from the settled Controls every run); a value the student
@@ -33,13 +34,10 @@ OPEN_HEAD, OPEN_HEAD_GO = "open_head_pick", "open_head_go"  # the model view: la
 MIRRORS = (PICK_QUERY, PICK_KEY, OPEN_HEAD)
 SCREEN = "screen"  # the screen-measuring component (ui.shell.screen): its value is [px, stacked]
 
-# --------------------------------------------------------------------------- page widgets
-QKV_WHICH = "qkv_which"
-SOFTMAX_QUERY = "softmax_query"
+# --------------------------------------------------------------------------- the frame's own widgets
 STEP_BACK, STEP_NEXT = "step_back", "step_next"
 LINK_OPEN = "link_open"  # the sidebar's "Link to this view" expander is open
 SWITCHES_OPEN = "switches_open"  # the sidebar's "Switches" expander is open
-STAGES_OPEN = "stages_open"  # the Inputs page's "Where these numbers go" expander is open
 
 
 def download_key(kind: str, slug: str) -> str:
@@ -60,7 +58,6 @@ def code_key(slug: str) -> str:
 _CONTROLS = "_controls"  # the last complete Controls (restores widgets a cut-short run dropped)
 _LOADED = "_loaded"  # the URL has been read for this session
 _NOTES = "_notes"  # notes a callback left for the next run to show
-_QKV_ENTRY = "qkv_entry"  # (matrix name, token, column) picked on the Q/K/V page
 _OPEN_HEAD = "open_head"  # set when a model-view click asked for the per-head page
 _VIEW = "_view"  # the View of the latest run (a fragment's rerun may have moved the cell or β)
 _MIRRORED = "_mirrored"  # {mirror widget key: the value the frame last wrote to it}
@@ -196,14 +193,6 @@ def take_goto() -> tuple[Controls, str] | None:
 def take_open_head() -> bool:
     """True once after a model-view click: the frame then switches to the per-head page."""
     return bool(_ss().pop(_OPEN_HEAD, False))
-
-
-def qkv_entry() -> tuple[str, int, int] | None:
-    return _ss().get(_QKV_ENTRY)
-
-
-def set_qkv_entry(entry: tuple[str, int, int] | None) -> None:
-    _ss()[_QKV_ENTRY] = entry
 
 
 def screen() -> tuple[int, bool] | None:

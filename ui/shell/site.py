@@ -1,6 +1,7 @@
 """The app's pages, in navigation order: one list that the frame, the tests and the benchmarks read.
 
-Each page's file is named after its URL path (pages/<path>.py). A freshly started server runs its
+Each page's file is named after its URL path (pages/<path>.py) and calls its folder, ui/sections/<path>/ (a
+new page: that folder, that file and its line below). A freshly started server runs its
 very first session through Streamlit's legacy pages/ handling, which finds a page by its file name;
 with the names equal, a deep link finds its page on that run too (the page then draws the frame
 itself: ui.shell.frame.view).

@@ -7,10 +7,10 @@ import streamlit as st
 
 from ui import charts, compute_experiments
 from ui.page import footer, layout, tables
-from ui.prose import experiments as said
 from ui.prose.numbers import fmt
 from ui.prose.text import quote
 from ui.sections.experiments import common
+from ui.sections.experiments import words as said
 from ui.sections.experiments.common import TITLES, prose, two_maps
 from ui.shell.view import View
 

@@ -11,8 +11,8 @@ import streamlit as st
 from engine import experiments as xp
 from ui import charts, compute, compute_experiments
 from ui.page import footer, layout, tables
-from ui.prose import experiments as said
 from ui.sections.experiments import common
+from ui.sections.experiments import words as said
 from ui.sections.experiments.common import TITLES, lines, prose, two_maps
 from ui.shell import state
 from ui.shell.view import View
@@ -150,7 +150,8 @@ def in_this_block(view: View) -> None:
     )
     st.latex(
         rf"{weights_are} \;\Rightarrow\; Q K^\top \propto s^2:\quad "
-        r"\text{softmax}\Big(s^2\,\frac{Q_1 K_1^\top}{\sqrt{d_{head}}}\Big):\ \ \beta = s^2,\ \ \text{temperature} = 1/s^2"
+        r"\text{softmax}\Big(s^2\,\frac{Q_1 K_1^\top}{\sqrt{d_{head}}}\Big):"
+        r"\ \ \beta = s^2,\ \ \text{temperature} = 1/s^2"
         + (r"\quad(Q_1, K_1\text{: at } s = 1)" if trained else r"\quad(Q_1, K_1\text{: drawn at } s = 1)")
     )
     r = compute_experiments.scaling_rows(view.model, words, s)

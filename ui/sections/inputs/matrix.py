@@ -8,7 +8,8 @@ import streamlit as st
 import engine
 from ui import charts, compute
 from ui.page import footer, layout, tables
-from ui.prose import notices, stages
+from ui.prose import stages
+from ui.sections.inputs import words as inputs_words
 from ui.shell import presets
 from ui.shell.lazy import opened
 from ui.shell.view import View
@@ -110,5 +111,5 @@ def draw(view: View) -> None:
 
     stand_in = stand_in_of(view)
     known = sum(i is not None and w != stand_in for i, w in zip(ids, view.words))
-    layout.notice(notices.inputs_notice(t, view.words, known, presets.title(view.controls.preset), stand_in))
+    layout.notice(inputs_words.inputs_notice(t, view.words, known, presets.title(view.controls.preset), stand_in))
     footer.exports("inputs", t, {"X": (t.x, t.labels, t.dims)}, code=("embed",))

@@ -12,7 +12,7 @@ import engine
 from services.weights import Model, Training
 from ui import charts, compute
 from ui.page import footer, layout
-from ui.prose import learn as learn_words
+from ui.sections.learn import words as learn_words
 from ui.sections.learn.task import TRAIN, Sequence
 from ui.shell.view import View
 

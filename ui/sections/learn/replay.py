@@ -14,9 +14,10 @@ from engine.training import DECAY_FROM, DTYPE, LR_FLOOR, WARMUP
 from services.weights import Model, Training
 from ui import charts, compute
 from ui.page import layout, tables
-from ui.prose import learn as learn_words
 from ui.prose.numbers import fmt
 from ui.prose.sample import said as sample_said
+from ui.sections.learn import words as learn_words
+from ui.sections.learn import words_knockouts as learn_knockout_words
 from ui.sections.learn.live import exports, grid, maps
 from ui.sections.learn.task import STEP, Sequence
 from ui.sections.model import text
@@ -59,7 +60,8 @@ def replay(view: View, trained: Model, seq: Sequence) -> None:
     accuracy, sample = measured.overall_accuracy, measured.sample
     scrub(view, trained, seq, accuracy, sample)
     st.caption(
-        f"{learn_words.origin(trained.origin, trained.digest)} Trained in {learn_words.duration(run.seconds)} on one core, in "
+        f"{learn_words.origin(trained.origin, trained.digest)} "
+        f"Trained in {learn_words.duration(run.seconds)} on one core, in "
         f"{np.dtype(DTYPE).name} arithmetic ({run.steps:,} Adam steps of {run.batch} sequences, learning rate "
         f"{run.lr:g}, {_schedule(run)}; batch seed {run.seed}); the pages compute with these weights in float64."
     )
@@ -144,10 +146,10 @@ def _replay_stack(
     )
     charts.history(history, series, at_step=at_step, y_title="mean weight on those keys", present=view.present)
     if trained.task.held_out is not None:  # text: its knock-outs in nats, on held-out text
-        knocked = learn_words.text_knockouts(compute.text_evidence(trained))
+        knocked = learn_knockout_words.text_knockouts(compute.text_evidence(trained))
     else:
         base, single, layers = compute.circuit_knockouts(trained)
-        knocked = learn_words.knockouts(base, single, layers, compute.metrics(trained).sample)
+        knocked = learn_knockout_words.knockouts(base, single, layers, compute.metrics(trained).sample)
     layout.notice(
         learn_words.depth_notice(
             run.losses,
@@ -198,10 +200,10 @@ def by_position(view: View, trained: Model) -> None:
         metrics.accuracy,
         metrics.scored,
         present=view.present,
-        title=learn_words.by_position_title(metrics.sample),
+        title=learn_knockout_words.by_position_title(metrics.sample),
     )
     st.caption(
-        learn_words.by_position(
+        learn_knockout_words.by_position(
             metrics.loss, metrics.accuracy, metrics.scored, metrics.count, trained.task.title, metrics.sample
         )
     )
@@ -230,7 +232,8 @@ def one_layer(view: View, trained: Model, seq: Sequence, accuracy: float) -> Non
         f"Both trained with the same steps, batches and learning rate; accuracy on "
         f"{sample_said(single_measured.sample)}. The one-layer model predicts {fmt(single, '.1%')} right, "
         f"the {cfg.n_layers}-layer one "
-        f"{fmt(accuracy, '.1%')}. The one-layer model is {learn_words.origin(single_model.origin, single_model.digest, short=True)}."
+        f"{fmt(accuracy, '.1%')}. The one-layer model is "
+        f"{learn_words.origin(single_model.origin, single_model.digest, short=True)}."
     )
 
 

@@ -10,10 +10,10 @@ import streamlit as st
 
 import engine
 from services.weights import Training
-from ui.prose import learn as learn_words
 from ui.prose import passage
 from ui.prose.numbers import vocabulary
 from ui.prose.text import md_escape
+from ui.sections.learn import words as learn_words
 from ui.shell import presets, session, state
 from ui.shell.session import FIELD
 from ui.shell.view import View

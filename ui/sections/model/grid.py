@@ -8,9 +8,9 @@ import streamlit as st
 from engine import analysis
 from ui import charts, compute
 from ui.page import footer, layout
-from ui.prose import model as model_words
 from ui.prose.numbers import count
 from ui.sections.model import knockout
+from ui.sections.model import words as model_words
 from ui.shell import frame, session
 from ui.shell.view import View
 

@@ -6,7 +6,8 @@ import pandas as pd
 
 from ui import charts, compute
 from ui.page import footer, layout, tables
-from ui.prose import notices, stages
+from ui.prose import stages
+from ui.sections.output import words as output_words
 from ui.shell.view import View
 
 
@@ -65,7 +66,7 @@ def draw(view: View) -> None:
         why="ReLU: the value before it was ≤ 0",
     )
 
-    layout.notice(notices.output_notice(t))
+    layout.notice(output_words.output_notice(t))
     footer.exports(
         "output",
         t,

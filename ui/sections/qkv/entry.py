@@ -10,15 +10,16 @@ from engine import analysis
 from ui.page import tables
 from ui.prose.numbers import tex
 from ui.prose.text import quote
+from ui.sections.qkv import keys
 from ui.shell import session
 
 
 def entry(name: str, first_column: int) -> tuple[str, int, int] | None:
     """A new click on the head-slice chart -> (matrix name, token, column); else the remembered one."""
-    picked = session.new_click(session.QKV_SLICE)
+    picked = session.new_click(keys.SLICE)
     if picked is not None:
-        session.set_qkv_entry((name, picked[0], first_column + picked[1]))
-    return session.qkv_entry()
+        keys.set_entry((name, picked[0], first_column + picked[1]))
+    return keys.entry()
 
 
 def show(trace, params, picked: tuple[str, int, int] | None, symbol: str = "X") -> None:
@@ -29,7 +30,7 @@ def show(trace, params, picked: tuple[str, int, int] | None, symbol: str = "X") 
     name, token, column = picked
     source = trace.source
     if token >= trace.T or column >= trace.config.d_model:
-        session.set_qkv_entry(None)
+        keys.set_entry(None)
         st.info("The picked entry no longer exists with these settings.")
         return
     w = {"Q": params.w_q, "K": params.w_k, "V": params.w_v}[name]

@@ -8,13 +8,12 @@ import engine
 from engine import analysis
 from ui import charts, compute
 from ui.page import footer, layout
-from ui.prose import notices, stages
+from ui.prose import stages
 from ui.prose.numbers import count
-from ui.sections.qkv import entry
-from ui.shell import frame, session
+from ui.sections.qkv import entry, keys
+from ui.sections.qkv import words as qkv_words
+from ui.shell import frame
 from ui.shell.view import View
-
-WHICH = "qkv_which"  # which projection the page shows: Q, K or V
 
 
 @frame.fragment
@@ -28,7 +27,8 @@ def draw(view: View) -> None:
     dims = t.dims
     first, last = analysis.head_columns(cfg, h)
     st.latex(
-        rf"{stages.x_symbol(cfg, view.layer)}:\ {T}\times{C},\quad W_Q, W_K, W_V:\ {C}\times{C},\quad Q, K, V:\ {T}\times{C}"
+        rf"{stages.x_symbol(cfg, view.layer)}:\ {T}\times{C},\quad W_Q, W_K, W_V:\ {C}\times{C},"
+        rf"\quad Q, K, V:\ {T}\times{C}"
         rf"\ \to\ \text{{{count(cfg.num_heads, 'head')}}}\times {T}\times{cfg.d_head}"
     )
 
@@ -39,7 +39,7 @@ def draw(view: View) -> None:
         else f"X of layer {view.layer} (layer {view.layer - 1}'s output)"
     )
     title += "" if t.x_norm is None else ", layer-normed"
-    name = st.segmented_control("Projection", ["Q", "K", "V"], default="Q", key=WHICH) or "Q"
+    name = st.segmented_control("Projection", ["Q", "K", "V"], default="Q", key=keys.WHICH) or "Q"
     weight = {"Q": params.w_q, "K": params.w_k, "V": params.w_v}[name]
     full = {"Q": t.q, "K": t.k, "V": t.v}[name]  # (H, T, d_head)
 
@@ -101,7 +101,7 @@ def draw(view: View) -> None:
         x_title="column",
         y_title="token",
         domain=domain,
-        key=session.QKV_SLICE,
+        key=keys.SLICE,
         pick=local,
         present=present,
         width=view.width,
@@ -110,7 +110,7 @@ def draw(view: View) -> None:
     )
     st.caption("Click (or tap) a cell of the head's slice to see that number computed from X and the weight matrix.")
 
-    layout.notice(notices.qkv_notice(t, h))
+    layout.notice(qkv_words.qkv_notice(t, h))
     entry.show(t, params, picked, stages.source(cfg, view.layer))
     footer.exports(
         "qkv",

@@ -6,8 +6,9 @@ import streamlit as st
 
 from ui import charts, compute
 from ui.page import footer, layout
-from ui.prose import notices, stages
+from ui.prose import stages
 from ui.sections.cell import worked
+from ui.sections.scores import words as scores_words
 from ui.shell import frame, session
 from ui.shell.view import View
 
@@ -16,14 +17,14 @@ def draw(view: View) -> None:
     """Everything under the header."""
     t = compute.trace(view.model, view.words, view.layer)
     cfg, h = view.config, view.controls.head
-    divisor = cfg.d_head**0.5 if cfg.scale_scores else 1.0
     if cfg.scale_scores:
+        divisor = stages.divisor(cfg)
         st.latex(
             rf"d_{{head}} = {cfg.d_model}/{cfg.num_heads} = {cfg.d_head},\quad \sqrt{{{cfg.d_head}}} = "
-            rf"{divisor:.4f},\quad \text{{scaled}} = \frac{{Q K^\top}}{{{divisor:.4f}}}" + stages.masked(cfg)
+            rf"{divisor},\quad \text{{scaled}} = \frac{{Q K^\top}}{{{divisor}}}" + stages.masked(cfg)
         )
     else:
-        st.warning("Scaling is switched off in the sidebar: the scaled scores equal the raw scores.")
+        st.warning(f"{stages.scaling_off()} (a switch in the sidebar): the scaled scores equal the raw scores.")
     picked(view)
     footer.exports(
         "scores",
@@ -82,5 +83,5 @@ def picked(view: View) -> None:
         "click (or tap) it for the worked calculation below (double-click clears the chart's selection)."
     )
 
-    layout.notice(notices.scores_notice(t, h))
+    layout.notice(scores_words.scores_notice(t, h))
     worked.show(t, h, cell)

@@ -13,10 +13,9 @@ from ui.prose import rows as row_words
 from ui.prose import stages
 from ui.prose.numbers import spread as spread_cell
 from ui.sections.cell import worked
+from ui.sections.softmax import keys
 from ui.shell import frame, session, state
 from ui.shell.view import View
-
-QUERY = "softmax_query"  # the query row plotted as bars
 
 
 @frame.fragment
@@ -62,7 +61,7 @@ def draw(view: View) -> None:
             range(t.T),
             format_func=lambda i: f"{i}: {t.labels[i]}",
             index=cell[0] if cell else 0,
-            key=QUERY,
+            key=keys.QUERY,
         )
         charts.bars(
             weights[query],

@@ -1,4 +1,4 @@
-"""The Learn page's opening words, by the task it shows (kept apart from ui/prose/learn.py, which holds the
+"""The Learn page's opening words, by the task it shows (kept apart from ui/sections/learn/words.py, which holds the
 rest of that page's words, within the 300-line rule)."""
 
 from __future__ import annotations

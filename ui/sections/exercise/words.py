@@ -17,12 +17,9 @@ import numpy as np
 from engine.analysis import TIE, Extension, read_rows
 from engine.exercise import SAME, old_rows
 from ui.prose import text
-from ui.prose.exercise_after import later_layers, output_sentence, twist_sentence  # noqa: F401
-from ui.prose.new_token import (
-    parse_next_token,  # noqa: F401
-)
 from ui.prose.numbers import count, diff, every, fmt, names, next_to, power
 from ui.prose.text import Quote
+from ui.sections.exercise.words_after import later_layers, output_sentence, twist_sentence  # noqa: F401
 
 NEGLIGIBLE = 0.5e-4  # a share of the new key below this leaves every factor printing as 1.0000
 FLOAT64_STEP = float(np.finfo(np.float64).eps) / 2  # a share below this leaves 1 − share exactly 1.0 in float64
