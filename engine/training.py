@@ -15,7 +15,7 @@ from .params import Params, flatten, frozen_copy, init_params, unflatten
 from .tasks import Task, get_task
 
 VERSION = 4  # of training's numbers: bump it when a change alters them (stored runs are then
-# trained again; rerun python -m engine.ship for the shipped ones)
+# trained again; rerun python -m factory.ship for the shipped ones)
 DTYPE = np.float32  # training's arithmetic: half the bytes of float64 and twice the numbers per vector
 # instruction, so a step takes about half as long; the run's weights are handed
 # back as float64, and the pages (and the gradient checks) compute in float64
@@ -226,7 +226,7 @@ def train(
     on_progress(step, steps, losses_so_far, accuracies_so_far, latest_params) is called every few
     steps with copies, so it cannot change the run. stop: end after this many of the `steps` (the
     learning-rate schedule still spans `steps`): the first stretch of a long run, with the weights at
-    `stop` as its last checkpoint (engine.ship --check compares it with a checkpoint the shipped run keeps).
+    `stop` as its last checkpoint (factory.ship --check compares it with a checkpoint the shipped run keeps).
     """
     task = get_task(task)
     cfg = task.config if cfg is None else cfg

@@ -1,6 +1,6 @@
 """What the pages prove about a trained model, measured once per set of weights and kept, named by the
 weights' digest like everything derived from them. A text model's heads' roles and what knocking each out
-costs: the shipped model's measures ship beside it (python -m engine.ship), any other model's are measured
+costs: the shipped model's measures ship beside it (python -m factory.ship), any other model's are measured
 on first need (about 20 s on one core) and kept in the disk store. A small shipped model's accuracy and
 loss with every set of its heads knocked out ship beside it too (engine.evidence.knockout_arrays), and
 the shipped text model's held-out losses with every set of its heads knocked out, and every shipped run's
@@ -14,8 +14,9 @@ from dataclasses import replace
 import numpy as np
 
 import engine
-from engine import language, store
+from engine import language
 from engine.sample import measured as measured_sample
+from factory import store
 from services.weights import Model
 
 
@@ -40,7 +41,7 @@ def text_evidence(model: Model) -> language.Evidence:
 
 
 def measures(model: Model) -> dict | None:
-    """The shipped model's measures (engine.ship: with every set of its heads knocked out, and its run's heads
+    """The shipped model's measures (factory.ship: with every set of its heads knocked out, and its run's heads
     step by step), or None: not a shipped model."""
     arrays = store.read_evidence(store.evidence_path(store.SHIPPED, model.digest, store.MEASURES), model.digest)
     for array in (arrays or {}).values():

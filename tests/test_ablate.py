@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import engine
-from engine import store
+from factory import store
 
 FRESH = 12345
 

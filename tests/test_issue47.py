@@ -269,8 +269,8 @@ BEHIND = {
         "ui/prose/knockout.py",
         "followed by itself, so every token of the second half has an earlier copy",
     ): "the construction",
-    ("ui/prose/learn.py", "pinned arithmetic, so these are the same weights on every machine"): "engine.ship --check",
-    ("ui/prose/learn.py", "so every machine shows the same model"): "engine.ship --check",
+    ("ui/prose/learn.py", "pinned arithmetic, so these are the same weights on every machine"): "factory.ship --check",
+    ("ui/prose/learn.py", "so every machine shows the same model"): "factory.ship --check",
     ("ui/prose/preset_notes.py", "draws the embedding table first, so a new seed redraws X too"): "the seed's order",
     (
         "ui/prose/preset_notes.py",

@@ -15,8 +15,9 @@ import pytest
 
 import engine
 from conftest import open_learn, shipped_model
-from engine import language, ship, store
+from engine import language
 from engine.text import REPEAT_SHARE, corpus
+from factory import shipped_runs, store
 from services import evidence
 from ui import compute
 from ui.prose import learn as learn_words
@@ -167,13 +168,13 @@ def _shipped_runs():
     """Every task's shipped run of its own model (the one-layer run beside induction's stack shows no loss
     sentence: the page gives its accuracy only)."""
     for name in engine.TASKS:
-        for one in ship.runs(name):
+        for one in shipped_runs.runs(name):
             if one.config != engine.TASKS[name].config:
                 continue
             run = store.read(
                 store.SHIPPED / one.file,
                 one.config,
-                store.run_key(name, one.config, engine.TASKS[name].steps, ship.SEED),
+                store.run_key(name, one.config, engine.TASKS[name].steps, shipped_runs.SEED),
             )
             if run is not None:
                 yield one.file, run

@@ -97,6 +97,7 @@ DEV_ONLY = {
     "deploy",
     "docs",
     "harness",
+    "pyproject.toml",
     "pytest.ini",
     "requirements-dev.txt",
     "tests",

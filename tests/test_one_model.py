@@ -17,7 +17,7 @@ import pytest
 
 import engine
 from conftest import assert_clean, open_app, tables
-from engine import store
+from factory import store
 from services import weights, workers
 from ui import compute
 from ui.poll import questions

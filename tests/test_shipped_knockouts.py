@@ -1,4 +1,4 @@
-"""A small shipped model's knock-outs ship beside its weights (python -m engine.ship writes them,
+"""A small shipped model's knock-outs ship beside its weights (python -m factory.ship writes them,
 --measures writes them again from the weights as they are): every set of its heads knocked out, measured
 on the sequences the pages measure. The pages read them instead of measuring (a fresh server's first
 knock-out, and every replica's, was ~0.1 s of held GIL a set), and they are what measuring gives."""
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import engine
-from engine import ship, shipped_measures, store
+from factory import shipped_measures, shipped_runs, store
 from services import evidence, weights
 from ui import compute
 from ui.shell import presets
@@ -78,7 +78,7 @@ def test_the_shipped_knockouts_are_what_measuring_gives(task):
     CPU's BLAS gives other last bits: the losses within 1e-9 nats, a count may move by one on a near tie)."""
     model = shipped(task)
     arrays = evidence.measures(model)
-    assert arrays is not None, "run: python -m engine.ship --measures"
+    assert arrays is not None, "run: python -m factory.ship --measures"
     sets = engine.head_sets(model.config)
     assert arrays["loss"].shape[0] == len(sets)
     for heads in sets if len(sets) <= 4 else [sets[0], sets[5], sets[-1]]:
@@ -163,7 +163,7 @@ def test_a_corrupt_or_foreign_knockouts_file_is_not_read(tmp_path, monkeypatch):
 def test_the_check_finds_missing_or_wrong_knockouts(tmp_path, monkeypatch):
     """ship --check's knock-out part fails on a missing file and on one whose numbers are not the weights'."""
     task = "induction"
-    one = ship.runs(task)[0]
+    one = shipped_runs.runs(task)[0]
     model = shipped(task)
     monkeypatch.setattr(store, "SHIPPED", tmp_path)
     assert not shipped_measures.hold(task, one, model.run)
@@ -207,7 +207,7 @@ def test_the_shipped_text_knockouts_agree_with_its_evidence_and_with_measuring()
 
     model = shipped("text")
     table = evidence.measures(model)
-    assert table is not None, "run: python -m engine.ship --measures text"
+    assert table is not None, "run: python -m factory.ship --measures text"
     assert table["losses"].shape == (256, 2)
     found = compute.text_evidence(model)
     for k in (found.base, *found.heads, *found.layers):

@@ -13,7 +13,8 @@ import pytest
 
 import engine
 from conftest import assert_clean, open_app, tables
-from engine import language, store
+from engine import language
+from factory import store
 from ui import compute
 from ui.prose.sample import said as said_sample
 from ui.shell import site, state, url
@@ -163,7 +164,7 @@ def test_the_shipped_passage_is_the_one_drawn_from_this_corpus():
     """assets/text/shown.json (a fresh server's text preset without reading the corpus) holds passage 0 as
     presets.draw_passage gives it now: one window of the training length, where it starts, its repeat, its
     chapter; every length's sequence is its prefix."""
-    from engine import shown
+    from factory import shown
     from ui.shell import presets
 
     task = engine.TASKS["text"]
@@ -180,7 +181,7 @@ def test_the_shipped_passage_is_the_one_drawn_from_this_corpus():
 
 
 def test_a_stale_or_broken_shown_file_is_not_used(tmp_path):
-    from engine import shown
+    from factory import shown
 
     ids = np.arange(4)
     passage = shown.Passage(ids=ids, targets=ids + 1, begin=7, first=0, second=2, span=2, title="Emma, chapter 1")

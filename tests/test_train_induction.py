@@ -4,7 +4,7 @@ token after the earlier copy of the current token, and a layer-1 head at the pre
 Measured, not assumed: the bar is >= 90 % accuracy on the scored positions of 1,000 fresh
 sequences, a layer-2 head with a mean share >= 0.7 on the expected keys, and a layer-1 head with
 a mean share >= 0.7 on the previous token (the first half of the circuit). The bars are held against
-the default run that ships (engine.ship trains it in one pinned arithmetic; --check proves the file is
+the default run that ships (factory.ship trains it in one pinned arithmetic; --check proves the file is
 what it trains): the plateau's length is chaotic, and another CPU's kernels escape it at another step,
 or not within the run. A run trained here is only asked to learn (its loss falls well below the start's).
 """
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import engine
-from engine import store
+from factory import store
 
 FRESH = 12345
 
@@ -24,7 +24,7 @@ FRESH = 12345
 def run():
     task = engine.TASKS["induction"]
     shipped = store.load_shipped("induction", task.config, task.steps, 0)
-    assert shipped is not None, "run: python -m engine.ship"
+    assert shipped is not None, "run: python -m factory.ship"
     return shipped
 
 

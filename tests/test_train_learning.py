@@ -3,7 +3,7 @@
 The bar for "a head puts >= 90 % of each scored query's weight on the expected keys": in the
 best head, at least 97 % of the scored queries of 300 fresh sequences individually put >= 0.9 of
 their weight there, and the mean over all of them is >= 0.95. These bars are held against the default
-runs that ship (engine.ship trains them in one pinned arithmetic, the same on every x86-64 CPU with AVX2
+runs that ship (factory.ship trains them in one pinned arithmetic, the same on every x86-64 CPU with AVX2
 and FMA, and --check proves the files are what it trains): training is chaotic, and on another CPU's
 kernels the same settings give another run. A run trained here must still solve every task (>= 97 % right;
 the defaults reach 99 % for every batch seed 0-11 tried, benchmarks/README.md), whatever its kernels.
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import engine
-from engine import store
+from factory import store
 
 SINGLE = ("previous", "first", "reverse", "max")
 FRESH = 12345  # evaluation seed; training batches come from RandomState(0)
@@ -33,7 +33,7 @@ def trained(request, runs):
     if name not in runs:
         task = engine.TASKS[name]
         runs[name] = store.load_shipped(name, task.config, task.steps, 0)
-        assert runs[name] is not None, "run: python -m engine.ship"
+        assert runs[name] is not None, "run: python -m factory.ship"
     return engine.TASKS[name], runs[name]
 
 

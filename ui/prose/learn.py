@@ -52,7 +52,7 @@ def formula_words(cfg: engine.Config) -> str:
 
 
 ORIGIN = {
-    "shipped": "the run that ships with the app: python -m engine.ship trains it in one pinned arithmetic, so these "
+    "shipped": "the run that ships with the app: python -m factory.ship trains it in one pinned arithmetic, so these "
     "are the same weights on every machine",
     "stored": "a run trained earlier with these settings on this server (or on another server sharing its disk) "
     "and kept there",
@@ -128,7 +128,7 @@ def too_long(steps: int, seconds: float) -> str:
     """Why a long shipped run is shown at once instead of replayed live."""
     return (
         f"Too long to train live in a lecture ({steps:,} Adam steps took {duration(seconds)} on one core): this "
-        "is the run that ships with the app (what python -m engine.ship trains), shown at once. Another batch "
+        "is the run that ships with the app (what python -m factory.ship trains), shown at once. Another batch "
         "seed, number of steps or learning rate trains here, for real, in a worker process, with its progress."
     )
 
@@ -136,7 +136,7 @@ def too_long(steps: int, seconds: float) -> str:
 def replay_line(seconds: float) -> str:
     """The one line under the Train button when the run ships with the app."""
     return (
-        f"Train replays the run that ships with the app (what python -m engine.ship trains) at the speed it was "
+        f"Train replays the run that ships with the app (what python -m factory.ship trains) at the speed it was "
         f"trained, {duration(seconds)}, so every machine shows the same model; another batch seed, number of "
         "steps or learning rate trains here, for real."
     )

@@ -12,7 +12,7 @@ from functools import lru_cache
 import numpy as np
 
 import engine
-from engine import shown
+from factory import shown
 from services.weights import Training
 from ui.prose.numbers import count
 
@@ -260,7 +260,7 @@ def with_sizes(name: str, **sizes) -> engine.Config:
 
 
 def ship_shown() -> None:
-    """Write engine.shown's file: each text task's passage 0 (one window of its training length, and where it
+    """Write factory.shown's file: each text task's passage 0 (one window of its training length, and where it
     comes from), drawn now."""
     print(
         shown.write({task.name: draw_passage(task.name, 0) for task in engine.TASKS.values() if task.shown is not None})

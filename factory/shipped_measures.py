@@ -1,4 +1,4 @@
-"""What ships beside each shipped run (engine.ship): its measures, measured once in the pinned arithmetic
+"""What ships beside each shipped run (factory.ship): its measures, measured once in the pinned arithmetic
 on the run as the app reads it and named by the digest of its final weights (measures-<digest>.npz):
 
 - with every set of its heads knocked out: a letter task's accuracy and loss per position on the sequences
@@ -10,7 +10,7 @@ on the run as the app reads it and named by the digest of its final weights (mea
 The pages read them (services.evidence) where measuring cost a fresh server and every replica ~0.1 s a
 knock-out (induction), ~1 s (a text set of several heads) and 1-2 s for a run's replay.
 
-    python -m engine.ship --measures [TASK]   # measure the shipped runs again and write them (no training)
+    python -m factory.ship --measures [TASK]   # measure the shipped runs again and write them (no training)
 """
 
 from __future__ import annotations
@@ -19,15 +19,16 @@ from pathlib import Path
 
 import numpy as np
 
-from .evidence import MEASURED_N, MEASURED_SEED
+from engine.evidence import MEASURED_N, MEASURED_SEED
+
 from .shipped_runs import GAP, SEED, Shipped, runs
 
 
 def ships_measures(name: str, one: Shipped) -> bool:
     """A shipped model whose measures ship beside it: a letter task's (at most engine.evidence.MAX_SETS sets of
     heads) and the text model the pages show."""
-    from .evidence import MAX_SETS, head_sets
-    from .tasks import TASKS
+    from engine.evidence import MAX_SETS, head_sets
+    from engine.tasks import TASKS
 
     if TASKS[name].held_out is not None:
         return one.keep != 0
@@ -40,10 +41,12 @@ def write_measures(name: str, one: Shipped, run, folder) -> Path:
     1,000 fresh sequences from seed 1), the text model's held-out losses on the evidence's windows
     (ui.compute.text_knockout) and its figures at the training length; and every head's weight on the task's
     keys and on the previous token at every saved step (the Learn page's replay)."""
-    from . import language, store
-    from .evidence import history_arrays, knockout_arrays
-    from .params import digest
-    from .tasks import TASKS
+    from engine import language
+    from engine.evidence import history_arrays, knockout_arrays
+    from engine.params import digest
+    from engine.tasks import TASKS
+
+    from . import store
 
     cfg, params = one.config, run.params
     named = digest(params)
@@ -66,8 +69,9 @@ def write_measures(name: str, one: Shipped, run, folder) -> Path:
 def again(tasks, folder=None) -> list:
     """Measure the shipped runs again and write their measures, and the text model's evidence (its roles and
     knock-outs: engine.language.evidence), from the weights as they are: no training."""
+    from engine.tasks import TASKS
+
     from . import store
-    from .tasks import TASKS
 
     paths = []
     for name in tasks:
@@ -78,7 +82,7 @@ def again(tasks, folder=None) -> list:
                 store.SHIPPED / one.file, one.config, store.run_key(name, one.config, TASKS[name].steps, SEED)
             )
             if shipped is None:
-                print(f"{one.file}: missing or stale: python -m engine.ship {name}", flush=True)
+                print(f"{one.file}: missing or stale: python -m factory.ship {name}", flush=True)
                 return None
             paths.append(write_measures(name, one, shipped, store.SHIPPED if folder is None else folder))
             if TASKS[name].held_out is not None:  # a text model's roles and knock-outs too
@@ -91,8 +95,8 @@ def hold(name: str, one: Shipped, run) -> bool:
     knocked out (a letter task; a text model: the empty set and two sets of several heads, ~1 s each) measured
     again, the counts exact and the losses within GAP; its heads at the last saved step within GAP. Prints
     what is wrong."""
-    from . import language, store
-    from .evidence import (
+    from engine import language
+    from engine.evidence import (
         HISTORY_N,
         HISTORY_SEED,
         head_sets,
@@ -102,9 +106,11 @@ def hold(name: str, one: Shipped, run) -> bool:
         position_metrics,
         previous_share,
     )
-    from .measure import expected_share
-    from .params import digest
-    from .tasks import TASKS
+    from engine.measure import expected_share
+    from engine.params import digest
+    from engine.tasks import TASKS
+
+    from . import store
 
     if not ships_measures(name, one):
         return True
@@ -113,7 +119,7 @@ def hold(name: str, one: Shipped, run) -> bool:
     arrays = store.read_evidence(store.evidence_path(store.SHIPPED, named, store.MEASURES), named)
     if arrays is None:
         print(
-            f"{one.file}: its measures (measures-<digest>.npz) are missing: python -m engine.ship --measures",
+            f"{one.file}: its measures (measures-<digest>.npz) are missing: python -m factory.ship --measures",
             flush=True,
         )
         return False
@@ -138,7 +144,7 @@ def hold(name: str, one: Shipped, run) -> bool:
         if not same:
             print(
                 f"{one.file}: its knock-out of {heads or 'no head'} is not what measuring gives: "
-                "python -m engine.ship --measures",
+                "python -m factory.ship --measures",
                 flush=True,
             )
             return False
@@ -156,7 +162,7 @@ def hold(name: str, one: Shipped, run) -> bool:
     )
     if not followed:
         print(
-            f"{one.file}: its heads step by step are not what measuring gives: python -m engine.ship --measures",
+            f"{one.file}: its heads step by step are not what measuring gives: python -m factory.ship --measures",
             flush=True,
         )
     if followed and text:  # the evidence's roles, as measured now
@@ -170,7 +176,7 @@ def hold(name: str, one: Shipped, run) -> bool:
         if not followed:
             print(
                 f"{one.file}: its roles (evidence-<digest>.npz) are not what measuring gives: "
-                "python -m engine.ship --measures",
+                "python -m factory.ship --measures",
                 flush=True,
             )
     return followed
@@ -179,8 +185,10 @@ def hold(name: str, one: Shipped, run) -> bool:
 def write_evidence(run, folder) -> Path:
     """The text model's roles and knock-outs (engine.language.evidence), measured once here, named by the
     digest of its final weights: the pages read them instead of 20 s of forwards."""
-    from . import language, store
-    from .params import digest
+    from engine import language
+    from engine.params import digest
+
+    from . import store
 
     named = digest(run.params)
     found = language.evidence(run.config, run.params, named)

@@ -5,7 +5,7 @@ A file holds the run's key (task, config, steps, batch, lr, batch seed, the trai
 its checkpoints' weights as flat vectors, its curves, and a SHA-256 of all of it. Reading returns
 None, never a guess, when the file is missing, cut short, altered, holds another run or was made by
 other training code; the caller then trains again. The shipped runs (assets/weights/, python -m
-engine.ship) are files of the same kind. Pure Python and NumPy (no Streamlit).
+factory.ship) are files of the same kind. Pure Python and NumPy (no Streamlit).
 """
 
 from __future__ import annotations
@@ -20,15 +20,15 @@ from pathlib import Path
 
 import numpy as np
 
-from . import training
-from .config import Config
-from .params import flatten, init_params, unflatten
-from .tasks import get_task
-from .training import TrainRun
+from engine import training
+from engine.config import Config
+from engine.params import flatten, init_params, unflatten
+from engine.tasks import get_task
+from engine.training import TrainRun
 
 FORMAT = 3  # the file layout below; bump it when the layout changes
 ROOT = Path(__file__).resolve().parents[1]  # the repository
-SHIPPED = ROOT / "assets" / "weights"  # the trained presets' default runs, in git (python -m engine.ship)
+SHIPPED = ROOT / "assets" / "weights"  # the trained presets' default runs, in git (python -m factory.ship)
 CACHE_ENV = "ATTENTION_LAB_CACHE"  # a folder for finished runs; "off" keeps none
 DEFAULT_CACHE = ROOT / ".cache" / "weights"  # git-ignored
 
@@ -229,7 +229,7 @@ def shipped_path(task: str) -> Path:
 def load_shipped(
     task: str, cfg: Config, steps: int, seed: int, batch: int | None = None, lr: float | None = None
 ) -> TrainRun | None:
-    """A run shipped for the task (python -m engine.ship: its default run, and for a deep task the one-layer
+    """A run shipped for the task (python -m factory.ship: its default run, and for a deep task the one-layer
     model beside it) if one has these settings; else None. Only each file's small header is read until
     one matches."""
     key = run_key(task, cfg, steps, seed, batch, lr)
