@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 # What ships for a task, read by factory.shipped_measures too (factory.ship.runs, .SEED … are still these)
+from . import evidence_files
 from .shipped_runs import GAP, SEED, runs
 
 FRESH = 777  # --check compares predictions on 1,000 fresh sequences drawn from this seed
@@ -143,8 +144,8 @@ def check(tasks) -> bool:
                 )
                 measured = (
                     task.held_out is None
-                    or store.read_evidence(
-                        store.evidence_path(store.SHIPPED, digest(shipped.params)), digest(shipped.params)
+                    or evidence_files.read_evidence(
+                        evidence_files.evidence_path(store.SHIPPED, digest(shipped.params)), digest(shipped.params)
                     )
                     is not None
                 )

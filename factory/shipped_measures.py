@@ -2,10 +2,10 @@
 on the run as the app reads it and named by the digest of its final weights (measures-<digest>.npz):
 
 - with every set of its heads knocked out: a letter task's accuracy and loss per position on the sequences
-  the pages measure (at most engine.evidence.MAX_SETS sets), the text model's two held-out losses for every
-  set of its heads and its figures at the training length (engine.language.knockout_table);
+  the pages measure (at most engine.knockouts.MAX_SETS sets), the text model's two held-out losses for every
+  set of its heads and its figures at the training length (factory.evidence_files.knockout_table);
 - every head's weight on the task's keys and on the previous token at every saved step of the run (the
-  Learn page's replay; engine.evidence.history_arrays).
+  Learn page's replay; engine.histories.history_arrays).
 
 The pages read them (services.evidence) where measuring cost a fresh server and every replica ~0.1 s a
 knock-out (induction), ~1 s (a text set of several heads) and 1-2 s for a run's replay.
@@ -19,15 +19,16 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.evidence import MEASURED_N, MEASURED_SEED
+from engine.knockouts import MEASURED_N, MEASURED_SEED
 
+from . import evidence_files
 from .shipped_runs import GAP, SEED, Shipped, runs
 
 
 def ships_measures(name: str, one: Shipped) -> bool:
-    """A shipped model whose measures ship beside it: a letter task's (at most engine.evidence.MAX_SETS sets of
+    """A shipped model whose measures ship beside it: a letter task's (at most engine.knockouts.MAX_SETS sets of
     heads) and the text model the pages show."""
-    from engine.evidence import MAX_SETS, head_sets
+    from engine.knockouts import MAX_SETS, head_sets
     from engine.tasks import TASKS
 
     if TASKS[name].held_out is not None:
@@ -42,22 +43,23 @@ def write_measures(name: str, one: Shipped, run, folder) -> Path:
     (ui.compute.text_knockout) and its figures at the training length; and every head's weight on the task's
     keys and on the previous token at every saved step (the Learn page's replay)."""
     from engine import language
-    from engine.evidence import history_arrays, knockout_arrays
+    from engine.histories import history_arrays
+    from engine.knockouts import knockout_arrays
     from engine.params import digest
     from engine.tasks import TASKS
-
-    from . import store
 
     cfg, params = one.config, run.params
     named = digest(params)
     if TASKS[name].held_out is None:
         arrays = knockout_arrays(name, cfg, params, MEASURED_N, MEASURED_SEED)
     else:  # and its loss and accuracy per position, nothing knocked out
-        arrays = language.knockout_table(cfg, params) | knockout_arrays(
+        arrays = evidence_files.knockout_table(cfg, params) | knockout_arrays(
             name, cfg, params, language.EVIDENCE_N, MEASURED_SEED, upto=1
         )
     arrays |= history_arrays(run)
-    path = store.save_evidence(arrays, named, store.evidence_path(folder, named, store.MEASURES))
+    path = evidence_files.save_evidence(
+        arrays, named, evidence_files.evidence_path(folder, named, evidence_files.MEASURES)
+    )
     print(
         f"{path}: {path.stat().st_size / 1000:.0f} kB, {len(arrays['losses' if 'losses' in arrays else 'loss'])} "
         f"sets of heads knocked out, {len(arrays['history steps'])} steps followed",
@@ -96,16 +98,9 @@ def hold(name: str, one: Shipped, run) -> bool:
     again, the counts exact and the losses within GAP; its heads at the last saved step within GAP. Prints
     what is wrong."""
     from engine import language
-    from engine.evidence import (
-        HISTORY_N,
-        HISTORY_SEED,
-        head_sets,
-        history_of,
-        history_sample,
-        knockout_from,
-        position_metrics,
-        previous_share,
-    )
+    from engine.evidence import position_metrics, previous_share
+    from engine.histories import HISTORY_N, HISTORY_SEED, history_of, history_sample
+    from engine.knockouts import head_sets, knockout_from
     from engine.measure import expected_share
     from engine.params import digest
     from engine.tasks import TASKS
@@ -116,7 +111,9 @@ def hold(name: str, one: Shipped, run) -> bool:
         return True
     params = run.params
     named = digest(params)
-    arrays = store.read_evidence(store.evidence_path(store.SHIPPED, named, store.MEASURES), named)
+    arrays = evidence_files.read_evidence(
+        evidence_files.evidence_path(store.SHIPPED, named, evidence_files.MEASURES), named
+    )
     if arrays is None:
         print(
             f"{one.file}: its measures (measures-<digest>.npz) are missing: python -m factory.ship --measures",
@@ -129,7 +126,7 @@ def hold(name: str, one: Shipped, run) -> bool:
     n = language.EVIDENCE_N if text else MEASURED_N
     for heads in [(), sets[0b10010], sets[-2]] if text else [s for s in sets if len(s) <= 1]:
         if text and heads:
-            kept = language.knockout_in(arrays, one.config, heads, n)
+            kept = evidence_files.knockout_in(arrays, one.config, heads, n)
             now = language.knockouts(one.config, params, [heads], n=n)[0]
             same = (
                 kept is not None
@@ -166,11 +163,11 @@ def hold(name: str, one: Shipped, run) -> bool:
             flush=True,
         )
     if followed and text:  # the evidence's roles, as measured now
-        kept = store.read_evidence(store.evidence_path(store.SHIPPED, named), named)
+        kept = evidence_files.read_evidence(evidence_files.evidence_path(store.SHIPPED, named), named)
         now = language.head_roles(one.config, params, n=language.EVIDENCE_N).named()
         followed = (
             kept is not None
-            and language.current(kept)
+            and evidence_files.current(kept)
             and all(float(np.abs(kept[f"role {name}"] - scores).max()) <= GAP for name, scores in now.items())
         )
         if not followed:
@@ -188,10 +185,10 @@ def write_evidence(run, folder) -> Path:
     from engine import language
     from engine.params import digest
 
-    from . import store
-
     named = digest(run.params)
     found = language.evidence(run.config, run.params, named)
-    path = store.save_evidence(language.evidence_arrays(found), named, store.evidence_path(folder, named))
+    path = evidence_files.save_evidence(
+        evidence_files.evidence_arrays(found), named, evidence_files.evidence_path(folder, named)
+    )
     print(f"{path}: {path.stat().st_size / 1000:.0f} kB of measures on {found.n} held-out windows", flush=True)
     return path

@@ -13,7 +13,7 @@ import pytest
 import engine
 from conftest import assert_clean, open_app
 from engine.params import flatten, unflatten
-from factory import ship, shipped_measures, shipped_runs, store
+from factory import evidence_files, ship, shipped_measures, shipped_runs, store
 from services import weights
 from services import workers as training_process
 from ui.shell import presets, site, state, url
@@ -27,7 +27,7 @@ def test_every_trained_preset_ships_and_all_of_them_are_small():
     ]
     assert all(p.is_file() for p in paths), "run: python -m factory.ship"
     measures = [
-        store.evidence_path(
+        evidence_files.evidence_path(
             store.SHIPPED,
             engine.params.digest(store.load_shipped(t, engine.TASKS[t].config, engine.TASKS[t].steps, 0).params),
         )
@@ -35,7 +35,7 @@ def test_every_trained_preset_ships_and_all_of_them_are_small():
         if engine.TASKS[t].held_out is not None
     ]
     measures += [
-        store.evidence_path(
+        evidence_files.evidence_path(
             store.SHIPPED,
             engine.params.digest(  # every set of heads knocked out
                 store.read(
@@ -44,7 +44,7 @@ def test_every_trained_preset_ships_and_all_of_them_are_small():
                     store.run_key(t, one.config, engine.TASKS[t].steps, shipped_runs.SEED),
                 ).params
             ),
-            store.MEASURES,
+            evidence_files.MEASURES,
         )
         for t in presets.TRAINED_TASKS
         for one in shipped_runs.runs(t)
@@ -181,7 +181,7 @@ def test_the_readme_types_no_step_of_a_trained_run():
     picture of the Learn page said induction's loss drops 'at step 329', where the shipped run's drop is at
     step 333. No sentence of it ties the loss's drop to a step, and no step it names is a shipped run's drop."""
     from conftest import ROOT
-    from engine.training import loss_drop_step
+    from engine.loss_curve import loss_drop_step
 
     readme = " ".join((ROOT / "README.md").read_text().split())
     assert not re.search(r"drop[^.\]]{0,60}\bsteps? \d", readme)

@@ -14,7 +14,7 @@ import pytest
 import engine
 from conftest import assert_clean, open_app, tables
 from engine import language
-from factory import store
+from factory import evidence_files, store
 from ui import compute
 from ui.prose.sample import said as said_sample
 from ui.shell import site, state, url
@@ -43,7 +43,7 @@ def test_the_shipped_evidence_is_this_models(view):
     """The measures the pages read are named by the shipped weights' digest, and one of them, measured again
     here, is the same to display precision (another CPU's last bits)."""
     model = _model(PRESET)
-    arrays = store.read_evidence(store.evidence_path(store.SHIPPED, model.digest), model.digest)
+    arrays = evidence_files.read_evidence(evidence_files.evidence_path(store.SHIPPED, model.digest), model.digest)
     assert arrays is not None and model.origin == "shipped"
     again = language.knockouts(model.config, model.params, [()], n=language.EVIDENCE_N)[0]
     found = compute.text_evidence(model)

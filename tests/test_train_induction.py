@@ -15,6 +15,8 @@ import numpy as np
 import pytest
 
 import engine
+import engine.loss_curve
+import engine.measure
 from factory import store
 
 FRESH = 12345
@@ -47,7 +49,7 @@ def test_induction_reaches_90_percent(run):
 
 
 def test_a_layer_two_head_attends_after_earlier_copies(run, fresh):
-    shares = engine.expected_share("induction", run.config, run.params, *fresh)  # (L, H)
+    shares = engine.measure.expected_share("induction", run.config, run.params, *fresh)  # (L, H)
     assert shares.shape == (2, run.config.num_heads)
     assert shares[1].max() >= 0.7, f"layer-2 heads' mean share on the expected keys: {shares[1]}"
     assert shares[0].max() < 0.5, "layer 1 cannot do it alone: its keys do not know what came before them"
@@ -56,12 +58,12 @@ def test_a_layer_two_head_attends_after_earlier_copies(run, fresh):
 def test_a_layer_one_head_attends_to_the_previous_token(run, fresh):
     tokens, _ = fresh
     keys = engine.TASKS["previous"].expected_keys(tokens)
-    shares = engine.share_per_query(run.config, run.params, tokens, keys, np.ones(tokens.shape, dtype=bool))
+    shares = engine.measure.share_per_query(run.config, run.params, tokens, keys, np.ones(tokens.shape, dtype=bool))
     assert shares[0].mean(axis=-1).max() >= 0.7, f"layer-1 previous-token shares {shares[0].mean(axis=-1)}"
 
 
 def test_the_loss_plateaus_then_drops(run):
-    drop = engine.loss_drop_step(run.losses)
+    drop = engine.loss_curve.loss_drop_step(run.losses)
     assert 50 <= drop < run.steps - 50, drop
     before, after = run.accuracies[max(0, drop - 150) : drop - 50], run.accuracies[-50:]
     assert before.mean() < 0.5 < 0.9 <= after.mean(), (before.mean(), after.mean())

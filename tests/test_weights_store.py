@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 import engine
-from engine.training import flatten
+import engine.params
+from engine.params import flatten
 from factory import shipped_runs, store
 
 TASK, STEPS, SEED = "first", 12, 3  # a run small enough to train many times
@@ -213,8 +214,8 @@ def test_the_first_run_stored_wins_and_the_second_is_dropped(run, tmp_path):
     theta[0] += 1.0
     other = replace(
         run,
-        params=engine.unflatten(run.params, theta),
-        checkpoints=run.checkpoints[:-1] + ((STEPS, engine.unflatten(run.params, theta)),),
+        params=engine.params.unflatten(run.params, theta),
+        checkpoints=run.checkpoints[:-1] + ((STEPS, engine.params.unflatten(run.params, theta)),),
     )
     assert store.keep_first(run, tmp_path) is run
     kept = store.keep_first(other, tmp_path)  # the same key, other weights

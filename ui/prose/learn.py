@@ -6,6 +6,8 @@ import numpy as np
 
 import engine
 from engine.analysis import NEAR_UNIFORM, spread
+from engine.loss_curve import Fall
+from engine.sample import Sample
 from ui.prose.knockout import BARELY, BARELY_LOSS, knockout_effect
 from ui.prose.loss import fall, plateau  # noqa: F401 (fall: the lesson facts read it here)
 from ui.prose.loss import loss as _loss
@@ -182,9 +184,7 @@ def _right(accuracy: float) -> str:
     return "every one of" if accuracy == 1.0 else fmt(accuracy, ".1%") + " of"
 
 
-def notice(
-    steps: np.ndarray, shares: np.ndarray, at: int, accuracy: float, measured: engine.Sample, followed: engine.Sample
-) -> str:
+def notice(steps: np.ndarray, shares: np.ndarray, at: int, accuracy: float, measured: Sample, followed: Sample) -> str:
     """The run at checkpoint index `at`: where the best head looks (shares measured on `followed`), when it locked
     on, how well it works (accuracy measured on `measured`)."""
     final = shares[-1]  # (L, H)
@@ -231,7 +231,7 @@ def _who(pairs) -> str:
 
 def depth_notice(
     losses,
-    found: engine.Fall,
+    found: Fall,
     steps: np.ndarray,
     shares: np.ndarray,
     previous: np.ndarray,
@@ -239,8 +239,8 @@ def depth_notice(
     accuracy: float,
     task_title: str,
     knockouts: str,
-    measured: engine.Sample,
-    followed: engine.Sample,
+    measured: Sample,
+    followed: Sample,
 ) -> str:
     """A stack's run: the loss as measured, every head named by what it measurably looks at (shares and previous
     measured on `followed`), the step; the accuracy measured on `measured`."""
@@ -286,7 +286,7 @@ def _effect(base: tuple[float, float], knocked: tuple[float, float]) -> str:
     return knockout_effect(base[0], knocked[0], base[1], knocked[1])
 
 
-def knockouts(base: tuple[float, float], single: dict, layers: dict, sample: engine.Sample) -> str:
+def knockouts(base: tuple[float, float], single: dict, layers: dict, sample: Sample) -> str:
     """The circuit as measured by knock-outs, in both measures the page has: base = (accuracy, loss) with none,
     single[(layer, head)] with that head knocked out, layers[layer] with every head of that layer knocked out
     (all on `sample`); each effect worded by knockout_effect (the larger change first), the heads in order of it."""
@@ -313,7 +313,7 @@ def knockouts(base: tuple[float, float], single: dict, layers: dict, sample: eng
 
 
 def by_position(
-    loss: np.ndarray, accuracy: np.ndarray, scored: np.ndarray, counts: np.ndarray, title: str, sample: engine.Sample
+    loss: np.ndarray, accuracy: np.ndarray, scored: np.ndarray, counts: np.ndarray, title: str, sample: Sample
 ) -> str:
     """Where on the sequence the trained model is sure and right, and where not (measured on `sample`)."""
     where = np.flatnonzero(scored)
@@ -381,6 +381,6 @@ def text_knockouts(found) -> str:
     return said
 
 
-def by_position_title(sample: engine.Sample) -> str:
+def by_position_title(sample: Sample) -> str:
     """The Learn page's chart of loss and accuracy by position: what it was measured on."""
     return f"loss and accuracy by position, {sample_said(sample)}"

@@ -12,6 +12,7 @@ from functools import lru_cache
 import numpy as np
 
 import engine
+import engine.tokens
 from factory import shown
 from services.weights import Training
 from ui.prose.numbers import count
@@ -204,7 +205,7 @@ def default_words(name: str, number: int = 0) -> tuple[str, ...]:
     task = task_of(check(name))
     if task is None:
         preset = engine.get_preset(name)
-        return tuple(engine.label(preset.config, t) for t in preset.tokens)
+        return tuple(engine.tokens.label(preset.config, t) for t in preset.tokens)
     return sample_words(task, shown_length(task), number)
 
 
