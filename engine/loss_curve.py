@@ -1,4 +1,4 @@
-"""Reading a training run's loss curve: where it falls fastest (loss_drop_step, steepest_fall, the Learn page's
+"""Reading a training run's loss curve: where it falls most (loss_drop_step, steepest_fall, the Learn page's
 dashed line) and the stretch the fall spans (drop_window: the steps training saves densely, engine.training)."""
 
 from __future__ import annotations
