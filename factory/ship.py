@@ -27,12 +27,19 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
+from engine.evidence import predict
+from engine.params import digest, flatten
+from engine.tasks import TASKS
+from engine.training import train
+
+from . import evidence_files, shipped_measures, store
+
 # What ships for a task, read by factory.shipped_measures too (factory.ship.runs, .SEED … are still these)
-from . import evidence_files
 from .shipped_runs import GAP, SEED, runs
 
 FRESH = 777  # --check compares predictions on 1,000 fresh sequences drawn from this seed
@@ -68,8 +75,6 @@ def run_pinned(args: list[str], **kwargs) -> subprocess.CompletedProcess:
 
 def _kept(run, keep: int | None):
     """The run with `keep` of its saved steps between the first and the last, spread evenly (None: all)."""
-    from dataclasses import replace
-
     if keep is None:
         return run
     between = run.checkpoints[1:-1]
@@ -79,11 +84,6 @@ def _kept(run, keep: int | None):
 
 def ship(tasks, folder=None) -> list:
     """Train each task's shipped runs (runs()) and write them, with their measures; returns the paths."""
-    from engine.tasks import TASKS
-    from engine.training import train
-
-    from . import shipped_measures, store
-
     paths, target = [], store.SHIPPED if folder is None else Path(folder)
     for name in tasks:
         for one in runs(name):
@@ -117,13 +117,6 @@ def check(tasks) -> bool:
     same predictions on 1,000 fresh sequences. A long run (the text task's) is trained only up to its first
     saved step from PREFIX_MIN on (the same learning-rate schedule, stopped early) and compared there, with
     its losses so far. Prints a line per file."""
-    from engine.evidence import predict
-    from engine.params import digest, flatten
-    from engine.tasks import TASKS
-    from engine.training import train
-
-    from . import shipped_measures, store
-
     good = True
     for name in tasks:
         task = TASKS[name]
@@ -189,8 +182,6 @@ def check(tasks) -> bool:
 
 
 def ship_or_check(argv: list[str]) -> int:
-    from engine.tasks import TASKS
-
     checking, measuring = "--check" in argv, "--measures" in argv
     tasks = [a for a in argv if a not in ("--check", "--measures")] or list(TASKS)
     unknown = [t for t in tasks if t not in TASKS]
@@ -207,9 +198,7 @@ def ship_or_check(argv: list[str]) -> int:
             return 2
         return run_pinned(argv).returncode
     if measuring:
-        from .shipped_measures import again
-
-        return 0 if again(tasks) is not None else 1
+        return 0 if shipped_measures.again(tasks) is not None else 1
     return 0 if (check(tasks) if checking else ship(tasks) is not None) else 1
 
 

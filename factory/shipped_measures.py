@@ -19,18 +19,21 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.knockouts import MEASURED_N, MEASURED_SEED
+from engine import language
+from engine.evidence import position_metrics, previous_share
+from engine.histories import HISTORY_N, HISTORY_SEED, history_arrays, history_of, history_sample
+from engine.knockouts import MAX_SETS, MEASURED_N, MEASURED_SEED, head_sets, knockout_arrays, knockout_from
+from engine.measure import expected_share
+from engine.params import digest
+from engine.tasks import TASKS
 
-from . import evidence_files
+from . import evidence_files, store
 from .shipped_runs import GAP, SEED, Shipped, runs
 
 
 def ships_measures(name: str, one: Shipped) -> bool:
     """A shipped model whose measures ship beside it: a letter task's (at most engine.knockouts.MAX_SETS sets of
     heads) and the text model the pages show."""
-    from engine.knockouts import MAX_SETS, head_sets
-    from engine.tasks import TASKS
-
     if TASKS[name].held_out is not None:
         return one.keep != 0
     return len(head_sets(one.config)) <= MAX_SETS
@@ -42,12 +45,6 @@ def write_measures(name: str, one: Shipped, run, folder) -> Path:
     1,000 fresh sequences from seed 1), the text model's held-out losses on the evidence's windows
     (ui.compute.text_knockout) and its figures at the training length; and every head's weight on the task's
     keys and on the previous token at every saved step (the Learn page's replay)."""
-    from engine import language
-    from engine.histories import history_arrays
-    from engine.knockouts import knockout_arrays
-    from engine.params import digest
-    from engine.tasks import TASKS
-
     cfg, params = one.config, run.params
     named = digest(params)
     if TASKS[name].held_out is None:
@@ -71,10 +68,6 @@ def write_measures(name: str, one: Shipped, run, folder) -> Path:
 def again(tasks, folder=None) -> list:
     """Measure the shipped runs again and write their measures, and the text model's evidence (its roles and
     knock-outs: engine.language.evidence), from the weights as they are: no training."""
-    from engine.tasks import TASKS
-
-    from . import store
-
     paths = []
     for name in tasks:
         for one in runs(name):
@@ -97,16 +90,6 @@ def hold(name: str, one: Shipped, run) -> bool:
     knocked out (a letter task; a text model: the empty set and two sets of several heads, ~1 s each) measured
     again, the counts exact and the losses within GAP; its heads at the last saved step within GAP. Prints
     what is wrong."""
-    from engine import language
-    from engine.evidence import position_metrics, previous_share
-    from engine.histories import HISTORY_N, HISTORY_SEED, history_of, history_sample
-    from engine.knockouts import head_sets, knockout_from
-    from engine.measure import expected_share
-    from engine.params import digest
-    from engine.tasks import TASKS
-
-    from . import store
-
     if not ships_measures(name, one):
         return True
     params = run.params
@@ -182,9 +165,6 @@ def hold(name: str, one: Shipped, run) -> bool:
 def write_evidence(run, folder) -> Path:
     """The text model's roles and knock-outs (engine.language.evidence), measured once here, named by the
     digest of its final weights: the pages read them instead of 20 s of forwards."""
-    from engine import language
-    from engine.params import digest
-
     named = digest(run.params)
     found = language.evidence(run.config, run.params, named)
     path = evidence_files.save_evidence(
