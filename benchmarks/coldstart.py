@@ -98,7 +98,7 @@ def main() -> None:
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # a deployed app's modules are compiled (see above)
     folder = None
     if args.floor:
-        from benchmarks.latency import write_floor
+        from benchmarks.floor_app import write_floor
 
         folder = write_floor()
     with sync_playwright() as playwright:

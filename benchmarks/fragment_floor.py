@@ -29,7 +29,7 @@ from pathlib import Path
 
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-from benchmarks import latency, servers
+from benchmarks import floor_app, servers
 from benchmarks.wsclient import Tab
 from harness import browser as bs
 
@@ -84,7 +84,7 @@ part()
 
 def write_app() -> Path:
     """The minimal app as floor_app.py in a new temporary folder, with this project's Streamlit configuration."""
-    return latency.write_floor(MINIMAL_APP, prefix="fragment-floor-")
+    return floor_app.write_floor(MINIMAL_APP, prefix="fragment-floor-")
 
 
 async def measure(url: str, cpu: servers.Cpu, reruns: int) -> dict[str, list[float]]:

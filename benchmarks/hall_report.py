@@ -69,7 +69,8 @@ def one_line(result: dict) -> str:
         f"move → finished p50 {f['p50_s']:.3f} s, p95 {f['p95_s']:.3f} s"
     )
     if result["mode"] == "one":
-        text += f"; CPU per interaction {f['per_move_ms']:.1f} ms (joins {1000 * f['joins_cpu_s'] / max(1, f['joins']):.0f} ms)"
+        joins_ms = 1000 * f["joins_cpu_s"] / max(1, f["joins"])
+        text += f"; CPU per interaction {f['per_move_ms']:.1f} ms (joins {joins_ms:.0f} ms)"
     if result["warm_up_errors"]:
         text += f"; warm-up errors: {result['warm_up_errors'][:3]}"
     return text

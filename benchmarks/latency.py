@@ -25,10 +25,9 @@ import argparse
 import json
 import shutil
 import statistics
-import tempfile
-import textwrap
 from pathlib import Path
 
+from benchmarks.floor_app import write_floor
 from harness import browser as bs
 
 TARGET_RATIO = 1.5  # default configuration: page ≤ 1.5 × floor
@@ -36,36 +35,6 @@ TARGET_MAX_S = 1.5  # every page at every slider's maximum, fully drawn
 TARGET_SWITCH_S = 0.4  # page switch at the defaults
 SEQ = "seq_len"  # the sidebar widget keys
 MAXIMA = {"d_model": 128, "d_ff": 512, "heads": 16, "seq_len": 64}
-
-FLOOR_APP = '''
-"""Latency floor: one slider and one Altair heatmap of T x T cells, nothing else."""
-import altair as alt
-import numpy as np
-import pandas as pd
-import streamlit as st
-
-T = st.sidebar.slider("Sequence length T", 2, 64, int(st.query_params.get("seq_len", 4)), key="seq_len")
-labels = [f"t{i}" for i in range(T)]
-values = np.random.default_rng(T).standard_normal((T, T))
-data = pd.DataFrame({"row": np.repeat(labels, T), "col": np.tile(labels, T), "value": values.ravel()})
-cell = int(min(52, max(6, 460 // T)))
-chart = alt.Chart(data).mark_rect().encode(
-    x=alt.X("col:N", sort=labels), y=alt.Y("row:N", sort=labels),
-    color=alt.Color("value:Q", scale=alt.Scale(scheme="blueorange", domainMid=0)),
-    tooltip=["row", "col", alt.Tooltip("value:Q", format=".4f")],
-).properties(width=cell * T, height=cell * T)
-st.altair_chart(chart, width="content")
-'''
-
-
-def write_floor(source: str = FLOOR_APP, prefix: str = "attention-lab-floor-") -> Path:
-    """A floor app (the one-chart app, or another `source`) as floor_app.py in a new temporary folder, with this
-    project's Streamlit configuration."""
-    folder = Path(tempfile.mkdtemp(prefix=prefix))
-    (folder / "floor_app.py").write_text(textwrap.dedent(source))
-    (folder / ".streamlit").mkdir()
-    shutil.copy(bs.ROOT / ".streamlit" / "config.toml", folder / ".streamlit" / "config.toml")
-    return folder
 
 
 class Tab:
@@ -137,7 +106,7 @@ def measure_lengths(tab: Tab, floor_tab: Tab, app: str, floor: str, pages, lengt
         floor_tab.open(page_url(floor, "", f"seq_len={length}"))
         t, _ = floor_tab.moves(SEQ, length, MAXIMA["seq_len"], moves, expect_rows=True)
         floor_times += t
-        for path, title in pages:
+        for path, _title in pages:
             tab.open(page_url(app, path, f"seq_len={length}" if length != 4 else ""))
             t, sizes = tab.moves(SEQ, length, MAXIMA["seq_len"], moves, expect_rows=path in charted)
             results["pages"].setdefault(path, {})[length] = {
@@ -176,7 +145,7 @@ def measure_extremes(tab: Tab, app: str, pages, moves: int) -> dict:
     }
     out: dict = {}
     for name, (query, widget, start, high) in cases.items():
-        for path, title in pages:
+        for path, _title in pages:
             tab.open(page_url(app, path, query))
             t, sizes = tab.moves(widget, start, high, moves, expect_rows=False)
             out.setdefault(name, {})[path] = {

@@ -39,7 +39,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks import load, poll
+from benchmarks import load_report, poll
 from benchmarks.lesson_follower import Follower, press_next
 from benchmarks.rss import RssSampler
 from deploy import replicas
@@ -67,7 +67,7 @@ def cpu(pids: dict[str, int]) -> dict[str, float | None]:
 
 
 def pct(values, q) -> float:
-    return round(load.pct(values, q), 3) if values else 0.0
+    return round(load_report.pct(values, q), 3) if values else 0.0
 
 
 async def hall(args) -> dict:

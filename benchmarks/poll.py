@@ -38,7 +38,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks import load
+from benchmarks import load_report
 from benchmarks.poll_student import PollStudent
 from benchmarks.rss import RssSampler
 from deploy import replicas
@@ -185,8 +185,8 @@ async def hall(args) -> dict:
             ("refresh_s", refreshes),
         ):
             report[name] = {
-                "p50": round(load.pct(values, 50), 3),
-                "p95": round(load.pct(values, 95), 3),
+                "p50": round(load_report.pct(values, 50), 3),
+                "p95": round(load_report.pct(values, 95), 3),
                 "max": round(max(values, default=0), 3),
                 "count": len(values),
             }

@@ -127,7 +127,8 @@ def lines(report: dict, top: int = 15) -> list[str]:
         out += [
             "",
             f"Threads: script runs {100 * script:.0f} %, the event loop {100 * loop:.0f} %, background "
-            f"{100 * (1 - script - loop):.0f} % of the CPU. Categories add up to {100 * shares[len(shares) // 2]:.0f} % "
+            f"{100 * (1 - script - loop):.0f} % of the CPU. "
+            f"Categories add up to {100 * shares[len(shares) // 2]:.0f} % "
             f"of the process's CPU (median; range {100 * shares[0]:.0f}–{100 * shares[-1]:.0f} %).",
         ]
     failed = report.get("warm_up_errors", []) + [e for r in stations for e in r["errors"]]

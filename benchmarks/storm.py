@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.load import pct
+from benchmarks.load_report import pct
 from benchmarks.ws_student import Student
 from harness import browser as bs
 
@@ -116,7 +116,8 @@ def main() -> None:
     )
     waits = report["trainer_waits"]
     print(
-        f"  trainers       page p50 {pct(waits, 50):.1f} s  p95 {pct(waits, 95):.1f} s  max {max(waits, default=0):.1f} s"
+        f"  trainers       page p50 {pct(waits, 50):.1f} s  p95 {pct(waits, 95):.1f} s  "
+        f"max {max(waits, default=0):.1f} s"
         f" ({len(waits)} pages, each a training); the last trainer done {report['trainers_done_s']:.1f} s after the "
         f"storm began"
     )

@@ -131,7 +131,7 @@ def settle(page, runs: Runs, before: int, quiet_ms: int = 300, timeout: float = 
 
 def chart_shapes(page) -> dict[str, tuple[int, int]]:
     """{chart title: (rows, columns)} read from each drawn svg chart's axes (y labels, x labels); a heatmap
-    painted on a canvas (ui.charts.maps.CANVAS_CELLS and more) from its text alternative ('<title>. Heatmap of
+    painted on a canvas (ui.charts.map_template.CANVAS_CELLS and more) from its text alternative ('<title>. Heatmap of
     R rows … × C columns …')."""
     return {
         item["title"]: (item["rows"], item["cols"])
@@ -214,15 +214,20 @@ OVERLAPS = """
     const chart = el.closest("[data-testid='stVegaLiteChart']");
     const title = chart && chart.querySelector('g.role-title-text text');
     if (title) return 'chart ' + title.textContent;
-    return (el.getAttribute('data-testid') || el.tagName.toLowerCase()) + ' ' + (el.textContent || '').trim().slice(0, 40);
+    return (el.getAttribute('data-testid') || el.tagName.toLowerCase()) + ' '
+        + (el.textContent || '').trim().slice(0, 40);
   };
   // A chart's hover toolbar floats over it on purpose: not a collision.
   const visible = (el) => { const b = box(el); return b.width > 0 && b.height > 0
-      && getComputedStyle(el).visibility !== 'hidden' && !el.closest("[data-testid='stElementToolbar'], details:not([open])"); };
-  const charts = [...main.querySelectorAll("[data-testid='stVegaLiteChart'] svg.marks, [data-testid='stVegaLiteChart'] canvas.marks")].filter(visible);
+      && getComputedStyle(el).visibility !== 'hidden'
+      && !el.closest("[data-testid='stElementToolbar'], details:not([open])"); };
+  const charts = [...main.querySelectorAll(
+      "[data-testid='stVegaLiteChart'] svg.marks, [data-testid='stVegaLiteChart'] canvas.marks")].filter(visible);
   const others = [...main.querySelectorAll(
-      "[data-testid='stMarkdownContainer'] p, [data-testid='stMarkdownContainer'] table, h1, h2, h3, h4, h5, [data-testid='stTable'], button, label, input, textarea, "
-      + "[role='radiogroup'], [data-testid='stMetric'], .katex-display, [data-testid='stAlert']")].filter(visible).concat(charts);
+      "[data-testid='stMarkdownContainer'] p, [data-testid='stMarkdownContainer'] table, h1, h2, h3, h4, h5, "
+      + "[data-testid='stTable'], button, label, input, textarea, "
+      + "[role='radiogroup'], [data-testid='stMetric'], .katex-display, [data-testid='stAlert']")]
+      .filter(visible).concat(charts);
   const found = [];
   const edge = main.querySelector("[data-testid='stMainBlockContainer']");
   for (const chart of charts) {
@@ -231,7 +236,8 @@ OVERLAPS = """
     const k = column.getBoundingClientRect();
     const out = Math.max(k.left - c.left, c.right - k.right);
     if (out > slack) found.push([name(chart), 'its column', Math.round(out), 0]);
-    if (c.right > window.innerWidth + slack) found.push([name(chart), 'the screen edge', Math.round(c.right - window.innerWidth), 0]);
+    if (c.right > window.innerWidth + slack)
+      found.push([name(chart), 'the screen edge', Math.round(c.right - window.innerWidth), 0]);
     // What Vega draws inside an svg may run past the svg's own box (a legend wider than the chart): measured too.
     for (const part of chart.tagName.toLowerCase() === 'svg' ? chart.querySelectorAll('g.role-legend') : []) {
       const p = part.getBoundingClientRect();

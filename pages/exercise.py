@@ -4,12 +4,12 @@ import streamlit as st
 
 from ui import app
 from ui.page import layout
-from ui.prose import exercise as exercise_words
+from ui.prose.new_token import ordinal
 from ui.sections.exercise import steps as sections
 
 view = app.view()
 T = len(view.words)
-nth = exercise_words.ordinal(T + 1)
+nth = ordinal(T + 1)
 layout.header(
     view,
     view.page.title,  # one name in the navigation, the title, the steps and the poll

@@ -18,8 +18,9 @@ layout.header(
 task = tasks.choose(view)
 training = tasks.training(view)
 seq = tasks.sequence(view, task)
-trained = live.run_to_show(view, cfg, training, seq)
+found = live.found(cfg, training)  # looked up once; only the Train button trains
+trained = live.run_to_show(view, cfg, training, seq, found)
 if trained is None:
-    live.untrained(view, cfg, training, seq)
+    live.untrained(view, cfg, training, seq, found)
 else:
     replay.replay(view, trained, seq)

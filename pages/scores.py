@@ -6,7 +6,7 @@ from ui.prose import notices, stages
 from ui.sections.scores import maps
 
 view = app.view()
-t = compute.trace(view.config, view.words, view.training, view.layer)
+t = compute.trace(view.model, view.words, view.layer)
 layout.header(
     view,
     "Scaled scores",

@@ -207,19 +207,31 @@ def link_view(page: str, **params):
     from ui.shell.view import View
 
     c, _ = url.from_params({key: str(value) for key, value in params.items()})
+    cfg, training, shown = state.to_config(c), state.to_training(c), site.by_path(page)
     return View(
         controls=c,
-        config=state.to_config(c),
+        config=cfg,
         tokens=state.to_tokens(c),
         notes=(),
-        page=site.by_path(page),
+        page=shown,
         width=790,
-        training=state.to_training(c),
+        training=training,
+        model=None if shown.trains else handle_of(cfg, training),
     )
+
+
+def handle_of(cfg, training):
+    """The model the frame shows at these settings (ui.trainer): looked up, trained first if need be."""
+    from ui import compute
+
+    found = compute.handle(cfg, training)
+    if training is None or found.is_trained:
+        return found
+    return compute.trained_handle(cfg, training, compute.train(cfg, training))
 
 
 def link_trace(v):
     """The trace of the View's layer, as the page computes it."""
     from ui import compute
 
-    return compute.trace(v.config, v.words, v.training, v.layer)
+    return compute.trace(v.model, v.words, v.layer)

@@ -155,9 +155,9 @@ def assert_focus_rings(tab: Tab, stops: int) -> None:
 
 
 def test_a_cell_and_a_head_are_reached_with_the_keyboard_only(playwright):
-    """Every control shows a focus ring (also in presenter view). No mouse: Tab to the worked calculation's query and key selectors, choose with the arrows and
-    Enter, and the worked calculation appears (cell= in the URL); on the model view, choose a layer and
-    head, Tab to Open, Enter, and that head's page opens."""
+    """Every control shows a focus ring (also in presenter view). No mouse: Tab to the worked calculation's query
+    and key selectors, choose with the arrows and Enter, and the worked calculation appears (cell= in the URL); on
+    the model view, choose a layer and head, Tab to Open, Enter, and that head's page opens."""
     with bs.chromium(playwright, **DESKTOP) as context, bs.Server(log_name="a11y-keys.log") as server:
         bs.instrument(context)
         tab = Tab(context, server)
@@ -193,7 +193,8 @@ def test_a_cell_and_a_head_are_reached_with_the_keyboard_only(playwright):
 
 REDRAWN = """() => {          // the Learn page's live area and its note, as the frame's CSS shows them
   const box = (key) => { const e = document.createElement('div'); e.className = 'st-key-' + key;
-                         document.body.appendChild(e); const shown = getComputedStyle(e).display; e.remove(); return shown; };
+                         document.body.appendChild(e); const shown = getComputedStyle(e).display;
+                         e.remove(); return shown; };
   return [box('learn_live'), box('learn_still')];
 }"""
 

@@ -67,8 +67,8 @@ def test_a_knockout_is_the_forward_with_its_concat_columns_zeroed(pairs, layer_n
         one = engine.Config(**{**vars(cfg), "n_layers": 1, "positional": "none"})
         untouched = engine.block.block_forward(one, block, h_in)
         concat = np.array(untouched.concat)
-        for l, h in pairs:
-            if l == layer:
+        for at, h in pairs:
+            if at == layer:
                 concat[..., h * D : (h + 1) * D] = 0.0
         expected = by_hand(cfg, block, h_in, concat)
         np.testing.assert_allclose(
@@ -80,7 +80,7 @@ def test_a_knockout_is_the_forward_with_its_concat_columns_zeroed(pairs, layer_n
         )
         h_in = expected
     np.testing.assert_allclose(knocked.logits, h_in @ params.w_u, rtol=1e-12, atol=1e-12)
-    assert knocked.layers[0].knocked == tuple(sorted(h for l, h in pairs if l == 0))
+    assert knocked.layers[0].knocked == tuple(sorted(h for at, h in pairs if at == 0))
 
 
 def test_mean_ablation_puts_the_head_mean_in_its_place():

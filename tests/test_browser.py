@@ -20,6 +20,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 import engine
+from conftest import handle_of
 from harness import browser as bs
 from ui.shell import presets, site, url
 
@@ -205,11 +206,12 @@ def test_deep_link_on_a_fresh_server(browser, path, file, title, charts, keys):
                     tab.shot(f"deeplink-{path or 'root'}")
                     # The first visitor's first move is an ordinary rerun of the same page.
                     thumb = bs.slider(tab.page, SEQ)
-                    tab.settle_after(lambda: (thumb.focus(), thumb.press("ArrowRight")))
+                    tab.settle_after(lambda thumb=thumb: (thumb.focus(), thumb.press("ArrowRight")))
                     assert bs.slider_value(tab.page, SEQ) == 7 and tab.query()["seq_len"] == "7"
                     assert urlparse(tab.page.url).path.strip("/") == path
                     if path == "exercise":  # the page's own widgets keep working too
-                        tab.settle_after(lambda: tab.page.get_by_role("button", name="Reveal now (lecturer)").click())
+                        reveal = tab.page.get_by_role("button", name="Reveal now (lecturer)")
+                        tab.settle_after(reveal.click)
                         assert tab.page.get_by_text("You revealed without choosing a prediction.").count() == 1
                 tab.assert_clean()
             finally:
@@ -423,7 +425,7 @@ def test_moving_d_model_back_and_forth_keeps_the_head_picker_working(tab):
     tab.open("/?d_model=96&heads=4")  # 95 takes 5 heads, 96 then 4: a head picker all along
     width = bs.slider(tab.page, "d_model")
     for key, expected in (("ArrowLeft", 95), ("ArrowRight", 96), ("ArrowLeft", 95)):
-        tab.settle_after(lambda: (width.focus(), width.press(key)))
+        tab.settle_after(lambda key=key: (width.focus(), width.press(key)))
         tab.assert_clean()
         assert bs.slider_value(tab.page, "d_model") == expected
     assert tab.page.locator("[data-testid='stSidebar'] .st-key-head").inner_text().startswith("Head to show")
@@ -459,7 +461,7 @@ def _reveal_and_twist(tab: Tab) -> None:
     """On the exercise page: reveal the longer run and switch both twists on (every map drawn)."""
     tab.settle_after(lambda: tab.page.get_by_role("button", name="Reveal now (lecturer)").click())
     for label in ("Try it with the causal mask", "Try it with sinusoidal positions"):
-        tab.settle_after(lambda: tab.page.get_by_text(label).click())
+        tab.settle_after(lambda label=label: tab.page.get_by_text(label).click())
 
 
 LAYOUTS = [  # viewport, presenter view, preset, sequence lengths
@@ -487,7 +489,7 @@ def test_no_chart_overlaps_anything(tab, path, viewport, present, preset, length
             _reveal_and_twist(tab)
         for section in SECTIONS if path == "experiments" else [None]:
             if section and section != SECTIONS[0]:
-                tab.settle_after(lambda: tab.page.get_by_role("radio", name=section).click())
+                tab.settle_after(lambda section=section: tab.page.get_by_role("radio", name=section).click())
             hits = bs.overlaps(tab.page)
             if hits:
                 found[(T, section)] = hits
@@ -567,7 +569,7 @@ def test_learn_page_trains_and_replays_from_even_to_the_pattern(tab):
     thumb.wait_for()
     shares = {}
     for key in ("Home", "End"):
-        tab.settle_after(lambda: (thumb.focus(), thumb.press(key)))
+        tab.settle_after(lambda key=key: (thumb.focus(), thumb.press(key)))
         chart = _head_map(tab, "head 0")
         cells = _weights_by_cell(chart)
         order = chart.locator("svg g.role-axis[aria-label^='Y-axis'] g.role-axis-label text").evaluate_all(
@@ -583,15 +585,19 @@ def test_learn_page_trains_and_replays_from_even_to_the_pattern(tab):
 # ------------------------------------------------------------------------------- β and figures for slides
 def test_beta_slider_sharpens_the_softmax_and_lives_in_the_url(tab):
     tab.open("/softmax?preset=day33&seq_len=6")
-    entropy = lambda: [
-        float(x)
-        for x in tab.page.evaluate(  # noqa: E731
-            """() => { const table = document.querySelector("[data-testid='stMain'] [data-testid='stMarkdownContainer'] table");
+
+    def entropy() -> list[float]:
+        return [
+            float(x)
+            for x in tab.page.evaluate(
+                """() => { const table = document.querySelector(
+                       "[data-testid='stMain'] [data-testid='stMarkdownContainer'] table");
                    const heads = [...table.querySelectorAll('thead th')].map(th => th.textContent.trim());
                    const k = heads.indexOf('entropy (bits)');
                    return [...table.querySelectorAll('tbody tr')].map(tr => tr.children[k].textContent); }"""
-        )
-    ]
+            )
+        ]
+
     flat = entropy()
     assert len(flat) == 6 and all(2.5 < f <= 2.585 for f in flat), flat  # near log2(6): even rows
     thumb = tab.page.locator("[data-testid='stMain'] .st-key-beta input[type='range']")
@@ -732,8 +738,8 @@ def test_layers_slider_and_layer_picker_on_a_page(tab):
 @pytest.mark.parametrize("task", presets.TRAINED_TASKS)
 def test_every_page_shows_a_trained_preset(tab, task):
     """With a trained preset every page draws its frame and charts on the task's sequence, no exception:
-    every page for a one-block task, for induction's two layers and for the English text model; the softmax page for the other tasks
-    (the same one-block model; AppTest covers their every page)."""
+    every page for a one-block task, for induction's two layers and for the English text model; the softmax page
+    for the other tasks (the same one-block model; AppTest covers their every page)."""
     rows = presets.shown_length(engine.TASKS[task])  # the text preset shows a prefix of its windows
     every = task in ("previous", "induction", "text")
     for path, _file, title, charts, keys in [p for p in bs.PAGES if every or p[0] == "softmax"]:
@@ -754,7 +760,7 @@ def test_a_tiny_weight_is_never_printed_as_zero_in_a_cell(tab):
     texts = tab.chart("softmax_map").locator("svg g.mark-text text").all_text_contents()[:64]  # the cells, row-major
     controls, _ = url.from_params(params)
     weights = compute.trace(
-        state.to_config(controls), state.to_tokens(controls).words, presets.training(controls.preset)
+        handle_of(state.to_config(controls), presets.training(controls.preset)), state.to_tokens(controls).words
     ).weights[0]
     assert len(texts) == weights.size
     assert texts.count("<0.01") == int(((weights > 0) & (weights < 0.005)).sum()) > 0

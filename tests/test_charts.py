@@ -13,8 +13,7 @@ from PIL import Image
 import engine
 from conftest import assert_clean, open_app
 from ui import charts
-from ui.charts import bar_charts, colours, line_charts, raster
-from ui.charts import maps as heat
+from ui.charts import bar_charts, colours, map_template, raster, run_charts
 from ui.charts import spec as spec_module
 from ui.shell import site, state, url
 
@@ -74,7 +73,7 @@ def test_paint_matches_a_per_cell_oracle(scheme, domain):
 
 
 def test_vector_heatmap_scale_is_the_same_ramp():
-    spec = heat.template(
+    spec = map_template.template(
         2, 2, 1, 1, False, "key", "query", charts.SIGNED, True, ".2f", False, 400, 300, False, False, "masked", False
     ).fill(title="t", domain=charts.ramp_domain(charts.SIGNED, (-1.0, 3.0)))
     scale = spec["layer"][0]["encoding"]["color"]["scale"]
@@ -147,7 +146,7 @@ def test_raster_outlines_the_picked_cell_and_the_highlighted_token():
 
 def test_every_label_is_drawn_while_the_cells_are_wide_enough_for_it():
     labels = tuple(f"word{i}" for i in range(6))
-    spec = heat.template(
+    spec = map_template.template(
         len(labels),
         len(labels),
         5,
@@ -169,7 +168,7 @@ def test_every_label_is_drawn_while_the_cells_are_wide_enough_for_it():
     axes = {ch: spec["encoding"][ch]["axis"] for ch in ("x", "y")}
     assert axes["x"]["labelOverlap"] is False and axes["y"]["labelOverlap"] is False  # 38 px cells
     many = tuple(f"w{i}" for i in range(40))
-    spec = heat.template(
+    spec = map_template.template(
         len(many),
         len(many),
         3,
@@ -195,7 +194,7 @@ def test_every_label_is_drawn_while_the_cells_are_wide_enough_for_it():
 
 def test_a_wide_matrix_grows_its_rows_so_that_every_token_keeps_its_label():
     tokens, columns = tuple(f"w{i}" for i in range(16)), tuple(str(i) for i in range(32))
-    spec = heat.template(
+    spec = map_template.template(
         16,
         32,
         3,
@@ -217,7 +216,7 @@ def test_a_wide_matrix_grows_its_rows_so_that_every_token_keeps_its_label():
     assert spec["width"] == pytest.approx(230) and spec["height"] == 16 * spec_module.ROW_MIN_PX  # 7.2 px wide
     assert spec["encoding"]["y"]["axis"]["labelOverlap"] is False
     assert spec["encoding"]["x"]["axis"]["labelOverlap"] is True  # columns thinned
-    tall = heat.template(
+    tall = map_template.template(
         32,
         16,
         2,
@@ -275,9 +274,9 @@ def test_the_learn_pages_curves_have_titles(monkeypatch):
         def vega_lite_chart(self, spec, **_):
             drawn.append(spec)
 
-    line_charts.curves([2.0, 1.0], [0.1, 0.9], box=Box())
-    monkeypatch.setattr(line_charts.st, "vega_lite_chart", lambda spec, **_: drawn.append(spec))
-    line_charts.history(
+    run_charts.curves([2.0, 1.0], [0.1, 0.9], box=Box())
+    monkeypatch.setattr(run_charts.st, "vega_lite_chart", lambda spec, **_: drawn.append(spec))
+    run_charts.history(
         [0, 10], [("previous token", [0.2, 0.9], False)], at_step=None, y_title="mean weight on those keys"
     )
     assert [spec["title"]["text"] for spec in drawn] == [

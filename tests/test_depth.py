@@ -13,7 +13,7 @@ import engine
 import engine.loss_curve
 import engine.measure
 from conftest import PAGES, assert_clean, formulas, open_app, open_switches
-from ui.charts import line_charts
+from ui.charts import run_charts
 from ui.shell import presets, site, state, url
 
 PAGE = {page.path: page.file for page in site.PAGES}
@@ -224,7 +224,7 @@ def test_learn_page_trains_induction_and_names_the_drop_and_the_two_heads():
     drops = _tables(at, "drop")
     assert drops and drops[0].column("step").to_pylist() == [fall.step]
     assert drops[0].column("label").to_pylist() == [f"steepest fall, {fall.window}-step means"]
-    assert drops[0].column("early").to_pylist() == [fall.step < line_charts.EARLY * task.steps]  # its label's side
+    assert drops[0].column("early").to_pylist() == [fall.step < run_charts.EARLY * task.steps]  # its label's side
     assert _tables(at, "boxes")[0].num_rows == 2 * task.config.num_heads
     steps = list(at.select_slider(key="learn_step").options)
     at.select_slider(key="learn_step").set_value(steps[0]).run()

@@ -14,6 +14,7 @@ import engine.tokens
 from conftest import assert_clean, loaded_by, open_app, tables
 from engine import analysis, exercise
 from ui.prose import exercise as exercise_words
+from ui.prose import new_token as token_words
 from ui.prose import text
 from ui.shell import site
 
@@ -201,15 +202,9 @@ def test_good_new_tokens():
     assert exercise_words.parse_next_token(cfg, "word", ".") == "."
     assert exercise_words.parse_next_token(cfg, "word", "a<b") == "a<b"  # a lone < is not markup
     assert exercise_words.parse_next_token(cfg, "word", "x" * 24) == "x" * 24
+    assert token_words.ordinal(6) == "6th" and token_words.ordinal(2) == "2nd" and token_words.ordinal(13) == "13th"
     assert (
-        exercise_words.ordinal(6) == "6th"
-        and exercise_words.ordinal(2) == "2nd"
-        and exercise_words.ordinal(13) == "13th"
-    )
-    assert (
-        exercise_words.ordinal(21) == "21st"
-        and exercise_words.ordinal(33) == "33rd"
-        and exercise_words.ordinal(112) == "112th"
+        token_words.ordinal(21) == "21st" and token_words.ordinal(33) == "33rd" and token_words.ordinal(112) == "112th"
     )
     with pytest.raises(ValueError, match="twist must be"):
         exercise.variant(cfg, "layer_norm")
@@ -413,17 +408,15 @@ def test_a_model_that_learned_text_reads_the_typed_word_as_the_sidebar_does():
         exercise_words.parse_next_token(cfg, "word", "...", read=read)
     with pytest.raises(ValueError, match="looks like HTML markup"):  # refused before it is read
         exercise_words.parse_next_token(cfg, "word", "<b>x</b>", read=read)
-    said = exercise_words.unknown_note(cfg, " Zzyzx ", "<unk>", read)
+    said = token_words.unknown_note(cfg, " Zzyzx ", "<unk>", read)
     assert (
-        said
-        == " ‘Zzyzx’ is not among the 1,000 tokens this model knows, so it reads ‘\\<unk\\>’ there, as the sidebar does."
+        said == " ‘Zzyzx’ is not among the 1,000 tokens this model knows, so it reads ‘\\<unk\\>’ there, "
+        "as the sidebar does."
     )
     assert (
-        exercise_words.unknown_note(cfg, "she", "she", read)
-        == exercise_words.unknown_note(cfg, "<unk>", "<unk>", read)
-        == ""
+        token_words.unknown_note(cfg, "she", "she", read) == token_words.unknown_note(cfg, "<unk>", "<unk>", read) == ""
     )
-    assert exercise_words.unknown_note(cfg, "Zzyzx", "<unk>", None) == ""
+    assert token_words.unknown_note(cfg, "Zzyzx", "<unk>", None) == ""
 
 
 def test_the_english_text_exercise_folds_its_vocabulary_and_reads_an_unknown_word_as_unk():

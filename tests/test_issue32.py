@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import assert_clean, open_app, tables
+from conftest import assert_clean, handle_of, open_app, tables
 from engine import analysis
 from ui import compute
 from ui.poll import panel as poll_panel
@@ -26,7 +26,7 @@ def setting(params: dict[str, str]):
 
 def trace(params: dict[str, str], layer: int = 0):
     c, cfg, words, training = setting(params)
-    return compute.trace(cfg, words, training, layer)
+    return compute.trace(handle_of(cfg, training), words, layer)
 
 
 def column(at, name: str) -> list[str]:
@@ -96,7 +96,7 @@ def test_defect10_a_third_is_not_large_next_to_its_old_total():
     from ui.prose.numbers import next_to, parse
 
     c, cfg, tokens, training = setting({"preset": "part4"})
-    ext = compute.extension(cfg, tokens, state.next_word(c), training)
+    ext = compute.extension(handle_of(cfg, training), tokens, state.next_word(c), cfg)
     said = exercise_words.sentences(ext, 0)[0]
     ratio, phrase = re.search(r"e\^s/Z = ([^:]+): e\^s is (.+?) its old total Z", said).groups()
     assert 0.2 < parse(ratio) < 0.5 and phrase == next_to(parse(ratio)) == f"{round(parse(ratio) * 100)}% of"
@@ -121,7 +121,7 @@ def test_defect02_factors_of_one_the_page_its_verdicts_and_the_poll_agree():
 
     params = {"preset": "trained-max"}
     c, cfg, tokens, training = setting(params)
-    ext = compute.extension(cfg, tokens, state.next_word(c), training)
+    ext = compute.extension(handle_of(cfg, training), tokens, state.next_word(c), cfg)
     shares = old_rows(ext, 0).lost
     assert 0 < shares.max() <= SAME  # the setting: visible, every factor 1 up to rounding
     right = questions.exercise_prediction(ext, 0).answers
@@ -163,7 +163,9 @@ def test_defect04_the_later_layers_sentence_says_what_the_numbers_say(params):
 
     c, cfg, tokens, training = setting(params)
     new = state.next_word(c)
-    d = exercise.deeper(compute.stack(cfg, tokens, training), compute.stack(cfg, (*tokens, new), training))
+    d = exercise.deeper(
+        compute.stack(handle_of(cfg, training), tokens), compute.stack(handle_of(cfg, training), (*tokens, new))
+    )
     at = open_app(PAGE["exercise"], params, timeout=180)
     before = text_of(at)
     assert "which the new token changes too" not in before  # no claim before the numbers are shown
@@ -183,7 +185,7 @@ def test_defect08_model_view_judges_evenness_by_rows_as_the_heads_page_does(para
     from test_words import notice
 
     c, cfg, tokens, training = setting(params)
-    stack = compute.stack(cfg, tokens, training)
+    stack = compute.stack(handle_of(cfg, training), tokens)
     rows = np.stack([analysis.spread(t.weights, t.visible) for t in stack.layers])  # (L, H, T)
     chosen = rows[~np.isnan(rows)]
     even = int(np.count_nonzero(chosen >= analysis.NEAR_UNIFORM))
@@ -226,7 +228,7 @@ def test_defect12_roles_caption_says_what_the_induction_score_is_measured_on():
     assert "random" not in said and "first half of each of these sequences followed by itself" in said
     assert "the task's own tokens" in said
     c, cfg, _, training = setting({"preset": "trained-induction"})
-    params = compute.weights(cfg, training)
+    params = handle_of(cfg, training).params
     tokens, _ = engine.TASKS["induction"].sample(np.random.RandomState(compute.SHARE_SEED), compute.SHARE_SEQUENCES)
     half = tokens.shape[1] // 2
     twice = np.concatenate([tokens[:, :half], tokens[:, :half]], axis=1)  # the first half, then itself
@@ -260,7 +262,7 @@ def test_defect13_induction_preset_shows_a_longest_segment_the_same_everywhere()
     # scored position (at least 4)
     c, cfg, tokens, training = setting({"preset": "trained-induction"})
     assert tokens == words
-    t = compute.trace(cfg, tokens, training, 1)
+    t = compute.trace(handle_of(cfg, training), tokens, 1)
     expected = task.expected_keys(np.array([ids]))[0]
     for h in range(cfg.num_heads):
         on = [i for i in np.flatnonzero(targets >= 0) if expected[i, int(np.argmax(t.weights[h][i]))]]

@@ -7,8 +7,9 @@
              imports the engine, the factory and itself, never Streamlit or ui/;
 * ui/        everything that draws: may import the engine, the factory and the services. Its pure parts (the words in
              ui/prose/, and the frame's state, URL, presets, page list, View and Part) import no Streamlit;
-             only ui/compute.py calls the engine's computations (a forward pass, a training, a measure) or
-             the weights service (others may name its types), so every such number is cached on small keys
+             only ui/compute.py (and its Experiments part, ui/compute_experiments.py) calls the engine's
+             computations (a forward pass, a training, a measure) or the weights service (others may name
+             its types, and the model handle's), so every such number is cached on small keys
              in one place; the poll's store is imported by ui/poll/ only;
 * pages/     thin: a header, then their folder of ui/sections/: they import ui only.
 
@@ -74,7 +75,9 @@ COMPUTATIONS = {
     "replay",
 }
 SERVICE_TYPES = {"Model", "Training", "ORIGINS"}
+HANDLE_TYPES = {"Handle"}  # services.handle: the model a page shows (ui/compute.py alone looks one up)
 MAX_LINES = 300
+COMPUTE = ("ui/compute.py", "ui/compute_experiments.py")  # Streamlit's caches around the engine and the services
 
 
 def modules() -> list[Path]:
@@ -129,8 +132,9 @@ def test_each_layer_imports_only_what_it_may(path):
         if layer == "ui" and module.startswith("services"):
             if module.startswith("services.poll"):
                 assert where.startswith("ui/poll/"), (where, module, "the poll's store is the poll's own")
-            elif where != "ui/compute.py":
-                assert module == "services.weights" and set(names) <= SERVICE_TYPES, (
+            elif where not in COMPUTE:
+                named = SERVICE_TYPES if module == "services.weights" else HANDLE_TYPES
+                assert module in ("services.weights", "services.handle") and set(names) <= named, (
                     where,
                     module,
                     names,
@@ -142,7 +146,7 @@ def test_each_layer_imports_only_what_it_may(path):
 def test_only_compute_calls_the_engines_computations(path):
     """A call such as engine.forward(...), analysis.extend(...) or service.get(...) outside ui/compute.py
     computes a number that no cache keeps."""
-    if rel(path) == "ui/compute.py":
+    if rel(path) in COMPUTE:
         return
     aliases = {"engine", "analysis", "experiments", "xp", "service", "weights", "evidence", "measure", "training"}
     calls = [

@@ -269,7 +269,7 @@ def test_loss_formula_counts_from_zero_and_defines_p_and_theta(name, sees):
     """Issue 23 defect 5: positions from 0, a causal task conditions on tokens ≤ i, p is the softmax of
     the last block's output times W_U, θ holds the embeddings and W_U."""
     at = _learn({"task": name})
-    formula = " ".join(" ".join(l.value for l in at.latex).split())
+    formula = " ".join(" ".join(f.value for f in at.latex).split())
     assert sees in formula and r"\le T" not in formula
     assert (
         r"\text{softmax}\big(h^{(0)}_i\, W_U\big)" in formula
@@ -453,7 +453,7 @@ def test_knockout_sentence_quotes_the_loss_and_the_accuracy_the_larger_change_fi
     layers = {0: (0.153, 3.1), 1: (0.069, 4.2)}
     said = learn_words.knockouts(base, single, layers, engine.sample.measured("induction", 1000, 1))
     assert "1,000 fresh 16-token sequences, 96.9% right and loss 0.0302 with none" in said
-    heads = [(int(l), int(h)) for l, h in re.findall(r"layer (\d) head (\d): ", said)]
+    heads = [(int(n), int(h)) for n, h in re.findall(r"layer (\d) head (\d): ", said)]
     assert heads == [(0, 1), (0, 0), (1, 0)]  # 15-fold loss first; (1, 1) barely moves either
     for pair in heads:
         effect = knockout_effect(base[0], single[pair][0], base[1], single[pair][1])

@@ -14,7 +14,7 @@ import engine
 import engine.evidence
 import engine.histories
 import engine.loss_curve
-from conftest import assert_clean, open_app
+from conftest import assert_clean, handle_of, open_app
 from ui import compute
 from ui.prose import learn as learn_words
 from ui.prose import preset_notes
@@ -26,7 +26,7 @@ MODEL = site.by_path("model").file
 
 def _model(params: dict):
     controls, _ = url.from_params(params)
-    return compute.in_use(state.to_config(controls), state.to_training(controls)), state.to_tokens(controls).words
+    return handle_of(state.to_config(controls), state.to_training(controls)).trained, state.to_tokens(controls).words
 
 
 def _warning(at) -> str:

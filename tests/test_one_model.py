@@ -113,12 +113,12 @@ def _learn(params: dict) -> dict:
     right = re.search(r"predicts (every one of|([\d.]+)% of) the (?:scored )?targets of 1,000", notice)
     accuracy = 1.0 if right.group(1) == "every one of" else float(right.group(2)) / 100
     costs = {}  # each head's knock-out: accuracy before → after, in points
-    for l, h, effect in re.findall(r"layer (\d) head (\d): (.*?)(?:; |\. With)", notice):
+    for n, h, effect in re.findall(r"layer (\d) head (\d): (.*?)(?:; |\. With)", notice):
         a, b = re.search(
             r"accuracy (?:falls from |rises from |barely moves \()([\d.]+)% (?:to|→) ([\d.]+)%", effect
         ).groups()
-        costs[(int(l), int(h))] = float(a) - float(b)
-    shares = {(int(l), int(h)): float(p) / 100 for l, h, p in re.findall(r"layer (\d) head (\d) \((\d+)%\)", notice)}
+        costs[(int(n), int(h))] = float(a) - float(b)
+    shares = {(int(n), int(h)): float(p) / 100 for n, h, p in re.findall(r"layer (\d) head (\d) \((\d+)%\)", notice)}
     return {
         "accuracy": accuracy,
         "costs": costs,

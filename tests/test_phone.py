@@ -232,13 +232,16 @@ def touch_drag(tab: Tab, locator, dx: float) -> None:
     box = locator.bounding_box()
     x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
     cdp = tab.page.context.new_cdp_session(tab.page)
-    send = lambda kind, px: cdp.send(
-        "Input.dispatchTouchEvent",
-        {  # noqa: E731
-            "type": kind,
-            "touchPoints": [] if kind == "touchEnd" else [{"x": px, "y": y}],
-        },
-    )
+
+    def send(kind: str, px: float):
+        return cdp.send(
+            "Input.dispatchTouchEvent",
+            {
+                "type": kind,
+                "touchPoints": [] if kind == "touchEnd" else [{"x": px, "y": y}],
+            },
+        )
+
     send("touchStart", x)
     for k in range(1, 11):
         send("touchMove", x + dx * k / 10)

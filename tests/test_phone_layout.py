@@ -164,7 +164,7 @@ def test_the_head_history_s_legend_fits_its_chart(width, heads):
     """Issue 47: on the Learn page of the English text preset (8 heads) the legend of 'which head locked on when'
     drew two columns of 'layer 0 head 0: on the previous token' and ran ~170 px past a phone's edge. Its
     columns and labels now fit the chart's width beside the plot; a laptop keeps two columns."""
-    from ui.charts import line_charts as lc
+    from ui.charts import run_charts as lc
 
     names = [f"layer {layer} head {head}: on the previous token" for layer in range(2) for head in range(heads // 2)]
     legend = lc.history_legend(names, width, False)

@@ -18,7 +18,7 @@ import pytest
 from rules import off_scale, one_minus_tiny, same_item_twice, too_few
 from test_words import notice, text_of
 
-from conftest import assert_clean, open_app, tables
+from conftest import assert_clean, handle_of, open_app, tables
 from services.poll.store import Store
 from ui import compute
 from ui.poll import questions
@@ -51,7 +51,7 @@ def ident(p: dict) -> str:
 def setting(params):
     c, _ = url.from_params(params)
     cfg, tokens, training = state.to_config(c), state.to_tokens(c).words, presets.training(c.preset)
-    return c, cfg, tokens, training, compute.trace(cfg, tokens, training, c.layer)
+    return c, cfg, tokens, training, compute.trace(handle_of(cfg, training), tokens, c.layer)
 
 
 def cell(T: int) -> dict[str, str]:
@@ -136,7 +136,7 @@ def test_the_poll_grades_what_the_page_says(params, tmp_path):
         store.ask(room.code, room.key, "scores", q.prompt, q.options, q.answers)
 
     # the prediction: right exactly where the revealed page says right, for each prediction
-    ext = compute.extension(cfg, tokens, state.next_word(c), training)
+    ext = compute.extension(handle_of(cfg, training), tokens, state.next_word(c), cfg)
     q = questions.exercise_prediction(ext, h)
     page = open_app(PAGE["exercise"], params, timeout=300)
     for choice in exercise_words.PREDICTIONS:

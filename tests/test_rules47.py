@@ -28,7 +28,7 @@ from test_issue47_replay import learn as open_learn
 from test_words import text_of
 
 import engine
-from conftest import assert_clean, open_app, tables
+from conftest import assert_clean, handle_of, open_app, tables
 from ui import compute
 from ui.lessons import shipped
 from ui.lessons.lesson import view_of
@@ -130,7 +130,7 @@ def setting(params: dict):
 
 def samples(cfg, training, T: int) -> list:
     """Every Sample a page's figures at this setting are computed on (none for an article's block)."""
-    trained = compute.in_use(cfg, training) if training is not None else None
+    trained = handle_of(cfg, training).trained
     if trained is None:
         return []
     found = [compute.metrics(trained, T).sample, compute.metrics(trained).sample, compute.followed(trained)]
@@ -170,7 +170,7 @@ def faults_on(params: dict, pages) -> list[str]:
 def poll_faults(params: dict) -> list[str]:
     """Every poll question at this setting: the layers and heads it names exist, and it names the layer it grades."""
     c, cfg, tokens, training = setting(params)
-    t = compute.trace(cfg, tokens.words, training, c.layer)
+    t = compute.trace(handle_of(cfg, training), tokens.words, c.layer)
     L, H, asked = cfg.n_layers, cfg.num_heads, []
     for row in range(t.T):
         try:
@@ -181,7 +181,7 @@ def poll_faults(params: dict) -> list[str]:
         asked.append((questions.scores_spread(t, cfg, c.head), c.layer))
     except questions.Unanswerable:
         pass
-    ext = compute.extension(cfg, tokens.words, state.next_word(c), training)
+    ext = compute.extension(handle_of(cfg, training), tokens.words, state.next_word(c), cfg)
     asked.append((questions.exercise_prediction(ext, c.head, L), 0))
     found = []
     for q, layer in asked:

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import engine
-from conftest import assert_clean, open_app, tables
+from conftest import assert_clean, handle_of, open_app, tables
 from engine import language
 from factory import evidence_files, store
 from ui import compute
@@ -25,7 +25,7 @@ PRESET = {"preset": "trained-text"}
 
 def _model(params: dict):
     controls, _ = url.from_params(params)
-    return compute.in_use(state.to_config(controls), state.to_training(controls))
+    return handle_of(state.to_config(controls), state.to_training(controls)).trained
 
 
 def _number(text: str) -> float:

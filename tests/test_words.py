@@ -683,7 +683,7 @@ def test_the_exercises_new_row_follows_the_same_rules():
     assert "where ‘the’ spreads its weight almost evenly" in ex.sentences(masked, 0)[1]
 
 
-# =========================================================================== the rules, at every setting where they turn
+# ================================================================ the rules, at every setting where they turn
 TURNS = [
     {},
     {"preset": "day33"},

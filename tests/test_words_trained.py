@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from test_words import PAGE, bad_words, column, notice, table_text, text_of
 
-from conftest import assert_clean, formulas, open_app, open_exports, open_switches, tables
+from conftest import assert_clean, formulas, handle_of, open_app, open_exports, open_switches, tables
 from ui.prose import numbers
 from ui.prose import rows as row_words
 from ui.prose.exercise import NEGLIGIBLE
@@ -86,7 +86,7 @@ def test_defect03_a_tiny_weight_is_shown_in_scientific_notation():
     params = {"preset": "trained-induction", "layer": "1"}
     controls, _ = url.from_params(params)
     weights = compute.trace(
-        state.to_config(controls), state.to_tokens(controls).words, presets.training(controls.preset), 1
+        handle_of(state.to_config(controls), presets.training(controls.preset)), state.to_tokens(controls).words, 1
     ).weights[0]  # (T, T), head 0
     query, key = np.unravel_index(np.argmin(np.where(weights > 0, weights, np.inf)), weights.shape)
     assert 0 < weights[query, key] < 5e-6, weights[query, key]
@@ -108,7 +108,7 @@ def test_defect03_a_masked_cell_is_divided_first_then_masked():
     assert r"\text{scaled} = -\infty" in formulas
 
 
-# =========================================================================== 9, 10 · P and LN where the engine applies them
+# ================================================================ 9, 10 · P and LN where the engine applies them
 def test_defect09_block_output_after_layer_0_has_no_p():
     at = open_app(PAGE["output"], {"preset": "trained-induction", "layer": "1"}, timeout=180)
     assert_clean(at)
@@ -148,7 +148,7 @@ def test_defect12_beta_zero_is_the_cause_of_even_rows():
     assert "untrained" not in said and "β = 0" in said and "whatever the weights" in said
 
 
-# =========================================================================== 13 · the sidebar describes the model in use
+# ================================================================ 13 · the sidebar describes the model in use
 def test_defect13_caption_describes_the_model_in_use():
     off = caption(open_app(None, {"preset": "trained-previous", "causal": "0", "layer_norm": "0"}, timeout=120))
     assert "no mask" in off and "no layer norm" in off and "causal mask" not in off and "pre-layer-norm" not in off
@@ -190,7 +190,9 @@ def test_defect15_next_page_pair_is_the_largest_dot_product():
     params = {"preset": "trained-first"}
     said = notice(open_app(PAGE["qkv"], params, timeout=120))
     controls, _ = url.from_params(params)
-    t = compute.trace(state.to_config(controls), state.to_tokens(controls).words, presets.training(controls.preset))
+    t = compute.trace(
+        handle_of(state.to_config(controls), presets.training(controls.preset)), state.to_tokens(controls).words
+    )
     q, k = np.unravel_index(np.argmax(np.where(t.visible, t.scores[0], -np.inf)), t.visible.shape)
     assert f"pair, ‘{t.labels[q]}’ → ‘{t.labels[k]}’, has head 0's largest scaled score" in said
 

@@ -1,10 +1,13 @@
 """Streamlit's caches around the engine and the weights service: every call keyed on small things (a
 config, a token tuple, a trained model's digest), never on arrays.
 
-Which trained weights a setting shows is decided once, by services.weights (memory, the shipped
-runs, the disk store, else a training in a worker process). A function here that derives a number
-from trained weights takes the Model itself and is cached under its digest: a knock-out, a role score
-and an accuracy on one page come from one set of weights, whichever page or session asks.
+Which weights a page shows is decided once per run, by the frame: a Handle (services.handle) on the View,
+its trained model looked up (memory, the shipped runs, the disk store) after the trainer part trained it if
+need be. A function here that derives a number from the page's model takes that Handle, and one that derives
+it from a trained run (a measure, a replay) takes the Model; either is cached under its digest: a knock-out,
+a role score and an accuracy on one page come from one set of weights, whichever page or session asks.
+No function here trains but train(), the one training entry point (the trainer part, ui/trainer.py, and the
+Learn page's explicit calls use it). The Experiments page's computations are ui/compute_experiments.py.
 """
 
 from __future__ import annotations
@@ -22,13 +25,15 @@ import engine.knockouts
 import engine.loss_curve
 import engine.measure
 import engine.params
-from engine import analysis, experiments, language
+from engine import analysis, language
 from engine.evidence import PositionMetrics
 from engine.loss_curve import Fall
 from engine.params import Block
 from engine.sample import Sample
 from services import evidence as measured
+from services import handle as handles
 from services import weights as service
+from services.handle import Handle
 from services.weights import Model, Training
 
 # The matrices here are small and a lecture hall runs many sessions at once on few cores: one BLAS
@@ -42,164 +47,92 @@ AWAY_N = 200  # sequences an accuracy at another length than the training one is
 
 # A cache key is hashed on every call. Streamlit hashes a dataclass field by field through its
 # reduce protocol (~1 ms a call for a Config); its repr names every field's value exactly and costs
-# ~10 µs, so the keys are hashed by repr; a trained model by the digest of its weights.
-_KEYS = {engine.Config: repr, Training: repr, Model: lambda m: m.digest}
+# ~10 µs, so the keys are hashed by repr; a trained model and a Handle by the digest of their weights.
+KEYS = {engine.Config: repr, Training: repr, Model: lambda m: m.digest, Handle: lambda h: h.digest}
 
 
 # --------------------------------------------------------------------------- which weights
+def handle(cfg: engine.Config, training: Training | None) -> Handle:
+    """The model of these settings as a page shows it (services.handle): looked up only, never trained."""
+    return handles.handle(cfg, training)
+
+
+def model_of(view) -> Handle:
+    """The model a View shows: the frame's (view.model), or for a View the frame did not make (a lesson step's,
+    a poll question's before the trainer part ran) its settings' handle, looked up only."""
+    return view.model if view.model is not None else handle(view.config, view.training)
+
+
+def trained_handle(cfg: engine.Config, training: Training, trained: Model) -> Handle:
+    """The handle of a model train() gave (the trainer part's, after its progress bar)."""
+    return handles.of(cfg, training, trained)
+
+
 def model(cfg: engine.Config, training: Training | None) -> Model | None:
     """The trained model of these settings if it is ready (in memory, shipped or stored), else None."""
     return None if training is None else service.find(cfg, training)
 
 
-def ready(cfg: engine.Config, training: Training) -> bool:
-    """Whether the trained weights can be shown without a training run."""
-    return model(cfg, training) is not None
-
-
 def train(cfg: engine.Config, training: Training, on_progress=None) -> Model:
-    """The trained model of these settings, trained now if nobody has (once per server; a second caller
-    waits for the first one's run)."""
+    """The one training entry point (the trainer part and the Learn page call it): the trained model of these
+    settings, trained now if nobody has (once per server; a second caller waits for the first one's run)."""
     return service.get(cfg, training, on_progress)
 
 
-def in_use(cfg: engine.Config, training: Training | None) -> Model | None:
-    """The model a page shows: the trained one (trained now if need be), or None for cfg's own draw."""
-    return None if training is None else model(cfg, training) or train(cfg, training)
+def _weights(model: Handle) -> engine.Params | None:
+    """The trained weights, or None for the config's own initial draw (the engine draws it)."""
+    return None if model.trained is None else model.trained.params
 
 
-def weights(cfg: engine.Config, training: Training | None) -> engine.Params | None:
-    """The trained weights in use, or None for cfg's own initial draw."""
-    found = in_use(cfg, training)
-    return None if found is None else found.params
-
-
-@st.cache_resource(max_entries=256, show_spinner=False, hash_funcs=_KEYS)
-def _stack(cfg: engine.Config, words: tuple[str, ...], trained: Model | None) -> engine.Stack:
-    return engine.run(cfg, words, None if trained is None else trained.params)
-
-
-def stack(cfg: engine.Config, words: tuple[str, ...], training: Training | None = None) -> engine.Stack:
-    """Every block's trace for one sentence, per distinct configuration, sentence and weights.
+@st.cache_resource(max_entries=256, show_spinner=False, hash_funcs=KEYS)
+def stack(model: Handle, words: tuple[str, ...]) -> engine.Stack:
+    """Every block's trace for one sentence, per distinct model and sentence.
 
     A resource, not data: the Stack is frozen all the way down (read-only arrays), so every session
     can share the one object; cache_data would unpickle a private copy on every call (2 ms at the
     largest sizes, more than the forward pass itself at the defaults).
     """
-    return _stack(cfg, words, in_use(cfg, training))
+    return engine.run(model.config, words, _weights(model))
 
 
-def trace(cfg: engine.Config, words: tuple[str, ...], training: Training | None = None, layer: int = 0) -> engine.Trace:
+def trace(model: Handle, words: tuple[str, ...], layer: int = 0) -> engine.Trace:
     """Block `layer`'s trace (a one-block model is a stack of one)."""
-    return stack(cfg, words, training).layers[layer]
+    return stack(model, words).layers[layer]
 
 
-@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_KEYS)
-def _params(cfg: engine.Config, trained: Model | None) -> engine.Params:
-    return engine.init_params(cfg) if trained is None else trained.params
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=KEYS)
+def params(model: Handle) -> engine.Params:
+    """The weights of the model (read-only arrays, shared safely between sessions)."""
+    return model.params
 
 
-def params(cfg: engine.Config, training: Training | None = None) -> engine.Params:
-    """The weights of a configuration (read-only arrays, shared safely between sessions)."""
-    return _params(cfg, in_use(cfg, training))
-
-
-def block(cfg: engine.Config, training: Training | None = None, layer: int = 0) -> Block:
+def block(model: Handle, layer: int = 0) -> Block:
     """The weights of one block of the stack (w_q, w_k, w_v, w_o, w1, b1, w2, b2)."""
-    return params(cfg, training).blocks[layer]
+    return params(model).blocks[layer]
 
 
-def _first_block(cfg: engine.Config, trained: Model | None) -> tuple[engine.Config, engine.Params | None]:
+def first_block(model: Handle) -> tuple[engine.Config, engine.Params | None]:
     """The first block alone: the pages that compare two runs (the exercise, the experiments) work on
     layer 0, which reads the tokens themselves. Block 0 is drawn first, so a one-block config draws the
     very same block 0 (and the same embedding table); trained weights are cut to their block 0."""
-    one = replace(cfg, n_layers=1)
-    if trained is None:
+    one = replace(model.config, n_layers=1)
+    if model.trained is None:
         return one, None
-    p = trained.params
+    p = model.trained.params
     return one, engine.params.stack_params(p.blocks[:1], p.embeddings, p.w_u)
 
 
-@st.cache_data(max_entries=64, show_spinner=False, hash_funcs=_KEYS)
-def _extension(
-    cfg: engine.Config, words: tuple[str, ...], new_token: int | str, trained: Model | None
-) -> analysis.Extension:
-    return analysis.extend(replace(cfg, n_layers=1), words, new_token, _first_block(cfg, trained)[1])
+@st.cache_data(max_entries=64, show_spinner=False, hash_funcs=KEYS)
+def extension(model: Handle, words: tuple[str, ...], new_token: int | str, cfg: engine.Config) -> analysis.Extension:
+    """The 5 → 6 comparison at cfg (the model's own config, or a variant that switches something on that the
+    training did not have): words, then words plus one token, with the model's first block."""
+    return analysis.extend(replace(cfg, n_layers=1), words, new_token, first_block(model)[1])
 
 
-def extension(
-    cfg: engine.Config,
-    words: tuple[str, ...],
-    new_token: int | str,
-    training: Training | None = None,
-    trained_as: engine.Config | None = None,
-) -> analysis.Extension:
-    """The 5 → 6 comparison: words, then words plus one token (with the weights trained for
-    `trained_as` when the comparison switches something on that the training did not have)."""
-    return _extension(cfg, words, new_token, in_use(trained_as or cfg, training))
-
-
-# --------------------------------------------------------------------------- the Experiments page
-@st.cache_data(max_entries=16, show_spinner=False, hash_funcs=_KEYS)
-def variance_curve(d_heads: tuple[int, ...], samples: int, seed: int) -> experiments.VarianceCurve:
-    return experiments.variance_curve(d_heads, samples, seed)
-
-
-@st.cache_data(max_entries=64, show_spinner=False, hash_funcs=_KEYS)
-def random_rows(d_head: int, keys: int, rows: int, seed: int) -> experiments.RandomRows:
-    return experiments.random_rows(d_head, keys, rows, seed)
-
-
-@st.cache_data(max_entries=64, show_spinner=False, hash_funcs=_KEYS)
-def _scaling_rows(
-    cfg: engine.Config, words: tuple[str, ...], init_scale: float, trained: Model | None
-) -> experiments.ScalingRows:
-    one, params_ = _first_block(cfg, trained)
-    return experiments.scaling_rows(one, words, init_scale, params_)
-
-
-def scaling_rows(
-    cfg: engine.Config, words: tuple[str, ...], init_scale: float, training: Training | None = None
-) -> experiments.ScalingRows:
-    return _scaling_rows(cfg, words, init_scale, in_use(cfg, training))
-
-
-@st.cache_data(max_entries=32, show_spinner=False, hash_funcs=_KEYS)
-def _init_sweep(
-    cfg: engine.Config, words: tuple[str, ...], scales: tuple[float, ...], trained: Model | None
-) -> experiments.InitSweep:
-    one, params_ = _first_block(cfg, trained)
-    return experiments.init_sweep(one, words, scales, params_)
-
-
-def init_sweep(
-    cfg: engine.Config, words: tuple[str, ...], scales: tuple[float, ...], training: Training | None = None
-) -> experiments.InitSweep:
-    return _init_sweep(cfg, words, scales, in_use(cfg, training))
-
-
-@st.cache_data(max_entries=32, show_spinner=False, hash_funcs=_KEYS)
-def _positions_test(
-    cfg: engine.Config, words: tuple[str, ...], seed: int, trained: Model | None
-) -> experiments.PositionTest:
-    one, params_ = _first_block(cfg, trained)
-    return experiments.positions_test(one, words, seed, params=params_)
-
-
-def positions_test(
-    cfg: engine.Config, words: tuple[str, ...], seed: int, training: Training | None = None
-) -> experiments.PositionTest:
-    return _positions_test(cfg, words, seed, in_use(cfg, training))
-
-
-@st.cache_data(max_entries=32, show_spinner=False, hash_funcs=_KEYS)
-def _causal_test(cfg: engine.Config, words: tuple[str, ...], trained: Model | None) -> experiments.CausalTest:
-    one, params_ = _first_block(cfg, trained)
-    return experiments.causal_test(one, words, params_)
-
-
-def causal_test(cfg: engine.Config, words: tuple[str, ...], training: Training | None = None) -> experiments.CausalTest:
-    return _causal_test(cfg, words, in_use(cfg, training))
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=KEYS)
+def knocked_stack(model: Handle, words: tuple[str, ...], ablate: tuple[tuple[int, int], ...]) -> engine.Stack:
+    """stack() with `ablate`'s heads' outputs zeroed: the maps of later layers change, the output too."""
+    return engine.run(model.config, words, _weights(model), ablate)
 
 
 # --------------------------------------------------------------------------- a trained model's evidence
@@ -212,7 +145,7 @@ def metrics(trained: Model, T: int | None = None, ablate: tuple[tuple[int, int],
     return _metrics(trained, task.seq_len if T is None else max(T, task.min_len), tuple(sorted(set(ablate))))
 
 
-@st.cache_data(max_entries=128, show_spinner=False, hash_funcs=_KEYS)
+@st.cache_data(max_entries=128, show_spinner=False, hash_funcs=KEYS)
 def _metrics(trained: Model, T: int, ablate: tuple[tuple[int, int], ...]) -> PositionMetrics:
     return measured.metrics(trained, T, ablate, sequences(trained.task, T), METRICS_SEED)
 
@@ -224,15 +157,7 @@ def sequences(task: engine.Task, T: int) -> int:
     return TEXT_N if task.held_out is not None else METRICS_N if T == task.seq_len else AWAY_N
 
 
-@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_KEYS)
-def knocked_stack(
-    cfg: engine.Config, words: tuple[str, ...], trained: Model | None, ablate: tuple[tuple[int, int], ...]
-) -> engine.Stack:
-    """stack() with `ablate`'s heads' outputs zeroed: the maps of later layers change, the output too."""
-    return engine.run(cfg, words, None if trained is None else trained.params, ablate)
-
-
-@st.cache_data(max_entries=16, show_spinner=False, hash_funcs=_KEYS)
+@st.cache_data(max_entries=16, show_spinner=False, hash_funcs=KEYS)
 def circuit_knockouts(trained: Model) -> tuple[tuple[float, float], dict, dict]:
     """(accuracy, loss) with nothing, each head, and each layer's heads knocked out (the circuit sentence), on
     the same sequences at the training length."""
@@ -251,7 +176,7 @@ def circuit_knockouts(trained: Model) -> tuple[tuple[float, float], dict, dict]:
     )
 
 
-@st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_KEYS)
+@st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=KEYS)
 def head_scores(trained: Model):
     """Every head's measured roles (its .roles() and .role()), at the task's training length:
     engine.evidence.head_scores on followed()'s fresh sequences of the task, or for a text model its evidence's
@@ -262,13 +187,13 @@ def head_scores(trained: Model):
     return engine.evidence.head_scores(trained.config, trained.params, tokens, trained.task, targets)
 
 
-@st.cache_resource(max_entries=8, show_spinner="Measuring every head on held-out text (about 20 s) …", hash_funcs=_KEYS)
+@st.cache_resource(max_entries=8, show_spinner="Measuring every head on held-out text (about 20 s) …", hash_funcs=KEYS)
 def text_evidence(trained: Model) -> language.Evidence:
     """A text model's roles and knock-outs (services.evidence: shipped, stored, else measured now)."""
     return measured.text_evidence(trained)
 
 
-@st.cache_data(max_entries=64, show_spinner=False, hash_funcs=_KEYS)
+@st.cache_data(max_entries=64, show_spinner=False, hash_funcs=KEYS)
 def text_knockout(trained: Model, ablate: tuple[tuple[int, int], ...]) -> language.Knockout:
     """A text model's held-out losses with `ablate` knocked out: the evidence's where it measured this set, else
     its shipped table of every set's, else measured now on the same windows (services.evidence)."""
@@ -276,7 +201,7 @@ def text_knockout(trained: Model, ablate: tuple[tuple[int, int], ...]) -> langua
     return found if found is not None else measured.text_knockout(trained, ablate, TEXT_N)
 
 
-@st.cache_data(max_entries=64, show_spinner=False, hash_funcs=_KEYS)
+@st.cache_data(max_entries=64, show_spinner=False, hash_funcs=KEYS)
 def next_words(
     trained: Model, ids: tuple[int, ...], ablate: tuple[tuple[int, int], ...], k: int
 ) -> list[tuple[str, float]]:
@@ -285,7 +210,7 @@ def next_words(
 
 
 # --------------------------------------------------------------------------- the Learn page
-@st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_KEYS)
+@st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=KEYS)
 def histories(trained: Model) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(K,) the saved steps, (K, L, H) each head's weight on the task's keys and on the previous token at each, on
     followed() (services.evidence: a shipped run's are shipped)."""
@@ -309,16 +234,16 @@ def circuit(trained: Model) -> tuple[np.ndarray, Fall]:
     return histories(trained)[2], engine.loss_curve.steepest_fall(trained.run.losses)
 
 
-@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_KEYS)
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=KEYS)
 def task_stack(trained: Model, step: int | None, ids: tuple[int, ...]) -> engine.Stack:
     """Every block of a run (after `step`, or the end) on a sequence of token ids: maps and predictions."""
     return engine.measure.task_stack(trained.task, trained.config, trained.at(step), list(ids))
 
 
-@st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=_KEYS)
+@st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=KEYS)
 def initial_stack(cfg: engine.Config, task: str, ids: tuple[int, ...]) -> engine.Stack:
     """Every block of cfg's initial, random weights on a sequence of the task's token ids."""
-    return engine.measure.task_stack(task, cfg, _params(cfg, None), list(ids))
+    return engine.measure.task_stack(task, cfg, engine.init_params(cfg), list(ids))
 
 
 def live_stack(task: engine.Task, cfg: engine.Config, params: engine.Params, ids: tuple[int, ...]) -> engine.Stack:

@@ -1,19 +1,23 @@
 """Trained presets on every page: train the sidebar's model first (unless its weights are shipped or
-stored), once per server, with a progress bar."""
+stored), once per server, with a progress bar; then hand the frame the model every page shows (one
+Handle per run). With ui/sections/learn's explicit calls, the only place a training starts."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 import engine
+from services.handle import Handle
 from ui import compute
 from ui.shell.parts import Part
 
 
-def ensure(view) -> None:
-    """Before a page draws a trained preset: train it (progress shown), or wait for whoever is."""
-    if view.training is None or compute.ready(view.config, view.training):
-        return
+def ensure(view) -> Handle:
+    """Before a page draws: the model it shows, a trained preset's trained now if need be (progress shown),
+    or waited for while another session trains it."""
+    found = compute.handle(view.config, view.training)
+    if view.training is None or found.is_trained:
+        return found
     task = engine.TASKS[view.training.task]
     box = st.empty()
     bar = box.progress(0.0, text=f"Training the block on '{task.title}' …")
@@ -25,13 +29,14 @@ def ensure(view) -> None:
             f"loss {losses[-1]:.3f}, accuracy {accuracies[-1]:.0%}",
         )
 
-    compute.train(view.config, view.training, on_progress=progress)
+    trained = compute.train(view.config, view.training, on_progress=progress)
     box.empty()
+    return compute.trained_handle(view.config, view.training, trained)
 
 
-def _draw(view, join_url: str) -> None:
-    if not view.page.trains:  # a page that trains draws its own training live
-        ensure(view)
+def _model(view) -> Handle | None:
+    """The model the pages show; None on a page that trains its own (Learn draws its training live)."""
+    return None if view.page.trains else ensure(view)
 
 
-PART = Part("trainer", draw=_draw)
+PART = Part("trainer", model=_model)

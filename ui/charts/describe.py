@@ -1,6 +1,7 @@
 """A heatmap's text alternative, computed from its numbers: what it shows, its shape, its largest and
-smallest value and where (each other chart kind describes itself in its own module, the same way). Vega reads a spec's top-level `description` as the chart's accessible name
-(the aria-label of its graphics-document), which a screen reader announces in place of the picture.
+smallest value and where (each other chart kind describes itself in its own module, the same way). Vega reads a
+spec's top-level `description` as the chart's accessible name (the aria-label of its graphics-document), which a
+screen reader announces in place of the picture.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """The model view: every layer × every head as small maps in one picture, on one colour scale.
 
 One PNG holds every map (NumPy paints it as a palette picture, one block of pixels a cell,
-transparent gaps between the maps); over it one invisible rect per map carries the layer and head axes, a tooltip and the click
-that opens that head. A handful of marks for Vega at any size: 4 layers × 16 heads of 64 tokens is
+transparent gaps between the maps); over it one invisible rect per map carries the layer and head axes, a tooltip
+and the click that opens that head. A handful of marks for Vega at any size: 4 layers × 16 heads of 64 tokens is
 still one picture and 64 rects.
 """
 

@@ -169,9 +169,8 @@ def draw(view, join_url: str) -> None:
                 _buttons(lesson, min(taken.number + 1, len(lesson.steps)), role)
         else:
             step = lesson.at(number)
-            st.markdown(
-                f"**{md_escape(lesson.title)}** · {md_escape(lesson_words.where(number, len(lesson.steps), step.title))}"
-            )
+            where = lesson_words.where(number, len(lesson.steps), step.title)
+            st.markdown(f"**{md_escape(lesson.title)}** · {md_escape(where)}")
             _text(view, step)
             moved = not room.same(room.here(view.page.path, view.controls), room.here(step.page, step.controls()))
             if moved and (role != "student" or participant.following()):  # else the poll's box says where it is

@@ -20,7 +20,7 @@ from ui.shell import state
 
 def _trace(view, numbers):
     """The trace the block's pages draw (the layer the sidebar picks)."""
-    return numbers.trace(view.config, view.words, view.training, view.layer)
+    return numbers.trace(numbers.model_of(view), view.words, view.layer)
 
 
 def _shape(rows: int, cols: int) -> str:

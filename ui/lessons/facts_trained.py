@@ -20,7 +20,7 @@ from ui.prose.numbers import count, fmt, names
 
 # --------------------------------------------------------------------------- the model view
 def _model(view, numbers):
-    trained = numbers.model(view.config, view.training)
+    trained = numbers.model_of(view).trained
     if trained is None:
         raise NoFact('these settings show no trained model: use a trained preset (preset = "trained-…")')
     return trained
@@ -52,8 +52,8 @@ def _shown(view, numbers):
     """The stack the model view draws: with the knock-out, if any."""
     knocked = view.controls.ablate
     if not knocked:
-        return numbers.stack(view.config, view.words, view.training)
-    return numbers.knocked_stack(view.config, view.words, numbers.in_use(view.config, view.training), knocked)
+        return numbers.stack(numbers.model_of(view), view.words)
+    return numbers.knocked_stack(numbers.model_of(view), view.words, knocked)
 
 
 def _best(view, numbers, scores: np.ndarray, name: str) -> str:
@@ -124,7 +124,10 @@ def _effect(view, numbers) -> str:
 
 def _preset_model(view, numbers):
     task = _model(view, numbers).task
-    return numbers.in_use(task.config, view.training)
+    found = numbers.model(task.config, view.training)  # looked up: a fact never starts a training
+    if found is None:
+        raise NoFact("the preset's own model is not trained on this server yet")
+    return found
 
 
 @fact("model.preset_layers", "the layers of the preset's own model, counted")

@@ -57,7 +57,8 @@ export default function (component) {
   const refresh = () => {
     const list = charts();
     const keep = select.value;
-    const kind = (c) => !c.querySelector('svg.marks') ? ' (canvas)' : c.querySelector('svg.marks image') ? ' (cells as PNG)' : '';
+    const kind = (c) => !c.querySelector('svg.marks') ? ' (canvas)'
+      : c.querySelector('svg.marks image') ? ' (cells as PNG)' : '';
     const names = list.map((c, i) => `${i + 1} · ${title(c, i)}` + kind(c));
     if (names.join('\\n') === [...select.options].map(o => o.textContent).join('\\n')) return;
     select.replaceChildren(...names.map((name, i) => {
@@ -128,7 +129,10 @@ export default function (component) {
       ctx.fillRect(0, 0, canvas.width, canvas.height);
       ctx.drawImage(image, 0, 0, canvas.width, canvas.height);
       URL.revokeObjectURL(url);
-      canvas.toBlob((blob) => { save(blob, fileName('png')); note.textContent = `PNG saved (${canvas.width} × ${canvas.height} px)`; }, 'image/png');
+      canvas.toBlob((blob) => {
+        save(blob, fileName('png'));
+        note.textContent = `PNG saved (${canvas.width} × ${canvas.height} px)`;
+      }, 'image/png');
     };
     image.onerror = () => { note.textContent = 'this chart could not be drawn as PNG here; use its own menu (⋯)'; };
     image.src = url;

@@ -93,7 +93,7 @@ def token_strip(view: View) -> str:
 def trained_weights(view: View) -> str:
     """Which trained weights the page shows (shipped, stored or trained here, and their digest); '' for an
     article's preset or while the model is still training (the Learn page trains it live)."""
-    return "" if view.model is None else f"Trained weights in use: {view.model.said()}."
+    return "" if view.model is None or not view.model.is_trained else f"Trained weights in use: {view.model.said()}."
 
 
 def outside_training(view: View) -> str:
@@ -109,7 +109,7 @@ def outside_training(view: View) -> str:
     changed, longer = presets.departures(view.controls.preset, view.config, T)
     if not changed and not longer:
         return ""
-    trained = view.model
+    trained = None if view.model is None else view.model.trained
     if trained is None:  # the Learn page trains it live
         return ""
     task = trained.task

@@ -16,9 +16,9 @@ import io
 
 import streamlit as st
 
-from services.poll.codes import NoRoom, NotPresenter, PollError, Question, new_seat
-from ui import charts, compute
-from ui.poll import follow, keep, participant, questions, room
+from services.poll.codes import NoRoom, NotPresenter, PollError, new_seat
+from ui import compute
+from ui.poll import follow, keep, participant, questions, room, student
 from ui.poll import link as links
 from ui.poll.db import store
 from ui.poll.link import Link
@@ -64,7 +64,7 @@ def draw(view, join_url: str) -> None:
     if link.presenter:
         _presenter(view, link, join_url, here)
     elif link.student:
-        _student(view, link, here)
+        student.draw(view, link, here)
     elif view.present:
         st.button(
             "Start a class poll",
@@ -200,7 +200,7 @@ def _presenter_live(code: str, key: str, qid: str, present: bool) -> None:
     mine = counts.get(q.qid, {})
     st.markdown(f"**{md_escape(q.prompt)}**")
     st.metric("answered", sum(mine.values()))
-    _bars(q, mine, present)
+    student.answer_bars(q, mine, present)
     link = Link(code, key)
     left, right = st.columns(2)
     if q.revealed:
@@ -226,84 +226,6 @@ def _presenter_live(code: str, key: str, qid: str, present: bool) -> None:
             "Also asked: "
             + "; ".join(f"{questions.title(o.qid)} ({sum(counts.get(o.qid, {}).values())} answered)" for o in others)
         )
-
-
-def _bars(q: Question, counts: dict[str, int], present: bool) -> None:
-    labels = [f"{chr(65 + i)}. {label[:48]}" for i, (_, label) in enumerate(q.options)]
-    right = [i for i, (value, _) in enumerate(q.options) if q.right(value)] if q.revealed else None
-    charts.bars(
-        [counts.get(value, 0) for value, _ in q.options],
-        labels,
-        title="answers",
-        highlight=right,
-        present=present,
-        fmt="d",
-    )
-
-
-# ------------------------------------------------------------------------------------ a student
-def _student(view, link: Link, here: dict) -> None:
-    with st.container(border=True, key=participant.BOX):
-        follow.switch(view, link, here)
-        _student_live(link.room, link.seat)
-    follow.watch(link, here)
-
-
-def _answer(code: str, seat: str, qid: str, widget: str) -> None:
-    choice = st.session_state.get(widget)
-    if choice is None:
-        return
-    try:
-        store().answer(code, seat, qid, choice)
-    except PollError as err:
-        participant.say(str(err))
-        return
-    room.answered(qid, choice)
-
-
-@st.fragment
-def _student_live(code: str, seat: str) -> None:
-    """The room's questions, the latest first: answer (or change it) until the reveal, then the result."""
-    said = participant.said()
-    if said:
-        st.warning(md_escape(said))
-    now = room.current(code)  # the room's counter: what changed since these were read
-    rev = None if now is None else now.rev
-    try:
-        asked = room.questions(code, rev)
-        mine = room.mine(code, seat, rev)
-        counts = room.counts(code, rev) if any(q.revealed for q in asked) else {}
-    except PollError as err:  # no such room, closed, or the database did not answer
-        st.warning(md_escape(str(err)), icon=":material/how_to_vote:")
-        return
-    st.markdown(
-        f"**You are in room {code}.** "
-        + (
-            "Waiting for the presenter's first question…"
-            if not asked
-            else "Answer below; you can change it until the reveal."
-        )
-    )
-    for q in asked:
-        widget = participant.answer_key(f"{q.qid}_{int(q.asked_at * 1000)}")  # a question asked afresh: a new radio
-        participant.choice(widget, mine.get(q.qid))
-        st.radio(
-            md_escape(q.prompt),
-            [value for value, _ in q.options],
-            key=widget,
-            format_func=lambda v, q=q: md_escape(q.label(v)),
-            disabled=q.revealed,
-            on_change=_answer,
-            args=(code, seat, q.qid, widget),
-        )
-        if q.revealed:
-            yours = mine.get(q.qid)
-            say = st.success if q.right(yours) else st.info
-            say(
-                f"**Right answer{'s' * (len(q.answers) > 1)}:** {md_escape(q.answer_label())}  \n"
-                f"**Yours:** {md_escape(q.label(yours))}"
-            )
-            _bars(q, counts.get(q.qid, {}), False)
 
 
 def _read(params: dict[str, str]) -> list[str]:

@@ -1,5 +1,6 @@
 """This browser as a participant of a class poll (presenter or student), kept in its session: the link
-(room, and presenter key or seat), a message for the next run, a student's chosen answers; and the poll's widget keys."""
+(room, and presenter key or seat), a message for the next run, a student's chosen answers; and the poll's widget
+keys."""
 
 from __future__ import annotations
 

@@ -167,19 +167,19 @@ def asks(page: str, title: str) -> Callable:
 
 @asks("softmax", "the top key")
 def _on_softmax(view, numbers) -> Asked:
-    t = numbers.trace(view.config, view.words, view.training, view.layer)
+    t = numbers.trace(numbers.model_of(view), view.words, view.layer)
     return softmax_top_key(t, view.head, view.cell[0] if view.cell else t.T - 1, view.controls.beta)
 
 
 @asks("scores", "the spread after ÷√d")
 def _on_scores(view, numbers) -> Asked:
-    return scores_spread(numbers.trace(view.config, view.words, view.training, view.layer), view.config, view.head)
+    return scores_spread(numbers.trace(numbers.model_of(view), view.words, view.layer), view.config, view.head)
 
 
 @asks("exercise", "what one more token does")
 def _on_exercise(view, numbers) -> Asked:
     return exercise_prediction(
-        numbers.extension(view.config, view.words, state.next_word(view.controls), view.training),
+        numbers.extension(numbers.model_of(view), view.words, state.next_word(view.controls), view.config),
         view.head,
         view.config.n_layers,
     )

@@ -15,7 +15,6 @@ from dataclasses import replace
 
 import streamlit as st
 
-from ui import compute
 from ui import streamlit_internals as internals
 from ui.charts import colours as charts_colours
 from ui.shell import inputs, presenter, screen, session, sidebar, site, state, url
@@ -37,8 +36,9 @@ TABLE_CSS = (
 # Accessibility, static CSS as well. A focus ring on every control, in light and dark themes and in presenter
 # view: a dark outline around a white one, so one of them stands out on any background (Streamlit's own
 # rings are faint or missing on some widgets). Formulas wrap at their = and + and between equations
-# (KaTeX's break points; ui.page.layout.latex) instead of scrolling sideways in a box a keyboard cannot reach. With reduced motion asked for, no
-# transitions or spinners, and the Learn page's live maps and curves stay hidden while training runs.
+# (KaTeX's break points; ui.page.layout.latex) instead of scrolling sideways in a box a keyboard cannot reach.
+# With reduced motion asked for, no transitions or spinners, and the Learn page's live maps and curves stay
+# hidden while training runs.
 FOCUS = (
     ":is(button, a, summary, input, textarea, [role='slider'], [role='tab'], [role='radio'], [role='checkbox'], "
     "[role='switch'], [role='option'], [tabindex]:not([tabindex='-1'])):focus-visible, "
@@ -145,10 +145,11 @@ def start(parts: tuple[Part, ...]):
     for part in parts:
         if part.draw:
             part.draw(here, url.share_link(st.context.url or "", join))
-    if here.training is not None and not page.trains:  # the trainer part has made it ready
-        here = replace(here, model=compute.model(here.config, here.training))
-        set_current(here)
-        session.remember_view(here)
+    for part in parts:
+        if part.model:  # the trainer part: the model every page shows, worked out once (None on Learn)
+            here = replace(here, model=part.model(here))
+            set_current(here)
+            session.remember_view(here)
     return current
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from services.handle import Handle
     from ui.shell.view import View
 
 
@@ -23,6 +24,8 @@ class Part:
     # the hall (the sidebar's settings, no presenter view)
     steps: Callable[[], bool] | None = None  # True while it steps through a list of its own (a
     # lesson): PageUp/PageDown are its, not the pages'
+    model: Callable[[View], Handle | None] | None = None  # after every part drew: the model the pages show
+    # (the trainer part's: it trains a trained preset's first), set on the View once per run
     early: Callable[[], None] | None = None  # every whole run, before the page is chosen and
     # anything drawn: may ask_goto (a pushed room move)
 

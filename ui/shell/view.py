@@ -6,7 +6,8 @@ import threading
 from dataclasses import dataclass
 
 import engine
-from services.weights import Model, Training
+from services.handle import Handle
+from services.weights import Training
 from ui.shell import site, state
 from ui.shell.state import Controls
 
@@ -23,8 +24,9 @@ class View:
     width: int  # px of the main column the page draws in
     training: Training | None  # the trained weights the pages show, or None: the config's own draw
     stacked: bool = False  # st.columns stack, each at full width (a phone)
-    model: Model | None = None  # the trained model in use, once the frame has it (None: an article's preset,
-    # or the Learn page, which trains its own)
+    model: Handle | None = None  # the model every page shows (services.handle), worked out once by the frame
+    # after the trainer part: trained for a trained preset, the config's draw for an article's; None before
+    # the trainer part ran, and on the Learn page, whose runs are its task's own, found or trained by its calls
 
     @property
     def words(self) -> tuple[str, ...]:

@@ -14,6 +14,7 @@ from engine import analysis, exercise
 from ui import charts, compute
 from ui.page import footer, layout, tables
 from ui.prose import exercise as exercise_words
+from ui.prose import new_token as token_words
 from ui.prose.numbers import diff, every, fmt, metric, score
 from ui.prose.text import md_escape, quote
 from ui.sections.exercise import keys
@@ -27,7 +28,7 @@ VOCAB_LISTED = 64  # a vocabulary up to this many tokens is listed in a caption;
 def predict(view: View, before: engine.Trace) -> str | None:
     """1 · The current rows, and the student's prediction (None until one is chosen)."""
     T, h = before.T, view.head
-    nth = exercise_words.ordinal(T + 1)
+    nth = token_words.ordinal(T + 1)
     st.subheader("1 · Predict")
     left, right = layout.columns(view, [3, 2])
     with left:
@@ -70,7 +71,7 @@ def _listed(cfg: engine.Config) -> str:
 def choose_token(view: View) -> engine.tokens.Token | None:
     """2 · The new token, as a vocabulary id or a typed word; None (with the reason shown) if unusable."""
     cfg, T = view.config, len(view.words)
-    nth = exercise_words.ordinal(T + 1)
+    nth = token_words.ordinal(T + 1)
     name = view.controls.preset
     task = presets.task_of(name)
     read = task.read if task is not None else None  # a model that learned text reads a word its own way
@@ -91,7 +92,7 @@ def choose_token(view: View) -> engine.tokens.Token | None:
     kind_col, value_col, default_col = st.columns([2, 2, 2], vertical_alignment="bottom")
     kind = kind_col.radio(
         "Give it as",
-        exercise_words.KINDS,
+        token_words.KINDS,
         key=keys.TOKEN_KIND,
         horizontal=True,
         format_func={"id": "vocabulary id", "word": "typed word"}.get,
@@ -104,7 +105,7 @@ def choose_token(view: View) -> engine.tokens.Token | None:
         raw = value_col.text_input(
             "Word",
             key=keys.TOKEN_WORD,
-            max_chars=exercise_words.MAX_TYPED,
+            max_chars=token_words.MAX_TYPED,
             help=f"One word, read as the sidebar reads its sentence: a word outside the "
             f"model's {cfg.vocab_size:,} tokens is read as {cfg.vocab[0]}."
             if read
@@ -117,7 +118,7 @@ def choose_token(view: View) -> engine.tokens.Token | None:
         args=(defaults,),
         icon=":material/restart_alt:",
     )
-    note = exercise_words.default_token_note(quote(default_word), default if as_id else None, T)
+    note = token_words.default_token_note(quote(default_word), default if as_id else None, T)
     if cfg.vocab_size <= VOCAB_LISTED:
         st.caption(f"Vocabulary (id, word): {_listed(cfg)}. " + note)
     else:  # a language model's: listed only when asked for
@@ -135,7 +136,7 @@ def choose_token(view: View) -> engine.tokens.Token | None:
         f"The {nth} token is {quote(engine.tokens.label(cfg, new_token))}: "
         + (
             f"vocabulary id {known}, its row of the embedding table."
-            + exercise_words.unknown_note(cfg, raw if kind == "word" else None, new_token, read)
+            + token_words.unknown_note(cfg, raw if kind == "word" else None, new_token, read)
             if known is not None
             else "not in the vocabulary, so its vector comes from its own seeded stream (the same every time)"
             + (
@@ -144,7 +145,7 @@ def choose_token(view: View) -> engine.tokens.Token | None:
                 else "."
             )
         )
-        + exercise_words.past_training(T, None if view.training is None else engine.TASKS[view.training.task].seq_len)
+        + token_words.past_training(T, None if view.training is None else engine.TASKS[view.training.task].seq_len)
     )
     return new_token
 
@@ -300,9 +301,7 @@ def twists(view: View, ext: analysis.Extension, new_token) -> None:
         with col:
             if not st.toggle(f"Try it with {what}", key=keys.TWIST[name]):
                 continue
-            other = compute.extension(
-                exercise.variant(view.config, name), view.words, new_token, view.training, view.config
-            )
+            other = compute.extension(view.model, view.words, new_token, exercise.variant(view.config, name))
             tw = exercise.twist(ext, other, name)
             first, second = st.columns(2)
             if name == "causal":
@@ -344,8 +343,8 @@ def later(view: View, new_token) -> None:
     """With more than one layer: what the new token did to every later layer's old rows, from both runs."""
     if view.config.n_layers == 1:
         return
-    before = compute.stack(view.config, view.words, view.training)
-    after = compute.stack(view.config, (*view.words, new_token), view.training)
+    before = compute.stack(view.model, view.words)
+    after = compute.stack(view.model, (*view.words, new_token))
     st.markdown(exercise_words.later_layers(exercise.deeper(before, after), view.config.causal))
 
 
@@ -360,12 +359,12 @@ def draw(view: View) -> None:
     """The exercise from the prediction to the result, as one fragment: a choice, the reveal, a twist rerun only
     this."""
     T = len(view.words)
-    before = compute.trace(view.config, view.words, view.training)  # layer 0
+    before = compute.trace(view.model, view.words)  # layer 0
     prediction = predict(view, before)
     new_token = choose_token(view)
     revealed = reveal(view, new_token, prediction)
     if revealed is not None:
-        ext = compute.extension(view.config, view.words, new_token, view.training)
+        ext = compute.extension(view.model, view.words, new_token, view.config)
         result(view, ext, revealed)
         explain(view, ext)
         twists(view, ext, new_token)

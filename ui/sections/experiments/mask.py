@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from ui import charts, compute
+from ui import charts, compute_experiments
 from ui.page import footer, layout, tables
 from ui.prose import experiments as said
 from ui.sections.experiments.common import TITLES, prose, two_maps
@@ -14,7 +14,7 @@ from ui.shell.view import View
 
 # --------------------------------------------------------------------------- 4 · causal mask
 def mask(view: View) -> None:
-    cfg, words, h = view.config, view.words, view.head
+    words, h = view.words, view.head
     st.subheader(TITLES["mask"])
     prose(
         view,
@@ -28,7 +28,7 @@ def mask(view: View) -> None:
         r"w_{ij} = \frac{e^{s_{ij} + M_{ij}}}{\sum_{j' \le i} e^{s_{ij'}}} "
         r"= \frac{A_{ij}}{\sum_{j' \le i} A_{ij'}}\quad (j \le i)",
     )
-    ct = compute.causal_test(cfg, words, view.training)
+    ct = compute_experiments.causal_test(view.model, words)
     labels = ct.open.labels
     domain = charts.weight_domain(ct.open.weights[h], ct.masked.weights[h])
     weights = dict(rows=labels, cols=labels, x_title="key", y_title="query", signed=False, domain=domain)

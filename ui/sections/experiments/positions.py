@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from ui import charts, compute
+from ui import charts, compute_experiments
 from ui.page import footer, layout, tables
 from ui.prose import experiments as said
 from ui.prose.numbers import fmt
@@ -31,7 +31,7 @@ def positions(view: View) -> None:
     )
     st.latex(said.POSITIONS_LAW)
     seed = common.shuffle_seed()
-    pt = compute.positions_test(cfg, words, seed, view.training)
+    pt = compute_experiments.positions_test(view.model, words, seed)
     labels = pt.plain.original.labels
     moved = [labels[p] for p in pt.perm]
     left, right = st.columns([1, 4], vertical_alignment="center")

@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from engine import experiments as xp
-from ui import charts, compute
+from ui import charts, compute, compute_experiments
 from ui.page import footer, layout, tables
 from ui.prose import experiments as said
 from ui.sections.experiments import common
@@ -20,7 +20,7 @@ from ui.shell.view import View
 
 # --------------------------------------------------------------------------- 1 · why ÷ √d_head
 def random_vectors(view: View) -> None:
-    cfg, words = view.config, view.words
+    words = view.words
     st.subheader(TITLES["scale"])
     prose(
         view,
@@ -39,10 +39,10 @@ def random_vectors(view: View) -> None:
         key=common.DHEAD,
         persist_state="session",
     )
-    curve = compute.variance_curve(xp.D_HEADS, xp.SAMPLES, xp.SEED)
+    curve = compute_experiments.variance_curve(xp.D_HEADS, xp.SAMPLES, xp.SEED)
     i = curve.index(d)
     T = len(words)
-    rnd = compute.random_rows(d, T, xp.ROWS, xp.SEED)
+    rnd = compute_experiments.random_rows(d, T, xp.ROWS, xp.SEED)
     cols = st.columns(4)
     cols[0].metric(
         "raw variance", f"{curve.raw[i]:.2f}", border=True, help=f"Var(q·k) measured at d_head = {d}; theory: {d}"
@@ -102,7 +102,7 @@ def random_vectors(view: View) -> None:
     widths = [str(w) for w in xp.D_HEADS]
     footer.exports(
         "experiment-variance",
-        compute.trace(cfg, words, view.training),
+        compute.trace(view.model, words),
         {
             "variance of q·k by d_head": (np.column_stack([curve.raw, curve.scaled]), widths, ["raw", "scaled"]),
         },
@@ -153,8 +153,8 @@ def in_this_block(view: View) -> None:
         r"\text{softmax}\Big(s^2\,\frac{Q_1 K_1^\top}{\sqrt{d_{head}}}\Big):\ \ \beta = s^2,\ \ \text{temperature} = 1/s^2"
         + (r"\quad(Q_1, K_1\text{: at } s = 1)" if trained else r"\quad(Q_1, K_1\text{: drawn at } s = 1)")
     )
-    r = compute.scaling_rows(cfg, words, s, view.training)
-    sweep = compute.init_sweep(cfg, words, xp.INIT_SCALES, view.training)
+    r = compute_experiments.scaling_rows(view.model, words, s)
+    sweep = compute_experiments.init_sweep(view.model, words, xp.INIT_SCALES)
     t = r.scaled
     mask = t.mask
     domain = charts.weight_domain(r.scaled.weights[h], r.unscaled.weights[h])

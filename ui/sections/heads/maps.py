@@ -16,7 +16,7 @@ from ui.shell.view import View
 
 def draw(view: View) -> None:
     """Everything under the header."""
-    t = compute.trace(view.config, view.words, view.training, view.layer)
+    t = compute.trace(view.model, view.words, view.layer)
     if view.config.n_layers > 1:
         st.markdown(
             f"**Layer {view.layer} of {view.config.n_layers}**: head {view.head} is the one the other pages "

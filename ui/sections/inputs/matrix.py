@@ -25,7 +25,7 @@ def stand_in_of(view: View) -> str | None:
 
 def draw(view: View) -> None:
     """Everything under the header."""
-    t = compute.trace(view.config, view.words, view.training)
+    t = compute.trace(view.model, view.words)
     T, C = t.x.shape
     present = view.present
     st.latex(rf"T = {T}\ \text{{tokens}},\quad d_{{model}} = {C}")
@@ -85,7 +85,7 @@ def draw(view: View) -> None:
             )
 
     if view.layer > 0:
-        deeper = compute.trace(view.config, view.words, view.training, view.layer)
+        deeper = compute.trace(view.model, view.words, view.layer)
         st.subheader(f"What layer {view.layer} reads")
         st.markdown(
             f"Layer {view.layer} does not see X: it reads layer {view.layer - 1}'s output, one row per token. "

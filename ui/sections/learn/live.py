@@ -59,12 +59,17 @@ def grid(view: View, stack: engine.Stack, title: str, key: str | None = None, wi
     )
 
 
-def run_to_show(view: View, cfg: engine.Config, run_of: Training, seq: Sequence) -> Model | None:
+def found(cfg: engine.Config, run_of: Training) -> Model | None:
+    """The run the sidebar's training controls ask for, if it exists (shipped, stored or trained here): looked
+    up once per run of the page, never trained (Train trains it: train_live)."""
+    return compute.model(cfg, run_of)
+
+
+def run_to_show(view: View, cfg: engine.Config, run_of: Training, seq: Sequence, found: Model | None) -> Model | None:
     """The finished run to replay, or None (the Train button is drawn). A run trained on this server (or
     kept on disk) is shown at once; the shipped run of the task's defaults is shown once this session has
     pressed Train and watched it replayed, so a class still sees the model learn, or when the link names a
     step to replay (replay=N: a lesson pointing at the loss's drop)."""
-    found = compute.model(cfg, run_of)
     if found is not None and (
         found.origin != "shipped"
         or found.digest in st.session_state.get(WATCHED, ())
@@ -142,7 +147,7 @@ def train_live(view: View, cfg: engine.Config, run_of: Training, seq: Sequence, 
     return found
 
 
-def untrained(view: View, cfg: engine.Config, run_of: Training, seq: Sequence) -> None:
+def untrained(view: View, cfg: engine.Config, run_of: Training, seq: Sequence, found: Model | None) -> None:
     """Before any training: the initial weights' maps (every layer × head of a stack), what they do."""
     stack = compute.initial_stack(cfg, view.controls.task, seq.ids)  # the initial, random weights
     weights = np.stack([layer.weights for layer in stack.layers])  # (L, H, T, T)
@@ -155,22 +160,23 @@ def untrained(view: View, cfg: engine.Config, run_of: Training, seq: Sequence) -
             weights,
             stack.layers[0].visible,
             None if cfg.n_layers > 1 else seq.expected,
-            learn_words.press(_shipped_seconds(cfg, run_of), cfg.n_layers > 1, _estimate(cfg, run_of)),
+            learn_words.press(_shipped_seconds(found), cfg.n_layers > 1, _estimate(cfg, run_of, found)),
         )
     )
     exports(stack)
 
 
-def _shipped_seconds(cfg: engine.Config, run_of: Training) -> float | None:
+def _shipped_seconds(found: Model | None) -> float | None:
     """The training time of the shipped run that Train replays here, or None where Train trains."""
-    found = compute.model(cfg, run_of)
     return found.run.seconds if found is not None and found.origin == "shipped" else None
 
 
-def _estimate(cfg: engine.Config, run_of: Training) -> float | None:
-    """How long training run_of here takes, from the shipped default run's time per step (None: no such run)."""
+def _estimate(cfg: engine.Config, run_of: Training, found: Model | None) -> float | None:
+    """How long training run_of here takes, from the shipped default run's time per step (None: no such run;
+    found: run_of's own run, looked up already, which is the default run when run_of asks for it)."""
     task = engine.TASKS[run_of.task]
-    shipped = compute.model(task.config, Training(task=task.name, steps=task.steps, seed=0, lr=task.lr))
+    default = Training(task=task.name, steps=task.steps, seed=0, lr=task.lr)
+    shipped = found if (cfg, run_of) == (task.config, default) else compute.model(task.config, default)
     if shipped is None or shipped.origin != "shipped" or cfg != task.config:
         return None
     return shipped.run.seconds / shipped.run.steps * run_of.steps

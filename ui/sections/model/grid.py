@@ -21,8 +21,8 @@ def draw(view: View) -> None:
     for the per-head page: the whole app reruns to open it)."""
     cfg = view.config
     knocked = knockout.control(view)
-    stack = compute.stack(cfg, view.words, view.training)
-    shown = compute.knocked_stack(cfg, view.words, compute.in_use(cfg, view.training), knocked) if knocked else stack
+    stack = compute.stack(view.model, view.words)
+    shown = compute.knocked_stack(view.model, view.words, knocked) if knocked else stack
     spread, top, uniform = analysis.map_summary(shown)
     L, H, T = stack.n_layers, cfg.num_heads, len(view.words)
     roles = knockout.roles(view)

@@ -35,7 +35,7 @@ def effect(view: View, before: engine.Stack, after: engine.Stack) -> None:
     """What the knock-out changed: the task's accuracy and loss (trained presets), or each output row's
     norm (the articles' presets, which have no task)."""
     knocked = view.controls.ablate
-    trained = view.model  # ready: the frame trained it first
+    trained = view.model.trained  # ready: the frame trained it first
     if trained is not None and trained.task.held_out is not None:  # a model of text: losses, not accuracy
         text.effect(view, trained)
         text.next_words(view, trained)
@@ -80,7 +80,7 @@ def redrawn(view: View, knocked) -> None:
 def roles(view: View) -> list[list[str]]:
     """Each map's strongest measured role and score (trained presets: engine.evidence.head_scores on fresh
     sequences of the task); [] for an article's preset, which has no vocabulary to draw them from."""
-    trained = view.model
+    trained = view.model.trained
     if trained is None:
         return []
     scores = compute.head_scores(trained)
@@ -103,7 +103,7 @@ def labels(view: View, roles: list[list[str]]) -> None:
         )
         return
     pairs = [(layer, head) for layer in range(cfg.n_layers) for head in range(cfg.num_heads)]
-    trained = view.model
+    trained = view.model.trained
     scores = compute.head_scores(trained).roles()  # every role's score, as measured
     costs = text.head_costs(trained) if trained.task.held_out is not None else {}
     tables.table(

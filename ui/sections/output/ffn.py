@@ -12,7 +12,7 @@ from ui.shell.view import View
 
 def draw(view: View) -> None:
     """Everything under the header."""
-    t = compute.trace(view.config, view.words, view.training, view.layer)
+    t = compute.trace(view.model, view.words, view.layer)
     cfg, present = view.config, view.present
     T, C, F = t.T, cfg.d_model, cfg.d_ff
     dims, hidden = t.dims, [str(c) for c in range(F)]

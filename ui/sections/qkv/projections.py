@@ -22,8 +22,8 @@ WHICH = "qkv_which"  # which projection the page shows: Q, K or V
 def draw(view: View) -> None:
     """Everything under the header, as one fragment: the projection picked and a click on the head's slice (the
     worked entry) rerun only this."""
-    t = compute.trace(view.config, view.words, view.training, view.layer)
-    params = compute.block(view.config, view.training, view.layer)
+    t = compute.trace(view.model, view.words, view.layer)
+    params = compute.block(view.model, view.layer)
     cfg, h, present = view.config, view.controls.head, view.present
     T, C = t.x.shape
     dims = t.dims

@@ -14,7 +14,7 @@ from ui.shell.view import View
 
 def draw(view: View) -> None:
     """Everything under the header."""
-    t = compute.trace(view.config, view.words, view.training, view.layer)
+    t = compute.trace(view.model, view.words, view.layer)
     cfg, h = view.config, view.controls.head
     divisor = cfg.d_head**0.5 if cfg.scale_scores else 1.0
     if cfg.scale_scores:
@@ -37,7 +37,7 @@ def draw(view: View) -> None:
 def picked(view: View) -> None:
     """The two maps, their notice and the worked cell: a click on a cell (or its selectors) reruns only this,
     and the picked cell is outlined in both maps."""
-    t = compute.trace(view.config, view.words, view.training, view.layer)
+    t = compute.trace(view.model, view.words, view.layer)
     cfg, h, present = view.config, view.controls.head, view.present
     cell = view.cell
     mask = t.mask

@@ -24,7 +24,7 @@ QUERY = "softmax_query"  # the query row plotted as bars
 def draw(view: View) -> None:
     """Everything under the header, as one fragment: β and a click on the map (or the worked cell's selectors)
     rerun only this."""
-    t = compute.trace(view.config, view.words, view.training, view.layer)
+    t = compute.trace(view.model, view.words, view.layer)
     cfg, h, present = view.config, view.controls.head, view.present
     cell, beta = view.cell, view.controls.beta
     weights, rows = analysis.read_head(t, h, beta)  # (T, T) at β, each row read; the poll reads the same
