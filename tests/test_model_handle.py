@@ -86,7 +86,7 @@ def counted(monkeypatch):
 
     monkeypatch.setattr(weights, "find", find)
     monkeypatch.setattr(engine, "run", run)
-    monkeypatch.setattr(engine, "task_stack", task_stack)
+    monkeypatch.setattr(engine.measure, "task_stack", task_stack)
     yield finds, stacks
     fresh()
 
