@@ -12,16 +12,17 @@ COPY streamlit_app.py ./
 COPY assets assets
 COPY lessons lessons
 COPY engine engine
+COPY factory factory
 COPY services services
 COPY pages pages
 COPY ui ui
 # The app's modules compiled once, here: PYTHONDONTWRITEBYTECODE (and a user who cannot write to /app) would
 # otherwise make every replica's start compile them again (~0.1 s of a cold start's server time).
-RUN python -m compileall -q streamlit_app.py engine services pages ui
+RUN python -m compileall -q streamlit_app.py engine factory services pages ui
 
 RUN useradd --system --create-home --uid 10001 lab \
  && mkdir -p /var/cache/attention-lab /app/.poll && chown lab /var/cache/attention-lab /app/.poll
-# Finished training runs (engine.store); compose mounts one volume here for every replica, Kubernetes
+# Finished training runs (factory.store); compose mounts one volume here for every replica, Kubernetes
 # an emptyDir per pod. The trained presets' defaults ship in assets/weights/ and need none of it.
 ENV ATTENTION_LAB_CACHE=/var/cache/attention-lab
 # The class poll's SQLite file lives in /app/.poll (compose.yaml mounts one volume there for every replica;

@@ -16,6 +16,7 @@ import sys
 from threadpoolctl import threadpool_limits
 
 import engine
+import engine.evidence
 
 FRESH = 12345  # seed of the evaluation sequences (training batches use RandomState(0))
 
@@ -42,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
             for what, pairs in knockouts(run.config):
                 zero, mean = (
                     engine.evaluate(name, run.config, run.params, n=args.n, seed=FRESH, ablate=pairs, ablate_mode=mode)
-                    for mode in engine.ABLATE_MODES
+                    for mode in engine.evidence.ABLATE_MODES
                 )
                 print(f"| {name} | {what} | {zero:.3f} | {mean:.3f} |", flush=True)
     return 0

@@ -6,7 +6,7 @@ and 512 windows that repeat a span of their own text (for induction and the seco
 
     python -m benchmarks.text                    # measure the shipped run (assets/weights/text.npz)
     python -m benchmarks.text --train            # train the task's default run on one thread, then measure
-    python -m benchmarks.text --train --save run.npz   # ... and keep the run (engine.store's format)
+    python -m benchmarks.text --train --save run.npz   # ... and keep the run (factory.store's format)
     python -m benchmarks.text --run run.npz      # measure a kept run of the defaults
 """
 
@@ -21,9 +21,10 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 import engine
-from engine import language, store, text
+from engine import language, text
+from factory import store
 
-SEED = 0  # the batches' seed of the default run (engine.ship's)
+SEED = 0  # the batches' seed of the default run (factory.ship's)
 SENTENCE = "I am sure she will be very"
 
 

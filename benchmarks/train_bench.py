@@ -8,7 +8,7 @@ training step (forward, backward, Adam, the batch draw) to a forward-only floor 
 through the same batched forward, nothing else). Then the trained model's accuracy on 1,000 fresh
 sequences and its best head's share of weight on the expected keys.
 
-For induction: steps to the loss drop (engine.loss_drop_step), steps to 90 %, accuracy on 1,000
+For induction: steps to the loss drop (engine.loss_curve.loss_drop_step), steps to 90 %, accuracy on 1,000
 fresh sequences, the time, and the heads of the circuit: the layer-1 head that looks most at the
 previous token, and the layer-2 head that looks most at the keys after earlier copies of the
 current token.
@@ -28,6 +28,9 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 import engine
+import engine.loss_curve
+import engine.measure
+import engine.params
 from engine.training import DTYPE
 
 SINGLE = ("previous", "first", "reverse", "max")
@@ -46,7 +49,7 @@ def forward_floor(task: engine.Task, repeats: int = 200) -> float:
     """Median seconds of engine.forward on one default batch (the table lookup included), in training's
     arithmetic (DTYPE)."""
     initial = engine.init_params(task.config)
-    params = engine.unflatten(initial, engine.flatten(initial).astype(DTYPE))
+    params = engine.params.unflatten(initial, engine.params.flatten(initial).astype(DTYPE))
     tokens, _ = task.sample(np.random.RandomState(0), task.batch)
     times = []
     for _ in range(repeats):
@@ -61,7 +64,7 @@ def best_head(task: engine.Task, run: engine.TrainRun, keys_of=None) -> tuple[in
     tokens, targets = task.sample(np.random.RandomState(FRESH), 300)
     keys = (keys_of or task.expected_keys)(tokens)
     scored = targets >= 0 if keys_of is None else np.ones(tokens.shape, dtype=bool)
-    shares = engine.share_per_query(run.config, run.params, tokens, keys, scored)  # (L, H, Q)
+    shares = engine.measure.share_per_query(run.config, run.params, tokens, keys, scored)  # (L, H, Q)
     layer, head = np.unravel_index(shares.mean(axis=-1).argmax(), shares.shape[:2])
     best = shares[layer, head]
     return int(layer), int(head), float(best.mean()), float(np.mean(best >= 0.9))
@@ -100,10 +103,12 @@ def bench_induction(runs: int) -> bool:
         results.append(run)
     run = results[-1]
     per_step = statistics.median(walls) / run.steps
-    drop, step90 = engine.loss_drop_step(run.losses), first_step_at(run.accuracies, 0.90)
+    drop, step90 = engine.loss_curve.loss_drop_step(run.losses), first_step_at(run.accuracies, 0.90)
     accuracy = engine.evaluate("induction", run.config, run.params, n=1000, seed=FRESH)
     l1 = best_head(engine.TASKS["previous"], run, keys_of=engine.TASKS["previous"].expected_keys)
-    shares = engine.expected_share(task, run.config, run.params, *task.sample(np.random.RandomState(FRESH), 300))
+    shares = engine.measure.expected_share(
+        task, run.config, run.params, *task.sample(np.random.RandomState(FRESH), 300)
+    )
     l2_head = int(shares[1].argmax())
     cfg = run.config
     print(

@@ -12,7 +12,7 @@ import numpy as np
 
 from .attention import log_softmax, softmax
 from .config import Config
-from .evidence import head_sets, set_number, strongest
+from .evidence import strongest
 from .measure import share_per_query
 from .model import check_batch, forward
 from .params import Params
@@ -96,7 +96,7 @@ class Roles:
         }
 
     def roles(self) -> dict[str, np.ndarray]:
-        """Every measured role by name, (L, H) each (as engine.HeadScores.roles)."""
+        """Every measured role by name, (L, H) each (as engine.evidence.HeadScores.roles)."""
         return self.named()
 
     def role(self, layer: int, head: int, threshold: float = 0.5) -> tuple[str, float]:
@@ -183,8 +183,6 @@ def next_after(cfg: Config, params: Params, ids, k: int = 5, ablate=()) -> list[
 
 
 EVIDENCE_N = 256  # held-out windows the evidence is measured on (each kind)
-ROLES_VERSION = 2  # of the roles' definition (2: no forced row counts, issue 47):
-# evidence kept under another is measured again
 EVIDENCE_T = 64  # their length: the text task's training length
 
 
@@ -248,75 +246,4 @@ def evidence(cfg: Config, params: Params, digest: str, n: int = EVIDENCE_N) -> E
         base=found[0],
         heads=tuple(found[1 : 1 + L * H]),
         layers=tuple(found[1 + L * H :]),
-    )
-
-
-def evidence_arrays(found: Evidence) -> dict[str, np.ndarray]:
-    """The evidence as arrays (for a file): every role's (L, H) scores, and the knock-outs' losses in order."""
-    arrays = {f"role {name}": scores for name, scores in found.roles.named().items()}
-    losses = [(k.overall, k.second_copy) for k in (found.base, *found.heads, *found.layers)]
-    return arrays | {
-        "losses": np.array(losses, dtype=np.float64),
-        "n": np.array(found.n),
-        "roles version": np.array(ROLES_VERSION),
-    }
-
-
-def current(arrays: dict[str, np.ndarray]) -> bool:
-    """Kept evidence whose roles were measured as head_roles measures them now (ROLES_VERSION; a file from before
-    the version was kept counted row 0's forced weight)."""
-    return "roles version" in arrays and int(arrays["roles version"]) == ROLES_VERSION
-
-
-def evidence_from(arrays: dict[str, np.ndarray], cfg: Config, digest: str) -> Evidence:
-    """evidence_arrays read back (the knock-outs' sets are the order evidence() measures them in)."""
-    L, H = cfg.n_layers, cfg.num_heads
-    sets = [
-        (),
-        *(((layer, head),) for layer in range(L) for head in range(H)),
-        *(tuple((layer, head) for head in range(H)) for layer in range(L)),
-    ]
-    named = {name.removeprefix("role "): a for name, a in arrays.items() if name.startswith("role ")}
-    roles = Roles(
-        previous=named["previous token"],
-        current=named["current token"],
-        first=named["first token"],
-        last_mark=named["last punctuation"],
-        induction=named["induction (repeated span)"],
-    )
-    found = [
-        Knockout(ablate=frozenset(s), overall=float(o), second_copy=float(c))
-        for s, (o, c) in zip(sets, arrays["losses"])
-    ]
-    return Evidence(
-        digest=digest,
-        n=int(arrays["n"]),
-        roles=roles,
-        base=found[0],
-        heads=tuple(found[1 : 1 + L * H]),
-        layers=tuple(found[1 + L * H :]),
-    )
-
-
-def knockout_table(cfg: Config, params: Params, n: int = EVIDENCE_N) -> dict[str, np.ndarray]:
-    """The held-out losses with every set of the model's heads knocked out (engine.evidence.head_sets' order;
-    256 sets of 8 heads, ~1 s each), on the evidence's n windows of each kind, as arrays to keep beside the
-    weights: a knock-out of any heads is then a look-up."""
-    found = knockouts(cfg, params, head_sets(cfg), n=n)
-    return {
-        "n": np.array(n),
-        "heads": np.array([cfg.n_layers, cfg.num_heads]),
-        "losses": np.array([(k.overall, k.second_copy) for k in found], dtype=np.float64),
-    }  # (sets, 2)
-
-
-def knockout_in(arrays: dict[str, np.ndarray], cfg: Config, pairs, n: int) -> Knockout | None:
-    """knockout_table's Knockout of these (layer, head) pairs on n windows, or None when the table measured
-    another model shape or other windows, or a pair is not one of the model's heads."""
-    s = set_number(cfg, pairs)
-    if s is None or (int(arrays["n"]), tuple(int(x) for x in arrays["heads"])) != (n, (cfg.n_layers, cfg.num_heads)):
-        return None
-    overall, second = arrays["losses"][s]
-    return Knockout(
-        ablate=frozenset(tuple(int(x) for x in p) for p in pairs), overall=float(overall), second_copy=float(second)
     )

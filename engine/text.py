@@ -1,4 +1,4 @@
-"""English text for a language model: Jane Austen's six novels (assets/text/, made by engine.corpus),
+"""English text for a language model: Jane Austen's six novels (assets/text/, made by factory.corpus),
 a tokenizer for them and for typed sentences, and windows of real text to train and test on.
 
 Tokens: lowercased words (an apostrophe inside a word stays: "don't"; a final 's is a token of its
@@ -68,10 +68,10 @@ def vocabulary() -> tuple[str, ...]:
         vocab = tuple(path.read_text(encoding="utf-8").split("\n")[:-1])
     except OSError as error:
         raise ValueError(
-            f"{path} cannot be read ({error}): restore it from git or run python -m engine.corpus --build"
+            f"{path} cannot be read ({error}): restore it from git or run python -m factory.corpus --build"
         ) from error
     if len(vocab) != VOCAB_SIZE or vocab[0] != UNKNOWN:
-        raise ValueError(f"{path} must list {VOCAB_SIZE} tokens, {UNKNOWN} first: python -m engine.corpus --build")
+        raise ValueError(f"{path} must list {VOCAB_SIZE} tokens, {UNKNOWN} first: python -m factory.corpus --build")
     return vocab
 
 

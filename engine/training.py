@@ -9,13 +9,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from .config import Config
+from .loss_curve import drop_window
 from .memory import keep_freed_buffers
 from .model import backprop
 from .params import Params, flatten, frozen_copy, init_params, unflatten
 from .tasks import Task, get_task
 
 VERSION = 4  # of training's numbers: bump it when a change alters them (stored runs are then
-# trained again; rerun python -m engine.ship for the shipped ones)
+# trained again; rerun python -m factory.ship for the shipped ones)
 DTYPE = np.float32  # training's arithmetic: half the bytes of float64 and twice the numbers per vector
 # instruction, so a step takes about half as long; the run's weights are handed
 # back as float64, and the pages (and the gradient checks) compute in float64
@@ -83,94 +84,6 @@ def dense_every(steps: int, numbers: int = 0) -> int:
     return int(max(by_count, by_bytes))
 
 
-def loss_drop_step(losses, window: int | None = None) -> int:
-    """The step of the sharpest sustained fall of the loss: the step s at which the mean loss of
-    the `window` steps from s on is furthest below the mean of the `window` steps before s.
-
-    Averaging over a window (default: 5 % of the run, at least 30 steps) means one lucky batch, or
-    the first steps' fall from the random init's loss (induction: 3.8 to 2.8 in ~15 steps), does not
-    count as sustained. After a plateau
-    (as in induction) it finds the middle of the drop that ends it.
-    """
-    losses = np.asarray(losses, dtype=float)
-    window = max(30, len(losses) // 20) if window is None else window
-    if not isinstance(window, (int, np.integer)) or window < 1:
-        raise ValueError(f"window must be a whole number of steps, at least 1, got {window!r}")
-    if losses.ndim != 1 or len(losses) < 2 * window or not np.all(np.isfinite(losses)):
-        raise ValueError(f"losses must be a finite 1-d series of at least {2 * window} values")
-    means = np.convolve(
-        losses, np.ones(window) / window, mode="valid"
-    )  # (S - window + 1,): means[s] = mean of s .. s+window-1
-    fall = means[:-window] - means[window:]  # fall[s]: mean before s + window minus mean from it
-    return int(np.argmax(fall)) + window
-
-
-def fall_window(n: int) -> int:
-    """The window loss_drop_step averages a run of n steps over on the Learn page: 5 % of the run, at least 30
-    steps; a run shorter than 60 steps (2 × 30), a quarter of it."""
-    return max(1, n // 4) if n < 60 else max(30, n // 20)
-
-
-@dataclass(frozen=True)
-class Fall:
-    """The loss's steepest fall as a window sees it: of all pairs of neighbouring `window`-step stretches, the
-    pair whose mean losses differ most: steps first .. step against step + 1 .. last (steps count from 1, as
-    the curve's x axis). A statement about the run that holds whatever the window: the run's steepest
-    fall lies between first and last for windows of half and twice this one too (tests/test_learn.py)."""
-
-    window: int  # steps averaged in each stretch
-    step: int  # the last step of the earlier stretch (loss_drop_step; the dashed line)
-    before: float  # the mean loss over steps first .. step
-    after: float  # the mean loss over steps step + 1 .. last
-
-    @property
-    def first(self) -> int:
-        return self.step - self.window + 1
-
-    @property
-    def last(self) -> int:
-        return self.step + self.window
-
-    @property
-    def at_start(self) -> bool:
-        """The earlier stretch is the run's first: the loss falls fastest from its very start."""
-        return self.first == 1
-
-
-def steepest_fall(losses, window: int | None = None) -> Fall:
-    """loss_drop_step with its window (fall_window of the run's length unless told) and the two stretches'
-    mean losses."""
-    losses = np.asarray(losses, dtype=float)
-    window = fall_window(len(losses)) if window is None else window
-    step = loss_drop_step(losses, window)
-    return Fall(
-        window=int(window),
-        step=int(step),
-        before=float(losses[step - window : step].mean()),
-        after=float(losses[step : step + window].mean()),
-    )
-
-
-def drop_window(losses, share: float = 0.05) -> tuple[int, int]:
-    """(first, last) step of the loss's sharpest sustained fall (loss_drop_step): from the last window,
-    before it, whose mean is still within `share` of the whole fall of the level two windows before the
-    drop, to the first window after it whose mean is within `share` of the last window's."""
-    losses = np.asarray(losses, dtype=float)
-    window = max(10, len(losses) // 20)
-    if len(losses) < 2 * window:
-        return 0, len(losses)
-    drop = loss_drop_step(losses, window)
-    means = np.convolve(losses, np.ones(window) / window, mode="valid")  # means[s]: steps s .. s+window-1
-    before, after = means[max(0, drop - 2 * window)], means[-1]
-    fall = before - after
-    first, last = drop - window, min(drop, len(means) - 1)
-    while first > 0 and means[first] < before - share * fall:
-        first -= 1  # back to where it still sat at its level
-    while last < len(means) - 1 and means[last] > after + share * fall:
-        last += 1
-    return int(first), int(min(last + window, len(losses)))
-
-
 def sudden_drop(losses, steps: int) -> tuple[int, int] | None:
     """drop_window's (first, last) step if the drop takes at most SUDDEN of the run, else None (a language
     model's loss falls all along: no one stretch to save densely)."""
@@ -226,7 +139,7 @@ def train(
     on_progress(step, steps, losses_so_far, accuracies_so_far, latest_params) is called every few
     steps with copies, so it cannot change the run. stop: end after this many of the `steps` (the
     learning-rate schedule still spans `steps`): the first stretch of a long run, with the weights at
-    `stop` as its last checkpoint (engine.ship --check compares it with a checkpoint the shipped run keeps).
+    `stop` as its last checkpoint (factory.ship --check compares it with a checkpoint the shipped run keeps).
     """
     task = get_task(task)
     cfg = task.config if cfg is None else cfg

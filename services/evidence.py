@@ -1,8 +1,8 @@
 """What the pages prove about a trained model, measured once per set of weights and kept, named by the
 weights' digest like everything derived from them. A text model's heads' roles and what knocking each out
-costs: the shipped model's measures ship beside it (python -m engine.ship), any other model's are measured
+costs: the shipped model's measures ship beside it (python -m factory.ship), any other model's are measured
 on first need (about 20 s on one core) and kept in the disk store. A small shipped model's accuracy and
-loss with every set of its heads knocked out ship beside it too (engine.evidence.knockout_arrays), and
+loss with every set of its heads knocked out ship beside it too (engine.knockouts.knockout_arrays), and
 the shipped text model's held-out losses with every set of its heads knocked out, and every shipped run's
 heads step by step (the Learn page's replay): a look-up, on every replica and from a fresh server's first
 page. Pure Python and NumPy."""
@@ -14,8 +14,13 @@ from dataclasses import replace
 import numpy as np
 
 import engine
-from engine import language, store
+import engine.evidence
+import engine.histories
+import engine.knockouts
+from engine import language
+from engine.evidence import PositionMetrics
 from engine.sample import measured as measured_sample
+from factory import evidence_files, store
 from services.weights import Model
 
 
@@ -24,15 +29,15 @@ def text_evidence(model: Model) -> language.Evidence:
     for folder in (store.SHIPPED, store.cache_folder()):
         if folder is None:
             continue
-        arrays = store.read_evidence(store.evidence_path(folder, model.digest), model.digest)
-        if arrays is not None and language.current(arrays):  # roles measured as they are now
-            return language.evidence_from(arrays, model.config, model.digest)
+        arrays = evidence_files.read_evidence(evidence_files.evidence_path(folder, model.digest), model.digest)
+        if arrays is not None and evidence_files.current(arrays):  # roles measured as they are now
+            return evidence_files.evidence_from(arrays, model.config, model.digest)
     found = language.evidence(model.config, model.params, model.digest)
     folder = store.cache_folder()
     if folder is not None:
         try:
-            store.save_evidence(
-                language.evidence_arrays(found), model.digest, store.evidence_path(folder, model.digest)
+            evidence_files.save_evidence(
+                evidence_files.evidence_arrays(found), model.digest, evidence_files.evidence_path(folder, model.digest)
             )
         except OSError as error:
             print(f"attention-lab: could not keep the measures in {folder}: {error}", flush=True)
@@ -40,9 +45,11 @@ def text_evidence(model: Model) -> language.Evidence:
 
 
 def measures(model: Model) -> dict | None:
-    """The shipped model's measures (engine.ship: with every set of its heads knocked out, and its run's heads
+    """The shipped model's measures (factory.ship: with every set of its heads knocked out, and its run's heads
     step by step), or None: not a shipped model."""
-    arrays = store.read_evidence(store.evidence_path(store.SHIPPED, model.digest, store.MEASURES), model.digest)
+    arrays = evidence_files.read_evidence(
+        evidence_files.evidence_path(store.SHIPPED, model.digest, evidence_files.MEASURES), model.digest
+    )
     for array in (arrays or {}).values():
         array.setflags(write=False)  # kept by caches every session shares
     return arrays
@@ -50,34 +57,34 @@ def measures(model: Model) -> dict | None:
 
 def histories(model: Model, n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(K,) the run's saved steps and (K, L, H) every head's weight on the task's keys and on the previous token
-    at each, on n sequences of its task from seed (engine.evidence.history_arrays): shipped, else measured."""
+    at each, on n sequences of its task from seed (engine.histories.history_arrays): shipped, else measured."""
     found = measures(model)
     steps = [step for step, _ in model.run.checkpoints]
     if (
         found is None
-        or not engine.history_of(found, engine.history_sample(model.task, n, seed))
+        or not engine.histories.history_of(found, engine.histories.history_sample(model.task, n, seed))
         or list(found["history steps"]) != steps
     ):
-        found = engine.history_arrays(model.run, n, seed)
+        found = engine.histories.history_arrays(model.run, n, seed)
     return found["history steps"], found["history task share"], found["history previous share"]
 
 
-def metrics(model: Model, T: int, ablate, n: int, seed: int) -> engine.PositionMetrics:
+def metrics(model: Model, T: int, ablate, n: int, seed: int) -> PositionMetrics:
     """The model's loss and accuracy per position on n sequences of T tokens from seed (Task.fresh: held-out text
     where the task has some), with the heads in ablate knocked out, and their sample: read from its shipped
     knock-outs where they measured exactly this (the training length, the same sequences), else measured now
-    (engine.position_metrics)."""
+    (engine.evidence.position_metrics)."""
     task = model.task
     table = measures(model) if T == task.seq_len else None
-    kept = None if table is None else engine.knockout_from(table, model.config, ablate, n, seed)
+    kept = None if table is None else engine.knockouts.knockout_from(table, model.config, ablate, n, seed)
     if kept is not None:
         return replace(kept, sample=measured_sample(task, n, seed, T))
-    return engine.position_metrics(task, model.config, model.params, n, seed, ablate=ablate, T=T)
+    return engine.evidence.position_metrics(task, model.config, model.params, n, seed, ablate=ablate, T=T)
 
 
 def text_knockout(model: Model, ablate, n: int) -> language.Knockout:
     """A text model's held-out losses with the heads in ablate knocked out, on n windows of each kind: read from
     its shipped knock-outs of every set of heads, else measured now (~1 s)."""
     table = measures(model)
-    kept = None if table is None else language.knockout_in(table, model.config, ablate, n)
+    kept = None if table is None else evidence_files.knockout_in(table, model.config, ablate, n)
     return kept if kept is not None else language.knockouts(model.config, model.params, [ablate], n=n)[0]

@@ -3,7 +3,7 @@ training code), the same on every page of every session, after a restart and on 
 
 Where a model comes from, in this order, the first that has it:
 1. this process's memory (a model found once is kept, so every page and session gets the same object);
-2. the shipped runs (assets/weights/, python -m engine.ship): the trained presets' default runs, made in
+2. the shipped runs (assets/weights/, python -m factory.ship): the trained presets' default runs, made in
    a pinned arithmetic, so the defaults are one model on every machine, whatever its CPU;
 3. the disk store ($ATTENTION_LAB_CACHE): a run trained earlier, by this server or by another replica
    sharing the folder;
@@ -26,12 +26,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import engine
-from engine import store
+from factory import store
 from services import workers
 
 MEMORY = 32  # models kept in this process's memory (the least recently used go first)
 ORIGINS = {  # where a model's weights came from, as a page says it
-    "shipped": "the run shipped with the app (python -m engine.ship trains it; the same weights on every machine)",
+    "shipped": "the run shipped with the app (python -m factory.ship trains it; the same weights on every machine)",
     "stored": "a run trained earlier on this server with these settings, kept on disk",
     "trained here": "trained on this server with these settings",
 }
@@ -48,7 +48,7 @@ class Training:
     lr: float | None = None
 
     def key(self, cfg: engine.Config) -> dict:
-        """The run's key: everything that decides its numbers (engine.store.run_key)."""
+        """The run's key: everything that decides its numbers (factory.store.run_key)."""
         return store.run_key(self.task, cfg, self.steps, self.seed, None, self.lr)
 
     def defaults(self) -> bool:

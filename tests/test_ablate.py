@@ -14,7 +14,11 @@ import numpy as np
 import pytest
 
 import engine
-from engine import store
+import engine.attention
+import engine.block
+import engine.evidence
+import engine.measure
+from factory import store
 
 FRESH = 12345
 
@@ -57,11 +61,11 @@ def test_a_knockout_is_the_forward_with_its_concat_columns_zeroed(pairs, layer_n
     x = params.embeddings[tokens]  # (3, 7, C)
     knocked = engine.forward(cfg, params, x, ablate=pairs)
     D = cfg.d_head
-    h_in = x + engine.sinusoidal_positions(7, cfg.d_model)
+    h_in = x + engine.attention.sinusoidal_positions(7, cfg.d_model)
     for layer, block in enumerate(params.blocks):
         # the untouched block on the same input, then its concatenation's columns zeroed by hand
         one = engine.Config(**{**vars(cfg), "n_layers": 1, "positional": "none"})
-        untouched = engine.block_forward(one, block, h_in)
+        untouched = engine.block.block_forward(one, block, h_in)
         concat = np.array(untouched.concat)
         for at, h in pairs:
             if at == layer:
@@ -83,7 +87,7 @@ def test_mean_ablation_puts_the_head_mean_in_its_place():
     cfg = tiny()
     params = engine.init_params(cfg)
     tokens = np.random.RandomState(1).randint(0, cfg.vocab_size, size=(50, 6))
-    means = engine.head_means(cfg, params, tokens)  # (L, H, T, D)
+    means = engine.evidence.head_means(cfg, params, tokens)  # (L, H, T, D)
     assert means.shape == (2, 2, 6, cfg.d_head)
     plain = engine.forward(cfg, params, params.embeddings[tokens])
     for layer in range(2):  # the mean, sequence by sequence
@@ -139,12 +143,12 @@ def test_accuracy_without_a_knockout_is_counted_sequence_by_sequence():
         total += sum(1 for t in range(len(seq)) if want[t] >= 0)
     assert engine.evaluate("previous", task.config, run.params, n=40, seed=7) == pytest.approx(right / total, abs=1e-15)
     assert engine.evaluate("previous", task.config, run.params, n=40, seed=7, ablate=()) == right / total
-    metrics = engine.position_metrics("previous", task.config, run.params, n=40, seed=7)
+    metrics = engine.evidence.position_metrics("previous", task.config, run.params, n=40, seed=7)
     assert not metrics.scored[0] and metrics.scored[1:].all() and metrics.count[0] == 0
     assert (metrics.accuracy * metrics.count).sum() / metrics.count.sum() == pytest.approx(right / total, abs=1e-12)
     assert metrics.overall_accuracy == pytest.approx(right / total, abs=1e-15) and metrics.right.sum() == right
     for ablate in ((), ((0, 0),)):  # the model view's number: evaluate's
-        knocked = engine.position_metrics("previous", task.config, run.params, n=40, seed=7, ablate=ablate)
+        knocked = engine.evidence.position_metrics("previous", task.config, run.params, n=40, seed=7, ablate=ablate)
         assert knocked.overall_accuracy == pytest.approx(
             engine.evaluate("previous", task.config, run.params, n=40, seed=7, ablate=ablate), abs=1e-15
         )
@@ -171,7 +175,7 @@ def test_head_scores_match_plain_loops():
     task = engine.Task(**{**vars(engine.TASKS["previous"]), "config": cfg})
     params = engine.init_params(cfg)
     tokens = np.random.RandomState(3).randint(0, cfg.vocab_size, size=(3, 7))
-    scores = engine.head_scores(cfg, params, tokens, task)
+    scores = engine.evidence.head_scores(cfg, params, tokens, task)
     half = 3
     repeated = [list(seq[:half]) * 2 for seq in tokens]
     for layer in range(2):
@@ -210,21 +214,21 @@ def test_removing_either_layers_heads_breaks_induction(induction):
     assert whole >= 0.9, f"the untouched model: {whole:.3f}"
     for layer in range(2):
         both = {(layer, 0), (layer, 1)}
-        for mode in engine.ABLATE_MODES:
+        for mode in engine.evidence.ABLATE_MODES:
             accuracy = engine.evaluate("induction", cfg, params, n=1000, seed=FRESH, ablate=both, ablate_mode=mode)
             assert accuracy < 0.3, f"layer {layer}'s heads removed ({mode}): {accuracy:.3f}"
 
 
 def test_induction_loss_falls_in_the_repeated_half_and_heads_have_roles(induction):
     cfg, params = induction.config, induction.params
-    metrics = engine.position_metrics("induction", cfg, params, n=500, seed=FRESH)
+    metrics = engine.evidence.position_metrics("induction", cfg, params, n=500, seed=FRESH)
     T = len(metrics.scored)
     assert not metrics.scored[:2].any() and metrics.scored[T // 2]
     assert metrics.loss[metrics.scored].mean() < 0.5  # the scored (repeated) positions
     first_half, second_half = metrics.next_loss[: T // 2].mean(), metrics.next_loss[T // 2 :].mean()
     assert second_half < first_half - 1.0, (first_half, second_half)
     tokens, _ = engine.TASKS["induction"].sample(np.random.RandomState(FRESH), 200)
-    scores = engine.head_scores(cfg, params, tokens, "induction")
+    scores = engine.evidence.head_scores(cfg, params, tokens, "induction")
     assert max(scores.previous[0]) >= 0.5 and scores.role(0, int(np.argmax(scores.previous[0])))[0] == "previous token"
     assert max(scores.induction[1]) >= 0.7
 
@@ -232,7 +236,7 @@ def test_induction_loss_falls_in_the_repeated_half_and_heads_have_roles(inductio
 def test_the_pages_traces_take_knockouts_too():
     task = engine.TASKS["previous"]
     cfg, params = task.config, engine.init_params(task.config)
-    stack = engine.task_stack(task, cfg, params, [0, 1, 2, 1], ablate={(0, 0)})
+    stack = engine.measure.task_stack(task, cfg, params, [0, 1, 2, 1], ablate={(0, 0)})
     assert stack.layers[0].knocked == (0,) and not stack.layers[0].concat.any()  # one head: nothing left
     words = engine.run(cfg, ["A", "B", "C", "B"], params, ablate={(0, 0)})
     np.testing.assert_allclose(words.logits, stack.logits, rtol=0, atol=1e-12)

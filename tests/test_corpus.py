@@ -1,4 +1,4 @@
-"""engine.corpus, which makes assets/text/ from the Debian package: its reader of R's serialization
+"""factory.corpus, which makes assets/text/ from the Debian package: its reader of R's serialization
 (fed bytes packed here by hand) and its cleaning of a novel's lines."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import gzip
 import struct
 import zlib
 
-from engine import corpus
+from factory import corpus
 
 
 def chars(text: str) -> bytes:
@@ -86,7 +86,7 @@ def test_cleaning_keeps_the_chapters_paragraphs():
 def test_the_text_readme_states_what_the_shipped_files_hold():
     """Issue 47 item 4: assets/text/README.md said 10,269 paragraphs and 863,000 tokens (87.9 %) where the shipped
     files hold 10,000 paragraphs and 867,478 tokens (88.0 % known). Every figure it gives about the shipped
-    files is the one engine.corpus.figures reads from them now; Austen's row of the comparison too."""
+    files is the one factory.corpus.figures reads from them now; Austen's row of the comparison too."""
     from engine import text
 
     readme = (text.FOLDER / "README.md").read_text(encoding="utf-8")

@@ -10,6 +10,8 @@ import pyarrow as pa
 import pytest
 
 import engine
+import engine.loss_curve
+import engine.measure
 from conftest import PAGES, assert_clean, formulas, open_app, open_switches
 from ui.charts import run_charts
 from ui.shell import presets, site, state, url
@@ -200,13 +202,13 @@ def test_learn_page_trains_induction_and_names_the_drop_and_the_two_heads():
 
     task = engine.TASKS["induction"]
     run = compute.train(task.config, presets.training("trained-induction")).run
-    fall = engine.steepest_fall(run.losses)
+    fall = engine.loss_curve.steepest_fall(run.losses)
     notice = next(s.value for s in at.success if "What to notice" in s.value)
     assert f"falls most from steps {fall.first}–{fall.step}" in notice
     assert f"averaged over {fall.window} steps" in notice.lower()
     tokens, targets = task.sample(np.random.RandomState(compute.SHARE_SEED), compute.SHARE_SEQUENCES)
-    induction = engine.expected_share(task, run.config, run.params, tokens, targets)  # (L, H)
-    previous = engine.share_per_query(
+    induction = engine.measure.expected_share(task, run.config, run.params, tokens, targets)  # (L, H)
+    previous = engine.measure.share_per_query(
         run.config,
         run.params,
         tokens,

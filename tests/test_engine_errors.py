@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 
 import engine
+import engine.config
+import engine.tokens
 from engine import analysis, experiments
 from engine.config import MAX_D_FF, MAX_D_MODEL, MAX_SEED
 
@@ -33,25 +35,25 @@ def test_heads_that_do_not_divide_d_model():
 
 
 def test_valid_head_counts():
-    assert engine.valid_head_counts(12) == [1, 2, 3, 4, 6, 12]
-    assert engine.valid_head_counts(12, max_heads=4) == [1, 2, 3, 4]
-    assert engine.valid_head_counts(12, max_heads=5) == [1, 2, 3, 4]
-    assert engine.valid_head_counts(12, max_heads=100) == [1, 2, 3, 4, 6, 12]
-    assert engine.valid_head_counts(1) == [1]
-    assert engine.valid_head_counts(13) == [1, 13]
+    assert engine.config.valid_head_counts(12) == [1, 2, 3, 4, 6, 12]
+    assert engine.config.valid_head_counts(12, max_heads=4) == [1, 2, 3, 4]
+    assert engine.config.valid_head_counts(12, max_heads=5) == [1, 2, 3, 4]
+    assert engine.config.valid_head_counts(12, max_heads=100) == [1, 2, 3, 4, 6, 12]
+    assert engine.config.valid_head_counts(1) == [1]
+    assert engine.config.valid_head_counts(13) == [1, 13]
     for d in range(1, 40):
-        for h in engine.valid_head_counts(d):
+        for h in engine.config.valid_head_counts(d):
             assert engine.Config(d_model=d, num_heads=h, d_ff=4).d_head * h == d
 
 
 @pytest.mark.parametrize("bad", [0, -3, 2.5, "12", True, None])
 def test_valid_head_counts_refuses_bad_d_model(bad):
-    refuses("d_model must be a positive whole number", engine.valid_head_counts, bad)
+    refuses("d_model must be a positive whole number", engine.config.valid_head_counts, bad)
 
 
 @pytest.mark.parametrize("bad", [0, -1, 2.5, "3", True])
 def test_valid_head_counts_refuses_bad_max_heads(bad):
-    refuses("max_heads must be a positive whole number", engine.valid_head_counts, 12, bad)
+    refuses("max_heads must be a positive whole number", engine.config.valid_head_counts, 12, bad)
 
 
 # --------------------------------------------------------------------------- sizes
@@ -157,7 +159,7 @@ def test_empty_token_list():
 
 def test_empty_string_token():
     refuses("empty word", engine.run, engine.Config(), ["AI", "", "models"])
-    refuses("empty word", engine.token_id, engine.Config(), "")
+    refuses("empty word", engine.tokens.token_id, engine.Config(), "")
 
 
 def test_a_sentence_string_is_not_a_token_list():
@@ -187,16 +189,16 @@ def test_token_ids_at_the_vocabulary_edges_are_accepted():
 
 def test_too_many_tokens():
     refuses(
-        ["too many", f"at most {engine.MAX_TOKENS}"],
+        ["too many", f"at most {engine.config.MAX_TOKENS}"],
         engine.run,
         engine.Config(d_model=2, num_heads=1, d_ff=1),
-        ["AI"] * (engine.MAX_TOKENS + 1),
+        ["AI"] * (engine.config.MAX_TOKENS + 1),
     )
 
 
 def test_max_tokens_is_accepted():
     cfg = engine.Config(d_model=2, num_heads=1, d_ff=1)
-    assert engine.run(cfg, ["AI"] * engine.MAX_TOKENS).layers[0].T == engine.MAX_TOKENS
+    assert engine.run(cfg, ["AI"] * engine.config.MAX_TOKENS).layers[0].T == engine.config.MAX_TOKENS
 
 
 @pytest.mark.parametrize("bad", [None, 3, b"AI builds", ["AI", "builds"]])
@@ -204,15 +206,15 @@ def test_tokenize_needs_a_string(bad):
     refuses("must be a string", engine.tokenize, bad)
 
 
-@pytest.mark.parametrize("bad", [0, -1, engine.MAX_TOKENS + 1, 2.5, "5", None, True, float("nan")])
+@pytest.mark.parametrize("bad", [0, -1, engine.config.MAX_TOKENS + 1, 2.5, "5", None, True, float("nan")])
 def test_fit_length_bad_length(bad):
-    refuses(["sequence length", f"between 1 and {engine.MAX_TOKENS}"], engine.fit_length, ["AI"], bad)
+    refuses(["sequence length", f"between 1 and {engine.config.MAX_TOKENS}"], engine.tokens.fit_length, ["AI"], bad)
 
 
 def test_fit_length_good_lengths():
-    assert engine.fit_length(["AI", "builds"], 1) == (["AI"], -1)
-    assert engine.fit_length(["AI"], 3) == (["AI", engine.FILLER[0], engine.FILLER[1]], 2)
-    assert engine.fit_length(["AI"], np.int64(1)) == (["AI"], 0)
+    assert engine.tokens.fit_length(["AI", "builds"], 1) == (["AI"], -1)
+    assert engine.tokens.fit_length(["AI"], 3) == (["AI", engine.tokens.FILLER[0], engine.tokens.FILLER[1]], 2)
+    assert engine.tokens.fit_length(["AI"], np.int64(1)) == (["AI"], 0)
 
 
 # --------------------------------------------------------------------------- presets
@@ -243,8 +245,14 @@ def test_forward_wrong_x_shape(part4, shape):
 
 def test_forward_empty_and_oversized_x(part4):
     cfg, params = part4
-    refuses(["0 tokens", f"1..{engine.MAX_TOKENS}"], engine.forward, cfg, params, np.zeros((0, 16)))
-    refuses([f"{engine.MAX_TOKENS + 1} tokens"], engine.forward, cfg, params, np.zeros((engine.MAX_TOKENS + 1, 16)))
+    refuses(["0 tokens", f"1..{engine.config.MAX_TOKENS}"], engine.forward, cfg, params, np.zeros((0, 16)))
+    refuses(
+        [f"{engine.config.MAX_TOKENS + 1} tokens"],
+        engine.forward,
+        cfg,
+        params,
+        np.zeros((engine.config.MAX_TOKENS + 1, 16)),
+    )
 
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import engine
+import engine.config
 
 REL = 1e-9  # relative tolerance, measured against the largest entry of the stage being compared
 WORDS = ("AI", "builds", "neural", "models", "the", "cat", "sat", "on", "mat", "qubit", "naïve", "🙂")
@@ -133,7 +134,7 @@ def random_case(seed: int):
     d_model = rnd.randint(1, 24)
     cfg = engine.Config(
         d_model=d_model,
-        num_heads=rnd.choice(engine.valid_head_counts(d_model)),
+        num_heads=rnd.choice(engine.config.valid_head_counts(d_model)),
         d_ff=rnd.randint(1, 20),
         seed=rnd.randrange(2**32),
         causal=rnd.random() < 0.5,

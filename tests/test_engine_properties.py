@@ -11,6 +11,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies
 
 import engine
+import engine.config
+import engine.presets
 from engine import analysis, experiments
 
 FEW = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -26,7 +28,7 @@ def configs(draw, *, causal=None, positional=None, residual=None, max_scale=5.0,
     C = draw(strategies.integers(*d_model))
     return engine.Config(
         d_model=C,
-        num_heads=draw(strategies.sampled_from(engine.valid_head_counts(C))),
+        num_heads=draw(strategies.sampled_from(engine.config.valid_head_counts(C))),
         d_ff=draw(strategies.integers(1, 20)),
         seed=draw(strategies.integers(0, 2**32 - 1)),
         causal=draw(strategies.booleans()) if causal is None else causal,
@@ -396,7 +398,7 @@ def test_a_different_word_gets_a_different_vector(cfg, pair):
 def test_id_and_its_word_share_a_vector():
     preset = engine.PRESETS["day33"]
     by_id = engine.run(preset.config, list(range(10))).layers[0].x
-    by_word = engine.run(preset.config, list(engine.DAY33_VOCAB)).layers[0].x
+    by_word = engine.run(preset.config, list(engine.presets.DAY33_VOCAB)).layers[0].x
     assert np.array_equal(by_id, by_word)
     assert len({tuple(row) for row in by_id}) == 10
 

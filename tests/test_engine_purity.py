@@ -1,5 +1,5 @@
-"""The engine is plain NumPy, and the services beside it plain Python: importing and running them pulls in no
-app or dataframe library."""
+"""The engine is plain NumPy, and the factory and the services beside it plain Python: importing and running them
+pulls in no app or dataframe library."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ PROBE = """
 import json, sys
 import engine
 from engine import analysis, experiments
+from factory import corpus, ship, shipped_measures, store, shown
 from services import weights, workers
 trace = engine.run_preset("part4").layers[0]
 analysis.extend(engine.PRESETS["day33"].config, engine.PRESETS["day33"].tokens, 9)

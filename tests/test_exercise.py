@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import engine
+import engine.tokens
 from conftest import assert_clean, loaded_by, open_app, tables
 from engine import analysis, exercise
 from ui.prose import text
@@ -24,7 +25,7 @@ PART4 = engine.PRESETS["part4"]
 
 
 def words_of(preset) -> list[str]:
-    return [engine.label(preset.config, t) for t in preset.tokens]
+    return [engine.tokens.label(preset.config, t) for t in preset.tokens]
 
 
 def plain_factors(cfg, tokens, new, head: int) -> list[float]:
@@ -284,7 +285,7 @@ def test_reveal_shows_the_independent_factors_and_names_the_right_token(params, 
     assert list(table["query"]) == words_of(preset)
     lost = [1 - f for f in expected]
     loser = words_of(preset)[lost.index(max(lost))]
-    new = engine.display_labels(words_of(preset) + [engine.label(preset.config, preset.next_token)])[-1]
+    new = engine.tokens.display_labels(words_of(preset) + [engine.tokens.label(preset.config, preset.next_token)])[-1]
     sentence = next(m.value for m in at.markdown if "took the most attention" in m.value)
     assert f"Appending ‘{md(new)}’ took the most attention from ‘{md(loser)}’" in sentence
     assert at.success[0].value.startswith("**You predicted:** Each old row is multiplied")

@@ -9,6 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies
 
 import engine
+import engine.attention
+import engine.tokens
 from conftest import assert_clean, loaded_by, open_app, tables
 from engine import analysis
 from engine import experiments as xp
@@ -84,7 +86,7 @@ def test_rows_match_the_trace():
     assert r.scaled.config.scale_scores and not r.unscaled.config.scale_scores
     assert r.scaled.config.init_scale == r.unscaled.config.init_scale == 3.0
     assert np.allclose(r.peak_scaled, r.scaled.weights.max(axis=-1))
-    assert np.allclose(r.entropy_unscaled, engine.row_entropy(r.unscaled.weights))
+    assert np.allclose(r.entropy_unscaled, engine.attention.row_entropy(r.unscaled.weights))
     assert np.allclose(r.entropy_uniform, np.log2(DAY33.config.vocab_size / 2))  # 5 keys, no mask
 
 
@@ -106,7 +108,7 @@ def test_one_hot_ignores_rows_with_a_single_visible_key():
     assert r.choice_rows == 2 * 3
     weights = np.array([[1.0, 0.0], [0.95, 0.05]])
     assert xp.nearly_one_hot(weights).tolist() == [True, True]
-    assert xp.nearly_one_hot(weights, engine.causal_visible(2)).tolist() == [False, True]
+    assert xp.nearly_one_hot(weights, engine.attention.causal_visible(2)).tolist() == [False, True]
 
 
 def test_init_sweep_grows_from_uniform_to_one_hot():
@@ -157,7 +159,7 @@ def test_encoding_is_shown_for_at_least_32_positions():
     short = xp.positions_test(PART4.config, PART4.tokens, 0)
     assert short.encoding.shape == (32, 16)
     assert np.array_equal(short.encoding[:4], short.encoded.original.positions)
-    long_words = engine.fit_length([], 40)[0]
+    long_words = engine.tokens.fit_length([], 40)[0]
     assert xp.positions_test(PART4.config, long_words, 0).encoding.shape == (40, 16)
 
 
@@ -179,7 +181,7 @@ def test_repeated_words_differ_only_by_their_positions():
 )
 def test_position_free_blocks_are_permutation_equivariant(d_model, T, seed, scale, layer_norm):
     cfg = replace(PART4.config, d_model=d_model, num_heads=2, seed=seed, scale_scores=scale, layer_norm=layer_norm)
-    words = engine.fit_length(["x", "y", "z", "w"], T)[0]
+    words = engine.tokens.fit_length(["x", "y", "z", "w"], T)[0]
     words = [f"{w}{i}" for i, w in enumerate(words)]  # all different
     pt = xp.positions_test(cfg, words, seed)
     assert pt.plain.weights_error <= ROUNDING and pt.plain.output_error <= 1e-10
@@ -231,7 +233,7 @@ def test_growing_matches_prefix_runs():
 )
 def test_causal_properties_hold_for_any_block(d_model, T, seed, positional, init):
     cfg = replace(PART4.config, d_model=d_model, num_heads=2, seed=seed, positional=positional, init_scale=init)
-    ct = xp.causal_test(cfg, engine.fit_length([], T)[0])
+    ct = xp.causal_test(cfg, engine.tokens.fit_length([], T)[0])
     assert np.allclose(ct.row_sums, 1.0, atol=ROUNDING)
     assert ct.hidden_weight == 0.0
     assert ct.renorm_error <= 1e-9

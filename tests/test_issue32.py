@@ -219,10 +219,11 @@ def test_defect11_every_pair_tied_with_the_largest_score_is_named(page, stage):
 def test_defect12_roles_caption_says_what_the_induction_score_is_measured_on():
     """The caption's description, done by hand, gives the engine's induction score."""
     import engine
+    import engine.histories
     from ui.prose import knockout as knockout_words
 
     said = knockout_words.roles_caption(
-        engine.history_sample("induction", compute.SHARE_SEQUENCES, compute.SHARE_SEED), 16
+        engine.histories.history_sample("induction", compute.SHARE_SEQUENCES, compute.SHARE_SEED), 16
     )
     assert "random" not in said and "first half of each of these sequences followed by itself" in said
     assert "the task's own tokens" in said

@@ -291,8 +291,8 @@ BEHIND = {
     (
         "ui/sections/learn/words.py",
         "pinned arithmetic, so these are the same weights on every machine",
-    ): "engine.ship --check",
-    ("ui/sections/learn/words.py", "so every machine shows the same model"): "engine.ship --check",
+    ): "factory.ship --check",
+    ("ui/sections/learn/words.py", "so every machine shows the same model"): "factory.ship --check",
     ("ui/prose/preset_notes.py", "draws the embedding table first, so a new seed redraws X too"): "the seed's order",
     (
         "ui/prose/preset_notes.py",

@@ -1,4 +1,4 @@
-"""Issue 47 (a lecturer's read), the Learn page's part: a figure carries its sample (engine.Sample, worded by
+"""Issue 47 (a lecturer's read), the Learn page's part: a figure carries its sample (engine.sample.Sample, worded by
 ui.prose.sample), the text model's loss by position says its held-out windows (item 2), the loss's steepest fall
 is stated as its window sees it and holds for other windows (7), the text model's roles on the Learn page are
 measured on held-out text (8), no role score counts a forced row (13), a range with equal ends is one number
@@ -14,9 +14,14 @@ import numpy as np
 import pytest
 
 import engine
+import engine.evidence
+import engine.histories
+import engine.loss_curve
+import engine.sample
 from conftest import open_learn, shipped_model
-from engine import language, ship, store
+from engine import language
 from engine.text import REPEAT_SHARE, corpus
+from factory import evidence_files, shipped_runs, store
 from services import evidence
 from ui import compute
 from ui.prose.numbers import from_to
@@ -64,13 +69,13 @@ def test_every_measure_carries_the_sample_it_was_drawn_from():
 
 
 def test_a_samples_words_say_what_it_is():
-    text = engine.Sample("text", 256, 64, 1, held_out=True)
+    text = engine.sample.Sample("text", 256, 64, 1, held_out=True)
     assert said(text) == "256 64-token windows of held-out text"
-    assert said(engine.Sample("text", 50, 64, 2, True, 0.5)) == (
+    assert said(engine.sample.Sample("text", 50, 64, 2, True, 0.5)) == (
         "50 64-token windows of held-out text, 50% of them repeating a span of their text"
     )
-    assert said(engine.Sample("text", 50, 64, 2, False)) == "50 64-token windows of the training chapters"
-    assert said(engine.Sample("induction", 1000, 16, 1, False)) == "1,000 fresh 16-token sequences"
+    assert said(engine.sample.Sample("text", 50, 64, 2, False)) == "50 64-token windows of the training chapters"
+    assert said(engine.sample.Sample("induction", 1000, 16, 1, False)) == "1,000 fresh 16-token sequences"
 
 
 @pytest.mark.parametrize(
@@ -107,7 +112,7 @@ def test_the_learn_page_names_each_figures_sample(params, task):
 def test_a_range_whose_ends_are_equal_is_one_number():
     assert from_to(256, 256) == "256" and from_to(1000, 1000) == "1,000" and from_to(12, 1000) == "12 to 1,000"
     assert from_to(0.5, 0.5, ".2f") == "0.50" and from_to(0.5, 0.75, ".2f") == "0.50 to 0.75"
-    sample = engine.Sample("text", 256, 64, 1, True)
+    sample = engine.sample.Sample("text", 256, 64, 1, True)
     scored = np.ones(4, dtype=bool)
     said_ = learn_knockout_words.by_position(
         np.arange(4.0), np.zeros(4), scored, np.full(4, 256), "English text", sample
@@ -124,7 +129,7 @@ def test_the_text_runs_heads_are_followed_on_held_out_text_and_ship_so():
     sample = compute.followed(model)
     assert sample.held_out and sample.repeats == REPEAT_SHARE and sample.T == model.task.seq_len
     kept = evidence.measures(model)
-    assert engine.history_of(kept, sample) and bool(kept["history held out"])
+    assert engine.histories.history_of(kept, sample) and bool(kept["history held out"])
     tokens, _ = sample.draw()
     text = corpus()
     held_out = set(text.starts[text.start_held_out].tolist())
@@ -136,11 +141,14 @@ def test_the_text_runs_heads_are_followed_on_held_out_text_and_ship_so():
     )
     last = model.run.checkpoints[-1][1]
     np.testing.assert_allclose(
-        kept["history previous share"][-1], engine.previous_share(model.config, last, tokens), rtol=0, atol=1e-9
+        kept["history previous share"][-1],
+        engine.evidence.previous_share(model.config, last, tokens),
+        rtol=0,
+        atol=1e-9,
     )
-    assert not engine.history_of(kept, engine.Sample("text", sample.n, sample.T, sample.seed, False))
+    assert not engine.histories.history_of(kept, engine.sample.Sample("text", sample.n, sample.T, sample.seed, False))
     letters = evidence.measures(shipped("induction"))
-    assert engine.history_of(letters, compute.followed(shipped("induction")))
+    assert engine.histories.history_of(letters, compute.followed(shipped("induction")))
 
 
 # --------------------------------------------------------------------------- item 13: no forced row in a role
@@ -157,8 +165,8 @@ def test_no_role_score_counts_a_forced_row():
     np.testing.assert_allclose(roles.current, own[..., 1:].mean(axis=(1, 3)), rtol=0, atol=1e-12)
     assert np.all(roles.current < own.mean(axis=(1, 3)))  # counting row 0's forced 1 raised it
     assert not language.chosen_queries(cfg, n, T)[:, 0].any() and language.chosen_queries(cfg, n, T)[:, 1:].all()
-    kept = store.read_evidence(store.evidence_path(store.SHIPPED, model.digest), model.digest)
-    found = language.evidence_from(kept, cfg, model.digest)
+    kept = evidence_files.read_evidence(evidence_files.evidence_path(store.SHIPPED, model.digest), model.digest)
+    found = evidence_files.evidence_from(kept, cfg, model.digest)
     assert found.n == compute.TEXT_N
     now = language.head_roles(cfg, params, n=found.n)
     for name, scores in now.named().items():
@@ -170,13 +178,13 @@ def _shipped_runs():
     """Every task's shipped run of its own model (the one-layer run beside induction's stack shows no loss
     sentence: the page gives its accuracy only)."""
     for name in engine.TASKS:
-        for one in ship.runs(name):
+        for one in shipped_runs.runs(name):
             if one.config != engine.TASKS[name].config:
                 continue
             run = store.read(
                 store.SHIPPED / one.file,
                 one.config,
-                store.run_key(name, one.config, engine.TASKS[name].steps, ship.SEED),
+                store.run_key(name, one.config, engine.TASKS[name].steps, shipped_runs.SEED),
             )
             if run is not None:
                 yield one.file, run
@@ -188,7 +196,7 @@ def test_the_steepest_fall_holds_for_windows_of_half_and_twice_the_size(file, ru
     read back from the sentence, that range holds the steepest fall of the run's raw losses seen through windows
     of half and twice the size too (the old 'falls fastest at step 125' was the window's own first step)."""
     losses = np.asarray(run.losses, dtype=float)
-    found = engine.steepest_fall(losses)
+    found = engine.loss_curve.steepest_fall(losses)
     sentence = learn_words.plateau(losses, found)
     window, first, step, after, last = (
         int(x)
@@ -204,7 +212,7 @@ def test_the_steepest_fall_holds_for_windows_of_half_and_twice_the_size(file, ru
     )
     for other in (max(1, window // 2), window, 2 * window):
         if 2 * other <= len(losses):
-            assert first - 1 <= engine.loss_drop_step(losses, other) <= last, (other, sentence)
+            assert first - 1 <= engine.loss_curve.loss_drop_step(losses, other) <= last, (other, sentence)
     if found.at_start:
         assert "at the very start of the run" in sentence
 
@@ -213,10 +221,10 @@ def test_the_text_runs_fall_is_at_its_start_whatever_the_window():
     """The English text's loss falls fastest from its very start: for every window the steepest fall is the
     first one the window can see; the page says so instead of naming the window's own length as a step."""
     losses = np.asarray(shipped("text").run.losses)
-    found = engine.steepest_fall(losses)
+    found = engine.loss_curve.steepest_fall(losses)
     assert found.at_start and found.first == 1
     for window in (found.window // 4, found.window // 2, found.window, 2 * found.window):
-        assert engine.loss_drop_step(losses, window) == window
+        assert engine.loss_curve.loss_drop_step(losses, window) == window
     assert f"falls fastest at step {found.step}" not in learn_words.plateau(losses, found)
 
 
@@ -224,10 +232,10 @@ def test_evidence_kept_before_roles_left_out_forced_rows_is_measured_again(tmp_p
     """A text model's evidence kept under the old roles (row 0's forced weight counted: no 'roles version') is not
     read: services.evidence measures it again, so a server's store cannot show the old 'current token'."""
     model = shipped("text")
-    kept = store.read_evidence(store.evidence_path(store.SHIPPED, model.digest), model.digest)
-    assert language.current(kept) and int(kept["roles version"]) == language.ROLES_VERSION
+    kept = evidence_files.read_evidence(evidence_files.evidence_path(store.SHIPPED, model.digest), model.digest)
+    assert evidence_files.current(kept) and int(kept["roles version"]) == evidence_files.ROLES_VERSION
     old = {name: array for name, array in kept.items() if name not in ("roles version", "header", "checksum")}
-    store.save_evidence(old, model.digest, store.evidence_path(tmp_path, model.digest))
+    evidence_files.save_evidence(old, model.digest, evidence_files.evidence_path(tmp_path, model.digest))
     monkeypatch.setattr(store, "SHIPPED", tmp_path)
     monkeypatch.setattr(store, "cache_folder", lambda: None)
     measured = object()

@@ -12,6 +12,10 @@ import pyarrow as pa
 import pytest
 
 import engine
+import engine.evidence
+import engine.histories
+import engine.loss_curve
+import engine.measure
 from conftest import PAGES, assert_clean, open_app, tables
 from ui import compute
 from ui.shell import presets, site, state, url
@@ -164,7 +168,7 @@ def test_predictions_table_shows_every_position_with_the_models_probabilities():
     run = compute.train(task.config, presets.Training(task="previous", steps=60, lr=task.lr))
     words_ = presets.sample_words(task, task.seq_len)
     ids = [task.vocab.index(w) for w in words_]
-    probs = engine.task_stack(task, task.config, run.params, ids).probs
+    probs = engine.measure.task_stack(task, task.config, run.params, ids).probs
     assert list(frame["token"]) == list(words_) and len(frame) == task.seq_len
     assert list(frame["scored"]) == ["no"] + ["yes"] * (task.seq_len - 1)  # position 0 has no previous
     assert list(frame["predicted"]) == [task.vocab[i] for i in probs.argmax(-1)]
@@ -241,7 +245,7 @@ def test_untrained_notice_counts_the_even_rows():
         at = _learn({"task": name, "train_seed": "4321"})  # a run nobody trained: step 0 shown
         task = engine.TASKS[name]
         ids = [task.vocab.index(w) for w in presets.sample_words(task, task.seq_len)]
-        stack = engine.task_stack(task, task.config, engine.init_params(task.config), ids)
+        stack = engine.measure.task_stack(task, task.config, engine.init_params(task.config), ids)
         even = total = 0
         for layer in stack.layers:
             for h in range(layer.num_heads):
@@ -283,7 +287,7 @@ def test_plateau_is_described_as_measured():
     losses = np.r_[
         np.linspace(3.0, 2.7, 40), 2.7 + 0.02 * rng.randn(360), np.linspace(2.7, 0.3, 60), 0.3 + 0.02 * rng.randn(240)
     ]
-    said = learn_words.plateau(losses, engine.steepest_fall(losses))
+    said = learn_words.plateau(losses, engine.loss_curve.steepest_fall(losses))
     start, stop = (int(x) for x in re.search(r"from step (\d+) to step (\d+)", said).groups())
     assert start <= 45 and 380 <= stop <= 420  # flat from 40 to 400 (not drop // 3)
     window = max(10, len(losses) // 20)
@@ -291,10 +295,10 @@ def test_plateau_is_described_as_measured():
     assert f"between {means.min():.2f} and {means.max():.2f}" in said
     assert f"to {losses[-window:].mean():.2f} over the last {window} steps" in said
     assert "plateau" not in learn_words.plateau(
-        np.linspace(3, 0.1, 400), engine.steepest_fall(np.linspace(3, 0.1, 400))
+        np.linspace(3, 0.1, 400), engine.loss_curve.steepest_fall(np.linspace(3, 0.1, 400))
     )
     sloped = np.r_[np.linspace(3.0, 2.0, 300), np.linspace(2.0, 0.3, 60), 0.3 + 0.02 * rng.randn(340)]
-    said = learn_words.plateau(sloped, engine.steepest_fall(sloped))
+    said = learn_words.plateau(sloped, engine.loss_curve.steepest_fall(sloped))
     assert "plateau" not in said and f"averages {sloped[:35].mean():.2f} over the first 35 steps" in said
 
 
@@ -306,7 +310,7 @@ def test_circuit_names_every_head_from_the_measurements():
     losses = np.linspace(3, 1, 200)
     said = learn_words.depth_notice(
         losses,
-        engine.steepest_fall(losses),
+        engine.loss_curve.steepest_fall(losses),
         steps,
         shares,
         previous,
@@ -315,7 +319,7 @@ def test_circuit_names_every_head_from_the_measurements():
         "induction",
         "",
         engine.sample.measured("induction", 1000, 1),
-        engine.history_sample("induction"),
+        engine.histories.history_sample("induction"),
     )
     assert "layer 0 head 0 (77%) and layer 0 head 1 (68%) put more than half" in said
     assert "layer 1 head 0 (92%) and layer 1 head 1 (96%) put more than half on the keys of 'induction'" in said
@@ -524,7 +528,7 @@ def test_induction_needs_its_first_layer():
     task = engine.TASKS["induction"]
     params = compute.train(task.config, presets.training("trained-induction")).params
     tokens, targets = task.sample(np.random.RandomState(compute.SHARE_SEED), compute.SHARE_SEQUENCES)
-    scores = engine.head_scores(task.config, params, tokens, task, targets)
+    scores = engine.evidence.head_scores(task.config, params, tokens, task, targets)
     for i, (layer, head) in enumerate([(0, 0), (0, 1), (1, 0), (1, 1)]):
         name, score = scores.role(layer, head, 0.5)
         shown = roles["strongest measured role"][i].replace("\\", "")
@@ -558,7 +562,7 @@ def test_learn_page_shows_loss_and_accuracy_by_position():
     data = pa.ipc.open_stream(next(d for d in chart.proto.datasets if d.name == "pos").data.data).read_all()
     task = engine.TASKS["previous"]
     run = compute.train(task.config, presets.Training(task="previous", steps=60, lr=task.lr))
-    metrics = engine.position_metrics(task, task.config, run.params, 1000, 1)
+    metrics = engine.evidence.position_metrics(task, task.config, run.params, 1000, 1)
     assert data.column("position").to_pylist() == list(range(1, task.seq_len))  # position 0 is never scored
     np.testing.assert_allclose(data.column("loss").to_numpy(), metrics.loss[1:])
     np.testing.assert_allclose(data.column("accuracy").to_numpy(), metrics.accuracy[1:])

@@ -3,7 +3,7 @@ services.handle.Handle on View.model), compute's cached functions take it, and o
 Learn page's explicit calls start a training.
 
 * one render of each page under a trained preset (cold caches) looks the weights up once per distinct model
-  and computes each stack once per distinct argument (engine.run and engine.task_stack, counted);
+  and computes each stack once per distinct argument (engine.run and engine.measure.task_stack, counted);
 * every cached function of ui/compute.py and ui/compute_experiments.py that derives a number from weights
   takes the model handle (a function on a trained run's own measures takes its Model, the handle's .trained:
   both are keyed by the weights' digest), and none takes a Training, which would resolve weights itself;
@@ -27,8 +27,9 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 import engine
+import engine.measure
 from conftest import APP, ROOT, assert_clean
-from engine import store
+from factory import store
 from services import weights, workers
 from services.handle import Handle
 from services.weights import Model, Training
@@ -66,9 +67,9 @@ def render(page: site.Page, params: dict[str, str], before=None) -> AppTest:
 # --------------------------------------------------------------------------- (a) once per model, once per argument
 @pytest.fixture
 def counted(monkeypatch):
-    """Counters of weights.find per (config, training) and of engine.run / engine.task_stack per argument."""
+    """Counters of weights.find per (config, training) and of engine.run / engine.measure.task_stack per argument."""
     finds, stacks = collections.Counter(), collections.Counter()
-    real_find, real_run, real_task_stack = weights.find, engine.run, engine.task_stack
+    real_find, real_run, real_task_stack = weights.find, engine.run, engine.measure.task_stack
 
     def find(cfg, training):
         finds[(repr(cfg), repr(training))] += 1
@@ -85,7 +86,7 @@ def counted(monkeypatch):
 
     monkeypatch.setattr(weights, "find", find)
     monkeypatch.setattr(engine, "run", run)
-    monkeypatch.setattr(engine, "task_stack", task_stack)
+    monkeypatch.setattr(engine.measure, "task_stack", task_stack)
     yield finds, stacks
     fresh()
 

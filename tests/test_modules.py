@@ -4,10 +4,12 @@
   circle that only a function's import closes still makes each module need the other: neither can be read,
   moved or tested without the other);
 * no module-level name (a function or a class, a command line's entry point included) is defined in two
-  modules of engine/: a reader who meets `write` or `encode` knows which one is meant;
+  modules of engine/ and factory/ together: a reader who meets `write` or `encode` knows which one is meant;
+* the engine (the teaching core) never imports the factory (shipping, the disk store, the corpus builder),
+  not even inside a function: the factory depends on the engine, never the reverse;
 * an import alias names one module (or function) in every file, and no plain import binds that name to another
   module: `words` named five ui.prose modules, ui.lessons.words and a function (issue 48);
-* no two modules of one package (ui/, engine/, services/) share a file name, the per-page packages
+* no two modules of one package (ui/, engine/, factory/, services/) share a file name, the per-page packages
   ui/sections/<page>/ aside (each page may have its own maps.py).
 """
 
@@ -130,11 +132,29 @@ def twice(files: list[Path]) -> dict[str, list[str]]:
     return {name: sorted(paths) for name, paths in sorted(where.items()) if len(paths) > 1}
 
 
-def test_no_name_is_defined_in_two_modules_of_the_engine():
-    found = twice(sorted(p for p in (ROOT / "engine").rglob("*.py") if "__pycache__" not in p.parts))
-    assert not found, "defined in two modules of engine/: " + "; ".join(
+def package_files(*packages: str) -> list[Path]:
+    return sorted(p for package in packages for p in (ROOT / package).rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def test_no_name_is_defined_in_two_modules_of_the_engine_and_the_factory():
+    found = twice(package_files("engine", "factory"))
+    assert not found, "defined in two modules of engine/ and factory/: " + "; ".join(
         f"{name} in {', '.join(paths)}" for name, paths in found.items()
     )
+
+
+def test_the_engine_never_imports_the_factory():
+    """The factory (shipping runs, their measures, the disk store, the corpus builder, shown windows) is built on
+    the engine; the engine, what a student reads, needs none of it (an import inside a function counts too)."""
+    edges = graph(project_files())
+    found = sorted(
+        (module, other)
+        for module, others in edges.items()
+        if module.split(".")[0] == "engine"
+        for other in others
+        if other.split(".")[0] == "factory"
+    )
+    assert not found, found
 
 
 def test_the_readers_see_what_they_must(tmp_path):
@@ -227,7 +247,7 @@ def shared_file_names(files: list[Path], root: Path = ROOT) -> dict[str, list[st
     return {name: sorted(paths) for name, paths in sorted(where.items()) if len(paths) > 1}
 
 
-@pytest.mark.parametrize("package", ["ui", "engine", "services"])
+@pytest.mark.parametrize("package", ["ui", "engine", "factory", "services"])
 def test_no_two_modules_of_one_package_share_a_name(package):
     """Inside one package, one name means one module: `place` in ui/lessons/ and in ui/poll/ kept two different
     things; a reader who meets `place.` or opens place.py should not have to ask which."""

@@ -11,6 +11,9 @@ import numpy as np
 import pytest
 
 import engine
+import engine.evidence
+import engine.histories
+import engine.loss_curve
 from conftest import assert_clean, handle_of, open_app
 from ui import compute
 from ui.prose import preset_notes
@@ -36,14 +39,14 @@ def test_defect01_the_replay_notice_names_the_head_most_on_the_keys_at_the_step_
     steps = np.array([0, 303, 480])
     shares = np.array([[[0.1, 0.1], [0.1, 0.1]], [[0.05, 0.04], [0.365, 0.333]], [[0.05, 0.04], [0.95, 0.99]]])
     previous = np.array([[[0.1, 0.1], [0.1, 0.1]], [[0.6, 0.2], [0.02, 0.01]], [[0.77, 0.2], [0.02, 0.01]]])
-    samples = engine.sample.measured("induction", 1000, 1), engine.history_sample("induction")
+    samples = engine.sample.measured("induction", 1000, 1), engine.histories.history_sample("induction")
     losses = np.linspace(3, 1, 480)
     said = learn_words.depth_notice(
-        losses, engine.steepest_fall(losses), steps, shares, previous, 1, 0.99, "induction", "", *samples
+        losses, engine.loss_curve.steepest_fall(losses), steps, shares, previous, 1, 0.99, "induction", "", *samples
     )
     assert "At step 303 of the replay, the head now most on the task's keys (layer 1 head 0) puts 36%" in said
     said = learn_words.depth_notice(
-        losses, engine.steepest_fall(losses), steps, shares, previous, 2, 0.99, "induction", "", *samples
+        losses, engine.loss_curve.steepest_fall(losses), steps, shares, previous, 2, 0.99, "induction", "", *samples
     )
     assert "(layer 1 head 1) puts 99%" in said
 
@@ -61,7 +64,7 @@ def test_defect05_06_the_model_views_accuracy_is_the_one_the_warning_gives_at_th
     task = model.task
     n = compute.sequences(task, T)  # 1,000 at the training length, else 200
     assert n == (1000 if T == task.seq_len else 200)
-    here = engine.position_metrics(task, model.config, model.params, n, compute.METRICS_SEED, T=T)
+    here = engine.evidence.position_metrics(task, model.config, model.params, n, compute.METRICS_SEED, T=T)
     metric = next(m.value for m in at.metric if m.label == "accuracy")
     assert metric == f"{here.overall_accuracy:.1%}", "measured on sequences of the length shown"
     said = " ".join(c.value for c in at.caption)
@@ -96,7 +99,7 @@ def test_defect07_the_induction_warning_at_64_tokens_counts_its_cases():
     params = {"preset": "trained-induction", "seq_len": "64"}
     at = open_app(MODEL, params, timeout=300)
     model, _ = _model(params)
-    metrics = engine.position_metrics(
+    metrics = engine.evidence.position_metrics(
         model.task, model.config, model.params, compute.sequences(model.task, 64), compute.METRICS_SEED, T=64
     )
     warned = _warning(at)

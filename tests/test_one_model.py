@@ -16,8 +16,9 @@ import pyarrow as pa
 import pytest
 
 import engine
+import engine.evidence
 from conftest import assert_clean, open_app, tables
-from engine import store
+from factory import store
 from services import weights, workers
 from ui import compute
 from ui.poll import questions
@@ -165,7 +166,7 @@ def _agree(task: str, params: dict, learn_params: dict) -> weights.Model:
         elif model.config.n_layers > 1:
             assert abs(cost) <= 2.05, (pair, cost, learn["notice"])  # "moves accuracy by at most 2 points"
     tokens, targets = t.sample(np.random.RandomState(compute.SHARE_SEED), compute.SHARE_SEQUENCES)
-    scores = engine.head_scores(model.config, model.params, tokens, t, targets)
+    scores = engine.evidence.head_scores(model.config, model.params, tokens, t, targets)
     for pair, shown in view["roles"].items():
         for name, value in scores.roles().items():
             assert shown[name.replace("\\", "")] == pytest.approx(value[pair], abs=0.005 + 1e-9), (pair, name)

@@ -66,6 +66,7 @@ def test_the_learn_notice_says_its_weight_for_one_head_their_for_several(heads):
     import numpy as np
 
     import engine
+    import engine.loss_curve
     from ui.sections.learn import words as learn_words
 
     losses = np.linspace(5.0, 3.0, 200)
@@ -75,7 +76,7 @@ def test_the_learn_notice_says_its_weight_for_one_head_their_for_several(heads):
     sample = engine.sample.followed("text", 50, 0)
     said = learn_words.depth_notice(
         losses,
-        engine.steepest_fall(losses),
+        engine.loss_curve.steepest_fall(losses),
         np.array([0, 199]),
         shares,
         previous,

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 import engine
+import engine.loss_curve
 from conftest import ROOT
 from services import weights
 from ui.shell import presets, state
@@ -30,7 +31,7 @@ def test_the_readmes_state_the_shipped_induction_fall_as_the_learn_page_finds_it
     task = engine.TASKS["induction"]
     model = weights.find(presets.base_config("trained-induction"), presets.training("trained-induction"))
     assert model is not None, "the induction run ships"
-    found = engine.steepest_fall(model.run.losses)
+    found = engine.loss_curve.steepest_fall(model.run.losses)
     said = [
         m.groups()
         for path in READMES

@@ -1,4 +1,4 @@
-"""A small shipped model's knock-outs ship beside its weights (python -m engine.ship writes them,
+"""A small shipped model's knock-outs ship beside its weights (python -m factory.ship writes them,
 --measures writes them again from the weights as they are): every set of its heads knocked out, measured
 on the sequences the pages measure. The pages read them instead of measuring (a fresh server's first
 knock-out, and every replica's, was ~0.1 s of held GIL a set), and they are what measuring gives."""
@@ -9,7 +9,11 @@ import numpy as np
 import pytest
 
 import engine
-from engine import ship, shipped_measures, store
+import engine.evidence
+import engine.histories
+import engine.knockouts
+import engine.measure
+from factory import evidence_files, shipped_measures, shipped_runs, store
 from services import evidence, weights
 from ui import compute
 from ui.shell import presets
@@ -26,11 +30,11 @@ def shipped(task: str) -> weights.Model:
 
 def test_head_sets_number_every_set_by_its_mask():
     cfg = engine.TASKS["induction"].config  # 2 layers × 2 heads
-    sets = engine.head_sets(cfg)
+    sets = engine.knockouts.head_sets(cfg)
     assert len(sets) == 16 and sets[0] == () and sets[-1] == ((0, 0), (0, 1), (1, 0), (1, 1))
     assert sets[0b0100] == ((1, 0),) and sets[0b1010] == ((0, 1), (1, 1))
     assert len(set(sets)) == 16
-    from engine.evidence import set_number
+    from engine.knockouts import set_number
 
     assert [set_number(cfg, heads) for heads in sets] == list(range(16))  # a set's number is its place
     assert set_number(cfg, [(1, 0), (0, 1), (1, 0)]) == 0b0110 and set_number(cfg, [(0, 2)]) is None
@@ -43,33 +47,33 @@ def test_the_arrays_give_back_each_set_as_measured_and_nothing_else():
     task = engine.TASKS["induction"]
     cfg = task.config
     params = engine.init_params(cfg)
-    arrays = engine.knockout_arrays(task, cfg, params, n=40, seed=5)
+    arrays = engine.knockouts.knockout_arrays(task, cfg, params, n=40, seed=5)
     for heads in [(), ((1, 1),), ((0, 0), (1, 0)), ((0, 0), (0, 1), (1, 0), (1, 1))]:
-        now = engine.position_metrics(task, cfg, params, 40, 5, ablate=heads)
-        kept = engine.knockout_from(arrays, cfg, heads, 40, 5)
+        now = engine.evidence.position_metrics(task, cfg, params, 40, 5, ablate=heads)
+        kept = engine.knockouts.knockout_from(arrays, cfg, heads, 40, 5)
         assert np.array_equal(kept.right, now.right) and np.array_equal(kept.count, now.count)
         np.testing.assert_allclose(kept.loss, now.loss, rtol=0, atol=1e-12)
         np.testing.assert_allclose(kept.next_loss, now.next_loss, rtol=0, atol=1e-12)
         assert kept.overall_accuracy == now.overall_accuracy and kept.sequences == 40
         assert not kept.loss.flags.writeable
-    swapped = engine.knockout_from(arrays, cfg, ((1, 0), (0, 0)), 40, 5)
-    assert np.array_equal(swapped.right, engine.knockout_from(arrays, cfg, ((0, 0), (1, 0)), 40, 5).right)
-    assert engine.knockout_from(arrays, cfg, ((2, 0),), 40, 5) is None
-    assert engine.knockout_from(arrays, cfg, (), 41, 5) is None
-    assert engine.knockout_from(arrays, cfg, (), 40, 6) is None
+    swapped = engine.knockouts.knockout_from(arrays, cfg, ((1, 0), (0, 0)), 40, 5)
+    assert np.array_equal(swapped.right, engine.knockouts.knockout_from(arrays, cfg, ((0, 0), (1, 0)), 40, 5).right)
+    assert engine.knockouts.knockout_from(arrays, cfg, ((2, 0),), 40, 5) is None
+    assert engine.knockouts.knockout_from(arrays, cfg, (), 41, 5) is None
+    assert engine.knockouts.knockout_from(arrays, cfg, (), 40, 6) is None
     import dataclasses
 
-    assert engine.knockout_from(arrays, dataclasses.replace(cfg, num_heads=4), (), 40, 5) is None
-    first = engine.knockout_arrays(task, cfg, params, n=40, seed=5, upto=1)  # nothing knocked out, only
-    assert np.array_equal(engine.knockout_from(first, cfg, (), 40, 5).right, arrays["right"][0])
-    assert engine.knockout_from(first, cfg, ((0, 0),), 40, 5) is None
-    assert engine.knockout_from({"n": np.array(40)}, cfg, (), 40, 5) is None  # a table of another kind
+    assert engine.knockouts.knockout_from(arrays, dataclasses.replace(cfg, num_heads=4), (), 40, 5) is None
+    first = engine.knockouts.knockout_arrays(task, cfg, params, n=40, seed=5, upto=1)  # nothing knocked out, only
+    assert np.array_equal(engine.knockouts.knockout_from(first, cfg, (), 40, 5).right, arrays["right"][0])
+    assert engine.knockouts.knockout_from(first, cfg, ((0, 0),), 40, 5) is None
+    assert engine.knockouts.knockout_from({"n": np.array(40)}, cfg, (), 40, 5) is None  # a table of another kind
 
 
 def test_a_model_of_more_than_four_heads_is_not_measured_set_by_set():
     cfg = engine.TASKS["text"].config  # 2 layers × 4 heads: 256 sets
     with pytest.raises(ValueError, match="256 sets"):
-        engine.knockout_arrays("induction", cfg, engine.init_params(cfg), n=2)
+        engine.knockouts.knockout_arrays("induction", cfg, engine.init_params(cfg), n=2)
 
 
 @pytest.mark.parametrize("task", SMALL)
@@ -78,12 +82,12 @@ def test_the_shipped_knockouts_are_what_measuring_gives(task):
     CPU's BLAS gives other last bits: the losses within 1e-9 nats, a count may move by one on a near tie)."""
     model = shipped(task)
     arrays = evidence.measures(model)
-    assert arrays is not None, "run: python -m engine.ship --measures"
-    sets = engine.head_sets(model.config)
+    assert arrays is not None, "run: python -m factory.ship --measures"
+    sets = engine.knockouts.head_sets(model.config)
     assert arrays["loss"].shape[0] == len(sets)
     for heads in sets if len(sets) <= 4 else [sets[0], sets[5], sets[-1]]:
-        kept = engine.knockout_from(arrays, model.config, heads, compute.METRICS_N, compute.METRICS_SEED)
-        now = engine.position_metrics(
+        kept = engine.knockouts.knockout_from(arrays, model.config, heads, compute.METRICS_N, compute.METRICS_SEED)
+        now = engine.evidence.position_metrics(
             task, model.config, model.params, compute.METRICS_N, compute.METRICS_SEED, ablate=heads
         )
         assert np.abs(kept.right - now.right).max() <= 1, heads
@@ -98,18 +102,18 @@ def test_a_page_reads_a_knockout_at_the_training_length_and_measures_one_elsewhe
     st.cache_data.clear()
     model = shipped("induction")
     measured = []
-    real = engine.position_metrics
+    real = engine.evidence.position_metrics
 
     def counted(*args, **kwargs):
         measured.append(kwargs.get("T"))
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(engine, "position_metrics", counted)
+    monkeypatch.setattr(engine.evidence, "position_metrics", counted)
     try:
         table = evidence.measures(model)
         for heads in [(), ((1, 0),), ((0, 1), (1, 1))]:
             got = compute.metrics(model, None, heads)
-            kept = engine.knockout_from(table, model.config, heads, compute.METRICS_N, compute.METRICS_SEED)
+            kept = engine.knockouts.knockout_from(table, model.config, heads, compute.METRICS_N, compute.METRICS_SEED)
             assert np.array_equal(got.right, kept.right) and np.array_equal(got.loss, kept.loss)
         assert compute.metrics(model, model.task.seq_len, ((1, 0),)).sequences == compute.METRICS_N
         assert measured == [], "a shipped knock-out at the training length was measured again"
@@ -150,35 +154,41 @@ def test_a_corrupt_or_foreign_knockouts_file_is_not_read(tmp_path, monkeypatch):
     model = shipped("induction")
     monkeypatch.setattr(store, "SHIPPED", tmp_path)
     assert evidence.measures(model) is None
-    path = store.evidence_path(tmp_path, model.digest, store.MEASURES)
+    path = evidence_files.evidence_path(tmp_path, model.digest, evidence_files.MEASURES)
     path.write_bytes(b"not a zip file")
     assert evidence.measures(model) is None
-    arrays = engine.knockout_arrays("induction", model.config, model.params, n=4)
-    store.save_evidence(arrays, "0" * 16, path)  # measured on other weights
+    arrays = engine.knockouts.knockout_arrays("induction", model.config, model.params, n=4)
+    evidence_files.save_evidence(arrays, "0" * 16, path)  # measured on other weights
     assert evidence.measures(model) is None
-    store.save_evidence(arrays, model.digest, path)
+    evidence_files.save_evidence(arrays, model.digest, path)
     assert evidence.measures(model) is not None
 
 
 def test_the_check_finds_missing_or_wrong_knockouts(tmp_path, monkeypatch):
     """ship --check's knock-out part fails on a missing file and on one whose numbers are not the weights'."""
     task = "induction"
-    one = ship.runs(task)[0]
+    one = shipped_runs.runs(task)[0]
     model = shipped(task)
     monkeypatch.setattr(store, "SHIPPED", tmp_path)
     assert not shipped_measures.hold(task, one, model.run)
-    arrays = engine.knockout_arrays(task, model.config, model.params, compute.METRICS_N, compute.METRICS_SEED)
-    arrays |= engine.history_arrays(model.run)
+    arrays = engine.knockouts.knockout_arrays(task, model.config, model.params, compute.METRICS_N, compute.METRICS_SEED)
+    arrays |= engine.histories.history_arrays(model.run)
     arrays["right"] = arrays["right"].copy()
     arrays["right"][4, 9] -= 3  # head (1, 0) knocked out: 3 fewer right at 9
-    store.save_evidence(arrays, model.digest, store.evidence_path(tmp_path, model.digest, store.MEASURES))
+    evidence_files.save_evidence(
+        arrays, model.digest, evidence_files.evidence_path(tmp_path, model.digest, evidence_files.MEASURES)
+    )
     assert not shipped_measures.hold(task, one, model.run)
     arrays["right"][4, 9] += 3
-    store.save_evidence(arrays, model.digest, store.evidence_path(tmp_path, model.digest, store.MEASURES))
+    evidence_files.save_evidence(
+        arrays, model.digest, evidence_files.evidence_path(tmp_path, model.digest, evidence_files.MEASURES)
+    )
     assert shipped_measures.hold(task, one, model.run)
     arrays["history previous share"] = arrays["history previous share"].copy()
     arrays["history previous share"][-1, 1, 0] += 1e-3  # head (1, 0) at the last saved step
-    store.save_evidence(arrays, model.digest, store.evidence_path(tmp_path, model.digest, store.MEASURES))
+    evidence_files.save_evidence(
+        arrays, model.digest, evidence_files.evidence_path(tmp_path, model.digest, evidence_files.MEASURES)
+    )
     assert not shipped_measures.hold(task, one, model.run)
 
 
@@ -190,14 +200,14 @@ def test_a_text_models_table_gives_back_each_set_as_measured():
 
     cfg = dataclasses.replace(engine.TASKS["text"].config, n_layers=1, num_heads=2, d_model=16, d_ff=16)
     params = engine.init_params(cfg)
-    table = language.knockout_table(cfg, params, n=4)
+    table = evidence_files.knockout_table(cfg, params, n=4)
     assert table["losses"].shape == (4, 2)
-    for heads in engine.head_sets(cfg):
-        kept, now = language.knockout_in(table, cfg, heads, 4), language.knockouts(cfg, params, [heads], n=4)[0]
+    for heads in engine.knockouts.head_sets(cfg):
+        kept, now = evidence_files.knockout_in(table, cfg, heads, 4), language.knockouts(cfg, params, [heads], n=4)[0]
         assert kept.ablate == now.ablate
         assert abs(kept.overall - now.overall) <= 1e-12 and abs(kept.second_copy - now.second_copy) <= 1e-12
-    assert language.knockout_in(table, cfg, ((0, 2),), 4) is None
-    assert language.knockout_in(table, cfg, (), 5) is None
+    assert evidence_files.knockout_in(table, cfg, ((0, 2),), 4) is None
+    assert evidence_files.knockout_in(table, cfg, (), 5) is None
 
 
 def test_the_shipped_text_knockouts_agree_with_its_evidence_and_with_measuring():
@@ -207,15 +217,15 @@ def test_the_shipped_text_knockouts_agree_with_its_evidence_and_with_measuring()
 
     model = shipped("text")
     table = evidence.measures(model)
-    assert table is not None, "run: python -m engine.ship --measures text"
+    assert table is not None, "run: python -m factory.ship --measures text"
     assert table["losses"].shape == (256, 2)
     found = compute.text_evidence(model)
     for k in (found.base, *found.heads, *found.layers):
-        kept = language.knockout_in(table, model.config, k.ablate, compute.TEXT_N)
+        kept = evidence_files.knockout_in(table, model.config, k.ablate, compute.TEXT_N)
         assert abs(kept.overall - k.overall) <= 1e-9 and abs(kept.second_copy - k.second_copy) <= 1e-9, k.ablate
     pair = ((0, 1), (1, 2))
     now = language.knockouts(model.config, model.params, [pair], n=compute.TEXT_N)[0]
-    kept = language.knockout_in(table, model.config, pair, compute.TEXT_N)
+    kept = evidence_files.knockout_in(table, model.config, pair, compute.TEXT_N)
     assert abs(kept.overall - now.overall) <= 1e-9 and abs(kept.second_copy - now.second_copy) <= 1e-9
 
 
@@ -246,13 +256,13 @@ def test_the_text_models_figures_at_its_training_length_are_read_and_are_what_me
     import streamlit as st
 
     model = shipped("text")
-    now = engine.position_metrics(model.task, model.config, model.params, compute.TEXT_N, compute.METRICS_SEED)
+    now = engine.evidence.position_metrics(model.task, model.config, model.params, compute.TEXT_N, compute.METRICS_SEED)
     st.cache_data.clear()
 
     def refuse(*args, **kwargs):
         raise AssertionError("the shipped text model's figures measured again")
 
-    monkeypatch.setattr(engine, "position_metrics", refuse)
+    monkeypatch.setattr(engine.evidence, "position_metrics", refuse)
     try:
         kept = compute.metrics(model)
     finally:
@@ -269,7 +279,7 @@ def test_the_shipped_runs_heads_step_by_step_are_what_measuring_gives(task, tmp_
     that ships none (the store's folder empty)."""
     model = shipped(task)
     steps, shares, previous = evidence.histories(model, compute.SHARE_SEQUENCES, compute.SHARE_SEED)
-    now = engine.history_arrays(model.run, compute.SHARE_SEQUENCES, compute.SHARE_SEED)
+    now = engine.histories.history_arrays(model.run, compute.SHARE_SEQUENCES, compute.SHARE_SEED)
     assert list(steps) == [s for s, _ in model.run.checkpoints] == list(now["history steps"])
     np.testing.assert_allclose(shares, now["history task share"], rtol=0, atol=1e-9)
     np.testing.assert_allclose(previous, now["history previous share"], rtol=0, atol=1e-9)
@@ -281,15 +291,13 @@ def test_the_shipped_runs_heads_step_by_step_are_what_measuring_gives(task, tmp_
 
 
 def test_the_learn_pages_histories_of_a_shipped_run_are_read_not_measured(monkeypatch):
-    from engine import evidence as engine_evidence
-
     def refuse(*args, **kwargs):
         raise AssertionError("a shipped run's heads measured again, step by step")
 
-    for name in ("history_arrays", "share_history", "previous_share"):
-        monkeypatch.setattr(engine, name, refuse)
-    for name in ("history_arrays", "expected_share", "previous_share"):  # what history_arrays measures with
-        monkeypatch.setattr(engine_evidence, name, refuse)
+    monkeypatch.setattr(engine.measure, "share_history", refuse)
+    monkeypatch.setattr(engine.evidence, "previous_share", refuse)
+    for name in ("history_arrays", "expected_share", "previous_share"):  # and what history_arrays measures with
+        monkeypatch.setattr(engine.histories, name, refuse)
     compute.histories.clear()
     try:
         for task in ("induction", "text"):

@@ -1,5 +1,5 @@
-"""The trained presets' default runs ship whole in assets/weights/ (python -m engine.ship): they are what
-training gives today in the pinned arithmetic (python -m engine.ship --check trains them again: every
+"""The trained presets' default runs ship whole in assets/weights/ (python -m factory.ship): they are what
+training gives today in the pinned arithmetic (python -m factory.ship --check trains them again: every
 checkpoint within 1e-6, the same predictions on 1,000 fresh sequences), small, and a fresh server shows
 every trained preset with them, and replays them on the Learn page, without one training run."""
 
@@ -12,8 +12,8 @@ import pytest
 
 import engine
 from conftest import assert_clean, open_app
-from engine import ship, shipped_measures, store
 from engine.params import flatten, unflatten
+from factory import evidence_files, ship, shipped_measures, shipped_runs, store
 from services import weights
 from services import workers as training_process
 from ui.shell import presets, site, state, url
@@ -22,10 +22,12 @@ TRAINED = [presets.TRAINED_PREFIX + t for t in presets.TRAINED_TASKS]
 
 
 def test_every_trained_preset_ships_and_all_of_them_are_small():
-    paths = [store.SHIPPED / file for task in presets.TRAINED_TASKS for one in ship.runs(task) for file in [one.file]]
-    assert all(p.is_file() for p in paths), "run: python -m engine.ship"
+    paths = [
+        store.SHIPPED / file for task in presets.TRAINED_TASKS for one in shipped_runs.runs(task) for file in [one.file]
+    ]
+    assert all(p.is_file() for p in paths), "run: python -m factory.ship"
     measures = [
-        store.evidence_path(
+        evidence_files.evidence_path(
             store.SHIPPED,
             engine.params.digest(store.load_shipped(t, engine.TASKS[t].config, engine.TASKS[t].steps, 0).params),
         )
@@ -33,26 +35,30 @@ def test_every_trained_preset_ships_and_all_of_them_are_small():
         if engine.TASKS[t].held_out is not None
     ]
     measures += [
-        store.evidence_path(
+        evidence_files.evidence_path(
             store.SHIPPED,
             engine.params.digest(  # every set of heads knocked out
                 store.read(
-                    store.SHIPPED / one.file, one.config, store.run_key(t, one.config, engine.TASKS[t].steps, ship.SEED)
+                    store.SHIPPED / one.file,
+                    one.config,
+                    store.run_key(t, one.config, engine.TASKS[t].steps, shipped_runs.SEED),
                 ).params
             ),
-            store.MEASURES,
+            evidence_files.MEASURES,
         )
         for t in presets.TRAINED_TASKS
-        for one in ship.runs(t)
+        for one in shipped_runs.runs(t)
         if shipped_measures.ships_measures(t, one)
     ]
     assert len(measures) == len(paths) + 1, "the text model's evidence, and every shipped model's measures"
     assert sorted(store.SHIPPED.glob("*.npz")) == sorted(paths + measures), "nothing else ships"
-    long = {store.SHIPPED / f"{t}.npz" for t in presets.TRAINED_TASKS if engine.TASKS[t].steps > ship.LONG_STEPS}
+    long = {
+        store.SHIPPED / f"{t}.npz" for t in presets.TRAINED_TASKS if engine.TASKS[t].steps > shipped_runs.LONG_STEPS
+    }
     total = sum(p.stat().st_size for p in paths if p not in long)
     assert total < 6_000_000, f"{total:,} bytes shipped for the letter and digit tasks"
     assert all(p.stat().st_size < 5_000_000 for p in long), "a long run (the text task's) ships within 5 MB"
-    assert presets.BATCH_SEED == ship.SEED, "the shipped runs use the app's batch seed"
+    assert presets.BATCH_SEED == shipped_runs.SEED, "the shipped runs use the app's batch seed"
 
 
 @pytest.mark.skipif(
@@ -64,10 +70,10 @@ def test_every_trained_preset_ships_and_all_of_them_are_small():
 def test_the_shipped_weights_are_what_training_gives(task):
     """Trained again in ship's pinned arithmetic (one BLAS kernel: training is chaotic, and another
     kernel's last bits grow to other weights), every weight within 1e-6 and every prediction on
-    1,000 fresh sequences the same. A failure means training changed: python -m engine.ship."""
+    1,000 fresh sequences the same. A failure means training changed: python -m factory.ship."""
     done = ship.run_pinned(["--check", task], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
-    for file in [one.file for one in ship.runs(task)]:
+    for file in [one.file for one in shipped_runs.runs(task)]:
         assert f"{file}: " in done.stdout and "largest gap" in done.stdout, done.stdout
     assert "DIFFERENT" not in done.stdout and "missing" not in done.stdout, done.stdout
 
@@ -76,7 +82,7 @@ def test_the_check_finds_weights_that_are_not_what_training_gives(tmp_path, monk
     """The check above can fail: one weight moved by 2e-6 in a copy of the shipped file is found."""
     task = "first"
     t = engine.TASKS[task]
-    shipped = store.load_shipped(task, t.config, t.steps, ship.SEED)
+    shipped = store.load_shipped(task, t.config, t.steps, shipped_runs.SEED)
     theta = flatten(shipped.params).copy()
     theta[7] += 2e-6
     moved = unflatten(shipped.params, theta)
@@ -152,7 +158,7 @@ def test_train_at_the_defaults_replays_the_shipped_run(no_training, task, monkey
     at.button(key="learn_train").click().run(timeout=120)
     assert_clean(at)
     t = engine.TASKS[task]
-    shipped = store.load_shipped(task, t.config, t.steps, ship.SEED)
+    shipped = store.load_shipped(task, t.config, t.steps, shipped_runs.SEED)
     assert list(at.select_slider(key="learn_step").options) == [
         f"{s:,}" if s >= 1000 else str(s) for s, _ in shipped.checkpoints
     ]
@@ -166,8 +172,8 @@ def test_train_at_the_defaults_replays_the_shipped_run(no_training, task, monkey
 def test_ship_refuses_a_cpu_it_cannot_pin_and_an_unknown_task(monkeypatch, capsys):
     monkeypatch.setattr(ship, "pinned", lambda: False)
     monkeypatch.setattr(ship, "can_pin", lambda: False)
-    assert ship.command_line(["--check"]) == 2 and "AVX2 and FMA" in capsys.readouterr().err
-    assert ship.command_line(["nope"]) == 2 and "unknown task 'nope'" in capsys.readouterr().err
+    assert ship.ship_or_check(["--check"]) == 2 and "AVX2 and FMA" in capsys.readouterr().err
+    assert ship.ship_or_check(["nope"]) == 2 and "unknown task 'nope'" in capsys.readouterr().err
 
 
 def test_the_readme_types_no_step_of_a_trained_run():
@@ -175,13 +181,13 @@ def test_the_readme_types_no_step_of_a_trained_run():
     picture of the Learn page said induction's loss drops 'at step 329', where the shipped run's drop is at
     step 333. No sentence of it ties the loss's drop to a step, and no step it names is a shipped run's drop."""
     from conftest import ROOT
-    from engine.training import loss_drop_step
+    from engine.loss_curve import loss_drop_step
 
     readme = " ".join((ROOT / "README.md").read_text().split())
     assert not re.search(r"drop[^.\]]{0,60}\bsteps? \d", readme)
     named = {int(n.replace(",", "")) for n in re.findall(r"\bsteps? (\d[\d,]*)", readme)}
     drops = {
-        loss_drop_step(store.load_shipped(t, engine.TASKS[t].config, engine.TASKS[t].steps, ship.SEED).losses)
+        loss_drop_step(store.load_shipped(t, engine.TASKS[t].config, engine.TASKS[t].steps, shipped_runs.SEED).losses)
         for t in presets.TRAINED_TASKS
     }
     assert not named & drops, named & drops

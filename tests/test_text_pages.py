@@ -13,7 +13,8 @@ import pytest
 
 import engine
 from conftest import assert_clean, handle_of, open_app, tables
-from engine import language, store
+from engine import language
+from factory import evidence_files, store
 from ui import compute
 from ui.prose.sample import said as said_sample
 from ui.shell import site, state, url
@@ -42,7 +43,7 @@ def test_the_shipped_evidence_is_this_models(view):
     """The measures the pages read are named by the shipped weights' digest, and one of them, measured again
     here, is the same to display precision (another CPU's last bits)."""
     model = _model(PRESET)
-    arrays = store.read_evidence(store.evidence_path(store.SHIPPED, model.digest), model.digest)
+    arrays = evidence_files.read_evidence(evidence_files.evidence_path(store.SHIPPED, model.digest), model.digest)
     assert arrays is not None and model.origin == "shipped"
     again = language.knockouts(model.config, model.params, [()], n=language.EVIDENCE_N)[0]
     found = compute.text_evidence(model)
@@ -163,7 +164,7 @@ def test_the_shipped_passage_is_the_one_drawn_from_this_corpus():
     """assets/text/shown.json (a fresh server's text preset without reading the corpus) holds passage 0 as
     presets.draw_passage gives it now: one window of the training length, where it starts, its repeat, its
     chapter; every length's sequence is its prefix."""
-    from engine import shown
+    from factory import shown
     from ui.shell import presets
 
     task = engine.TASKS["text"]
@@ -180,7 +181,7 @@ def test_the_shipped_passage_is_the_one_drawn_from_this_corpus():
 
 
 def test_a_stale_or_broken_shown_file_is_not_used(tmp_path):
-    from engine import shown
+    from factory import shown
 
     ids = np.arange(4)
     passage = shown.Passage(ids=ids, targets=ids + 1, begin=7, first=0, second=2, span=2, title="Emma, chapter 1")

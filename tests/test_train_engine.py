@@ -11,6 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies
 
 import engine
+import engine.loss_curve
+import engine.measure
+import engine.training
+from engine.loss_curve import drop_window
 from engine.model import backprop
 from engine.params import flatten, unflatten
 from engine.training import (
@@ -20,7 +24,6 @@ from engine.training import (
     WARMUP,
     checkpoint_steps,
     dense_every,
-    drop_window,
     learning_rate,
 )
 
@@ -78,7 +81,7 @@ def test_adam_steps_match_a_plain_loop(seed, size, steps, lr):
     ref = (theta.tolist(), m.tolist(), v.tolist())
     for t in range(1, steps + 1):
         grad = rng.randn(size) * rng.choice([1e-6, 1.0, 1e3])
-        theta, m, v = engine.adam_step(theta, grad, m, v, t, lr)
+        theta, m, v = engine.training.adam_step(theta, grad, m, v, t, lr)
         ref = adam_oracle(*ref[:1], grad.tolist(), *ref[1:], t, lr)
         close(theta, ref[0], f"theta after step {t}")
         close(m, ref[1], f"m after step {t}")
@@ -89,7 +92,7 @@ def test_adam_leaves_its_inputs_alone_and_first_step_is_lr_sized():
     theta, grad = np.array([1.0, -2.0, 3.0]), np.array([0.5, -1e-3, 40.0])
     m, v = np.zeros(3), np.zeros(3)
     copies = [a.copy() for a in (theta, grad, m, v)]
-    new, _, _ = engine.adam_step(theta, grad, m, v, 1, 0.01)
+    new, _, _ = engine.training.adam_step(theta, grad, m, v, 1, 0.01)
     for a, b in zip((theta, grad, m, v), copies):
         assert np.array_equal(a, b)
     close(theta - new, 0.01 * np.sign(grad), "first bias-corrected step moves each number by about lr", rel=1e-5)
@@ -111,7 +114,9 @@ def test_train_applies_adam_to_the_first_batch():
     assert run.losses[0] == pytest.approx(loss32, rel=1e-6) and loss32 == pytest.approx(loss64, rel=1e-6)
     g = flatten(grads)
     assert g.dtype == DTYPE
-    expected, _, _ = engine.adam_step(theta, g, np.zeros_like(g), np.zeros_like(g), 1, learning_rate(task.lr, 0, 3))
+    expected, _, _ = engine.training.adam_step(
+        theta, g, np.zeros_like(g), np.zeros_like(g), 1, learning_rate(task.lr, 0, 3)
+    )
     close(flatten(run.checkpoints[1][1]), expected, "weights after step 1", rel=1e-6)
     assert flatten(run.checkpoints[1][1]).dtype == np.float64, "the pages get float64"
 
@@ -222,10 +227,10 @@ def test_loss_drop_step_finds_the_end_of_a_plateau():
     losses = (
         2.5 - 0.3 * (steps < 30) * (30 - steps) / 30 - 2.0 / (1 + np.exp(-(steps - 600) / 15)) + 0.05 * rng.randn(1000)
     )
-    assert abs(engine.loss_drop_step(losses) - 600) <= 25
-    assert engine.loss_drop_step(np.r_[np.ones(50), np.zeros(50)], window=5) == 50
+    assert abs(engine.loss_curve.loss_drop_step(losses) - 600) <= 25
+    assert engine.loss_curve.loss_drop_step(np.r_[np.ones(50), np.zeros(50)], window=5) == 50
     with pytest.raises(ValueError, match="at least"):
-        engine.loss_drop_step([1.0, 2.0])
+        engine.loss_curve.loss_drop_step([1.0, 2.0])
 
 
 # --------------------------------------------------------------------------- refused inputs
@@ -271,8 +276,8 @@ def test_train_refuses_bad_arguments():
 def test_task_trace_refuses_a_stack():
     cfg = dataclasses.replace(engine.TASKS["previous"].config, n_layers=2)
     with pytest.raises(ValueError, match="n_layers=2: use task_stack"):
-        engine.task_trace("previous", cfg, engine.init_params(cfg), [0, 1])
-    stack = engine.task_stack("previous", cfg, engine.init_params(cfg), [0, 1, 0])
+        engine.measure.task_trace("previous", cfg, engine.init_params(cfg), [0, 1])
+    stack = engine.measure.task_stack("previous", cfg, engine.init_params(cfg), [0, 1, 0])
     assert stack.labels == ("A (0)", "B", "A (2)") and stack.logits.shape == (3, 8)
 
 
@@ -292,9 +297,9 @@ def test_share_per_query_refuses_mismatched_inputs():
     tokens = np.zeros((2, 4), dtype=int)
     keys = engine.TASKS["previous"].expected_keys(tokens)
     with pytest.raises(ValueError, match="keys"):
-        engine.share_per_query(cfg, params, tokens, keys[:, :3], np.ones((2, 4), bool))
+        engine.measure.share_per_query(cfg, params, tokens, keys[:, :3], np.ones((2, 4), bool))
     with pytest.raises(ValueError, match="nothing to measure"):
-        engine.share_per_query(cfg, params, tokens, keys, np.zeros((2, 4), bool))
+        engine.measure.share_per_query(cfg, params, tokens, keys, np.zeros((2, 4), bool))
 
 
 def test_time_spent_in_on_progress_is_not_training_time():

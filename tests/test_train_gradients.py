@@ -17,6 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies
 
 import engine
+import engine.config
+import engine.params
 from engine.params import BLOCK_ARRAYS, param_arrays
 
 H_STEP = 1e-5  # central differences: error ~ H_STEP² · f''' + 1e-16 · |loss| / H_STEP
@@ -29,7 +31,7 @@ def problems(draw, n_layers=None):
     C = draw(strategies.integers(1, 6))
     cfg = engine.Config(
         d_model=C,
-        num_heads=draw(strategies.sampled_from(engine.valid_head_counts(C, max_heads=4))),
+        num_heads=draw(strategies.sampled_from(engine.config.valid_head_counts(C, max_heads=4))),
         d_ff=draw(strategies.integers(1, 6)),
         seed=draw(strategies.integers(0, 2**32 - 1)),
         causal=draw(strategies.booleans()),
@@ -57,9 +59,10 @@ def with_arrays(like, arrays):
     """A Params shaped like `like` holding `arrays` (in param_arrays' order)."""
     given = iter(arrays)
     blocks = tuple(
-        engine.Block(**{n: None if getattr(b, n) is None else next(given) for n in BLOCK_ARRAYS}) for b in like.blocks
+        engine.params.Block(**{n: None if getattr(b, n) is None else next(given) for n in BLOCK_ARRAYS})
+        for b in like.blocks
     )
-    return engine.stack_params(blocks, next(given), next(given))
+    return engine.params.stack_params(blocks, next(given), next(given))
 
 
 def nudged(params, rng, size=0.3):

@@ -3,7 +3,7 @@
 The bar for "a head puts >= 90 % of each scored query's weight on the expected keys": in the
 best head, at least 97 % of the scored queries of 300 fresh sequences individually put >= 0.9 of
 their weight there, and the mean over all of them is >= 0.95. These bars are held against the default
-runs that ship (engine.ship trains them in one pinned arithmetic, the same on every x86-64 CPU with AVX2
+runs that ship (factory.ship trains them in one pinned arithmetic, the same on every x86-64 CPU with AVX2
 and FMA, and --check proves the files are what it trains): training is chaotic, and on another CPU's
 kernels the same settings give another run. A run trained here must still solve every task (>= 97 % right;
 the defaults reach 99 % for every batch seed 0-11 tried, benchmarks/README.md), whatever its kernels.
@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 import engine
-from engine import store
+import engine.measure
+from factory import store
 
 SINGLE = ("previous", "first", "reverse", "max")
 FRESH = 12345  # evaluation seed; training batches come from RandomState(0)
@@ -33,7 +34,7 @@ def trained(request, runs):
     if name not in runs:
         task = engine.TASKS[name]
         runs[name] = store.load_shipped(name, task.config, task.steps, 0)
-        assert runs[name] is not None, "run: python -m engine.ship"
+        assert runs[name] is not None, "run: python -m factory.ship"
     return engine.TASKS[name], runs[name]
 
 
@@ -54,11 +55,11 @@ def test_reaches_99_percent_on_fresh_sequences(trained):
 def test_a_head_attends_to_the_expected_keys(trained):
     task, run = trained
     tokens, targets = task.sample(np.random.RandomState(FRESH), 300)
-    shares = engine.share_per_query(run.config, run.params, tokens, task.expected_keys(tokens), targets >= 0)
+    shares = engine.measure.share_per_query(run.config, run.params, tokens, task.expected_keys(tokens), targets >= 0)
     L, H, Q = shares.shape
     assert Q >= 300
     means = shares.mean(axis=-1)  # (L, H)
-    assert np.allclose(means, engine.expected_share(task.name, run.config, run.params, tokens, targets))
+    assert np.allclose(means, engine.measure.expected_share(task.name, run.config, run.params, tokens, targets))
     best = shares.reshape(L * H, Q)[means.argmax()]  # (Q,) the best head's share per query
     clear = float(np.mean(best >= 0.9))
     assert clear >= 0.97 and best.mean() >= 0.95, (
@@ -70,16 +71,16 @@ def test_a_head_attends_to_the_expected_keys(trained):
 def test_the_pattern_forms_during_training(trained):
     """At the init no head shows the pattern; lock_step finds when one does, before the end."""
     task, run = trained
-    step = engine.lock_step(run, threshold=0.9, n=40, seed=FRESH)
+    step = engine.measure.lock_step(run, threshold=0.9, n=40, seed=FRESH)
     assert step is not None and 0 < step <= run.steps
     tokens, targets = task.sample(np.random.RandomState(FRESH), 100)
-    assert engine.expected_share(task.name, run.config, run.checkpoints[0][1], tokens, targets).max() < 0.9
+    assert engine.measure.expected_share(task.name, run.config, run.checkpoints[0][1], tokens, targets).max() < 0.9
 
 
 def test_task_trace_shows_the_pattern(trained):
     task, run = trained
     tokens, targets = task.sample(np.random.RandomState(FRESH), 1)
-    trace = engine.task_trace(task.name, run.config, run.params, tokens[0])
+    trace = engine.measure.task_trace(task.name, run.config, run.params, tokens[0])
     assert isinstance(trace, engine.Trace) and trace.T == task.seq_len
     assert all(label.split(" (")[0] in task.vocab for label in trace.labels)
     keys, scored = task.expected_keys(tokens)[0], targets[0] >= 0

@@ -1,4 +1,4 @@
-"""Finished runs kept on disk (engine.store): a sound file comes back exactly (a real default run of
+"""Finished runs kept on disk (factory.store): a sound file comes back exactly (a real default run of
 every task too, with every checkpoint it saved); a corrupt, cut-short or stale one is never loaded but
 trained again; writers racing on one file cannot leave a broken one; two servers that trained the same
 setting end with one stored run and both show it."""
@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 import engine
-from engine import ship, store
-from engine.training import flatten
+import engine.params
+from engine.params import flatten
+from factory import shipped_runs, store
 
 TASK, STEPS, SEED = "first", 12, 3  # a run small enough to train many times
 
@@ -193,12 +194,12 @@ def test_a_real_default_run_of_every_task_comes_back_whole(task, tmp_path):
     store reads the steps it wrote, so every one of them comes back. Trained here (the long text run: the
     one that ships, too long to train in a test)."""
     t = engine.TASKS[task]
-    run = engine.train(task) if t.steps <= ship.LONG_STEPS else store.load_shipped(task, t.config, t.steps, 0)
+    run = engine.train(task) if t.steps <= shipped_runs.LONG_STEPS else store.load_shipped(task, t.config, t.steps, 0)
     store.save(run, tmp_path)
     loaded = store.load_run(tmp_path, task, t.config, t.steps, 0)
     assert loaded is not None, "a real run must come back"
     _same(loaded, run)
-    if t.steps <= ship.LONG_STEPS:  # the shipped long run keeps a few of its steps
+    if t.steps <= shipped_runs.LONG_STEPS:  # the shipped long run keeps a few of its steps
         assert len(run.checkpoints) >= len(store.training.checkpoint_steps(t.steps)), "the run's own count"
 
 
@@ -213,8 +214,8 @@ def test_the_first_run_stored_wins_and_the_second_is_dropped(run, tmp_path):
     theta[0] += 1.0
     other = replace(
         run,
-        params=engine.unflatten(run.params, theta),
-        checkpoints=run.checkpoints[:-1] + ((STEPS, engine.unflatten(run.params, theta)),),
+        params=engine.params.unflatten(run.params, theta),
+        checkpoints=run.checkpoints[:-1] + ((STEPS, engine.params.unflatten(run.params, theta)),),
     )
     assert store.keep_first(run, tmp_path) is run
     kept = store.keep_first(other, tmp_path)  # the same key, other weights

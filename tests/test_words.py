@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 
 import engine
+import engine.attention
+import engine.tokens
 from conftest import assert_clean, formulas, open_app, open_exports, tables
 from engine import analysis
 from ui.prose import rows as row_words
@@ -97,7 +99,7 @@ def test_defect05_ties_are_named():
 
 def test_defect05_a_hidden_key_is_never_named():
     weights = np.array([[1.0, 0.0, 0.0], [0.2, 0.8, 0.0], [0.1, 0.1, 0.8]])
-    visible = engine.causal_visible(3)
+    visible = engine.attention.causal_visible(3)
     rows = analysis.read_rows(weights, visible)
     assert [r.top for r in rows] == [(0,), (1,), (2,)] and [r.keys for r in rows] == [1, 2, 3]
     uniform_with_hidden = np.array([[0.5, 0.5, 0.0]] * 3)  # hidden key 2 ties at 0 with nothing
@@ -151,12 +153,12 @@ def test_beta_slider_sharpens_the_rows_live_and_keeps_its_value():
     at = open_app(PAGE["softmax"], {"preset": "day33", "seq_len": "6"})
     t = run({"preset": "day33", "seq_len": "6"})
     flat = [float(x) for x in tables(at)[0]["entropy (bits)"]]
-    np.testing.assert_allclose(flat, engine.row_entropy(t.weights[0]), atol=5e-4)
+    np.testing.assert_allclose(flat, engine.attention.row_entropy(t.weights[0]), atol=5e-4)
     at.select_slider(key="beta").set_value(16.0).run()
     assert_clean(at)
     assert dict(at.query_params) == {"preset": "day33", "seq_len": "6", "beta": "16"}
     sharp = [float(x) for x in tables(at)[0]["entropy (bits)"]]
-    np.testing.assert_allclose(sharp, engine.row_entropy(analysis.weights_at(t.scaled[0], 16.0)), atol=5e-4)
+    np.testing.assert_allclose(sharp, engine.attention.row_entropy(analysis.weights_at(t.scaled[0], 16.0)), atol=5e-4)
     assert all(s < f for s, f in zip(sharp, flat))
     said = notice(at)
     assert said.startswith("**What to notice:** at β = 16 (the model uses β = 1), ")
@@ -395,7 +397,7 @@ def test_defect09_default_token_is_what_the_slider_appends(params):
     cfg = state.to_config(c)
     kind = at.radio(key="ex_token_kind").value
     chosen = at.number_input(key="ex_token_id").value if kind == "id" else at.text_input(key="ex_token_word").value
-    assert engine.label(cfg, chosen) == slid[T]
+    assert engine.tokens.label(cfg, chosen) == slid[T]
     said = text_of(at)
     assert "documented" not in said
     assert f"appends when moved from {T} to {T + 1}" in said and "this app's choice" in said
@@ -405,7 +407,9 @@ def test_defect09_day33_default_is_the_and_both_runs_agree():
     at = open_app(PAGE["exercise"], {"preset": "day33"})
     assert at.number_input(key="ex_token_id").value == 2  # 'the'
     day33 = engine.get_preset("day33")
-    assert engine.label(day33.config, day33.next_token) == state.next_word(state.preset_controls("day33")) == "the"
+    assert (
+        engine.tokens.label(day33.config, day33.next_token) == state.next_word(state.preset_controls("day33")) == "the"
+    )
     part4 = engine.get_preset("part4")
     assert part4.next_token == state.next_word(state.preset_controls("part4"))
     # the exercise's 6-token run is the 6-token run of the slider

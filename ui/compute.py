@@ -19,7 +19,17 @@ import streamlit as st
 from threadpoolctl import threadpool_limits
 
 import engine
+import engine.evidence
+import engine.histories
+import engine.knockouts
+import engine.loss_curve
+import engine.measure
+import engine.params
 from engine import analysis, language
+from engine.evidence import PositionMetrics
+from engine.loss_curve import Fall
+from engine.params import Block
+from engine.sample import Sample
 from services import evidence as measured
 from services import handle as handles
 from services import weights as service
@@ -29,8 +39,9 @@ from services.weights import Model, Training
 # The matrices here are small and a lecture hall runs many sessions at once on few cores: one BLAS
 # thread per call avoids threads fighting over the cores (set once, for the whole server process).
 threadpool_limits(limits=1, user_api="blas")
-SHARE_SEED, SHARE_SEQUENCES = engine.HISTORY_SEED, engine.HISTORY_N  # the same sequences for every measure
-METRICS_N, METRICS_SEED = engine.MEASURED_N, engine.MEASURED_SEED  # an accuracy's or knock-out's fresh sequences
+# the same sequences for every measure; an accuracy's or knock-out's fresh sequences:
+SHARE_SEED, SHARE_SEQUENCES = engine.histories.HISTORY_SEED, engine.histories.HISTORY_N
+METRICS_N, METRICS_SEED = engine.knockouts.MEASURED_N, engine.knockouts.MEASURED_SEED
 TEXT_N = language.EVIDENCE_N  # held-out windows a text model is measured on (a forward of 1,000 costs 3 s)
 AWAY_N = 200  # sequences an accuracy at another length than the training one is measured on
 
@@ -95,7 +106,7 @@ def params(model: Handle) -> engine.Params:
     return model.params
 
 
-def block(model: Handle, layer: int = 0) -> engine.Block:
+def block(model: Handle, layer: int = 0) -> Block:
     """The weights of one block of the stack (w_q, w_k, w_v, w_o, w1, b1, w2, b2)."""
     return params(model).blocks[layer]
 
@@ -108,7 +119,7 @@ def first_block(model: Handle) -> tuple[engine.Config, engine.Params | None]:
     if model.trained is None:
         return one, None
     p = model.trained.params
-    return one, engine.stack_params(p.blocks[:1], p.embeddings, p.w_u)
+    return one, engine.params.stack_params(p.blocks[:1], p.embeddings, p.w_u)
 
 
 @st.cache_data(max_entries=64, show_spinner=False, hash_funcs=KEYS)
@@ -125,7 +136,7 @@ def knocked_stack(model: Handle, words: tuple[str, ...], ablate: tuple[tuple[int
 
 
 # --------------------------------------------------------------------------- a trained model's evidence
-def metrics(trained: Model, T: int | None = None, ablate: tuple[tuple[int, int], ...] = ()) -> engine.PositionMetrics:
+def metrics(trained: Model, T: int | None = None, ablate: tuple[tuple[int, int], ...] = ()) -> PositionMetrics:
     """The model's loss and accuracy, whole and at each position, on sequences() of T tokens (None: the training
     length), fresh or held-out (.sample says which), `ablate`'s heads zeroed: every accuracy, knock-out and
     per-position figure of every page (services.evidence: a shipped model's at the training length are read).
@@ -135,7 +146,7 @@ def metrics(trained: Model, T: int | None = None, ablate: tuple[tuple[int, int],
 
 
 @st.cache_data(max_entries=128, show_spinner=False, hash_funcs=KEYS)
-def _metrics(trained: Model, T: int, ablate: tuple[tuple[int, int], ...]) -> engine.PositionMetrics:
+def _metrics(trained: Model, T: int, ablate: tuple[tuple[int, int], ...]) -> PositionMetrics:
     return measured.metrics(trained, T, ablate, sequences(trained.task, T), METRICS_SEED)
 
 
@@ -167,12 +178,13 @@ def circuit_knockouts(trained: Model) -> tuple[tuple[float, float], dict, dict]:
 
 @st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=KEYS)
 def head_scores(trained: Model):
-    """Every head's measured roles (its .roles() and .role()), at the task's training length: engine.head_scores
-    on followed()'s fresh sequences of the task, or for a text model its evidence's roles on held-out text."""
+    """Every head's measured roles (its .roles() and .role()), at the task's training length:
+    engine.evidence.head_scores on followed()'s fresh sequences of the task, or for a text model its evidence's
+    roles on held-out text."""
     if trained.task.held_out is not None:
         return text_evidence(trained).roles
     tokens, targets = followed(trained).draw()
-    return engine.head_scores(trained.config, trained.params, tokens, trained.task, targets)
+    return engine.evidence.head_scores(trained.config, trained.params, tokens, trained.task, targets)
 
 
 @st.cache_resource(max_entries=8, show_spinner="Measuring every head on held-out text (about 20 s) …", hash_funcs=KEYS)
@@ -205,9 +217,9 @@ def histories(trained: Model) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return measured.histories(trained, SHARE_SEQUENCES, SHARE_SEED)
 
 
-def followed(trained: Model) -> engine.Sample:
-    """The sequences histories() and head_scores() measure a run's heads on (engine.history_sample)."""
-    return engine.history_sample(trained.task, SHARE_SEQUENCES, SHARE_SEED)
+def followed(trained: Model) -> Sample:
+    """The sequences histories() and head_scores() measure a run's heads on (engine.histories.history_sample)."""
+    return engine.histories.history_sample(trained.task, SHARE_SEQUENCES, SHARE_SEED)
 
 
 def share_history(trained: Model) -> tuple[np.ndarray, np.ndarray]:
@@ -215,27 +227,28 @@ def share_history(trained: Model) -> tuple[np.ndarray, np.ndarray]:
     return histories(trained)[:2]
 
 
-def circuit(trained: Model) -> tuple[np.ndarray, engine.Fall]:
+def circuit(trained: Model) -> tuple[np.ndarray, Fall]:
     """Beside the task's keys: every head's weight on the previous token at every checkpoint (K, L, H), on followed()
-    (head_scores' score: the last step's is the model view's), and the loss's steepest fall (engine.steepest_fall)."""
-    return histories(trained)[2], engine.steepest_fall(trained.run.losses)
+    (head_scores' score: the last step's is the model view's), and the loss's steepest fall
+    (engine.loss_curve.steepest_fall)."""
+    return histories(trained)[2], engine.loss_curve.steepest_fall(trained.run.losses)
 
 
 @st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=KEYS)
 def task_stack(trained: Model, step: int | None, ids: tuple[int, ...]) -> engine.Stack:
     """Every block of a run (after `step`, or the end) on a sequence of token ids: maps and predictions."""
-    return engine.task_stack(trained.task, trained.config, trained.at(step), list(ids))
+    return engine.measure.task_stack(trained.task, trained.config, trained.at(step), list(ids))
 
 
 @st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=KEYS)
 def initial_stack(cfg: engine.Config, task: str, ids: tuple[int, ...]) -> engine.Stack:
     """Every block of cfg's initial, random weights on a sequence of the task's token ids."""
-    return engine.task_stack(task, cfg, engine.init_params(cfg), list(ids))
+    return engine.measure.task_stack(task, cfg, engine.init_params(cfg), list(ids))
 
 
 def live_stack(task: engine.Task, cfg: engine.Config, params: engine.Params, ids: tuple[int, ...]) -> engine.Stack:
     """A run's weights as they train, on a sequence of token ids (new weights each progress call: nothing to keep)."""
-    return engine.task_stack(task, cfg, params, list(ids))
+    return engine.measure.task_stack(task, cfg, params, list(ids))
 
 
 def replay(trained: Model, on_progress) -> None:

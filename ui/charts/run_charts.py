@@ -112,7 +112,8 @@ def curves(
     box=st,
 ) -> None:
     """The training run so far: per-step batch loss and accuracy (steps count from 1); a dotted rule
-    at at_step, a dashed one at the loss's steepest fall `drop` (an engine.Fall: between its two stretches)."""
+    at at_step, a dashed one at the loss's steepest fall `drop` (an engine.loss_curve.Fall: between its two
+    stretches)."""
     n = len(losses)
     data = pa.table(
         {

@@ -28,8 +28,8 @@ def steps_list(titles: list[str], current: int) -> list[str]:
 
 
 def before_after(step: int, fall) -> str:
-    """Where a replayed step lies against the loss's steepest fall (an engine.Fall: steps first .. last, the two
-    neighbouring stretches whose mean losses differ most)."""
+    """Where a replayed step lies against the loss's steepest fall (an engine.loss_curve.Fall: steps first .. last,
+    the two neighbouring stretches whose mean losses differ most)."""
     where = f"steps {fall.first}–{fall.last}, {fall.window}-step means"
     if fall.first <= step <= fall.last:
         return f"during the loss's steepest fall ({where})"

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-import engine
+from engine.sample import Sample
 from ui.prose.numbers import fmt, names
 from ui.prose.sample import said
 
@@ -23,12 +23,12 @@ def _heads(knocked) -> str:
     return names([f"layer {layer} head {head}" for layer, head in knocked])
 
 
-def _sequences(sample: engine.Sample, seq_len: int) -> str:
+def _sequences(sample: Sample, seq_len: int) -> str:
     """The sample a figure was measured on (saying so when its length is not the training length)."""
     return said(sample) + ("" if sample.T == seq_len else f" (the model was trained on {seq_len} tokens)")
 
 
-def metrics_caption(task_title: str, knocked, sample: engine.Sample, seq_len: int) -> str:
+def metrics_caption(task_title: str, knocked, sample: Sample, seq_len: int) -> str:
     """What the accuracy and loss metrics measured: on `sample`, of the length shown."""
     if not knocked:
         return (
@@ -64,17 +64,17 @@ def redrawn(knocked, first: int, L: int) -> str:
             "The maps of " + names([f"layer {layer}" for layer in later]) + " are redrawn: they read what "
             "the knock-out left. "
         )
-    return said + f"The maps of layer{'s' * (first > 0)} {names([str(l) for l in range(first + 1)])} are unchanged."
+    return said + f"The maps of layer{'s' * (first > 0)} {names([str(n) for n in range(first + 1)])} are unchanged."
 
 
 def role(name: str, score: float) -> str:
-    """A map's label from engine.HeadScores.role: 'previous token 0.77' or 'no clear role (best 0.31)'."""
+    """A map's label from engine.evidence.HeadScores.role: 'previous token 0.77' or 'no clear role (best 0.31)'."""
     if name == "no clear role":
         return f"no clear role (best {fmt(score, '.2f')} < {ROLE_MIN})"
     return f"{name} {fmt(score, '.2f')}"
 
 
-def roles_caption(sample: engine.Sample, T: int) -> str:
+def roles_caption(sample: Sample, T: int) -> str:
     """How the roles were measured (on `sample`, at the training length, whatever length T the page shows)."""
     at = "the training length" + ("" if T == sample.T else f", not the {T} shown")
     return (
@@ -87,7 +87,7 @@ def roles_caption(sample: engine.Sample, T: int) -> str:
     )
 
 
-def text_caption(knocked, plain: engine.Sample, repeated: engine.Sample) -> str:
+def text_caption(knocked, plain: Sample, repeated: Sample) -> str:
     """What a text model's two loss metrics measured: on the plain windows, and on the second copies of the
     repeating ones."""
     what = (
@@ -111,13 +111,14 @@ def next_caption(last: str, best: list[tuple[str, float]], unknown: str) -> str:
     return said
 
 
-def text_roles_caption(plain: engine.Sample, repeated: engine.Sample) -> str:
+def text_roles_caption(plain: Sample, repeated: Sample) -> str:
     """How a text model's roles and knock-out costs were measured (engine.language.Evidence's samples)."""
     return (
         f"Each head is scored on {said(plain)}, over the queries that see more than one key (the first row's "
         "one key gets weight 1 by force): its mean weight on the previous token, on its own token, on the "
         "window's first token, on the latest punctuation mark or paragraph end before it, and (in "
-        f"{said(repeated)}) on the token right after the span's first copy of its own token: induction. The label is the strongest score, or 'no clear role' "
+        f"{said(repeated)}) on the token right after the span's first copy of its own token: induction. "
+        "The label is the strongest score, or 'no clear role' "
         f"when none reaches {ROLE_MIN}. The last two columns: how much the held-out loss and the second copy's "
         "loss (nats a token) rise with that head alone knocked out; an induction head's effect shows on the "
         "second copy, where the overall loss barely moves. Measured without knock-outs, once per set of weights."

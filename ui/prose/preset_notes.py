@@ -62,7 +62,8 @@ def _too_few(count, T: int) -> str:
     if not thin:
         return ""
     return (
-        f"; {counted(len(thin), 'position')} of the {T} ({_span(thin)}) {'is' if len(thin) == 1 else 'are'} scored in fewer than {MIN_CASES} of "
+        f"; {counted(len(thin), 'position')} of the {T} ({_span(thin)}) {'is' if len(thin) == 1 else 'are'} "
+        f"scored in fewer than {MIN_CASES} of "
         "the sequences, too few to tell"
     )
 
@@ -91,7 +92,7 @@ def outside_training(
     trained_sample=None,
 ) -> str:
     """What changed from a trained preset's training, and the task's accuracy at this setting: measured on
-    `sample` (an engine.Sample of T tokens; per_position and count: each position's share right and how many
+    `sample` (an engine.sample.Sample of T tokens; per_position and count: each position's share right and how many
     of its sequences score it) and on `trained_sample` at the training length, each named from its Sample."""
     from ui.prose.numbers import fmt, names
     from ui.prose.sample import said as sample_said

@@ -1,13 +1,13 @@
-"""What a figure was measured on, in words, from its engine.Sample (issue 47: a figure carries its sample): the
+"""What a figure was measured on, in words, from its engine.sample.Sample (issue 47: a figure carries its sample): the
 one function every caption and notice prints its sample with, never a typed count."""
 
 from __future__ import annotations
 
-import engine
+from engine.sample import Sample
 from ui.prose.numbers import fmt
 
 
-def said(sample: engine.Sample) -> str:
+def said(sample: Sample) -> str:
     """'1,000 fresh 8-token sequences', '256 64-token windows of held-out text', '50 64-token windows of
     held-out text, 50% of them repeating a span of their text', '50 64-token windows of the training chapters'."""
     many = sample.n != 1

@@ -12,7 +12,8 @@ from functools import lru_cache
 import numpy as np
 
 import engine
-from engine import shown
+import engine.tokens
+from factory import shown
 from services.weights import Training
 from ui.prose.numbers import count
 
@@ -204,7 +205,7 @@ def default_words(name: str, number: int = 0) -> tuple[str, ...]:
     task = task_of(check(name))
     if task is None:
         preset = engine.get_preset(name)
-        return tuple(engine.label(preset.config, t) for t in preset.tokens)
+        return tuple(engine.tokens.label(preset.config, t) for t in preset.tokens)
     return sample_words(task, shown_length(task), number)
 
 
@@ -260,7 +261,7 @@ def with_sizes(name: str, **sizes) -> engine.Config:
 
 
 def ship_shown() -> None:
-    """Write engine.shown's file: each text task's passage 0 (one window of its training length, and where it
+    """Write factory.shown's file: each text task's passage 0 (one window of its training length, and where it
     comes from), drawn now."""
     print(
         shown.write({task.name: draw_passage(task.name, 0) for task in engine.TASKS.values() if task.shown is not None})

@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import engine
+import engine.config
+import engine.tokens
 from ui.prose.numbers import count
 from ui.shell import presets
 
@@ -136,7 +138,7 @@ def switched(c: Controls) -> bool:
 
 
 def head_choices(d_model: int) -> list[int]:
-    return engine.valid_head_counts(d_model, max_heads=HEADS_MAX)
+    return engine.config.valid_head_counts(d_model, max_heads=HEADS_MAX)
 
 
 def nearest_heads(d_model: int, wanted: int) -> int:
@@ -177,7 +179,7 @@ def to_tokens(c: Controls) -> Tokens:
     task = presets.task_of(c.preset)
     if task is not None:
         return _task_tokens(c, task, typed)
-    words, change = engine.fit_length(typed, c.seq_len)
+    words, change = engine.tokens.fit_length(typed, c.seq_len)
     note = None
     if not typed:
         note = f"The token box is empty, so the {c.seq_len} tokens come from a fixed filler list."

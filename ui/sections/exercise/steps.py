@@ -8,6 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 import engine
+import engine.tokens
 from ui import charts, compute
 from ui.page import footer, layout
 from ui.prose.text import md_escape, quote
@@ -74,9 +75,9 @@ def choose_token(view: View) -> engine.tokens.Token | None:
     as_id = (
         task is None
         and all(isinstance(t, int) for t in engine.get_preset(name).tokens)
-        and engine.token_id(cfg, default_word) is not None
+        and engine.tokens.token_id(cfg, default_word) is not None
     )
-    default = engine.token_id(cfg, default_word) if as_id else default_word
+    default = engine.tokens.token_id(cfg, default_word) if as_id else default_word
     defaults = {
         keys.TOKEN_KIND: "id" if as_id else "word",
         keys.TOKEN_ID: default if as_id else cfg.vocab_size - 1,
@@ -126,9 +127,9 @@ def choose_token(view: View) -> engine.tokens.Token | None:
     except ValueError as err:
         st.warning(f"**That {nth} token cannot be used:** {md_escape(str(err))}.", icon=":material/error:")
         return None
-    known = engine.token_id(cfg, new_token)
+    known = engine.tokens.token_id(cfg, new_token)
     st.caption(
-        f"The {nth} token is {quote(engine.label(cfg, new_token))}: "
+        f"The {nth} token is {quote(engine.tokens.label(cfg, new_token))}: "
         + (
             f"vocabulary id {known}, its row of the embedding table."
             + new_token_words.unknown_note(cfg, raw if kind == "word" else None, new_token, read)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 import engine
+import engine.tokens
 from ui import charts, compute
 from ui.page import footer, layout, tables
 from ui.prose import stages
@@ -30,7 +31,7 @@ def draw(view: View) -> None:
     present = view.present
     st.latex(rf"T = {T}\ \text{{tokens}},\quad d_{{model}} = {C}")
 
-    ids = [engine.token_id(view.config, w) for w in view.words]
+    ids = [engine.tokens.token_id(view.config, w) for w in view.words]
     table = {
         "position": list(range(T)),
         "token": list(t.labels),  # columns (no pandas on a first page)

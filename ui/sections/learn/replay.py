@@ -10,6 +10,7 @@ import numpy as np
 import streamlit as st
 
 import engine
+from engine.sample import Sample
 from engine.training import DECAY_FROM, DTYPE, LR_FLOOR, WARMUP
 from services.weights import Model, Training
 from ui import charts, compute
@@ -80,7 +81,7 @@ def replay(view: View, trained: Model, seq: Sequence) -> None:
 
 
 @frame.fragment
-def scrub(view: View, trained: Model, seq: Sequence, accuracy: float, sample: engine.Sample) -> None:
+def scrub(view: View, trained: Model, seq: Sequence, accuracy: float, sample: Sample) -> None:
     """The replay slider and what it moves (the curves' marker, the maps, each head's history, the notice), as one
     fragment: a step moved reruns only this."""
     cfg, run = trained.config, trained.run
@@ -117,7 +118,7 @@ def _replay_stack(
     history,
     shares,
     accuracy: float,
-    sample: engine.Sample,
+    sample: Sample,
 ) -> None:
     """A stack's run: the loss and its drop, the model view at the step, each head's weight on the
     previous token and on the task's keys over the run (any task with more than one layer)."""

@@ -6,6 +6,8 @@ import numpy as np
 
 import engine
 from engine.analysis import NEAR_UNIFORM, spread
+from engine.loss_curve import Fall
+from engine.sample import Sample
 from ui.prose.numbers import fmt, names
 from ui.prose.sample import said as sample_said
 from ui.sections.learn.words_loss import fall, plateau  # noqa: F401 (fall: the lesson facts read it here)
@@ -50,7 +52,7 @@ def formula_words(cfg: engine.Config) -> str:
 
 
 ORIGIN = {
-    "shipped": "the run that ships with the app: python -m engine.ship trains it in one pinned arithmetic, so these "
+    "shipped": "the run that ships with the app: python -m factory.ship trains it in one pinned arithmetic, so these "
     "are the same weights on every machine",
     "stored": "a run trained earlier with these settings on this server (or on another server sharing its disk) "
     "and kept there",
@@ -126,7 +128,7 @@ def too_long(steps: int, seconds: float) -> str:
     """Why a long shipped run is shown at once instead of replayed live."""
     return (
         f"Too long to train live in a lecture ({steps:,} Adam steps took {duration(seconds)} on one core): this "
-        "is the run that ships with the app (what python -m engine.ship trains), shown at once. Another batch "
+        "is the run that ships with the app (what python -m factory.ship trains), shown at once. Another batch "
         "seed, number of steps or learning rate trains here, for real, in a worker process, with its progress."
     )
 
@@ -134,7 +136,7 @@ def too_long(steps: int, seconds: float) -> str:
 def replay_line(seconds: float) -> str:
     """The one line under the Train button when the run ships with the app."""
     return (
-        f"Train replays the run that ships with the app (what python -m engine.ship trains) at the speed it was "
+        f"Train replays the run that ships with the app (what python -m factory.ship trains) at the speed it was "
         f"trained, {duration(seconds)}, so every machine shows the same model; another batch seed, number of "
         "steps or learning rate trains here, for real."
     )
@@ -180,9 +182,7 @@ def _right(accuracy: float) -> str:
     return "every one of" if accuracy == 1.0 else fmt(accuracy, ".1%") + " of"
 
 
-def notice(
-    steps: np.ndarray, shares: np.ndarray, at: int, accuracy: float, measured: engine.Sample, followed: engine.Sample
-) -> str:
+def notice(steps: np.ndarray, shares: np.ndarray, at: int, accuracy: float, measured: Sample, followed: Sample) -> str:
     """The run at checkpoint index `at`: where the best head looks (shares measured on `followed`), when it locked
     on, how well it works (accuracy measured on `measured`)."""
     final = shares[-1]  # (L, H)
@@ -229,7 +229,7 @@ def _who(pairs) -> str:
 
 def depth_notice(
     losses,
-    found: engine.Fall,
+    found: Fall,
     steps: np.ndarray,
     shares: np.ndarray,
     previous: np.ndarray,
@@ -237,8 +237,8 @@ def depth_notice(
     accuracy: float,
     task_title: str,
     knockouts: str,
-    measured: engine.Sample,
-    followed: engine.Sample,
+    measured: Sample,
+    followed: Sample,
 ) -> str:
     """A stack's run: the loss as measured, every head named by what it measurably looks at (shares and previous
     measured on `followed`), the step; the accuracy measured on `measured`."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-import engine
+from engine.sample import Sample
 from ui.prose.knockout import BARELY, BARELY_LOSS, knockout_effect
 from ui.prose.numbers import MIN_CASES, count, fmt, from_to, names
 from ui.prose.sample import said as sample_said
@@ -28,7 +28,7 @@ def _effect(base: tuple[float, float], knocked: tuple[float, float]) -> str:
     return knockout_effect(base[0], knocked[0], base[1], knocked[1])
 
 
-def knockouts(base: tuple[float, float], single: dict, layers: dict, sample: engine.Sample) -> str:
+def knockouts(base: tuple[float, float], single: dict, layers: dict, sample: Sample) -> str:
     """The circuit as measured by knock-outs, in both measures the page has: base = (accuracy, loss) with none,
     single[(layer, head)] with that head knocked out, layers[layer] with every head of that layer knocked out
     (all on `sample`); each effect worded by knockout_effect (the larger change first), the heads in order of it."""
@@ -55,7 +55,7 @@ def knockouts(base: tuple[float, float], single: dict, layers: dict, sample: eng
 
 
 def by_position(
-    loss: np.ndarray, accuracy: np.ndarray, scored: np.ndarray, counts: np.ndarray, title: str, sample: engine.Sample
+    loss: np.ndarray, accuracy: np.ndarray, scored: np.ndarray, counts: np.ndarray, title: str, sample: Sample
 ) -> str:
     """Where on the sequence the trained model is sure and right, and where not (measured on `sample`)."""
     where = np.flatnonzero(scored)
@@ -123,6 +123,6 @@ def text_knockouts(found) -> str:
     return said
 
 
-def by_position_title(sample: engine.Sample) -> str:
+def by_position_title(sample: Sample) -> str:
     """The Learn page's chart of loss and accuracy by position: what it was measured on."""
     return f"loss and accuracy by position, {sample_said(sample)}"

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-import engine
-from engine.training import drop_window
+from engine.loss_curve import Fall, drop_window
 from ui.prose.numbers import fmt
 
 PLATEAU_TOL = 0.05  # a plateau: the windowed loss stays within this share of the whole fall of its level
@@ -17,9 +16,9 @@ def loss(x: float) -> str:
     return fmt(x, ".2f" if abs(x) >= 0.005 else ".1e")
 
 
-def fall(found: engine.Fall) -> str:
-    """The loss's steepest fall as its window sees it (engine.steepest_fall), a statement that holds for windows
-    of half and twice the size too: the two neighbouring stretches whose mean losses differ most."""
+def fall(found: Fall) -> str:
+    """The loss's steepest fall as its window sees it (engine.loss_curve.steepest_fall), a statement that holds for
+    windows of half and twice the size too: the two neighbouring stretches whose mean losses differ most."""
     said = (
         f"averaged over {found.window} steps, the loss falls most from steps {found.first}–{found.step} "
         f"({loss(found.before)}) to steps {found.step + 1}–{found.last} ({loss(found.after)}), across the "
@@ -28,7 +27,7 @@ def fall(found: engine.Fall) -> str:
     return said + (", at the very start of the run" if found.at_start else "")
 
 
-def plateau(losses, found: engine.Fall) -> str:
+def plateau(losses, found: Fall) -> str:
     """The loss curve as measured: the stretch before the drop where its windowed mean stays level (if
     any), between which values; where it falls most (fall) and to what."""
     losses = np.asarray(losses, dtype=float)

@@ -78,7 +78,7 @@ def redrawn(view: View, knocked) -> None:
 
 
 def roles(view: View) -> list[list[str]]:
-    """Each map's strongest measured role and score (trained presets: engine.head_scores on fresh
+    """Each map's strongest measured role and score (trained presets: engine.evidence.head_scores on fresh
     sequences of the task); [] for an article's preset, which has no vocabulary to draw them from."""
     trained = view.model.trained
     if trained is None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 import engine
+import engine.tokens
 from engine import language
 from services.weights import Model
 from ui import compute
@@ -51,7 +52,7 @@ def head_costs(trained: Model) -> dict[str, list[str]]:
 
 def next_words(view: View, trained: Model) -> None:
     """The model's five likeliest next tokens after the sidebar's text, with the picked heads knocked out."""
-    ids = tuple(engine.token_id(view.config, w) for w in view.words)
+    ids = tuple(engine.tokens.token_id(view.config, w) for w in view.words)
     next_table(trained, ids, view.words[-1], view.controls.ablate)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 import engine
+import engine.attention
 from engine import analysis
 from ui import charts, compute
 from ui.page import footer, layout
@@ -79,7 +80,7 @@ def draw(view: View) -> None:
     picked = entry.entry(name, first)
     mine = picked if picked and picked[0] == name else None
     charts.heatmap(
-        engine.merge_heads(full),
+        engine.attention.merge_heads(full),
         t.labels,
         dims,
         title=f"{name}: {T} × {C}",
@@ -117,9 +118,9 @@ def draw(view: View) -> None:
         t,
         {
             "X": (source, t.labels, dims),
-            "Q": (engine.merge_heads(t.q), t.labels, dims),
-            "K": (engine.merge_heads(t.k), t.labels, dims),
-            "V": (engine.merge_heads(t.v), t.labels, dims),
+            "Q": (engine.attention.merge_heads(t.q), t.labels, dims),
+            "K": (engine.attention.merge_heads(t.k), t.labels, dims),
+            "V": (engine.attention.merge_heads(t.v), t.labels, dims),
         },
         code=("split_heads", "block_forward"),
     )

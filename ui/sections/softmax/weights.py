@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 import engine
+import engine.attention
 from engine import analysis
 from ui import charts, compute
 from ui.page import footer, layout, tables
@@ -77,7 +78,7 @@ def draw(view: View) -> None:
             "row sum": weights.sum(axis=-1),
             "weight": [r.weight for r in rows],
             "uniform": [r.uniform for r in rows],
-            "entropy (bits)": engine.row_entropy(weights),
+            "entropy (bits)": engine.attention.row_entropy(weights),
             "spread": [spread_cell(r.spread) for r in rows],
             "attends most to": [row_words.top_cell(r, t.labels) for r in rows],
         }

@@ -5,7 +5,7 @@ A file holds the run's key (task, config, steps, batch, lr, batch seed, the trai
 its checkpoints' weights as flat vectors, its curves, and a SHA-256 of all of it. Reading returns
 None, never a guess, when the file is missing, cut short, altered, holds another run or was made by
 other training code; the caller then trains again. The shipped runs (assets/weights/, python -m
-engine.ship) are files of the same kind. Pure Python and NumPy (no Streamlit).
+factory.ship) are files of the same kind. Pure Python and NumPy (no Streamlit).
 """
 
 from __future__ import annotations
@@ -20,15 +20,15 @@ from pathlib import Path
 
 import numpy as np
 
-from . import training
-from .config import Config
-from .params import flatten, init_params, unflatten
-from .tasks import get_task
-from .training import TrainRun
+from engine import training
+from engine.config import Config
+from engine.params import flatten, init_params, unflatten
+from engine.tasks import get_task
+from engine.training import TrainRun
 
 FORMAT = 3  # the file layout below; bump it when the layout changes
 ROOT = Path(__file__).resolve().parents[1]  # the repository
-SHIPPED = ROOT / "assets" / "weights"  # the trained presets' default runs, in git (python -m engine.ship)
+SHIPPED = ROOT / "assets" / "weights"  # the trained presets' default runs, in git (python -m factory.ship)
 CACHE_ENV = "ATTENTION_LAB_CACHE"  # a folder for finished runs; "off" keeps none
 DEFAULT_CACHE = ROOT / ".cache" / "weights"  # git-ignored
 
@@ -68,7 +68,7 @@ def file_name(key: dict) -> str:
     return f"{key['task']}-{digest}.npz"
 
 
-def _checksum(header: bytes, arrays: dict[str, np.ndarray]) -> str:
+def file_checksum(header: bytes, arrays: dict[str, np.ndarray]) -> str:
     digest = hashlib.sha256(header)
     for name in sorted(arrays):
         array = np.ascontiguousarray(arrays[name])
@@ -106,7 +106,7 @@ def file_bytes(run: TrainRun, lossy: bool = False) -> bytes:
     header = json.dumps({"key": key_of(run), "seconds": run.seconds, "lossy": lossy}, sort_keys=True).encode()
     buffer = io.BytesIO()
     np.savez_compressed(
-        buffer, header=np.frombuffer(header, dtype=np.uint8), checksum=np.array(_checksum(header, arrays)), **arrays
+        buffer, header=np.frombuffer(header, dtype=np.uint8), checksum=np.array(file_checksum(header, arrays)), **arrays
     )
     return buffer.getvalue()
 
@@ -147,7 +147,7 @@ def _decode(path: Path, key: dict) -> tuple[dict, dict[str, np.ndarray]] | None:
             checksum = str(data["checksum"])
     except Exception:  # missing, cut short, not a zip, a field missing ...
         return None
-    if checksum != _checksum(header_bytes, arrays):
+    if checksum != file_checksum(header_bytes, arrays):
         return None  # altered
     return header, arrays
 
@@ -229,7 +229,7 @@ def shipped_path(task: str) -> Path:
 def load_shipped(
     task: str, cfg: Config, steps: int, seed: int, batch: int | None = None, lr: float | None = None
 ) -> TrainRun | None:
-    """A run shipped for the task (python -m engine.ship: its default run, and for a deep task the one-layer
+    """A run shipped for the task (python -m factory.ship: its default run, and for a deep task the one-layer
     model beside it) if one has these settings; else None. Only each file's small header is read until
     one matches."""
     key = run_key(task, cfg, steps, seed, batch, lr)
@@ -262,48 +262,3 @@ def keep_first(run: TrainRun, folder: Path | None) -> TrainRun:
     except OSError as error:
         print(f"attention-lab: could not keep the trained weights in {folder}: {error}", flush=True)
     return run
-
-
-def save_evidence(arrays: dict[str, np.ndarray], digest: str, path: Path) -> Path:
-    """Measures of one set of weights (engine.language.evidence_arrays), named by their digest, checked as a run is."""
-    header = json.dumps({"format": FORMAT, "digest": digest}, sort_keys=True).encode()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            np.savez_compressed(
-                out,
-                header=np.frombuffer(header, dtype=np.uint8),
-                checksum=np.array(_checksum(header, arrays)),
-                **arrays,
-            )
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    return path
-
-
-def read_evidence(path: Path, digest: str) -> dict[str, np.ndarray] | None:
-    """The measures stored at path if the file is sound and measured these weights (their digest); else None."""
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            header_bytes = data["header"].tobytes()
-            if json.loads(header_bytes) != {"format": FORMAT, "digest": digest}:
-                return None
-            arrays = {name: data[name] for name in data.files if name not in ("header", "checksum")}
-            checksum = str(data["checksum"])
-    except Exception:
-        return None
-    return arrays if checksum == _checksum(header_bytes, arrays) else None
-
-
-MEASURES = "measures"  # measures-<digest>.npz: a shipped model's every knock-out and its run's head histories
-
-
-def evidence_path(folder: Path, digest: str, kind: str = "evidence") -> Path:
-    """Where measures of the weights named by digest are kept: evidence-<digest>.npz (a text model's roles and
-    knock-outs, engine.language) or measures-<digest>.npz (kind MEASURES: a shipped model's every knock-out,
-    engine.evidence and engine.language, and its run's heads step by step, engine.evidence.history_arrays)."""
-    return Path(folder) / f"{kind}-{digest}.npz"

@@ -3,10 +3,10 @@ assets/weights/<task>.npz (its checkpoints, losses and accuracies: the run the L
 every page shows at the trained presets' defaults, on every machine). Run it again whenever training's
 numbers change (engine.training.VERSION).
 
-    python -m engine.ship                 # train and write every task's file
-    python -m engine.ship --check [TASK]  # train again and compare with the files (exit 1 if they differ):
+    python -m factory.ship                 # train and write every task's file
+    python -m factory.ship --check [TASK]  # train again and compare with the files (exit 1 if they differ):
                                           # every checkpoint's weights, the curves and the predictions
-    python -m engine.ship --measures [TASK]   # measure the shipped runs again (no training): their measures
+    python -m factory.ship --measures [TASK]   # measure the shipped runs again (no training): their measures
                                               # and the text model's evidence (its roles and knock-outs)
 
 Each model the presets show also ships its measures (assets/weights/measures-<digest>.npz): with every
@@ -27,12 +27,20 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
-# What ships for a task, read by engine.shipped_measures too (engine.ship.runs, .SEED … are still these)
-from .shipped_runs import GAP, KEEP_LONG, LONG_STEPS, SEED, Shipped, runs  # noqa: F401
+from engine.evidence import predict
+from engine.params import digest, flatten
+from engine.tasks import TASKS
+from engine.training import train
+
+from . import evidence_files, shipped_measures, store
+
+# What ships for a task, read by factory.shipped_measures too (factory.ship.runs, .SEED … are still these)
+from .shipped_runs import GAP, SEED, runs
 
 FRESH = 777  # --check compares predictions on 1,000 fresh sequences drawn from this seed
 PREFIX_MIN = 50  # --check trains a long run up to its first saved step from this one on
@@ -58,17 +66,15 @@ def pinned() -> bool:
 
 
 def run_pinned(args: list[str], **kwargs) -> subprocess.CompletedProcess:
-    """python -m engine.ship ARGS in a child process whose NumPy and OpenBLAS load pinned."""
+    """python -m factory.ship ARGS in a child process whose NumPy and OpenBLAS load pinned."""
     if not can_pin():
         raise RuntimeError("the shipped weights are made with OpenBLAS's Haswell kernels: this CPU has no AVX2 and FMA")
     env = {**os.environ, **PINNED, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
-    return subprocess.run([sys.executable, "-m", "engine.ship", *args], env=env, **kwargs)
+    return subprocess.run([sys.executable, "-m", "factory.ship", *args], env=env, **kwargs)
 
 
 def _kept(run, keep: int | None):
     """The run with `keep` of its saved steps between the first and the last, spread evenly (None: all)."""
-    from dataclasses import replace
-
     if keep is None:
         return run
     between = run.checkpoints[1:-1]
@@ -78,10 +84,6 @@ def _kept(run, keep: int | None):
 
 def ship(tasks, folder=None) -> list:
     """Train each task's shipped runs (runs()) and write them, with their measures; returns the paths."""
-    from . import shipped_measures, store
-    from .tasks import TASKS
-    from .training import train
-
     paths, target = [], store.SHIPPED if folder is None else Path(folder)
     for name in tasks:
         for one in runs(name):
@@ -115,12 +117,6 @@ def check(tasks) -> bool:
     same predictions on 1,000 fresh sequences. A long run (the text task's) is trained only up to its first
     saved step from PREFIX_MIN on (the same learning-rate schedule, stopped early) and compared there, with
     its losses so far. Prints a line per file."""
-    from . import shipped_measures, store
-    from .evidence import predict
-    from .params import digest, flatten
-    from .tasks import TASKS
-    from .training import train
-
     good = True
     for name in tasks:
         task = TASKS[name]
@@ -129,7 +125,7 @@ def check(tasks) -> bool:
                 store.SHIPPED / one.file, one.config, store.run_key(name, one.config, task.steps, SEED)
             )
             if shipped is None:
-                print(f"{one.file}: missing or stale (another VERSION or settings): python -m engine.ship", flush=True)
+                print(f"{one.file}: missing or stale (another VERSION or settings): python -m factory.ship", flush=True)
                 good = False
                 continue
             if one.lossy:  # the first stretch, against a step the file keeps
@@ -141,14 +137,14 @@ def check(tasks) -> bool:
                 )
                 measured = (
                     task.held_out is None
-                    or store.read_evidence(
-                        store.evidence_path(store.SHIPPED, digest(shipped.params)), digest(shipped.params)
+                    or evidence_files.read_evidence(
+                        evidence_files.evidence_path(store.SHIPPED, digest(shipped.params)), digest(shipped.params)
                     )
                     is not None
                 )
                 if not measured:
                     print(
-                        f"{one.file}: its evidence (evidence-<digest>.npz) is missing: python -m engine.ship",
+                        f"{one.file}: its evidence (evidence-<digest>.npz) is missing: python -m factory.ship",
                         flush=True,
                     )
                 ok = gap <= 1 and measured and shipped_measures.hold(name, one, shipped)
@@ -185,9 +181,7 @@ def check(tasks) -> bool:
     return good
 
 
-def command_line(argv: list[str]) -> int:
-    from .tasks import TASKS
-
+def ship_or_check(argv: list[str]) -> int:
     checking, measuring = "--check" in argv, "--measures" in argv
     tasks = [a for a in argv if a not in ("--check", "--measures")] or list(TASKS)
     unknown = [t for t in tasks if t not in TASKS]
@@ -204,11 +198,9 @@ def command_line(argv: list[str]) -> int:
             return 2
         return run_pinned(argv).returncode
     if measuring:
-        from .shipped_measures import again
-
-        return 0 if again(tasks) is not None else 1
+        return 0 if shipped_measures.again(tasks) is not None else 1
     return 0 if (check(tasks) if checking else ship(tasks) is not None) else 1
 
 
 if __name__ == "__main__":
-    sys.exit(command_line(sys.argv[1:]))
+    sys.exit(ship_or_check(sys.argv[1:]))

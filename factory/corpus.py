@@ -1,9 +1,9 @@
 """Make assets/text/ from Debian's r-cran-janeaustenr package: Jane Austen's six novels, cleaned,
 one paragraph a line (austen.txt.gz), and the vocabulary counted on the training chapters (vocab.txt).
 
-    python -m engine.corpus --build              # apt-get download the package, extract, write assets/text/
-    python -m engine.corpus --build --deb FILE   # from a .deb already downloaded
-    python -m engine.corpus --figures            # what the shipped files hold, as assets/text/README.md says it
+    python -m factory.corpus --build              # apt-get download the package, extract, write assets/text/
+    python -m factory.corpus --build --deb FILE   # from a .deb already downloaded
+    python -m factory.corpus --figures            # what the shipped files hold, as assets/text/README.md says it
 
 The package keeps each novel as an R character vector (one line of the Project Gutenberg text per
 element) in R's lazy-load database (data/Rdata.rdx: the index; data/Rdata.rdb: zlib-compressed
@@ -139,7 +139,7 @@ def download(folder: Path) -> Path:
 
 def build(deb: Path | None = None, target: Path | None = None) -> list[Path]:
     """Write austen.txt.gz and vocab.txt into target (default assets/text/); returns their paths."""
-    from . import text
+    from engine import text
 
     target = text.FOLDER if target is None else Path(target)
     with tempfile.TemporaryDirectory() as tmp:
@@ -167,7 +167,7 @@ def figures(folder: Path | None = None) -> dict[str, str]:
     """What the shipped files hold, each figure worded as assets/text/README.md prints it (a test reads the
     README against these): chapters (and how many are held out), paragraphs, the text's size, tokens with
     and without the paragraph mark, and the share of them the vocabulary knows."""
-    from . import text
+    from engine import text
 
     folder = text.FOLDER if folder is None else Path(folder)
     packed = (folder / text.CORPUS_NAME).read_bytes()
@@ -198,7 +198,7 @@ def figures(folder: Path | None = None) -> dict[str, str]:
     }
 
 
-def main(argv: list[str]) -> int:
+def build_or_count(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", action="store_true", help="make assets/text/ from the Debian package")
     parser.add_argument("--deb", type=Path, help="use this .deb instead of downloading it")
@@ -219,4 +219,4 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(build_or_count(sys.argv[1:]))

@@ -1,6 +1,6 @@
-"""What ships for each task (engine.ship trains and checks it, engine.shipped_measures measures it): the files,
+"""What ships for each task (factory.ship trains and checks it, factory.shipped_measures measures it): the files,
 the model each holds, the saved steps it keeps, and the constants both read. Its own module so that both
-import it one way (engine.ship uses engine.shipped_measures, which uses this, never engine.ship).
+import it one way (factory.ship uses factory.shipped_measures, which uses this, never factory.ship).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def runs(name: str) -> list[Shipped]:
     batches and rate; its final weights only: it is compared, not replayed)."""
     from dataclasses import replace
 
-    from .tasks import TASKS
+    from engine.tasks import TASKS
 
     task = TASKS[name]
     long = task.steps > LONG_STEPS
