@@ -35,6 +35,7 @@ export default function (component) {
     idx: unpack(m.colour),
     tips: split(m.tips),
     texts: split(m.cells),
+    work: m.work === undefined || m.work === null ? null : data.works[m.work],
     split: {},
   }));
   const ink = (i) => (data.ink[i] === '1' ? '#ffffff' : '#000000');

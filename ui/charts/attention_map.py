@@ -12,11 +12,13 @@ A pick (a click, a tap, arrows then Enter or Space: the ARIA grid pattern with a
 worked calculation in an aria-live region below the maps with no server run; report_pick=True also sends one
 trigger per pick (`result.pick`, {'map', 'row', 'col'}) for a server part that needs it.
 
-Payload (the data the page sends per run, JSON; tests/test_attention_map.py measures it): one scores map and
-one weights map with the full worked calculation (d_head 8), random numbers: about 19 KB at T = 16 and about
-210 KB at T = 64 (without the worked calculation: about 6 KB and about 77 KB). The per-dimension products go
-only up to PRODUCTS_MAX of them per map (T = 32 at d_head 8); beyond, the panel writes each q × k pair and
-the sum.
+Payload (the data the page sends per run, compact JSON; tests/test_attention_map.py measures it): a scores map
+and a weights map sharing one worked calculation (d_head 8; a calculation shared by several maps is sent once):
+about 31 KB at T = 16 (products included) and about 154 KB at T = 64 (products left out); without the worked
+calculation about 9 KB and 74 KB. Per cell: its colour (1 byte, base64), its value as text ('|'-joined), and
+for the calculation its dot product, scaled score and share; per row and column the q and k entries. The
+per-dimension products go only up to PRODUCTS_MAX of them per map (T = 32 at d_head 8); beyond, the panel
+writes each q × k pair and their sum.
 """
 
 from __future__ import annotations
@@ -136,9 +138,7 @@ def worked(
     cell = {
         "dot": flat(dots),
         "scaled": _joined(number(x) if s else "−∞" for x, s in zip(scaled.ravel(), shown.ravel())),
-        "share": _joined(
-            f"{number(w)} ({fmt(w, '.1%')})" if s else "0" for w, s in zip(weights.ravel(), shown.ravel())
-        ),
+        "share": _joined(fmt(w, ".1%") if s else "0" for w, s in zip(weights.ravel(), shown.ravel())),
     }
     lines = ["query {row} → key {col}", "q·k = {pairs}"]
     if q.shape[0] * k.shape[0] * d <= products_max:
@@ -196,7 +196,7 @@ def payload(
     domain = (float(domain[0]), float(domain[1]))
     colours, ink = palette(scheme)
     labelled = R <= MAX_LABELLED and C <= MAX_LABELLED
-    out = []
+    out, works = [], []  # a worked calculation shared by several maps (scores and weights) is sent once
     for p, v, s in zip(panels, values, shown):
         tips = [number(x) if ok else mask_text for x, ok in zip(v.ravel(), s.ravel())]
         item = {
@@ -209,7 +209,10 @@ def payload(
             else None,
         }
         if p.work is not None:
-            item["work"] = p.work
+            same = [i for i, w in enumerate(works) if w is p.work]
+            item["work"] = same[0] if same else len(works)
+            if not same:
+                works.append(p.work)
         out.append(item)
     any_hidden = any(not s.all() for s in shown)
     return {
@@ -219,6 +222,7 @@ def payload(
         "yTitle": y_title,
         "axes": f"rows: {y_title} · columns: {x_title}",
         "maps": out,
+        "works": works,
         "palette": colours,
         "ink": ink,
         "legend": _legend(scheme, domain),
