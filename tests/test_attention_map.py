@@ -109,13 +109,25 @@ def test_one_colour_scale_for_a_comparison():
 def test_the_worked_calculation_and_the_payload_size():
     small, large = data(16), data(64)
     w = small["works"][small["maps"][0]["work"]]
-    assert "products" in w["cell"] and "{products}" in " ".join(w["lines"])
+    assert "products" in w["cell"] and "{product_terms}" in " ".join(w["lines"])
     assert len(small["works"]) == 1 and "products" not in large["works"][0]["cell"]  # 64² · 8 > PRODUCTS_MAX
     assert not small["raster"] and large["raster"] and small["maps"][0]["cells"] is None
     sizes = {T: size(data(T)) for T in (16, 64)}
     bare = {T: size(data(T, work=False)) for T in (16, 64)}
     print(f"\npayload: {sizes} bytes with the worked calculation, {bare} without")
     assert sizes[16] < 40_000 and sizes[64] < 200_000 and bare[64] < 100_000  # the module docstring's figures
+
+
+def test_the_app_mounts_one_registered_component_per_key():
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file("apps/attention_map_app.py", default_timeout=30).run()
+    assert not at.exception
+    mounted = at.get("bidi_component")
+    assert [e.key for e in mounted] == ["scores", "weights"]
+    assert {e.proto.component_name for e in mounted} == {am.NAME}
+    sent = json.loads(mounted[0].proto.json)
+    assert sent["rows"][0] == HOSTILE[0] and not sent["report"] and sent["maps"][0]["title"] == "Scaled scores"
 
 
 # ------------------------------------------------------------------------------------ in the browser
@@ -221,7 +233,9 @@ def test_axe_finds_nothing_serious(tab):
     bad = []
     for query in ("", "?t=64"):
         open_app(query)
-        result = Axe().run(page, options={"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}})
+        result = Axe().run(
+            page, options={"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}}
+        )
         bad += [
             (query, v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3])
             for v in result.response["violations"]

@@ -152,6 +152,7 @@ export default function (component) {
 
     const labelSpan = (text, i, cls) => {
       const s = el('span', `label ${cls}${thin(i) ? ' thin' : ''}${data.highlight === i ? ' hl' : ''}`, text);
+      s.style.maxWidth = `${(cls[0] === 'y' ? rowPx : colPx) - 8}px`; // cut with …; whole on hover and focus
       return s;
     };
 

@@ -18,7 +18,8 @@ about 31 KB at T = 16 (products included) and about 154 KB at T = 64 (products l
 calculation about 9 KB and 74 KB. Per cell: its colour (1 byte, base64), its value as text ('|'-joined), and
 for the calculation its dot product, scaled score and share; per row and column the q and k entries. The
 per-dimension products go only up to PRODUCTS_MAX of them per map (T = 32 at d_head 8); beyond, the panel
-writes each q × k pair and their sum.
+writes each q × k pair and their sum. Each mount's element also carries the script and style text (about
+21 KB; Components v2 sends them with every inline component's element).
 """
 
 from __future__ import annotations
@@ -66,6 +67,12 @@ def number(x: float) -> str:
     """A value as the tooltip and the worked calculation print it: describe.number (3 significant digits,
     '−∞', never 0 for a nonzero number), with a true minus sign."""
     return describe.number(x).replace("-", "\u2212")
+
+
+def factor(x: float) -> str:
+    """A factor of a written product: number(x), in parentheses when negative ('(−0.98)')."""
+    text = number(x)
+    return f"({text})" if text.startswith("\u2212") else text
 
 
 def cell_text(x: float, spec: str = ".2f") -> str:
@@ -143,16 +150,16 @@ def worked(
     lines = ["query {row} → key {col}", "q·k = {pairs}"]
     if q.shape[0] * k.shape[0] * d <= products_max:
         products = q[:, None, :] * k[None, :, :]  # (T, T, d)
-        cell["products"] = _joined(";".join(number(x) for x in row) for row in products.reshape(-1, d))
-        lines.append("= {products}")
+        cell["products"] = _joined(";".join(factor(x) for x in row) for row in products.reshape(-1, d))
+        lines.append("= {product_terms}")
     lines += ["= {dot}", "÷ √{d} = ÷ {sqrt_d} → {scaled}", "softmax share of row {row}: {share}"]
     return {
         "lines": lines,
         "masked": ["query {row} → key {col}", f"masked: {why}; its score is −∞, its softmax share 0"],
-        "row": {"q": [_joined(number(x) for x in r) for r in q]},
-        "col": {"k": [_joined(number(x) for x in r) for r in k]},
+        "row": {"q": [_joined(factor(x) for x in r) for r in q]},
+        "col": {"k": [_joined(factor(x) for x in r) for r in k]},
         "pairs": {"pairs": ["q", "k", "×", " + "]},
-        "terms": {"products": ["products", " + "]},
+        "terms": {"product_terms": ["products", " + "]},
         "cell": cell,
         "scalar": {"d": str(d), "sqrt_d": number(root)},
         "join": ", ",
