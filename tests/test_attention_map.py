@@ -189,6 +189,13 @@ def test_picks_are_answered_in_the_browser(tab):
     page.wait_for_timeout(500)
     assert runs.finished == before, "a pick ran the script"
     assert page.get_by_text(re.compile(r"^runs: 1$")).count() == 1
+    # the component's text is Python's for the same cell: the app's numbers, recomputed here
+    rng = np.random.default_rng(7)
+    q, k = rng.normal(size=(4, 4)), rng.normal(size=(4, 4))
+    page.locator("[data-testid='attention-map-grid']").first.locator("td[data-r='3'][data-c='1']").click()
+    shown = work_text(page).splitlines()
+    assert f"= {am.number(q[3] @ k[1])}" in shown and f"÷ √4 = ÷ 2 → {am.number(q[3] @ k[1] / 2)}" in shown, shown
+    assert runs.finished == before
     # roving tab index: one tab stop per grid
     assert grid.locator("[tabindex='0']").count() == 1
     assert not errors and not dialogs
@@ -226,12 +233,24 @@ def test_a_large_map_is_painted_on_a_canvas(tab):
 
 
 @pytest.mark.browser
+def test_report_pick_sends_one_run_per_pick(tab):
+    page, runs, open_app, errors, dialogs = tab
+    open_app("?report=1")
+    before = runs.finished
+    page.locator("[data-testid='attention-map-grid']").nth(1).locator("td[data-r='2'][data-c='1']").click()
+    runs.wait_for(page, before + 1)
+    page.get_by_text("picked: {'map': 0, 'row': 2, 'col': 1}").wait_for(timeout=10_000)
+    page.wait_for_timeout(500)
+    assert runs.finished == before + 1 and "query ok" in work_text(page, 1) and not errors
+
+
+@pytest.mark.browser
 def test_axe_finds_nothing_serious(tab):
     from axe_playwright_python.sync_playwright import Axe
 
     page, runs, open_app, errors, dialogs = tab
     bad = []
-    for query in ("", "?t=64"):
+    for query in ("", "?t=64", "?present=1&t=12"):
         open_app(query)
         result = Axe().run(
             page, options={"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}}

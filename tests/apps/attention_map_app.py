@@ -1,6 +1,7 @@
 """A tiny app that mounts ui.charts.attention_map for tests/test_attention_map.py's browser tests: ?t=<tokens>
-(default 4), a hostile label among the tokens, a scores map and a weights map with their worked calculation, and
-a counter of this session's script runs (the browser tests also count them on the websocket)."""
+(default 4), ?report=1 (the weights map reports its picks), ?present=1; a hostile label among the tokens, a scores
+map and a weights map with their worked calculation, and a counter of this session's script runs (the browser tests
+also count them on the websocket)."""
 
 from __future__ import annotations
 
@@ -34,5 +35,16 @@ attention_map(
     rows=labels,
     highlight=2 if T > 2 else None,
 )
-attention_map([Panel(weights, "Softmax weights", mask, work)], key="weights", rows=labels, signed=False)
+report = st.query_params.get("report") == "1"  # a server part that needs the pick: one run per pick
+result = attention_map(
+    [Panel(weights, "Softmax weights", mask, work)],
+    key="weights",
+    rows=labels,
+    signed=False,
+    mask_text="0",
+    report_pick=report,
+    present=st.query_params.get("present") == "1",
+)
+if report:
+    st.caption(f"picked: {result.pick}")
 st.caption(f"runs: {st.session_state['runs']}")

@@ -14,7 +14,7 @@ trigger per pick (`result.pick`, {'map', 'row', 'col'}) for a server part that n
 
 Payload (the data the page sends per run, compact JSON; tests/test_attention_map.py measures it): a scores map
 and a weights map sharing one worked calculation (d_head 8; a calculation shared by several maps is sent once):
-about 31 KB at T = 16 (products included) and about 154 KB at T = 64 (products left out); without the worked
+about 33 KB at T = 16 (products included) and about 155 KB at T = 64 (products left out); without the worked
 calculation about 9 KB and 74 KB. Per cell: its colour (1 byte, base64), its value as text ('|'-joined), and
 for the calculation its dot product, scaled score and share; per row and column the q and k entries. The
 per-dimension products go only up to PRODUCTS_MAX of them per map (T = 32 at d_head 8); beyond, the panel
@@ -287,7 +287,7 @@ def attention_map(
         mask_text=mask_text,
     )
     if report_pick:
-        return _component(key=key, data=data, default={"pick": None}, on_pick_change=on_pick or _ignore)
+        return _component(key=key, data=data, on_pick_change=on_pick or _ignore)
     return _component(key=key, data=data)
 
 
