@@ -260,4 +260,28 @@ def test_axe_finds_nothing_serious(tab):
             for v in result.response["violations"]
             if v["impact"] in ("serious", "critical")
         ]
+        inside = [
+            v["id"] for v in result.response["passes"] if any(isinstance(n["target"][0], list) for n in v["nodes"])
+        ]
+        assert "aria-required-children" in inside, "axe did not look inside the component's shadow root"
     assert not bad, bad
+
+
+@pytest.mark.browser
+def test_a_tap_on_a_phone_picks_a_cell(playwright):
+    from harness import browser as bs
+
+    phone = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
+    with bs.chromium(playwright, **phone) as context, bs.Server(app=APP, log_name="attention-map-phone.log") as server:
+        page = context.new_page()
+        runs = bs.Runs(page)
+        page.goto(server.url + "/?t=40")
+        page.locator("[data-testid='attention-map-grid']").first.wait_for(timeout=60_000)
+        runs.wait_for(page, 1, timeout=60)
+        page.wait_for_timeout(500)
+        box = page.locator(".stage canvas").first.bounding_box()
+        assert box["width"] <= 390
+        page.touchscreen.tap(box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.99)
+        assert "query w39" in work_text(page), work_text(page)
+        page.wait_for_timeout(400)
+        assert runs.finished == 1
