@@ -106,6 +106,25 @@ def test_one_colour_scale_for_a_comparison():
     assert payload["legend"]["ticks"][1] == [50.0, "0"]
 
 
+@pytest.mark.parametrize("signed", [True, False])
+def test_the_colours_are_the_raster_maps_and_the_ink_reads(signed):
+    from ui.charts import colours as co
+    from ui.charts import raster
+
+    q, k, mask, scores, weights = case(12)
+    values = scores if signed else weights
+    payload = am.payload([am.Panel(values, "M", mask)], [f"t{i}" for i in range(12)], signed=signed)
+    scheme = co.SIGNED if signed else co.WEIGHTS
+    domain = co.symmetric_domain(np.where(mask, values, 0)) if signed else co.FIXED
+    painted = raster.paint(np.where(mask, values, np.nan), scheme, domain).reshape(-1, 3)
+    index = np.frombuffer(base64.b64decode(payload["maps"][0]["colour"]), np.uint8)
+    for i, want in zip(index, painted):
+        got = co.rgb(payload["mask"]["fill"] if i == am.MASKED else payload["palette"][i])
+        assert np.abs(np.array(got) - want).max() <= 4, (got, want)  # 255 steps along the scale
+    for colour, ink in zip(payload["palette"], payload["ink"]):
+        assert co.contrast(colour, "#ffffff" if ink == "1" else "#000000") >= 4.5
+
+
 def test_the_worked_calculation_and_the_payload_size():
     small, large = data(16), data(64)
     w = small["works"][small["maps"][0]["work"]]
