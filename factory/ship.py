@@ -39,7 +39,7 @@ from engine.training import train
 
 from . import evidence_files, shipped_measures, store
 
-# What ships for a task, read by factory.shipped_measures too (factory.ship.runs, .SEED … are still these)
+# What ships for a task (factory/shipped_runs.py)
 from .shipped_runs import GAP, SEED, runs
 
 FRESH = 777  # --check compares predictions on 1,000 fresh sequences drawn from this seed

@@ -29,7 +29,7 @@ from services.poll.codes import (
     KEY_BYTES,
     MAX_OPTIONS,
     MAX_TEXT,
-    TTL_S,  # noqa: F401
+    TTL_S,
     NoRoom,
     NotPresenter,
     PollError,
