@@ -138,7 +138,8 @@ def text_probe(cfg: Config, role: str, sample: str = "held_out", n: int = 256, s
             keys, queries = positional_keys(kind, n, tokens.shape[1])
         scored = queries if kind == "induction" else np.ones(tokens.shape, dtype=bool)
         words = f"{n} sequences of {half} random tokens, repeated (seed {seed})"
-        return _probe(role, tokens, keys, queries, tokens, next_targets(tokens, scored), "next-token loss", words)
+        loss = "loss on second-copy positions" if kind == "induction" else "next-token loss"
+        return _probe(role, tokens, keys, queries, tokens, next_targets(tokens, scored), loss, words)
     windows = held_out(n, seed + 1, T, repeat_share=1.0) if kind == "induction" else held_out(n, seed, T)
     tokens, targets = windows.tokens, windows.targets  # (n, T) each
     chosen = chosen_queries(cfg, n, T)  # (n, T)
