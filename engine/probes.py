@@ -10,11 +10,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from .config import MAX_TOKENS, Config
-from .language import SEED, chosen_queries, held_out
+from .language import MARKS, SEED, chosen_queries, held_out
 from .sequences import induction_keys
 from .tasks import Task, get_task
+from .text import vocabulary
 
-KINDS = ("previous", "first", "induction", "task")  # the roles a probe checks
+KINDS = ("previous", "current", "first", "last mark", "induction", "task")  # the roles a probe checks
 TEXT_SAMPLES = ("held_out", "shuffled", "random")  # a text model's: the pages', word order shuffled, random tokens
 SHUFFLE_SEED = 7  # what the shuffled control's orders are drawn from (added to the windows' seed)
 
@@ -41,9 +42,13 @@ def role_kind(role: str) -> str:
         return "previous"
     if role.startswith("first token"):
         return "first"
+    if role.startswith("current token"):
+        return "current"
+    if role.startswith("last punctuation"):
+        return "last mark"
     if role.startswith("induction"):
         return "induction"
-    raise ValueError(f"no control sample for the role {role!r}; roles checked: previous, first, induction, task keys")
+    raise ValueError(f"no control sample for the role {role!r}; roles checked: {', '.join(KINDS)}")
 
 
 def _probe(role, tokens, keys, queries, loss_tokens, loss_targets, loss, sample) -> Probe:
@@ -57,11 +62,21 @@ def _probe(role, tokens, keys, queries, loss_tokens, loss_targets, loss, sample)
 
 
 def positional_keys(kind: str, n: int, T: int) -> tuple[np.ndarray, np.ndarray]:
-    """(n, T, T) keys and (n, T) queries of a role of position: key i-1 ("previous") or key 0 ("first"), for the
-    queries i >= 1."""
+    """(n, T, T) keys and (n, T) queries of a role of position: key i-1 ("previous") or key 0 ("first") for the
+    queries i >= 1, key i ("current") for every query."""
     query, key = np.indices((T, T))  # (T, T) each
-    keys = key == query - 1 if kind == "previous" else key == 0  # (T, T)
-    return np.broadcast_to(keys, (n, T, T)), np.broadcast_to(np.arange(T) >= 1, (n, T))
+    keys = {"previous": key == query - 1, "first": key == 0, "current": key == query}[kind]  # (T, T)
+    return np.broadcast_to(keys, (n, T, T)), np.broadcast_to(np.arange(T) >= (kind != "current"), (n, T))
+
+
+def mark_keys(tokens: np.ndarray) -> np.ndarray:
+    """(n, T, T) for each query, the latest punctuation mark before it (engine.language.MARKS), where there is one:
+    the "last punctuation" role's key."""
+    T = tokens.shape[1]
+    query, key = np.indices((T, T))  # (T, T) each
+    marks = np.isin(tokens, [vocabulary().index(m) for m in MARKS])  # (n, T)
+    before = np.where(marks[:, None, :] & (key < query), key, -1)  # (n, T, T): marks before each query
+    return (key == before.max(axis=-1, keepdims=True)) & (before.max(axis=-1, keepdims=True) >= 0)
 
 
 def repeated_halves(tokens: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -89,7 +104,9 @@ def task_probe(task: str | Task, role: str, n: int = 200, seed: int = 1, T: int 
     T = tokens.shape[1]
     words = f"{n} fresh sequences of {T} tokens (seed {seed})"
     loss = f"the {task.title} task's loss"
-    if kind in ("previous", "first"):
+    if kind == "last mark":
+        raise ValueError("the last punctuation role is the text model's")
+    if kind in ("previous", "first", "current"):
         keys, queries = positional_keys(kind, n, T)
         return _probe(role, tokens, keys, queries, tokens, targets, loss, words)
     if kind == "induction":
@@ -134,6 +151,8 @@ def text_probe(cfg: Config, role: str, sample: str = "held_out", n: int = 256, s
         half = tokens.shape[1] // 2
         if kind == "induction":
             _, keys, queries = repeated_halves(tokens)
+        elif kind == "last mark":
+            keys, queries = mark_keys(tokens), np.ones(tokens.shape, dtype=bool)
         else:
             keys, queries = positional_keys(kind, n, tokens.shape[1])
         scored = queries if kind == "induction" else np.ones(tokens.shape, dtype=bool)
@@ -158,5 +177,8 @@ def text_probe(cfg: Config, role: str, sample: str = "held_out", n: int = 256, s
         return _probe(role, tokens, keys, queries & chosen, tokens, targets, "loss on second-copy positions", words)
     if sample == "shuffled":
         targets = next_targets(tokens, np.ones(tokens.shape, dtype=bool))
-    keys, queries = positional_keys(kind, n, T)
+    if kind == "last mark":
+        keys, queries = mark_keys(tokens), np.ones(tokens.shape, dtype=bool)
+    else:
+        keys, queries = positional_keys(kind, n, T)
     return _probe(role, tokens, keys, queries & chosen, tokens, targets, "held-out next-token loss", words)
