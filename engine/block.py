@@ -96,8 +96,9 @@ def block_forward(
     knocked: tuple[int, ...] = (),
     means: np.ndarray | None = None,
 ) -> Trace:
-    """One block over x (..., T, C), every stage kept. Heads in `knocked` output `means` (H, T, D)
-    instead of weights · V (zeros when means is None): a knock-out, before the concatenation."""
+    """One block over x (..., T, C), every stage kept. Heads in `knocked` output `means` (H, T, D), or each
+    sequence's own (..., H, T, D), instead of weights · V (zeros when means is None): a knock-out, before the
+    concatenation."""
     T, C = x.shape[-2:]  # tokens, model width
     H, D = cfg.num_heads, cfg.d_head
     x_in = x if positions is None else x + positions  # (..., T, C)

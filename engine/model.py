@@ -110,16 +110,20 @@ def forward(
     """Positions, then every block over x (..., T, C) in turn, then (with W_u) the logits.
 
     ablate: (layer, head) pairs whose output is replaced before the concatenation: by zeros, or by
-    means[layer, head] (L, H, T, D) when means are given (see head_means: mean-ablation).
+    means[layer, head] (L, H, T, D) when means are given (see head_means: mean-ablation), or, for a batch,
+    by each sequence's own replacement means (L, ..., H, T, D) (engine.ablation: resample-ablation).
     """
     check_params(cfg, params)
     x, labels = checked_input(cfg, x, labels)
     knocked = knocked_heads(cfg, ablate)
     T, C = x.shape[-2:]  # tokens, model width
-    if means is not None and np.shape(means) != (cfg.n_layers, cfg.num_heads, T, cfg.d_head):
+    shared, each = (
+        (cfg.n_layers, cfg.num_heads, T, cfg.d_head),
+        (cfg.n_layers, *x.shape[:-2], cfg.num_heads, T, cfg.d_head),
+    )
+    if means is not None and np.shape(means) not in (shared, each):
         raise ValueError(
-            f"means must have shape (L, H, T, D) = {(cfg.n_layers, cfg.num_heads, T, cfg.d_head)}, "
-            f"got {np.shape(means)}"
+            f"means must have shape (L, H, T, D) = {shared} or (L, ..., H, T, D) = {each}, got {np.shape(means)}"
         )
     positions = (
         sinusoidal_positions(T, C).astype(x.dtype, copy=False)  # (T, C), in x's precision
