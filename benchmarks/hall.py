@@ -16,11 +16,14 @@ and each of its interactions done once, so imports, shipped weights and caches o
 - *the hall*: the same students arrive within --spread s and act every --pause s (default: 60 students
   within 10 s, a move every 2 s): total server CPU for the whole mix (joins included), latency from a
   move to its run finished (p50 / p95), errors.
-With --against, the two checkouts alternate (A B A B ...) in one sitting and the ratios A / B are printed.
+With --against, the two checkouts alternate (A B A B ...) in one sitting and the ratios A / B are printed;
+with --floor, the floor app (benchmarks.floor_app: one slider, one heatmap) takes its turn too (checkout F),
+its students at its one page moving its slider, and the ratios A / F are printed.
 
     python -m benchmarks.hall                                       # this checkout, one round
     python -m benchmarks.hall --against /work/base --rounds 2       # this checkout against another, A B A B
     python -m benchmarks.hall --checkout /work/base --only hall     # only the 60-student hall, another checkout
+    python -m benchmarks.hall --only hall --floor --rounds 3        # the hall against the floor app's hall
     python -m benchmarks.hall --students 12 --moves 4 --rounds 1    # a quick look
 """
 
@@ -30,15 +33,17 @@ import argparse
 import asyncio
 import json
 import random
+import shutil
 import time
 from dataclasses import asdict, dataclass, field
 
 import websockets
 
-from benchmarks import hall_report, mix, servers
+from benchmarks import floor_app, hall_report, mix, servers
 from benchmarks.wsclient import Tab
 from harness import browser as bs
 
+FLOOR = "F"  # the floor app's name among the checkouts
 SETTLE_S = 0.03  # after a run finished: the server's last bookkeeping of that run
 MAX_STUDENTS = 200
 
@@ -128,12 +133,22 @@ async def warm_up(base: str, timeout: float) -> list[str]:
 
 
 async def one_pass(folder, mode: str, args, label: str) -> dict:
-    """A fresh server of this checkout, warmed up; then the students one at a time, or as a hall."""
-    stations = mix.assign(args.students)
-    plans = [mix.plan(s, args.moves, i) for i, s in enumerate(stations)]
-    with servers.server(folder, log_name=f"hall-{label}-{mode}.log") as server:
+    """A fresh server of this checkout, warmed up; then the students one at a time, or as a hall. The floor
+    (label F): the floor app's server, every student at its one station moving its slider."""
+    floor = label == FLOOR
+    stations = [mix.FLOOR] * args.students if floor else mix.assign(args.students)
+    plans = [["sidebar"] * args.moves if floor else mix.plan(s, args.moves, i) for i, s in enumerate(stations)]
+    app = "floor_app.py" if floor else "streamlit_app.py"
+    with servers.server(folder, log_name=f"hall-{label}-{mode}.log", app=app) as server:
         cpu = servers.Cpu(server.pid)
-        warm = await warm_up(server.url, args.timeout)
+        if floor:
+            warm = [
+                e
+                for d in await student(server.url, mix.FLOOR, ["sidebar"], random.Random(0), args.timeout)
+                for e in d.errors
+            ]
+        else:
+            warm = await warm_up(server.url, args.timeout)
         await asyncio.sleep(1.0)
         idle_from, idle_cpu = time.perf_counter(), cpu.seconds()
         await asyncio.sleep(1.0)
@@ -172,18 +187,25 @@ async def sitting(args) -> dict:
     folders = {"A": servers.checkout(args.checkout)}
     if args.against:
         folders["B"] = servers.checkout(args.against)
+    if args.floor:
+        folders[FLOOR] = floor_app.write_floor()
     modes = {"both": ("one", "hall"), "one": ("one",), "hall": ("hall",)}[args.only]
     rounds: list[dict] = []
-    for r in range(args.rounds):
-        for name, folder in folders.items():
-            for mode in modes:
-                print(
-                    f"round {r + 1}, {name} {folder}, {'one at a time' if mode == 'one' else 'the hall'} …", flush=True
-                )
-                result = await one_pass(folder, mode, args, name)
-                result.update(round=r + 1, checkout=name)
-                rounds.append(result)
-                print("  " + hall_report.one_line(result), flush=True)
+    try:
+        for r in range(args.rounds):
+            for name, folder in folders.items():
+                for mode in modes:
+                    print(
+                        f"round {r + 1}, {name} {folder}, {'one at a time' if mode == 'one' else 'the hall'} …",
+                        flush=True,
+                    )
+                    result = await one_pass(folder, mode, args, name)
+                    result.update(round=r + 1, checkout=name)
+                    rounds.append(result)
+                    print("  " + hall_report.one_line(result), flush=True)
+    finally:
+        if args.floor:
+            shutil.rmtree(folders[FLOOR], ignore_errors=True)
     return {
         "checkouts": {name: servers.label(folder) for name, folder in folders.items()},
         "students": args.students,
@@ -204,6 +226,11 @@ def main() -> None:
         choices=["both", "one", "hall"],
         default="both",
         help="one: only the one-at-a-time pass (CPU per kind); hall: only the hall",
+    )
+    parser.add_argument(
+        "--floor",
+        action="store_true",
+        help="also the floor app (benchmarks.floor_app) under the same students, moving its slider (checkout F)",
     )
     parser.add_argument("--students", type=int, default=60)
     parser.add_argument("--moves", type=int, default=6, help="interactions per student (even: half in-page)")

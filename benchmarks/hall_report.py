@@ -86,6 +86,11 @@ def _ratio(a: float, b: float) -> str:
     return f"{a / b:.2f}" if b and a == a and b == b else "—"
 
 
+def _ratio_heads(names: list[str]) -> list[str]:
+    """The ratio columns: A over each other checkout (B, the floor F)."""
+    return [f"{names[0]} / {n}" for n in names[1:]]
+
+
 def lines(report: dict) -> list[str]:
     passes = report["passes"]
     names = list(report["checkouts"])
@@ -119,15 +124,14 @@ def lines(report: dict) -> list[str]:
             for kind in mix.KINDS
         ]
     out.append("")
-    out.append("| figure | " + " | ".join(names) + (" | A / B |" if len(names) > 1 else " |"))
-    out.append("| --- |" + " --- |" * (len(names) + (len(names) > 1)))
+    heads = _ratio_heads(names)
+    out.append("| figure | " + " | ".join(names + heads) + " |")
+    out.append("| --- |" + " --- |" * (len(names) + len(heads)))
     for title, get, fmt in rows:
         source = hall if title.startswith("hall") else one
         values = [_median(source, name, get) for name in names]
-        cells = [fmt.format(v) if v == v else "—" for v in values]
-        out.append(
-            f"| {title} | " + " | ".join(cells) + (f" | {_ratio(values[0], values[1])} |" if len(names) > 1 else " |")
-        )
+        cells = [fmt.format(v) if v == v else "—" for v in values] + [_ratio(values[0], v) for v in values[1:]]
+        out.append(f"| {title} | " + " | ".join(cells) + " |")
     if one:
         out += [
             "",

@@ -90,6 +90,11 @@ def stations() -> list[Station]:
     return found
 
 
+# The floor app's one station (benchmarks.floor_app: one sidebar slider, seq_len, and one heatmap): its students
+# only move the slider.
+FLOOR = Station("", "floor", "", (), (SEQ_LEN,), (), "pages/floor_app.py")
+
+
 def assign(students: int) -> list[Station]:
     """The station of each student, in the cycle of 12 (see the module's doc)."""
     every = stations()

@@ -40,14 +40,20 @@ def label(folder: Path) -> str:
 
 
 @contextlib.contextmanager
-def server(folder: Path, log_name: str, extra: list[str] | None = None, launcher: list[str] | None = None):
-    """A started server of this checkout (launched by `launcher`, default `python -m streamlit`); stopped and
-    its weights cache removed afterwards."""
+def server(
+    folder: Path,
+    log_name: str,
+    extra: list[str] | None = None,
+    launcher: list[str] | None = None,
+    app: str = "streamlit_app.py",
+):
+    """A started server of this checkout's `app` (launched by `launcher`, default `python -m streamlit`); stopped
+    and its weights cache removed afterwards."""
     cache = tempfile.mkdtemp(prefix="attention-lab-bench-cache-")
     saved = {name: os.environ.get(name) for name in ("ATTENTION_LAB_CACHE", "PYTHONDONTWRITEBYTECODE")}
     os.environ.update(ATTENTION_LAB_CACHE=cache, PYTHONDONTWRITEBYTECODE="1")
     try:
-        started = bs.Server(cwd=folder, extra=extra, log_name=log_name, launcher=launcher).start(timeout=120)
+        started = bs.Server(app=app, cwd=folder, extra=extra, log_name=log_name, launcher=launcher).start(timeout=120)
     finally:
         for name, value in saved.items():
             if value is None:

@@ -5,6 +5,7 @@ rerunning only its fragment over the websocket protocol, as a browser does, and 
 from __future__ import annotations
 
 import asyncio
+import random
 import shutil
 import sys
 import time
@@ -17,6 +18,7 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 from benchmarks import (
     first_run,
+    floor_app,
     fragment_floor,
     hall,
     mix,
@@ -237,3 +239,16 @@ def test_a_first_run_is_measured_after_the_same_link_without_its_knockout_or_aft
     assert first_run.warm_up("model?preset=trained-text&ablate=0.1,1.2&layer=1") == "model?preset=trained-text&layer=1"
     assert first_run.warm_up("learn?preset=trained-text") == "model?preset=trained-text"
     assert all("ablate" not in first_run.warm_up(link) and first_run.warm_up(link) != link for link in first_run.LINKS)
+
+
+def test_the_halls_floor_students_move_the_floor_apps_slider():
+    """--floor's students: at the floor app's one station, each move a sidebar slider move that the server runs."""
+    folder = floor_app.write_floor()
+    try:
+        with bs.Server(app="floor_app.py", cwd=folder, log_name="bench-tools-hall-floor.log") as server:
+            done = asyncio.run(hall.student(server.url, mix.FLOOR, ["sidebar"] * 3, random.Random(4), 30))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    assert [d.kind for d in done] == ["join", "sidebar", "sidebar", "sidebar"]
+    assert not [e for d in done for e in d.errors]
+    assert all(d.seconds > 0 for d in done)
