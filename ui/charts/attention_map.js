@@ -385,7 +385,7 @@ export default function (component) {
       legend.append(sw, el('span', '', data.mask.word));
     }
     const hint = el('p', 'hint', data.hint);
-    root.replaceChildren(figures, legend, hint, work, tip);
+    root.replaceChildren(figures, legend, exportBar(data, maps), hint, work, tip); // exportBar: attention_map_export.js
     tip.hidden = true;
     grids.forEach((g) => g.activate(...st.active[g.m], false));
     drawPicks();

@@ -43,12 +43,13 @@ LEVELS = 255  # colours along a scale; index 255 is a masked cell
 MASKED = 255
 PRODUCTS_MAX = 8192  # per-dimension products sent per map (T² · d_head)
 _HERE = Path(__file__).resolve().parent
+SCRIPTS = ("attention_map_export.js", "attention_map.js")  # one module: helpers' top-level functions, then the map
 _HTML = '<div class="amap"></div>'
 _component = st.components.v2.component(
     NAME,
     html=_HTML,
     css=(_HERE / "attention_map.css").read_text(encoding="utf-8"),
-    js=(_HERE / "attention_map.js").read_text(encoding="utf-8"),
+    js="\n".join((_HERE / name).read_text(encoding="utf-8") for name in SCRIPTS),
 )
 
 
