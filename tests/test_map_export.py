@@ -1,7 +1,8 @@
 """The attention map's figure for slides (ui/charts/attention_map_export.js), in headless Chromium on
 tests/apps/attention_map_app.py: "Save SVG" downloads the maps as drawn (every cell a rect in the palette's colour,
 the token labels as text, hostile ones included, the values in the cells, the legend), "Save PNG ×3" a picture three
-times the figure's size; neither runs the script."""
+times the figure's size; neither runs the script. A 64 × 64 map zooms (×2, ×4, buttons) and pans inside
+its own box on a phone; the page never scrolls sideways."""
 
 from __future__ import annotations
 
@@ -85,3 +86,38 @@ def test_png_is_three_times_the_figure(app):
     note = page.locator(".export .note").nth(1).inner_text()
     assert re.fullmatch(rf"Saved softmax-weights\.png \({picture.size[0]} × {picture.size[1]} px\)", note), note
     assert runs.finished == before
+
+
+@pytest.mark.browser
+def test_a_big_map_zooms_and_pans_inside_its_box_on_a_phone(playwright):
+    from harness import browser as bs
+
+    phone = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
+    with bs.chromium(playwright, **phone) as context, bs.Server(app=APP, log_name="map-zoom-phone.log") as server:
+        page = context.new_page()
+        runs = bs.Runs(page)
+        page.goto(server.url + "/?t=64")
+        page.locator("[data-testid='attention-map-grid']").first.wait_for(timeout=60_000)
+        runs.wait_for(page, 1, timeout=60)
+        page.wait_for_timeout(500)
+        canvas = page.locator(".stage canvas").first
+        fitted = canvas.bounding_box()["width"]
+        assert fitted <= 390
+        zoom_in = page.get_by_role("button", name="Zoom in").first
+        zoom_in.click()
+        zoom_in = page.get_by_role("button", name="Zoom in").first
+        zoom_in.focus()
+        page.keyboard.press("Enter")  # the keyboard path: the button keeps the focus across the redraw
+        assert page.get_by_text("zoom ×4").count() == 1
+        assert page.get_by_role("button", name="Zoom in").first.is_disabled()
+        zoomed = page.locator(".stage canvas").first.bounding_box()["width"]
+        assert zoomed == pytest.approx(4 * fitted, abs=2)
+        box = page.locator(".amap .map").first
+        assert box.evaluate("b => b.scrollWidth > b.clientWidth + 100")  # the map is wider than its box: it pans
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= 390  # the page does not
+        box.evaluate("b => { b.scrollLeft = b.scrollWidth; }")  # panned to the right edge
+        tile = page.locator(".stage canvas").first.bounding_box()
+        page.touchscreen.tap(min(tile["x"] + tile["width"], 389) - 2, tile["y"] + tile["height"] - 2)
+        assert "query w63 → key w63" in page.locator("[data-testid='attention-map-work']").first.inner_text()
+        page.wait_for_timeout(400)
+        assert runs.finished == 1

@@ -26,6 +26,7 @@ export default function (component) {
   if (old.shape === shape) {
     st.pick = old.pick;
     st.active = old.active;
+    st.zoom = old.zoom;
   }
   if (old.serverPick !== st.serverPick && data.pick) st.pick = { m: data.pick[0], r: data.pick[1], c: data.pick[2] };
   STATE.set(root, st);
@@ -90,7 +91,8 @@ export default function (component) {
     const rowPx = Math.min(data.present ? 160 : 120, Math.ceil(longRow * font * 0.62) + 10);
     const per = (width - 24 * (M - 1)) / M;
     const most = data.present ? 64 : 48;
-    const cell = Math.max(3, Math.min(most, Math.floor((per - rowPx - 12) / C)));
+    const fit = Math.max(3, Math.min(most, Math.floor((per - rowPx - 12) / C)));
+    const cell = data.raster ? fit * (st.zoom || 1) : fit; // zoomBar (attention_map_export.js): a big map's zoom
     const step = Math.max(1, Math.ceil((font * 1.25) / cell)); // every step-th label shown; the rest on hover/focus
     const tilted = longCol * font * 0.62 > cell - 4;
     const colPx = tilted ? Math.min(data.present ? 160 : 120, Math.ceil(longCol * font * 0.62) + 10) : font + 10;
@@ -385,7 +387,9 @@ export default function (component) {
       legend.append(sw, el('span', '', data.mask.word));
     }
     const hint = el('p', 'hint', data.hint);
-    root.replaceChildren(figures, legend, exportBar(data, maps), hint, work, tip); // exportBar: attention_map_export.js
+    const tools = exportBar(data, maps); // exportBar, zoomBar: attention_map_export.js
+    if (data.raster) tools.prepend(zoomBar(st, build));
+    root.replaceChildren(figures, legend, tools, hint, work, tip);
     tip.hidden = true;
     grids.forEach((g) => g.activate(...st.active[g.m], false));
     drawPicks();

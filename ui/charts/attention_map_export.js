@@ -159,3 +159,37 @@ function exportBar(data, maps) {
   );
   return bar;
 }
+
+// A big map's zoom (raster maps: 32 × 32 tokens and more): ×1, ×2, ×4 its fitted cell size; the zoomed map scrolls
+// inside its own box (a swipe pans it on a phone; the page itself never scrolls sideways). Buttons, so a keyboard
+// reaches them; the picked cell and the active cell survive the redraw.
+const ZOOMS = [1, 2, 4];
+function zoomBar(st, rebuild) {
+  const box = document.createElement('span');
+  box.className = 'zoom';
+  box.setAttribute('role', 'group');
+  box.setAttribute('aria-label', 'Zoom the map');
+  const now = st.zoom || 1;
+  const button = (label, to, name) => {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.textContent = label;
+    b.setAttribute('aria-label', name);
+    b.disabled = to === now || !ZOOMS.includes(to);
+    b.addEventListener('click', () => {
+      const where = b.getRootNode();
+      st.zoom = to;
+      rebuild();
+      // the keyboard stays where it was: the same button after the redraw, or the other one at the last zoom
+      const buttons = [...where.querySelectorAll('.zoom button')].filter((x) => !x.disabled);
+      const same = buttons.find((x) => x.getAttribute('aria-label') === name) || buttons[0];
+      if (same) same.focus();
+    });
+    return b;
+  };
+  const i = ZOOMS.indexOf(now);
+  const level = document.createElement('span');
+  level.textContent = `zoom ×${now}`;
+  box.append(button('−', ZOOMS[i - 1], 'Zoom out'), level, button('+', ZOOMS[i + 1], 'Zoom in'));
+  return box;
+}
