@@ -16,6 +16,7 @@ const split = (text) => (text === null || text === undefined ? null : text.split
 export default function (component) {
   const { parentElement, data, setTriggerValue } = component;
   const root = parentElement.querySelector('.amap');
+  if (root && data && data.sentence) return sentenceView(root, data.sentence); // attention_map_sentence.js
   if (!root || !data || !data.maps) return;
   const R = data.rows.length;
   const C = data.cols.length;

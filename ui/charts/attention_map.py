@@ -43,7 +43,8 @@ LEVELS = 255  # colours along a scale; index 255 is a masked cell
 MASKED = 255
 PRODUCTS_MAX = 8192  # per-dimension products sent per map (T² · d_head)
 _HERE = Path(__file__).resolve().parent
-SCRIPTS = ("attention_map_export.js", "attention_map.js")  # one module: helpers' top-level functions, then the map
+# One module: the helpers' top-level functions (figure export and zoom, the sentence view), then the map's script.
+SCRIPTS = ("attention_map_export.js", "attention_map_sentence.js", "attention_map.js")
 _HTML = '<div class="amap"></div>'
 _component = st.components.v2.component(
     NAME,
@@ -289,6 +290,11 @@ def attention_map(
     )
     if report_pick:
         return _component(key=key, data=data, on_pick_change=on_pick or _ignore)
+    return _component(key=key, data=data)
+
+
+def mount(key: str, data: dict):
+    """Mount the component with data made elsewhere (ui/charts/attention_sentence.py's sentence view)."""
     return _component(key=key, data=data)
 
 
