@@ -47,6 +47,36 @@ def test_the_payload_reads_back_to_the_weights_and_names_each_rows_strongest_key
         sv.sentence_payload(w, tokens[:5], title="t")
 
 
+def sentences(at) -> list[dict]:
+    import json
+
+    return [json.loads(e.proto.json)["sentence"] for e in at.get("bidi_component") if '"sentence"' in e.proto.json]
+
+
+@pytest.mark.parametrize("page", ["pages/heads.py", "pages/model.py"])
+def test_the_text_models_pages_read_the_picked_head_in_the_text(page):
+    from conftest import link_view, open_app
+    from ui import compute
+
+    params = {"preset": "trained-text", "layer": "1", "head": "2"}
+    at = open_app(page, params, timeout=240)
+    assert not at.exception
+    (s,) = sentences(at)
+    assert s["title"].startswith("head 2") and "layer 1" in s["title"]
+    view = link_view(page.removeprefix("pages/").removesuffix(".py"), **params)
+    t = compute.trace(view.model, view.words, 1)
+    T = t.T
+    assert s["tokens"] == list(t.labels)
+    # the printed shares are the head's weights, the rows' sentences Python's
+    shares = s["shares"].split("|")
+    expected = sv.sentence_payload(t.weights[2], t.labels, title=s["title"], mask=t.mask)["sentence"]
+    assert shares == expected["shares"].split("|") and s["rows"] == expected["rows"]
+    last = [parse(x.rstrip("%")) / 100 for x in shares[(T - 1) * T :] if x]
+    assert 0.9 <= sum(last) <= 1.0 + 1e-9
+    plain = open_app(page, {"preset": "trained-induction"}, timeout=240)
+    assert not plain.exception and not sentences(plain)  # a task's letters: no sentence view
+
+
 @pytest.fixture(scope="module")
 def app(playwright):
     from harness import browser as bs
