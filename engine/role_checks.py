@@ -1,6 +1,7 @@
 """Every head of a model, its strongest role and that role's controls (engine.controls) and label (engine.roles):
-for a task preset on its fresh sequences (transfer: sequences twice as long), for the English text model on its
-held-out windows (transfer: random tokens with a repeated span; control: the windows shuffled)."""
+for a task preset on its fresh sequences (transfer: sequences a quarter longer, engine.probes.transfer_length),
+for the English text model on its held-out windows (transfer: random tokens with a repeated span; control: the
+windows shuffled)."""
 
 from __future__ import annotations
 
@@ -49,8 +50,9 @@ def task_roles(
     threshold: float = ROLE_THRESHOLD,
 ) -> tuple[HeadRole, ...]:
     """Every head of a task preset's model (layer-major): its strongest role of engine.evidence.head_scores on n
-    fresh sequences from RandomState(seed), checked on them and on n sequences twice as long, judged on the task's
-    loss. untrained: the weights training started from (None: init_params(cfg))."""
+    fresh sequences from RandomState(seed), checked on them and on n sequences a quarter longer
+    (engine.probes.transfer_length), judged on the task's loss. untrained: the weights training started
+    from (None: init_params(cfg))."""
     task = get_task(task)
     tokens, targets = task.fresh(np.random.RandomState(seed), n)  # (n, T) each
     roles = head_scores(cfg, params, tokens, task, targets).roles()
