@@ -133,7 +133,7 @@ def read_roles(folder: Path, cfg, named: str) -> tuple[HeadRole, ...] | None:
     return None if arrays is None else roles_from(arrays, cfg)
 
 
-def _shipped(name: str):
+def default_run(name: str):
     """A task's default shipped run as the app reads it, or None (missing or stale)."""
     one = runs(name)[0]
     run = store.read(store.SHIPPED / one.file, one.config, store.run_key(name, one.config, TASKS[name].steps, SEED))
@@ -148,7 +148,7 @@ def write_one(name: str, cfg, params, folder) -> Path:
     found = measure(name, cfg, params)
     path = evidence_files.save_evidence(roles_arrays(found, cfg), named, roles_path(folder, named))
     labelled = sum(h.label.name is not None for h in found)
-    print(f"{path}: {len(found)} heads' controls, {labelled} labelled", flush=True)
+    print(f"{path}: the controls of {len(found)} head(s), {labelled} labelled", flush=True)
     return path
 
 
@@ -156,7 +156,7 @@ def write_roles(tasks, folder=None) -> list | None:
     """Measure every head's role and controls of each task's default shipped run (no training) and write them."""
     paths = []
     for name in tasks:
-        one, run = _shipped(name)
+        one, run = default_run(name)
         if run is None:
             return None
         paths.append(write_one(name, one.config, run.params, store.SHIPPED if folder is None else folder))
@@ -185,7 +185,7 @@ def check_roles(tasks) -> bool:
     within ROLES_GAP. Prints a line per task."""
     good = True
     for name in tasks:
-        one, run = _shipped(name)
+        one, run = default_run(name)
         kept = None if run is None else read_roles(store.SHIPPED, one.config, digest(run.params))
         if kept is None:
             print(f"{one.file}: its roles (roles-<digest>.npz) are missing: python -m factory.ship --roles", flush=True)
@@ -195,7 +195,7 @@ def check_roles(tasks) -> bool:
         ok = largest <= ROLES_GAP  # False for NaN
         good &= ok
         print(
-            f"{one.file}: its {len(kept)} heads' controls measured again: largest gap {largest:.1e} (at most "
+            f"{one.file}: the controls of its {len(kept)} head(s) measured again: largest gap {largest:.1e} (at most "
             f"{ROLES_GAP:.0e}): {'ok' if ok else 'DIFFERENT'}",
             flush=True,
         )

@@ -20,7 +20,7 @@ TASKS = [name for name in engine.TASKS if engine.TASKS[name].held_out is None]
 
 
 def kept(name: str):
-    one, run = shipped_roles._shipped(name)
+    one, run = shipped_roles.default_run(name)
     assert run is not None, f"{name}: its shipped run is missing"
     found = shipped_roles.read_roles(store.SHIPPED, one.config, digest(run.params))
     assert found is not None, f"{name}: its roles are not shipped: python -m factory.ship --roles {name}"

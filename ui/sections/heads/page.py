@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ui.page import layout
 from ui.prose import stages
-from ui.sections.heads import maps
+from ui.sections.heads import maps, role
 from ui.shell.view import View
 
 
@@ -33,3 +33,4 @@ def draw(view: View) -> None:
         ],
     )
     maps.draw(view)
+    role.draw(view)

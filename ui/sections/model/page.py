@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ui.page import layout
 from ui.prose import stages
-from ui.sections.model import grid
+from ui.sections.model import grid, roles
 from ui.shell.view import View
 
 
@@ -35,3 +35,4 @@ def draw(view: View) -> None:
         ],
     )
     grid.draw(view)
+    roles.draw(view)
