@@ -120,3 +120,34 @@ def test_the_lessons_role_facts_say_the_controlled_label():
         layer, head = np.unravel_index(int(np.argmax(array)), array.shape)
         one = found[layer * model.config.num_heads + head]
         assert controls_words.tag(one).startswith(role), controls_words.tag(one)
+
+
+def test_an_app_trained_task_models_roles_are_measured_within_5_s(tmp_path, monkeypatch):
+    """A model trained in the app (not shipped) has no kept controls: they are measured head by head (one core),
+    the whole model within 5 s for a task preset, and kept in the disk store for the next visit."""
+    import time
+
+    from threadpoolctl import threadpool_limits
+
+    from engine.params import digest
+    from engine.training import train
+    from factory import store
+    from services.weights import Model
+
+    monkeypatch.setenv(store.CACHE_ENV, str(tmp_path))
+    task = engine.TASKS["induction"]
+    run = train("induction", task.config, seed=3, stop=60)  # another model than the shipped one
+    model = Model(run=run, origin="trained here", digest=digest(run.params))
+    assert measured.kept_roles(model) is None
+    with threadpool_limits(limits=1):
+        started = time.perf_counter()
+        names = measured.role_names(model)
+        found = tuple(
+            measured.head_role(model, layer, head, names[layer][head])
+            for layer in range(task.config.n_layers)
+            for head in range(task.config.num_heads)
+        )
+        took = time.perf_counter() - started
+    assert took < 5, f"{took:.1f} s"
+    measured.keep_roles(model, found)
+    assert measured.kept_roles(model) == found
