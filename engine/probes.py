@@ -123,8 +123,8 @@ def transfer_length(task: str | Task) -> int:
     """A task's transfer sample's length: a quarter longer than its training length, rounded up (10 tokens for
     8, 20 for 16; at most the engine's MAX_TOKENS). Every position past the training length is one the model
     never saw, while most of each sequence still sits where it trained: a head that learned its role keeps it,
-    one tied to the training length loses it. (At twice the length every task's positional heads fall below
-    0.8 of their score: that measures a new regime of positions, not the role.)"""
+    one tied to the training length loses it. (At twice the length the previous-token and induction heads of
+    every preset fall below 0.8 of their score: that measures a new regime of positions, not the role.)"""
     seq_len = get_task(task).seq_len
     return min(max(seq_len + 1, math.ceil(TRANSFER_STRETCH * seq_len)), MAX_TOKENS)
 

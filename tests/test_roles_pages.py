@@ -52,6 +52,7 @@ def test_the_model_view_shows_every_heads_controls(preset):
         assert ("shuffled" in row) == (c.shuffled is not None)
     said = " ".join(m.value for m in at.markdown) + " ".join(c.value for c in at.caption)
     assert controls_words.rule() in said and controls_words.MEAN_WHY in said
+    assert (controls_words.TASK_TRANSFER in said) == (model.task.held_out is None)  # why that transfer length
     for one in found:
         assert controls_words.why(one) in said
     proto = str(next(d for d in at.dataframe if "95 % interval" in d.value.columns).proto)

@@ -30,6 +30,12 @@ GLOSSES = {
     "resample knock-out": "The rise with its output taken from another unit of the sample (causal scrubbing).",
     "label": "The role the rule names it for, or the first check it fails.",
 }
+TASK_TRANSFER = (
+    "A task's transfer sequences are a quarter longer than its training ones: every position past the training "
+    "length is new to the model while most of each sequence sits where it trained, so a head that learned its "
+    "role keeps it (at twice the length the previous-token and induction heads of every preset fall below 80 % "
+    "of their score, a new regime of positions rather than a test of the role)."
+)
 SHORT = {  # a withheld label, in a few words, by the check that failed
     "interval": "no clear role",
     "untrained": "no learned role",
@@ -150,8 +156,9 @@ def samples(found: tuple[HeadRole, ...]) -> str:
     def once(items) -> list[str]:
         return list(dict.fromkeys(items))
 
+    task = any(h.controls.shuffled is None for h in found)
     return (
         f"Scores and knock-outs on {names(once(h.sample for h in found))}; transfer on "
         f"{names(once(h.transfer_sample for h in found))}; each knock-out judged on "
         f"{names(once(h.loss for h in found))}; intervals: 95 %, bootstrap over the units ({N_BOOT:,} draws)."
-    )
+    ) + (f" {TASK_TRANSFER}" if task else "")
