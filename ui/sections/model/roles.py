@@ -8,6 +8,7 @@ import streamlit as st
 
 from engine.role_checks import HeadRole
 from ui import compute_roles
+from ui.page import tables
 from ui.prose import controls as controls_words
 from ui.prose.numbers import fmt
 from ui.shell.view import View
@@ -34,8 +35,8 @@ def rows(found: tuple[HeadRole, ...], layers: int) -> dict[str, list[str]]:
 
 
 def draw(view: View) -> None:
-    """The section: the rule, the table of every head (each column glossed on hover), why each head has its label,
-    and what it was all measured on. Nothing for an article's preset (no task, no held-out sample)."""
+    """The section: the rule, the table of every head (each column glossed in one line under it), why each head
+    has its label, and what it was all measured on. Nothing for an article's preset (no task, no held-out sample)."""
     trained = view.model.trained
     if trained is None:
         return
@@ -43,11 +44,8 @@ def draw(view: View) -> None:
     st.markdown(controls_words.rule())
     found = compute_roles.every_head(trained)
     columns = rows(found, view.config.n_layers)
-    st.dataframe(
-        columns,
-        hide_index=True,
-        column_config={name: st.column_config.TextColumn(name, help=controls_words.GLOSSES[name]) for name in columns},
-    )
+    tables.table(columns)  # Markdown (no data-grid bundle on a cold start); on a phone a box that scrolls sideways
+    st.caption(" ".join(f"{name}: {controls_words.GLOSSES[name]}" for name in columns))
     st.caption(controls_words.MEAN_WHY)
     st.markdown(
         "\n".join(
@@ -56,4 +54,4 @@ def draw(view: View) -> None:
             for one in found
         )
     )
-    st.caption(controls_words.samples(found) + " Hover over a column's name for what it means.")
+    st.caption(controls_words.samples(found))
