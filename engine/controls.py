@@ -67,6 +67,13 @@ def unit_scores(cfg: Config, params: Params, probe: Probe) -> tuple[np.ndarray, 
     return per_unit, counts
 
 
+def unit_score(weights: np.ndarray, keys: np.ndarray, queries: np.ndarray) -> float:
+    """A head's score on one unit: its mean weight (T, T) on the role's keys (T, T) over the unit's queries (T,),
+    as unit_scores counts it (0 where it has none)."""
+    on_keys = (np.asarray(weights) * keys).sum(axis=-1)  # (T,)
+    return float(on_keys[queries].mean()) if np.any(queries) else 0.0
+
+
 def weakest(per_unit: np.ndarray, counts: np.ndarray) -> int:
     """The unit (index) where a head's per-unit score (n,) is lowest, of those with queries: a counter-example."""
     return int(np.argmin(np.where(counts > 0, per_unit, np.inf)))

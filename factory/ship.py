@@ -8,6 +8,8 @@ numbers change (engine.training.VERSION).
                                           # every checkpoint's weights, the curves and the predictions
     python -m factory.ship --measures [TASK]   # measure the shipped runs again (no training): their measures
                                               # and the text model's evidence (its roles and knock-outs)
+    python -m factory.ship --roles [--check] [TASK]  # every head's role with its controls (issue 50), measured
+                                                    # again (no training) and written, or compared with the files
 
 Each model the presets show also ships its measures (assets/weights/measures-<digest>.npz): with every
 set of its heads knocked out (a letter task's accuracy and loss, the text model's held-out losses), and
@@ -37,7 +39,7 @@ from engine.params import digest, flatten
 from engine.tasks import TASKS
 from engine.training import train
 
-from . import evidence_files, shipped_measures, store
+from . import evidence_files, shipped_measures, shipped_roles, store
 
 # What ships for a task (factory/shipped_runs.py)
 from .shipped_runs import GAP, SEED, runs
@@ -101,6 +103,8 @@ def ship(tasks, folder=None) -> list:
                     target / one.file, one.config, store.run_key(name, one.config, TASKS[name].steps, SEED)
                 )
                 paths.append(shipped_measures.write_measures(name, one, shipped, target))
+            if one.file == runs(name)[0].file:  # the default run: its heads' roles
+                paths.append(shipped_roles.write_one(name, one.config, run.params, target))
     return paths
 
 
@@ -182,8 +186,8 @@ def check(tasks) -> bool:
 
 
 def ship_or_check(argv: list[str]) -> int:
-    checking, measuring = "--check" in argv, "--measures" in argv
-    tasks = [a for a in argv if a not in ("--check", "--measures")] or list(TASKS)
+    checking, measuring, roles = "--check" in argv, "--measures" in argv, "--roles" in argv
+    tasks = [a for a in argv if a not in ("--check", "--measures", "--roles")] or list(TASKS)
     unknown = [t for t in tasks if t not in TASKS]
     if unknown:
         print(f"unknown task {unknown[0]!r}; choose from: {', '.join(TASKS)}", file=sys.stderr)
@@ -197,6 +201,8 @@ def ship_or_check(argv: list[str]) -> int:
             )
             return 2
         return run_pinned(argv).returncode
+    if roles:
+        return 0 if (shipped_roles.check_roles(tasks) if checking else shipped_roles.write_roles(tasks)) else 1
     if measuring:
         return 0 if shipped_measures.again(tasks) is not None else 1
     return 0 if (check(tasks) if checking else ship(tasks) is not None) else 1

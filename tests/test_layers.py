@@ -81,7 +81,8 @@ COMPUTATIONS = {
 SERVICE_TYPES = {"Model", "Training", "ORIGINS"}
 HANDLE_TYPES = {"Handle"}  # services.handle: the model a page shows (ui/compute.py alone looks one up)
 MAX_LINES = 300
-COMPUTE = ("ui/compute.py", "ui/compute_experiments.py")  # Streamlit's caches around the engine and the services
+# Streamlit's caches around the engine and the services:
+COMPUTE = ("ui/compute.py", "ui/compute_experiments.py", "ui/compute_roles.py")
 
 
 def modules() -> list[Path]:

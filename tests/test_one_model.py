@@ -91,7 +91,7 @@ def _model_view(params: dict) -> dict:
         scores[(layer, head)] = {
             col: _number(roles[col][i])
             for col in roles.columns
-            if col not in ("map", "strongest measured role", "knocked out")
+            if col not in ("map", "strongest measured role", "label, with its controls", "knocked out")
         }
     costs = {}
     for pair in scores:

@@ -146,7 +146,7 @@ def test_task_probes_score_as_head_scores_do(induction):
         probe = probes.task_probe(task, role, 150, FRESH)
         np.testing.assert_allclose(controls.pooled(*controls.unit_scores(cfg, params, probe)), expected, atol=1e-12)
     longer = probes.task_probe(task, "previous token", 20, FRESH, probes.transfer_length(task))
-    assert longer.tokens.shape == (20, 32) and probes.transfer_length("previous") == 16
+    assert longer.tokens.shape == (20, 20) and probes.transfer_length("previous") == 10
     with pytest.raises(ValueError, match="role"):
         probes.task_probe(task, "last punctuation", 10)
 

@@ -35,6 +35,7 @@ from services import handle as handles
 from services import weights as service
 from services.handle import Handle
 from services.weights import Model, Training
+from ui import compute_roles
 
 # The matrices here are small and a lecture hall runs many sessions at once on few cores: one BLAS
 # thread per call avoids threads fighting over the cores (set once, for the whole server process).
@@ -185,6 +186,12 @@ def head_scores(trained: Model):
         return text_evidence(trained).roles
     tokens, targets = followed(trained).draw()
     return engine.evidence.head_scores(trained.config, trained.params, tokens, trained.task, targets)
+
+
+def head_roles(trained: Model) -> list[list]:
+    """Every head's role with its controls and label, [layer][head] (ui.compute_roles: shipped, else measured
+    once per model under a progress bar)."""
+    return compute_roles.labels(trained)
 
 
 @st.cache_resource(max_entries=8, show_spinner="Measuring every head on held-out text (about 20 s) …", hash_funcs=KEYS)

@@ -82,8 +82,9 @@ def roles_caption(sample: Sample, T: int) -> str:
         "first token, on the token right after an earlier copy of the current one (induction, measured on "
         "the first half of each of these sequences followed by itself, so every token of the second half has an "
         "earlier copy; those halves are the task's own tokens and may repeat a token within a half) and on the "
-        "task's own keys (at the positions the task scores). The label is the strongest score, or 'no "
-        f"clear role' when none reaches {ROLE_MIN}. Measured without knock-outs."
+        "task's own keys (at the positions the task scores). The strongest measured role is the strongest score, "
+        f"or 'no clear role' when none reaches {ROLE_MIN}; the label beside it is what its controls support "
+        "(the table of roles with controls below). Measured without knock-outs."
     )
 
 
@@ -118,8 +119,9 @@ def text_roles_caption(plain: Sample, repeated: Sample) -> str:
         "one key gets weight 1 by force): its mean weight on the previous token, on its own token, on the "
         "window's first token, on the latest punctuation mark or paragraph end before it, and (in "
         f"{said(repeated)}) on the token right after the span's first copy of its own token: induction. "
-        "The label is the strongest score, or 'no clear role' "
-        f"when none reaches {ROLE_MIN}. The last two columns: how much the held-out loss and the second copy's "
+        "The strongest measured role is the strongest score, or 'no clear role' "
+        f"when none reaches {ROLE_MIN}; the label beside it is what its controls support (the table of roles "
+        "with controls below). The last two columns: how much the held-out loss and the second copy's "
         "loss (nats a token) rise with that head alone knocked out; an induction head's effect shows on the "
         "second copy, where the overall loss barely moves. Measured without knock-outs, once per set of weights."
     )

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ui.page import layout
 from ui.prose import stages
-from ui.sections.heads import maps, sentence
+from ui.sections.heads import maps, role, sentence
 from ui.shell.view import View
 
 
@@ -34,3 +34,4 @@ def draw(view: View) -> None:
     )
     maps.draw(view)
     sentence.draw(view)
+    role.draw(view)

@@ -8,7 +8,7 @@ import numpy as np
 from engine import analysis
 from ui.lessons import lesson_words
 from ui.lessons.registry import NoFact, fact
-from ui.prose.knockout import ROLE_MIN, role
+from ui.prose import controls as controls_words
 from ui.prose.numbers import count, fmt, names
 
 
@@ -49,19 +49,24 @@ def _shown(view, numbers):
     return numbers.knocked_stack(numbers.model_of(view), view.words, knocked)
 
 
-def _best(view, numbers, scores: np.ndarray, name: str) -> str:
-    layer, head = np.unravel_index(int(np.argmax(scores)), scores.shape)
-    return f"{_who(view, int(layer), int(head))} ({role(name, float(scores[layer, head]))})"
+def _tag(view, numbers, layer: int, head: int) -> str:
+    """A head's label as the model view gives it: the role its controls support, or the check that failed."""
+    return controls_words.tag(numbers.head_roles(_model(view, numbers))[layer][head])
 
 
-@fact("model.previous_head", "the head most on the previous token, with its measured score")
+def _best(view, numbers, scores: np.ndarray) -> str:
+    layer, head = (int(x) for x in np.unravel_index(int(np.argmax(scores)), scores.shape))
+    return f"{_who(view, layer, head)} ({_tag(view, numbers, layer, head)})"
+
+
+@fact("model.previous_head", "the head most on the previous token, with its label as its controls support it")
 def _previous_head(view, numbers) -> str:
-    return _best(view, numbers, numbers.head_scores(_model(view, numbers)).previous, "previous token")
+    return _best(view, numbers, numbers.head_scores(_model(view, numbers)).previous)
 
 
-@fact("model.induction_head", "the head most on the token after an earlier copy, with its measured score")
+@fact("model.induction_head", "the head most on the token after an earlier copy, with its controlled label")
 def _induction_head(view, numbers) -> str:
-    return _best(view, numbers, numbers.head_scores(_model(view, numbers)).induction, "induction")
+    return _best(view, numbers, numbers.head_scores(_model(view, numbers)).induction)
 
 
 def _knocked(view) -> tuple[tuple[int, int], ...]:
@@ -75,10 +80,9 @@ def _knocked_names(view, numbers) -> str:
     return names([_who(view, layer, head) for layer, head in _knocked(view)])
 
 
-@fact("model.knocked_roles", "their measured roles, as the model view labels them")
+@fact("model.knocked_roles", "their labels, as the model view gives them (the controls' label)")
 def _knocked_roles(view, numbers) -> str:
-    scores = numbers.head_scores(_model(view, numbers))
-    return names([role(*scores.role(layer, head, ROLE_MIN)) for layer, head in _knocked(view)])
+    return names([_tag(view, numbers, layer, head) for layer, head in _knocked(view)])
 
 
 def _accuracies(view, numbers) -> tuple[float, float]:

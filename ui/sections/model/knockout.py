@@ -7,8 +7,9 @@ import streamlit as st
 
 import engine
 from engine import language
-from ui import compute
+from ui import compute, compute_roles
 from ui.page import layout, tables
+from ui.prose import controls as controls_words
 from ui.prose import knockout as knockout_words
 from ui.prose.numbers import fmt
 from ui.sections.model import text
@@ -78,12 +79,18 @@ def redrawn(view: View, knocked) -> None:
 
 
 def roles(view: View) -> list[list[str]]:
-    """Each map's strongest measured role and score (trained presets: engine.evidence.head_scores on fresh
-    sequences of the task); [] for an article's preset, which has no vocabulary to draw them from."""
+    """Each map's label with its score, as the controls support it (ui.prose.controls.tag: the role the one rule
+    names, or the check that failed); [] for an article's preset, which has no vocabulary to draw them from."""
     trained = view.model.trained
     if trained is None:
         return []
-    scores = compute.head_scores(trained)
+    return [[controls_words.tag(one) for one in layer] for layer in compute_roles.labels(trained)]
+
+
+def measured(view: View) -> list[list[str]]:
+    """Each map's strongest measured role and score, before any control (engine.evidence.head_scores on fresh
+    sequences of the task, or the text model's evidence)."""
+    scores = compute.head_scores(view.model.trained)
     return [
         [
             knockout_words.role(*scores.role(layer, head, knockout_words.ROLE_MIN))
@@ -94,7 +101,8 @@ def roles(view: View) -> list[list[str]]:
 
 
 def labels(view: View, roles: list[list[str]]) -> None:
-    """Every map's label, as a table under the picture (it reads on a phone too)."""
+    """Every map's label, as a table under the picture (it reads on a phone too): its strongest measured role
+    and, beside it, the label the controls support (roles)."""
     cfg, knocked = view.config, view.controls.ablate
     if not roles:
         st.caption(
@@ -106,10 +114,12 @@ def labels(view: View, roles: list[list[str]]) -> None:
     trained = view.model.trained
     scores = compute.head_scores(trained).roles()  # every role's score, as measured
     costs = text.head_costs(trained) if trained.task.held_out is not None else {}
+    strongest = measured(view)
     tables.table(
         {
             "map": [f"layer {layer} head {head}" for layer, head in pairs],
-            "strongest measured role": [roles[layer][head] for layer, head in pairs],
+            "strongest measured role": [strongest[layer][head] for layer, head in pairs],
+            "label, with its controls": [roles[layer][head] for layer, head in pairs],
             **{name: [fmt(values[pair], ".2f") for pair in pairs] for name, values in scores.items()},
             **costs,
             "knocked out": ["yes" if pair in knocked else "no" for pair in pairs],

@@ -7,7 +7,7 @@ from __future__ import annotations
 from ui.page import layout
 from ui.prose import stages
 from ui.sections.heads import sentence as head_sentence
-from ui.sections.model import grid
+from ui.sections.model import grid, roles
 from ui.shell.view import View
 
 
@@ -37,3 +37,4 @@ def draw(view: View) -> None:
     )
     grid.draw(view)
     head_sentence.draw(view)  # a model of text: the outlined head, in the running text
+    roles.draw(view)
