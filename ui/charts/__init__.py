@@ -1,12 +1,14 @@
-"""Charts for the pages: heatmaps (vector or raster), bars and lines, written as Vega-Lite dicts.
+"""Charts for the pages: heatmaps drawn by one Components v2 component, bars and lines as Vega-Lite dicts.
 
-colours: every colour and the heatmaps' colour scales · spec: sizing and the parts every heatmap
-shares, templates · maps: vector maps and the one call pages make · raster: maps of tiny cells as
-one picture · grid: the model view, every layer × head in one picture · bar_charts · line_charts ·
+colours: every colour and the heatmaps' colour scales · attention_map: the component that draws and picks
+every heatmap in the browser · maps: heatmap, the one-map call pages make · spec: the Vega-Lite sizing and
+templates the model view shares · raster: maps of tiny cells as one picture (the model view's) · grid: the
+model view, every layer × head in one picture · bar_charts · line_charts ·
 run_charts: a training run's curves and its heads' history. A chart kind is one module (its spec, its
 drawing and its text alternative) and its line below.
 """
 
+from ui.charts.attention_map import Panel, attention_map
 from ui.charts.bar_charts import bars
 from ui.charts.colours import SIGNED, WEIGHTS, ramp_domain, scheme_colours, symmetric_domain, weight_domain
 from ui.charts.grid import model_view
@@ -15,8 +17,10 @@ from ui.charts.maps import heatmap
 from ui.charts.run_charts import curves, history
 
 __all__ = [
+    "Panel",
     "SIGNED",
     "WEIGHTS",
+    "attention_map",
     "bars",
     "by_position",
     "curves",

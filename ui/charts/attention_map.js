@@ -35,6 +35,7 @@ export default function (component) {
     idx: unpack(m.colour),
     tips: split(m.tips),
     texts: split(m.cells),
+    expected: m.expected || null, // '1' per cell a task's solution attends to
     work: m.work === undefined || m.work === null ? null : data.works[m.work],
     split: {},
   }));
@@ -81,16 +82,19 @@ export default function (component) {
   let observer = null;
   let lastWidth = 0;
   const build = () => {
-    const width = Math.round(root.clientWidth || 700);
-    lastWidth = width;
+    const own = Math.round(root.clientWidth || 0); // the column's px; the page's budget when it is not laid out yet
+    const width = own && data.width ? Math.min(own, data.width) : own || data.width || 700;
+    lastWidth = own;
     root.classList.toggle('present', !!data.present);
+    root.style.setProperty('--amap-expected', data.expectedColour || '#111827');
     const font = data.present ? 17 : 13;
     const longRow = Math.max(1, ...data.rows.map((s) => s.length));
     const longCol = Math.max(1, ...data.cols.map((s) => s.length));
     const rowPx = Math.min(data.present ? 160 : 120, Math.ceil(longRow * font * 0.62) + 10);
     const per = (width - 24 * (M - 1)) / M;
     const most = data.present ? 64 : 48;
-    const cell = Math.max(3, Math.min(most, Math.floor((per - rowPx - 12) / C)));
+    const room = Math.min(per - rowPx - 12, data.area || Infinity); // the cells' area: at most the page's
+    const cell = Math.max(3, Math.min(most, Math.floor(room / C)));
     const step = Math.max(1, Math.ceil((font * 1.25) / cell)); // every step-th label shown; the rest on hover/focus
     const tilted = longCol * font * 0.62 > cell - 4;
     const colPx = tilted ? Math.min(data.present ? 160 : 120, Math.ceil(longCol * font * 0.62) + 10) : font + 10;
@@ -124,10 +128,22 @@ export default function (component) {
       work.replaceChildren(...lines(m, r, c).map((t) => el('p', '', t)));
     };
     const drawPicks = () => grids.forEach((g) => g.drawPick(st.pick && st.pick.m === g.m ? st.pick : null));
+    const share = (r, c) => {
+      // The picked cell in the page's URL, as ui/shell/url.py writes it: a share link carries it, no run needed.
+      if (!data.link) return;
+      try {
+        const u = new URL(window.location.href);
+        u.searchParams.set(data.link, `${r},${c}`);
+        window.history.replaceState(window.history.state, '', u.toString());
+      } catch (e) {
+        /* an address the browser will not rewrite: the pick stays on the page */
+      }
+    };
     const pick = (m, r, c) => {
       st.pick = { m, r, c };
       drawPicks();
       showWork(m, r, c);
+      share(r, c);
       if (data.report && setTriggerValue) setTriggerValue('pick', { map: m, row: r, col: c });
     };
 
@@ -198,6 +214,7 @@ export default function (component) {
           if (map.texts) td.textContent = map.texts[k];
           td.setAttribute('aria-label', about(m, r, c));
           if (data.highlight !== null && (r === data.highlight || c === data.highlight)) td.classList.add('hl');
+          if (map.expected && map.expected[k] === '1') td.classList.add('expected');
           tr.append(td);
           g.cells.push(td);
         }
@@ -281,6 +298,15 @@ export default function (component) {
         ctx.lineWidth = 2;
         ctx.strokeRect(1, data.highlight * cell + 1, C * cell - 2, cell - 2);
         ctx.strokeRect(data.highlight * cell + 1, 1, cell - 2, R * cell - 2);
+      }
+      if (map.expected) {
+        ctx.strokeStyle = data.expectedColour;
+        ctx.lineWidth = 1.5;
+        ctx.setLineDash([4, 3]);
+        for (let k = 0; k < R * C; k++) {
+          if (map.expected[k] === '1') ctx.strokeRect((k % C) * cell + 1.5, Math.floor(k / C) * cell + 1.5, cell - 3, cell - 3);
+        }
+        ctx.setLineDash([]);
       }
       const grid = el('div', 'vgrid');
       grid.setAttribute('role', 'grid');
