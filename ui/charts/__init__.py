@@ -8,7 +8,6 @@ run_charts: a training run's curves and its heads' history. A chart kind is one 
 drawing and its text alternative) and its line below.
 """
 
-from ui.charts.attention_map import Panel, attention_map
 from ui.charts.bar_charts import bars
 from ui.charts.colours import SIGNED, WEIGHTS, ramp_domain, scheme_colours, symmetric_domain, weight_domain
 from ui.charts.grid import model_view
@@ -17,10 +16,8 @@ from ui.charts.maps import heatmap
 from ui.charts.run_charts import curves, history
 
 __all__ = [
-    "Panel",
     "SIGNED",
     "WEIGHTS",
-    "attention_map",
     "bars",
     "by_position",
     "curves",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import charts, compute
-from ui.charts.attention_map import Panel
+from ui.charts.attention_map import Panel, attention_map
 from ui.page import footer, layout
 from ui.prose import stages
 from ui.sections.cell import worked
@@ -48,7 +48,7 @@ def picked(view: View) -> None:
     scaled_title = (f"÷ √{cfg.d_head}" if cfg.scale_scores else "not divided (scaling off)") + (
         " and masked" if mask is not None else ""
     )
-    charts.attention_map(
+    attention_map(
         [
             Panel(t.scores[h], f"raw scores Q·K^T, head {h}{stages.where(cfg, view.layer)}: {t.T} × {t.T}", None, work),
             Panel(t.scaled[h], scaled_title, mask, work),
