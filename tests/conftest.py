@@ -253,7 +253,7 @@ def attention_maps(at) -> list[dict]:
     for element in at.get("bidi_component"):
         if not element.proto.component_name.endswith(am.NAME):
             continue
-        data = json.loads(element.proto.json)
+        data = am.decoded(element)
         R, C = len(data["rows"]), len(data["cols"])
         for m in data["maps"]:
             colour = np.frombuffer(base64.b64decode(m["colour"]), np.uint8).reshape(R, C)

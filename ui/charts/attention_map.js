@@ -13,8 +13,16 @@ const el = (tag, cls, text) => {
 const unpack = (b64) => Uint8Array.from(atob(b64), (ch) => ch.charCodeAt(0));
 const split = (text) => (text === null || text === undefined ? null : text.split('|'));
 
+// The payload arrives as UTF-8 JSON bytes (ui/charts/attention_map.py's encoded); a plain object passes through.
+const decode = (raw) => {
+  if (!raw) return null;
+  if (raw instanceof Uint8Array || raw instanceof ArrayBuffer) return JSON.parse(new TextDecoder().decode(raw));
+  return raw;
+};
+
 export default function (component) {
-  const { parentElement, data, setTriggerValue } = component;
+  const { parentElement, setTriggerValue } = component;
+  const data = decode(component.data);
   const root = parentElement.querySelector('.amap');
   if (!root || !data || !data.maps) return;
   const R = data.rows.length;

@@ -24,6 +24,7 @@ the script and style text (about 22 KB; Components v2 sends them with every inli
 from __future__ import annotations
 
 import base64
+import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -275,10 +276,21 @@ def attention_map(
     the picked cell across runs; `options` are payload's (`pick` = (map, row, col) picks from the server; the maps
     fit `width` px, the column's, their cells at most `area` px wide). With report_pick=True each pick also reruns
     the script once (the result's `pick`; on_pick is its callback)."""
-    data = payload(maps, rows, cols, report_pick=report_pick, **options)
+    data = encoded(payload(maps, rows, cols, report_pick=report_pick, **options))
     if report_pick:
         return _component(key=key, data=data, on_pick_change=on_pick or _ignore)
     return _component(key=key, data=data)
+
+
+def encoded(data: dict) -> bytes:
+    """The payload as UTF-8 JSON bytes: Streamlit forwards bytes as they are (a dict it scans for dataframes, which
+    imports pandas, 0.3 s of a fresh server's first page); attention_map.js parses them."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def decoded(element) -> dict:
+    """What an attention map's element (AppTest's bidi_component) carries: its payload."""
+    return json.loads(element.proto.bytes.decode("utf-8"))
 
 
 def _ignore() -> None:
