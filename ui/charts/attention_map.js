@@ -423,7 +423,10 @@ export default function (component) {
     tip.hidden = true;
     grids.forEach((g) => g.activate(...st.active[g.m], false));
     drawPicks();
-    if (st.pick && st.pick.m < M && st.pick.r < R && st.pick.c < C) showWork(st.pick.m, st.pick.r, st.pick.c);
+    if (st.pick && st.pick.m < M && st.pick.r < R && st.pick.c < C) {
+      showWork(st.pick.m, st.pick.r, st.pick.c);
+      share(st.pick.r, st.pick.c); // a run that rewrote the address without it: the link keeps the pick shown
+    }
   };
   build();
   if (typeof ResizeObserver !== 'undefined') {

@@ -39,7 +39,9 @@ def read() -> tuple[Controls, list[str], dict[str, str] | None]:
     controls = replace(
         controls, ablate=tuple(sorted({tuple(pair) for pair in controls.ablate}))
     )  # a multiselect's list
-    if first is None:  # a pick answered in the browser, which wrote it into the URL (cell=) since the last run
+    if first is None:  # a pick answered in the browser wrote cell= into the URL: Streamlit's frontend sends the
+        # address's own query string only while the server's copy is empty (else that copy), so a share link always
+        # carries the pick (read above on its first run) and a later run reads it only then
         linked = url.cell_param(st.query_params.get("cell"))
         if linked is not None and linked != controls.cell:
             controls = replace(controls, cell=linked)

@@ -21,8 +21,8 @@ from ui.shell.state import Controls, switched
 CONTROL_KEYS = tuple(f.name for f in fields(Controls))
 FIELD = SimpleNamespace(**{k: k for k in CONTROL_KEYS})  # FIELD.seq_len == "seq_len": a typo fails loudly
 
-# Maps a pick picks the page's cell on (answered in the browser, which writes it into the URL's cell=; the next
-# run reads it there): the attention-map components' keys.
+# Maps a pick picks the page's cell on (answered in the browser, which writes it into the URL's cell=: a share
+# link carries it): the attention-map components' keys.
 SCORES_MAPS, SOFTMAX_MAP = "scores_maps", "softmax_map"
 CELL_CHARTS = (SCORES_MAPS, SOFTMAX_MAP)
 MODEL_MAP = "model_map"  # the model view: a click on a map opens that layer's head
