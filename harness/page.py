@@ -21,15 +21,24 @@ INSTRUMENT = """
     if (!records.some(drawn)) return;
     lab.lastMutation = performance.now(); lab.mutations++;
   });
-  const start = () => observer.observe(document.documentElement,
-      {subtree: true, childList: true, attributes: true, characterData: true});
+  const watching = {subtree: true, childList: true, attributes: true, characterData: true};
+  const start = () => observer.observe(document.documentElement, watching);
   if (document.documentElement) start(); else document.addEventListener('readystatechange', start, {once: true});
   window.addEventListener('keydown', () => { lab.keyAt = performance.now(); }, true);
   window.addEventListener('pointerdown', () => { lab.clickAt = performance.now(); }, true);
   // The attention maps (ui/charts/attention_map.py): each component's .amap root, inside its open shadow root.
+  // Their changes are watched too (a shadow root's mutations do not reach the document's observer), and each
+  // map's script stamps when it drew (data-drawn-at, the page's clock): a draw before the watching began counts.
+  const shadows = new WeakSet();
   lab.amaps = () => [...document.querySelectorAll("[data-testid^='stBidiComponent']")]
       .map(host => [host, ...host.querySelectorAll('*')].find(e => e.shadowRoot))
-      .map(host => host && host.shadowRoot.querySelector('.amap')).filter(Boolean);
+      .filter(Boolean).map(host => {
+        const shadow = host.shadowRoot;
+        if (!shadows.has(shadow)) { shadows.add(shadow); observer.observe(shadow, watching); }
+        const root = shadow.querySelector('.amap');
+        if (root && +root.dataset.drawnAt > lab.lastMutation) lab.lastMutation = +root.dataset.drawnAt;
+        return root;
+      }).filter(Boolean);
   // Each drawn map of them: {title, rows, cols, cells, grid (its table or painted box)}.
   lab.maps = () => lab.amaps().flatMap(root => [...root.querySelectorAll('.map')].map(map => {
     const grid = map.querySelector('table.grid, .raster');

@@ -422,6 +422,7 @@ export default function (component) {
     root.replaceChildren(figures, legend, hint, work, tip);
     tip.hidden = true;
     grids.forEach((g) => g.activate(...st.active[g.m], false));
+    root.dataset.drawnAt = String(performance.now()); // when it drew, on the page's clock (the benchmarks read it)
     drawPicks();
     if (st.pick && st.pick.m < M && st.pick.r < R && st.pick.c < C) {
       showWork(st.pick.m, st.pick.r, st.pick.c);
