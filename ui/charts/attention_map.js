@@ -135,7 +135,7 @@ export default function (component) {
     const showWork = (m, r, c) => {
       work.replaceChildren(...lines(m, r, c).map((t) => el('p', '', t)));
     };
-    const drawPicks = () => grids.forEach((g) => g.drawPick(st.pick && st.pick.m === g.m ? st.pick : null));
+    const drawPicks = () => grids.forEach((g) => g.drawPick(st.pick)); // the same cell outlined in every map
     const share = (r, c) => {
       // The picked cell in the page's URL, as ui/shell/url.py writes it: a share link carries it, no run needed.
       if (!data.link) return;
