@@ -183,15 +183,18 @@ export default function (component) {
     const vector = (m) => {
       const map = maps[m];
       const table = el('table', 'grid');
+      table.style.width = `${rowPx + C * cell}px`; // fixed: a label wider than its cell never widens the map
       table.setAttribute('role', 'grid');
       const g = { m, rowLabels: [], colLabels: [], cells: [] };
       const head = el('tr');
       const corner = el('td', 'corner');
+      corner.style.width = `${rowPx}px`;
       head.append(corner);
       data.cols.forEach((label, c) => {
         const th = el('th', `col${tilted ? ' tilted' : ''}`);
         th.setAttribute('scope', 'col');
         th.style.height = `${colPx}px`;
+        th.style.width = `${cell}px`;
         const s = labelSpan(label, c, 'x');
         th.append(s);
         g.colLabels.push(s);
