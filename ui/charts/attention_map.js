@@ -99,7 +99,8 @@ export default function (component) {
     const longRow = Math.max(1, ...data.rows.map((s) => s.length));
     const longCol = Math.max(1, ...data.cols.map((s) => s.length));
     const rowPx = Math.min(data.present ? 160 : 120, Math.ceil(longRow * font * 0.62) + 10);
-    const per = (width - 24 * (M - 1)) / M;
+    const across = Math.max(1, Math.min(M, data.across || M)); // maps a row
+    const per = (width - 24 * (across - 1)) / across;
     const most = data.present ? 64 : 48;
     const room = Math.min(per - rowPx - 12, data.area || Infinity); // the cells' area: at most the page's
     const cell = Math.max(3, Math.min(most, Math.floor(room / C)));

@@ -192,9 +192,11 @@ def payload(
     width: int | None = None,
     area: int | None = None,
     link: str | None = None,
+    across: int | None = None,
 ) -> dict:
     """The component's data: what attention_map sends (see the module's docstring for its size); `link` names the
-    URL parameter a pick writes ('cell' on the maps whose pick is the page's picked cell), None for none."""
+    URL parameter a pick writes ('cell' on the maps whose pick is the page's picked cell), None for none; `across`
+    the maps a row."""
     panels = [m if isinstance(m, Panel) else Panel(np.asarray(m)) for m in maps]
     if not panels:
         raise ValueError("an attention map needs at least one map")
@@ -255,6 +257,7 @@ def payload(
         "area": None if area is None else int(area),
         "expectedColour": co.EXPECTED_STROKE,
         "link": link,
+        "across": across,  # maps a row (None: all in one row)
         "report": bool(report_pick),
         "hint": "Click or tap a cell, or Tab to the map, move with the arrow keys and press Enter or Space: "
         "its calculation appears below.",
