@@ -137,9 +137,9 @@ def _softmax_poll(params: dict, model: weights.Model) -> None:
     trace = engine.run(state.to_config(controls), state.to_tokens(controls).words, model.params).layers[0]
     row = min(T, questions.MAX_OPTIONS - 1) - 1
     asked = questions.softmax_top_key(trace, 0, row)
-    np.testing.assert_allclose(shown[row], trace.weights[0, row], rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(shown[row], trace.weights[0, row], rtol=5e-3, atol=1e-12)  # 3 significant digits
     for answer in asked.answers:
-        assert answer == "none" or shown[row, int(answer)] == pytest.approx(shown[row].max(), abs=1e-7)
+        assert answer == "none" or shown[row, int(answer)] == pytest.approx(shown[row].max(), rel=5e-3)
     if "none" not in asked.answers:
         assert int(np.argmax(shown[row])) in {int(a) for a in asked.answers}
 

@@ -14,11 +14,9 @@ worked calculation in an aria-live region below the maps with no server run, and
 page's URL (history.replaceState) so a share link carries it; report_pick=True also sends one trigger per pick
 (`result.pick`, {'map', 'row', 'col'}) for a server part that needs it.
 
-Payload (compact JSON; tests/test_attention_map.py measures it): a scores map and a weights map sharing one worked
-calculation (d_head 8, sent once): about 33 KB at T = 16 (products included) and about 155 KB at T = 64 (products
-left out); without it about 9 KB and 74 KB. The per-dimension products go only up to PRODUCTS_MAX of them per map
-(T = 32 at d_head 8); beyond, the panel writes each q × k pair and their sum. Each mount's element also carries
-the script and style text (about 22 KB; Components v2 sends them with every inline component's element).
+Payload (UTF-8 JSON bytes; tests/test_attention_map.py measures it): scores and weights maps sharing one worked
+calculation (d_head 8): ~33 KB at T = 16, ~155 KB at T = 64 (products, at most PRODUCTS_MAX a map, left out);
+without it ~9 KB and 74 KB. Each element also carries the script and style text (~22 KB, Components v2's way).
 """
 
 from __future__ import annotations
