@@ -56,7 +56,7 @@ def once(context, app: str = "streamlit_app.py", cwd: Path = bs.ROOT, port: int 
         runs.wait_for(page, 1, timeout=60)
         last = bs.wait_ready(page, timeout=60)
         drawn = page.evaluate("(last) => performance.timeOrigin + last", last) / 1000
-        charts = page.locator(bs.CHART).count()
+        charts = page.locator(bs.CHART).count() + page.evaluate("window.__lab.maps().length")  # Vega, maps
     finally:
         server.stop()
         page.close()

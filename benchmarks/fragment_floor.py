@@ -11,7 +11,7 @@ The fragment rerun's figure is what a click costs when its fragment draws next t
 cell click, a β move and a replay step to cost at most 0.3 of a full rerun of their page, so their fragments
 have 0.3 × (the page's full rerun) minus this floor for everything they draw. With --maps the fragment also
 draws what a cell click must redraw at the least: two of this app's heatmaps (ui.charts.heatmap, 5 × 5,
-selectable, the picked cell outlined, so that the outline follows in both), a caption and a one-line formula.
+the picked cell outlined, so that the outline follows in both), a caption and a one-line formula.
 
     python -m benchmarks.fragment_floor                 # 200 of each, medians and quartiles
     python -m benchmarks.fragment_floor --maps          # the fragment draws two maps and a formula too
@@ -73,7 +73,7 @@ def part():
         labels = [f"w{i}" for i in range(5)]
         raw = np.random.RandomState(0).standard_normal((5, 5))
         for title, values in (("raw", raw), ("scaled", raw / 2)):
-            charts.heatmap(values, labels, labels, width=400, title=title, pick=pick, key=title, selectable=True)
+            charts.heatmap(values, labels, labels, width=400, title=title, pick=pick, key=title)
         st.caption("One colour scale for both maps.")
         st.latex(r"s_{%d%d} = q_%d \\cdot k_%d" % (pick + pick))
 

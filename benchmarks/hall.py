@@ -68,6 +68,8 @@ async def act(tab: Tab, station: mix.Station, kind: str, rng: random.Random, tur
         kind, change = "replay", mix.replay(tab, station, rng)
     if change is None:
         raise LookupError(f"{station.name}: nothing on the page for a {kind!r} interaction")
+    if change == mix.BROWSER:  # the browser answers it: nothing is sent, no run
+        return kind, None
     key, state = change
     fragment = tab.set(key, state)
     return kind, await tab.run(fragment)
@@ -105,7 +107,8 @@ async def student(
                 await asyncio.sleep(SETTLE_S)
                 record.cpu = cpu.seconds() - before
             turns[kind] = turns.get(kind, 0) + 1
-            record.seconds, record.fragment, record.errors = run.seconds, bool(run.fragment), run.errors
+            if run is not None:  # None: answered in the browser, free
+                record.seconds, record.fragment, record.errors = run.seconds, bool(run.fragment), run.errors
             done.append(record)
     except TimeoutError:
         record.errors.append(f"timeout ({timeout} s)")

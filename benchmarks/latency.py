@@ -82,9 +82,12 @@ class Tab:
 
 
 def first_chart_rows(page) -> int | None:
-    """Rows (y-axis labels) of the page's first chart, or None if it is painted on a canvas."""
+    """Rows (token labels) of the page's first attention map, else of its first Vega chart's y axis; None if that
+    chart is painted on a canvas."""
     return page.evaluate(
         """() => {
+             const maps = window.__lab.maps();
+             if (maps.length) return maps[0].rows;
              const chart = document.querySelector("[data-testid='stVegaLiteChart']");
              const svg = chart && chart.querySelector('svg.marks');
              if (!svg) return null;

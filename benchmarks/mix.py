@@ -3,7 +3,8 @@ does in turn (its plan), and how each kind of interaction changes a widget, as a
 
 Kinds: `sidebar` (a sidebar control moved: sequence length, d_model, d_ff, the seed; at a trained preset,
 where other sizes would train a new model, the sequence length, the head and the layer), `cell` (a click
-on a heatmap cell: the scores and softmax maps, ui.shell.CELL_CHARTS), `beta` (the softmax page's
+on a heatmap cell: the scores and softmax maps, ui.shell.CELL_CHARTS; free where the browser answers it),
+`beta` (the softmax page's
 β), `knockout` (the model view's knock-out multiselect), `exercise` (the exercise's choices in turn: a
 prediction, "Check my prediction", a twist switched), `train` (the Learn page's Train button, once per
 student: it replays the shipped run) and `replay` (the Learn page's replay slider).
@@ -39,7 +40,8 @@ SEQ_LEN, D_MODEL, D_FF, SEED, HEAD, LAYER, BETA, ABLATE = (
     "beta",
     "ablate",
 )
-CELL_CHARTS = ("scores_raw", "scores_scaled", "softmax_map")
+CELL_CHARTS = ("scores_raw", "scores_scaled", "scores_maps", "softmax_map")  # Vega charts before issue 49, then maps
+BROWSER = "answered in the browser"  # a hand's answer for an interaction that sends nothing (tests/test_map_picks.py)
 LEARN_STEP, LEARN_TRAIN = "learn_step", "learn_train"
 EX_REVEAL, EX_PREDICTION, EX_TWIST = "ex_reveal", "ex_prediction", ("ex_twist_causal", "ex_twist_positions")
 SIDEBAR_KEYS = {"defaults": (SEQ_LEN, D_MODEL, D_FF, SEED), "trained": (SEQ_LEN, HEAD, LAYER)}
@@ -83,7 +85,7 @@ def stations() -> list[Station]:
                     query,
                     IN_PAGE.get(page.path, ()),
                     () if page.trains else SIDEBAR_KEYS[preset],
-                    tuple(k for k in page.picks if k in CELL_CHARTS),
+                    CELL_CHARTS if "cell" in IN_PAGE.get(page.path, ()) else (),  # whichever the checkout draws
                     page.file,
                 )
             )
@@ -162,8 +164,10 @@ def sidebar(tab, station: Station, rng: random.Random, turn: int = 0):
 
 def cell(tab, station: Station, rng: random.Random, turn: int = 0):
     """Click a cell of one of the page's cell-pick maps (its T × T cells; on or below the diagonal, which a
-    causal mask never hides)."""
+    causal mask never hides). On an attention-map component (issue 49) the browser answers it: BROWSER, no run."""
     keys = [k for k in station.cells if tab.widget(k) is not None]
+    if any(tab.widget(k).kind == "bidi_component" for k in keys):
+        return BROWSER
     slider = tab.state(SEQ_LEN)
     if not keys or slider is None:
         return None

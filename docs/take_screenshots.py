@@ -61,7 +61,7 @@ PHONE = {
     "user_agent": IPHONE,
 }
 PHONE_SHOTS = {  # file name -> (path and query, what to scroll to the top or None)
-    "phone-scores": ("/scores?preset=day33&seq_len=6&cell=5,3", ".st-key-scores_scaled"),
+    "phone-scores": ("/scores?preset=day33&seq_len=6&cell=5,3", ".st-key-scores_maps"),
     "phone-heads": ("/heads?seq_len=8", "[data-testid='stVegaLiteChart']:has-text('head 0')"),
 }
 

@@ -21,13 +21,35 @@ INSTRUMENT = """
     if (!records.some(drawn)) return;
     lab.lastMutation = performance.now(); lab.mutations++;
   });
-  const start = () => observer.observe(document.documentElement,
-      {subtree: true, childList: true, attributes: true, characterData: true});
+  const watching = {subtree: true, childList: true, attributes: true, characterData: true};
+  const start = () => observer.observe(document.documentElement, watching);
   if (document.documentElement) start(); else document.addEventListener('readystatechange', start, {once: true});
   window.addEventListener('keydown', () => { lab.keyAt = performance.now(); }, true);
   window.addEventListener('pointerdown', () => { lab.clickAt = performance.now(); }, true);
-  // Ready: the script is not running, the socket is connected, nothing is stale, and every chart
-  // has a drawn svg with marks in it.
+  // The attention maps (ui/charts/attention_map.py): each component's .amap root, inside its open shadow root.
+  // Their changes are watched too (a shadow root's mutations do not reach the document's observer), and each
+  // map's script stamps when it drew (data-drawn-at, the page's clock): a draw before the watching began counts.
+  const shadows = new WeakSet();
+  lab.amaps = () => [...document.querySelectorAll("[data-testid^='stBidiComponent']")]
+      .map(host => [host, ...host.querySelectorAll('*')].find(e => e.shadowRoot))
+      .filter(Boolean).map(host => {
+        const shadow = host.shadowRoot;
+        if (!shadows.has(shadow)) { shadows.add(shadow); observer.observe(shadow, watching); }
+        const root = shadow.querySelector('.amap');
+        if (root && +root.dataset.drawnAt > lab.lastMutation) lab.lastMutation = +root.dataset.drawnAt;
+        return root;
+      }).filter(Boolean);
+  // Each drawn map of them: {title, rows, cols, cells, grid (its table or painted box)}.
+  lab.maps = () => lab.amaps().flatMap(root => [...root.querySelectorAll('.map')].map(map => {
+    const grid = map.querySelector('table.grid, .raster');
+    const raster = grid && grid.classList.contains('raster');
+    const rows = map.querySelectorAll(raster ? '.left .label' : 'th.row').length;
+    const cols = map.querySelectorAll(raster ? '.top .label' : 'th.col').length;
+    return {title: (map.querySelector('.title') || {}).textContent || '', rows, cols, grid, map,
+            cells: raster ? rows * cols : map.querySelectorAll('td.cell').length};
+  }));
+  // Ready: the script is not running, the socket is connected, nothing is stale, every chart
+  // has a drawn svg with marks in it, and every attention map is built.
   lab.ready = () => {
     const app = document.querySelector("[data-testid='stApp']");
     if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
@@ -36,6 +58,8 @@ INSTRUMENT = """
     if (document.querySelector("[data-stale='true'], [data-testid='stAppSkeleton'], "
         + "[data-testid='stSkeleton'], [data-testid='stSkeletonElement']")) return false;
     // Streamlit's frontend draws big charts (> 2000 data points per mark) on a canvas instead of svg.
+    if (!lab.amaps().every(root => root.querySelector('.maps .map')
+        && lab.maps().every(m => m.grid && m.grid.getBoundingClientRect().height > 0))) return false;
     return [...document.querySelectorAll("[data-testid='stVegaLiteChart']")].every(chart => {
       if (!chart.classList.contains('vega-embed')) return false;
       const svg = chart.querySelector('svg.marks');
@@ -110,7 +134,8 @@ def wait_ready(page, quiet_ms: int = 300, timeout: float = 30, min_charts: int =
             """([quiet, minCharts]) => {
                  const lab = window.__lab;
                  const now = performance.now();
-                 const charts = document.querySelectorAll("[data-testid='stVegaLiteChart']").length;
+                 const charts = !lab ? 0 : document.querySelectorAll("[data-testid='stVegaLiteChart']").length
+                     + lab.maps().length;
                  const ok = !!lab && lab.ready() && charts >= minCharts;
                  return {ok, settled: ok && now - lab.lastMutation >= quiet, last: lab.lastMutation, now};
                }""",
@@ -130,13 +155,14 @@ def settle(page, runs: Runs, before: int, quiet_ms: int = 300, timeout: float = 
 
 
 def chart_shapes(page) -> dict[str, tuple[int, int]]:
-    """{chart title: (rows, columns)} read from each drawn svg chart's axes (y labels, x labels); a heatmap
-    painted on a canvas (ui.charts.map_template.CANVAS_CELLS and more) from its text alternative ('<title>. Heatmap of
-    R rows … × C columns …')."""
+    """{chart title: (rows, columns)} read from each drawn svg chart's axes (y labels, x labels), a Vega chart
+    painted on a canvas from its text alternative ('<title>. Heatmap of R rows … × C columns …'), and each attention
+    map from its token labels."""
     return {
         item["title"]: (item["rows"], item["cols"])
         for item in page.evaluate(
-            """() => [...document.querySelectorAll("[data-testid='stVegaLiteChart']")].map(chart => {
+            """() => window.__lab.maps().map(m => ({title: m.title, rows: m.rows, cols: m.cols})).concat(
+             [...document.querySelectorAll("[data-testid='stVegaLiteChart']")].map(chart => {
              const svg = chart.querySelector('svg.marks');
              if (!svg) {
                const about = chart.getAttribute('aria-label') || '';
@@ -150,18 +176,20 @@ def chart_shapes(page) -> dict[str, tuple[int, int]]:
              };
              const title = svg.querySelector('g.role-title-text text');
              return {title: title ? title.textContent : '', rows: count('Y-axis'), cols: count('X-axis')};
-           }).filter(item => item !== null)"""
+           })).filter(item => item !== null)"""
         )
     }
 
 
 def cell_counts(page) -> list[int]:
-    """Number of coloured cells (rect marks of the first layer) in every drawn heatmap, in page order."""
+    """Number of coloured cells in every drawn attention map (in page order), then in every Vega chart's svg (rect
+    marks of the first layer)."""
     return page.evaluate(
-        """() => [...document.querySelectorAll("[data-testid='stVegaLiteChart'] svg.marks")].map(svg => {
+        """() => window.__lab.maps().map(m => m.cells).concat(
+             [...document.querySelectorAll("[data-testid='stVegaLiteChart'] svg.marks")].map(svg => {
              const layer = svg.querySelector('g.mark-rect.role-mark');
              return layer ? layer.querySelectorAll("path[aria-roledescription='rect mark']").length : 0;
-           })"""
+           }))"""
     )
 
 
@@ -211,6 +239,8 @@ OVERLAPS = """
     return {...r, width: r.right - r.left, height: r.bottom - r.top};
   };
   const name = (el) => {
+    const map = el.closest('.map');
+    if (map) return 'chart ' + (map.querySelector('.title') || {}).textContent;
     const chart = el.closest("[data-testid='stVegaLiteChart']");
     const title = chart && chart.querySelector('g.role-title-text text');
     if (title) return 'chart ' + title.textContent;
@@ -222,7 +252,8 @@ OVERLAPS = """
       && getComputedStyle(el).visibility !== 'hidden'
       && !el.closest("[data-testid='stElementToolbar'], details:not([open])"); };
   const charts = [...main.querySelectorAll(
-      "[data-testid='stVegaLiteChart'] svg.marks, [data-testid='stVegaLiteChart'] canvas.marks")].filter(visible);
+      "[data-testid='stVegaLiteChart'] svg.marks, [data-testid='stVegaLiteChart'] canvas.marks")].filter(visible)
+      .concat(window.__lab.maps().map(m => m.grid).filter(g => g && g.getBoundingClientRect().width > 0));
   const others = [...main.querySelectorAll(
       "[data-testid='stMarkdownContainer'] p, [data-testid='stMarkdownContainer'] table, h1, h2, h3, h4, h5, "
       + "[data-testid='stTable'], button, label, input, textarea, "
@@ -232,7 +263,8 @@ OVERLAPS = """
   const edge = main.querySelector("[data-testid='stMainBlockContainer']");
   for (const chart of charts) {
     const c = chart.getBoundingClientRect();
-    const column = chart.closest("[data-testid='stColumn']") || edge;
+    const outer = chart.getRootNode().host || chart;  // an attention map's grid: its component's element
+    const column = outer.closest("[data-testid='stColumn']") || edge;
     const k = column.getBoundingClientRect();
     const out = Math.max(k.left - c.left, c.right - k.right);
     if (out > slack) found.push([name(chart), 'its column', Math.round(out), 0]);
@@ -245,7 +277,7 @@ OVERLAPS = """
       if (p.width > 0 && beyond > slack) found.push([name(chart), 'its legend past its column', Math.round(beyond), 0]);
     }
     for (const other of others) {
-      if (other === chart || other.contains(chart) || chart.contains(other)) continue;
+      if (other === chart || other.contains(outer) || chart.contains(other)) continue;
       const o = box(other);
       const w = Math.min(c.right, o.right) - Math.max(c.left, o.left);
       const h = Math.min(c.bottom, o.bottom) - Math.max(c.top, o.top);

@@ -235,3 +235,45 @@ def link_trace(v):
     from ui import compute
 
     return compute.trace(v.model, v.words, v.layer)
+
+
+def attention_maps(at) -> list[dict]:
+    """Every map the run's attention-map components sent (ui/charts/attention_map.py), in page order: its
+    component's key and data, title, about (the text alternative), rows, cols, the values read back from its texts
+    (3 significant digits; nan where masked), shown (not masked), the colour indices, tips, cells' texts (None when
+    not printed) and expected flags (None without)."""
+    import base64
+
+    import numpy as np
+
+    from ui.charts import attention_map as am
+    from ui.prose.numbers import parse
+
+    out = []
+    for element in at.get("bidi_component"):
+        if not element.proto.component_name.endswith(am.NAME):
+            continue
+        data = am.decoded(element)
+        R, C = len(data["rows"]), len(data["cols"])
+        for m in data["maps"]:
+            colour = np.frombuffer(base64.b64decode(m["colour"]), np.uint8).reshape(R, C)
+            shown = colour != am.MASKED
+            tips = m["tips"].split("|")
+            values = np.array([parse(t) if s else np.nan for t, s in zip(tips, shown.ravel())]).reshape(R, C)
+            expected = m.get("expected")
+            out.append(
+                {
+                    **{k: m[k] for k in ("title", "about")},
+                    "key": element.key,
+                    "data": data,
+                    "rows": data["rows"],
+                    "cols": data["cols"],
+                    "values": values,
+                    "shown": shown,
+                    "colour": colour,
+                    "tips": tips,
+                    "cells": None if m["cells"] is None else m["cells"].split("|"),
+                    "expected": None if expected is None else np.array([x == "1" for x in expected]).reshape(R, C),
+                }
+            )
+    return out

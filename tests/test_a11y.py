@@ -131,7 +131,8 @@ def choose_with_keys(tab: Tab, selector: str, downs: int) -> None:
 
 
 RING = """() => {
-  const a = document.activeElement;
+  let a = document.activeElement;
+  while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;  // a map's grid cell
   if (!a || a === document.body) return null;
   // The focused control or the box drawn around it (a select's group, a slider's thumb, a toggle's label)
   // has a solid outline at least 2 px wide, and that box is big enough to be seen.

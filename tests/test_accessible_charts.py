@@ -10,7 +10,7 @@ import re
 import numpy as np
 import pytest
 
-from conftest import PAGES, open_app
+from conftest import PAGES, attention_maps, open_app
 from ui.charts import colours as co
 from ui.charts import describe
 
@@ -76,7 +76,9 @@ def _specs(at) -> list[dict]:
 )
 def test_every_chart_on_every_page_has_a_description_from_its_numbers(params):
     """AppTest every page; each vega_lite chart's spec has a description with its largest and smallest
-    numbers, and the marks that draw only outlines are hidden from the accessibility tree."""
+    numbers, and the marks that draw only outlines are hidden from the accessibility tree; each attention map's
+    text alternative (its grid's description) names its largest and smallest numbers, and its cells' printed
+    values have 4.5:1 contrast (the ink Python picked per palette colour)."""
     drawn = 0
     for page in PAGES:
         at = open_app(page, params, timeout=120)
@@ -90,4 +92,13 @@ def test_every_chart_on_every_page_has_a_description_from_its_numbers(params):
                 mark = layer.get("mark", {})
                 if isinstance(mark, dict) and mark.get("fill", "") is None:  # an outline
                     assert mark.get("aria") is False, f"{page}: outline layer not hidden: {mark}"
+        for m in attention_maps(at):
+            drawn += 1
+            assert len(NUMBER.findall(m["about"])) >= 2 and "largest" in m["about"], f"{page}: {m['about']!r}"
+            values = m["values"][m["shown"]]
+            if values.size and np.nanmax(values) != np.nanmin(values):
+                assert describe.number(float(np.nanmax(values))).replace("-", "−")[:3] in m["about"].replace("-", "−")
+            palette, ink = m["data"]["palette"], m["data"]["ink"]
+            for i in set(m["colour"].ravel()) - {255}:
+                assert co.contrast(palette[i], "#ffffff" if ink[i] == "1" else "#000000") >= WCAG_AA_TEXT
     assert drawn >= 15

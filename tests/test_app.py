@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 import engine
-from conftest import PAGES, assert_clean, formulas, open_app, open_exports, open_switches, tables
+from conftest import PAGES, assert_clean, attention_maps, formulas, open_app, open_exports, open_switches, tables
+from ui.charts import attention_map as am
 from ui.shell import session, site, state, url
 
 CONCEPT_PAGES = [page.file for page in site.CONCEPT_PAGES]
@@ -299,14 +300,14 @@ def test_cell_inspector_shows_the_traces_numbers(page, preset, head, cell):
     t = engine.run_preset(preset).layers[0]
     i, j = cell
     assert any(f"Worked cell: query {i} → key {j}, head {head}" in s.value for s in at.subheader)
-    terms = next(d for d in tables(at) if "running sum" in d.columns)
-    # Every term is printed with 5 decimals, exactly as the engine's numbers format.
-    assert list(terms[f"q[{i}][d]"]) == [f"{x:.5f}" for x in t.q[head, i]]
-    assert list(terms[f"k[{j}][d]"]) == [f"{x:.5f}" for x in t.k[head, j]]
-    assert terms["running sum"].iloc[-1] == f"{t.scores[head, i, j]:.5f}"
+    maps = attention_maps(at)
+    assert maps[0]["data"]["pick"][1:] == [i, j]  # the server's pick, shown by the map's panel
+    work = maps[-1]["data"]["works"][0]
+    assert work["row"]["q"][i].split("|") == [am.factor(x) for x in t.q[head, i]]
+    assert work["col"]["k"][j].split("|") == [am.factor(x) for x in t.k[head, j]]
+    assert work["cell"]["dot"].split("|")[i * t.T + j] == am.number(t.scores[head, i, j])
     latex = formulas(at)
     assert f"{t.weights[head, i, j]:.5f}" in latex
-    assert f"{t.scaled[head, i, j]:.5f}" in latex
     flow = next(d for d in tables(at) if any(c.startswith("weight × v") for c in d.columns))
     assert list(flow.iloc[:, 2]) == [f"{x:.5f}" for x in t.weights[head, i, j] * t.v[head, j]]
     assert list(flow.iloc[:, 3]) == [f"{x:.5f}" for x in t.heads[head, i]]
@@ -388,16 +389,6 @@ def test_code_and_link_are_drawn_once_their_expanders_open():
 
 
 # --------------------------------------------------------------------------- chart data = trace
-def _chart_tables(at):
-    import pyarrow as pa
-
-    tables = []
-    for chart in at.get("vega_lite_chart"):
-        data = next(d for d in chart.proto.datasets if d.name == "cells")
-        tables.append(pa.ipc.open_stream(data.data.data).read_all().to_pandas())
-    return tables
-
-
 @pytest.mark.parametrize(
     "params", [{}, {"preset": "day33", "causal": "1"}, {"seq_len": "9", "heads": "4", "head": "3"}]
 )
@@ -406,11 +397,10 @@ def test_heatmaps_carry_the_traces_numbers(params):
     controls, _ = url.from_params(params)
     t = engine.run(state.to_config(controls), state.to_tokens(controls).words).layers[0]
     h = controls.head
-    raw, scaled = _chart_tables(at)[:2]
-    T = t.T
-    np.testing.assert_allclose(raw["value"].to_numpy().reshape(T, T), t.scores[h], rtol=1e-6, atol=1e-7)
-    shown = scaled["value"].to_numpy().reshape(T, T)
+    raw, scaled = attention_maps(at)[:2]
+    np.testing.assert_allclose(raw["values"], t.scores[h], rtol=5e-3, atol=1e-12)  # 3 significant digits
     visible = t.visible
-    np.testing.assert_allclose(shown[visible], t.scaled[h][visible], rtol=1e-6, atol=1e-7)
-    assert np.isnan(shown[~visible]).all(), "masked cells are drawn as masked, not as -inf or -1e9"
-    assert list(raw["row"].cat.categories) == list(t.labels)
+    np.testing.assert_allclose(scaled["values"][visible], t.scaled[h][visible], rtol=5e-3, atol=1e-12)
+    assert (scaled["shown"] == visible).all(), "masked cells are drawn as masked, not as -inf or -1e9"
+    assert all(tip == "−∞" for tip, s in zip(scaled["tips"], visible.ravel()) if not s)
+    assert raw["rows"] == raw["cols"] == list(t.labels)

@@ -145,7 +145,7 @@ def test_the_app_mounts_one_registered_component_per_key():
     mounted = at.get("bidi_component")
     assert [e.key for e in mounted] == ["scores", "weights"]
     assert {e.proto.component_name for e in mounted} == {am.NAME}
-    sent = json.loads(mounted[0].proto.json)
+    sent = am.decoded(mounted[0])
     assert sent["rows"][0] == HOSTILE[0] and not sent["report"] and sent["maps"][0]["title"] == "Scaled scores"
 
 

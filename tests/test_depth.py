@@ -12,7 +12,7 @@ import pytest
 import engine
 import engine.loss_curve
 import engine.measure
-from conftest import PAGES, assert_clean, formulas, open_app, open_switches
+from conftest import PAGES, assert_clean, attention_maps, formulas, open_app, open_switches
 from ui.charts import run_charts
 from ui.shell import presets, site, state, url
 
@@ -53,9 +53,9 @@ def test_the_scores_page_shows_the_picked_layer_of_the_stack(layer):
     controls, _ = url.from_params(params)
     stack = engine.run(state.to_config(controls), state.to_tokens(controls).words)
     t = stack.layers[layer]
-    raw = _tables(at)[0].column("value").to_numpy(zero_copy_only=False).reshape(t.T, t.T)
-    np.testing.assert_allclose(raw, t.scores[3], rtol=1e-6, atol=1e-7)
-    assert any(f"head 3, layer {layer}" in str(c.proto.spec) for c in at.get("vega_lite_chart"))
+    raw = attention_maps(at)[0]["values"]
+    np.testing.assert_allclose(raw, t.scores[3], rtol=5e-3, atol=1e-12)  # 3 significant digits
+    assert any(f"head 3, layer {layer}" in m["title"] for m in attention_maps(at))
 
 
 def test_one_layer_is_exactly_the_single_block_and_layer_0_does_not_depend_on_depth():
@@ -64,8 +64,8 @@ def test_one_layer_is_exactly_the_single_block_and_layer_0_does_not_depend_on_de
     at = open_app(PAGE["softmax"], {"preset": "day33", "layers": "1"})
     assert_clean(at)
     golden = engine.run_preset("day33").layers[0]
-    shown = _tables(at)[0].column("value").to_numpy(zero_copy_only=False).reshape(golden.T, golden.T)
-    np.testing.assert_allclose(shown, golden.weights[0], rtol=1e-6, atol=1e-8)  # sent as float32
+    shown = attention_maps(at)[0]["values"]
+    np.testing.assert_allclose(shown, golden.weights[0], rtol=5e-3, atol=1e-12)  # sent as 3 significant digits
     assert dict(at.query_params) == {"preset": "day33"}, "L = 1 is the default: nothing new in the URL"
     for name in ("part4", "day33"):
         base = engine.get_preset(name)
@@ -88,8 +88,8 @@ def test_pre_layernorm_switch_changes_the_numbers_and_shows_in_the_formulas():
     assert r"Q = \text{LN}(X) W_Q" in latex and "pre-LayerNorm" in latex
     controls = replace(state.preset_controls("part4"), layer_norm=True)
     t = engine.run(state.to_config(controls), state.to_tokens(controls).words).layers[0]
-    source = _tables(at)[0].column("value").to_numpy(zero_copy_only=False).reshape(t.T, -1)
-    np.testing.assert_allclose(source, t.x_norm, rtol=1e-6, atol=1e-6)
+    source = attention_maps(at)[0]["values"]
+    np.testing.assert_allclose(source, t.x_norm, rtol=5e-3, atol=1e-12)
     np.testing.assert_allclose(t.x_norm.mean(axis=-1), 0, atol=1e-12)
     at.switch_page(PAGE["output"]).run()
     assert_clean(at)

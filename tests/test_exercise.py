@@ -221,12 +221,11 @@ def test_exercise_modules_import_no_app_library():
     assert loaded_by("from ui.sections.exercise import words") == []
 
 
-def test_heatmap_cells_mark_the_highlighted_row_and_column():
-    from ui.charts.maps import cells
+def test_heatmap_marks_the_highlighted_row_and_column():
+    from ui.charts.attention_map import payload
 
-    table = cells(np.zeros((4, 4)), list("abcd"), list("abcd"), highlight=3).to_pandas()
-    assert table["hl"].sum() == 7 and table.loc[table["hl"], ["r", "c"]].max(axis=1).eq(3).all()
-    assert "hl" not in cells(np.zeros((2, 2)), ["a", "b"], ["a", "b"]).column_names
+    assert payload([np.zeros((4, 4))], list("abcd"), highlight=3)["highlight"] == 3  # its row and column outlined
+    assert payload([np.zeros((2, 2))], ["a", "b"])["highlight"] is None
 
 
 # --------------------------------------------------------------------------- the page

@@ -1,14 +1,16 @@
 """A fresh server's first page needs no pandas (0.34 s of its first run): its tables are Markdown and its
-chart's columns are Arrow built from buffers; pandas is imported in the background a little later."""
+map is the attention-map component's texts; pandas is imported in the background a little later."""
 
 from __future__ import annotations
 
+import base64
+
 import numpy as np
-import pyarrow as pa
 import pytest
 
 from conftest import run_probe
-from ui.charts import maps
+from ui.charts import attention_map as am
+from ui.prose.numbers import parse
 
 FIRST_PAGE = """
 import json, sys, time
@@ -24,7 +26,8 @@ if {page!r}:
 assert not at.exception, at.exception
 drawn = "pandas" in sys.modules
 time.sleep({wait})
-print(json.dumps({{"drawn": drawn, "later": "pandas" in sys.modules, "charts": len(at.get("vega_lite_chart")),
+maps = sum(c.proto.component_name.endswith("attention_map") for c in at.get("bidi_component"))
+print(json.dumps({{"drawn": drawn, "later": "pandas" in sys.modules, "charts": len(at.get("vega_lite_chart")) + maps,
                   "tables": sum(m.value.startswith("| ") for m in at.markdown)}}))
 """
 
@@ -53,48 +56,33 @@ def test_the_model_view_grid_is_drawn_without_pandas():
     assert run_probe(MODEL_VIEW) == {"pandas": False}
 
 
-def plain_cells(matrix, rows, cols, mask=None, pick=None, why="", highlight=None, expected=None) -> list[dict]:
-    """The heatmap's cells written out one by one, as an independent oracle for maps.cells."""
-    out = []
-    for i in range(len(rows)):
-        for j in range(len(cols)):
-            hidden = mask is not None and not mask[i][j]
-            cell = {
-                "row": str(rows[i]),
-                "col": str(cols[j]),
-                "r": i,
-                "c": j,
-                "value": None if hidden else float(np.float32(matrix[i][j])),
-                "pick": pick == (i, j),
-                "nz": not hidden and matrix[i][j] != 0,
-            }
-            if mask is not None:
-                cell["why"] = why if hidden else ""
-            if highlight is not None:
-                cell["hl"] = i == highlight or j == highlight
-            if expected is not None:
-                cell["expected"] = bool(expected[i][j])
-            out.append(cell)
-    return out
-
-
-@pytest.mark.parametrize("R, C", [(1, 1), (4, 16), (9, 9), (130, 3)])  # 130 rows: int16 codes
-def test_cells_built_from_buffers_hold_every_cell(R, C):
+@pytest.mark.parametrize("R, C", [(1, 1), (4, 16), (9, 9), (130, 3)])
+def test_a_maps_payload_holds_every_cell(R, C):
+    """Every cell of a heatmap's payload, read back one by one: its value (3 significant digits), masked cells as
+    the mask's text and the masked colour, the expected flags, the labels as given (markup, a pipe, é)."""
     rng = np.random.RandomState(R * 100 + C)
     matrix = rng.standard_normal((R, C))
     rows = [f"tok<{i}>|é" for i in range(R)]  # markup, a pipe and a non-ASCII letter
     cols = [str(j) for j in range(C)]
     mask = rng.rand(R, C) > 0.3
     expected = rng.rand(R, C) > 0.5
-    pick = (R // 2, C - 1)
-    table = maps.cells(
-        matrix, rows, cols, mask=mask, pick=pick, why="the key comes later", highlight=R - 1, expected=expected
+    data = am.payload(
+        [am.Panel(matrix, "m", mask, None, expected)], rows, cols, highlight=R - 1, pick=(0, R // 2, C - 1)
     )
-    assert isinstance(table, pa.Table)
-    assert table.to_pylist() == plain_cells(matrix, rows, cols, mask, pick, "the key comes later", R - 1, expected)
-    bare = maps.cells(matrix, rows, cols)  # no mask, no pick: every value, no flag set
-    assert bare.to_pylist() == plain_cells(matrix, rows, cols)
-    assert bare.column_names == ["row", "col", "r", "c", "value", "pick", "nz"]
+    assert data["rows"] == rows and data["cols"] == cols
+    assert data["highlight"] == R - 1 and data["pick"][1:] == [R // 2, C - 1]
+    m = data["maps"][0]
+    tips, colour = m["tips"].split("|"), base64.b64decode(m["colour"])
+    texts = m["cells"].split("|") if m["cells"] is not None else None
+    assert len(tips) == len(colour) == R * C and (texts is None) == (max(R, C) > am.MAX_LABELLED)
+    for i in range(R):
+        for j in range(C):
+            k = i * C + j
+            if mask[i, j]:
+                assert parse(tips[k]) == pytest.approx(matrix[i, j], rel=5e-3) and colour[k] != am.MASKED
+            else:
+                assert tips[k] == "−∞" and colour[k] == am.MASKED and (texts is None or texts[k] == "−∞")
+            assert m["expected"][k] == ("1" if expected[i, j] else "0")
 
 
 POLL_IMPORTS = """

@@ -18,7 +18,7 @@ import engine.evidence
 import engine.histories
 import engine.loss_curve
 import engine.sample
-from conftest import open_learn, shipped_model
+from conftest import attention_maps, open_learn, shipped_model
 from engine import language
 from engine.text import REPEAT_SHARE, corpus
 from factory import evidence_files, shipped_runs, store
@@ -36,6 +36,7 @@ def words_on(at) -> str:
     """Every sentence of the page: Markdown, captions, notices, and the charts' titles."""
     parts = [e.value for kind in ("markdown", "caption", "info", "warning", "success") for e in at.get(kind)]
     parts += [json.dumps(json.loads(c.proto.spec).get("title", "")) for c in at.get("vega_lite_chart")]
+    parts += [json.dumps(m["title"]) for m in attention_maps(at)]
     return " ".join(parts).replace("\\", "")
 
 

@@ -12,12 +12,11 @@ import shutil
 from dataclasses import replace
 
 import numpy as np
-import pyarrow as pa
 import pytest
 
 import engine
 import engine.evidence
-from conftest import assert_clean, open_app, tables
+from conftest import assert_clean, attention_maps, open_app, tables
 from factory import store
 from services import weights, workers
 from ui import compute
@@ -132,17 +131,15 @@ def _softmax_poll(params: dict, model: weights.Model) -> None:
     """The poll's right answers on the softmax page are the top keys of a row the page draws (the last row a
     question can offer every key of), read from the same model."""
     at = open_app(SOFTMAX, params, timeout=300)
-    chart = at.get("vega_lite_chart")[0]
-    cells = pa.ipc.open_stream(next(d for d in chart.proto.datasets if d.name == "cells").data.data).read_all()
-    T = int(np.sqrt(cells.num_rows))
-    shown = np.nan_to_num(cells.column("value").to_numpy(zero_copy_only=False).reshape(T, T))
+    shown = np.nan_to_num(attention_maps(at)[0]["values"])
+    T = len(shown)
     controls, _ = url.from_params(params)
     trace = engine.run(state.to_config(controls), state.to_tokens(controls).words, model.params).layers[0]
     row = min(T, questions.MAX_OPTIONS - 1) - 1
     asked = questions.softmax_top_key(trace, 0, row)
-    np.testing.assert_allclose(shown[row], trace.weights[0, row], rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(shown[row], trace.weights[0, row], rtol=5e-3, atol=1e-12)  # 3 significant digits
     for answer in asked.answers:
-        assert answer == "none" or shown[row, int(answer)] == pytest.approx(shown[row].max(), abs=1e-7)
+        assert answer == "none" or shown[row, int(answer)] == pytest.approx(shown[row].max(), rel=5e-3)
     if "none" not in asked.answers:
         assert int(np.argmax(shown[row])) in {int(a) for a in asked.answers}
 

@@ -48,9 +48,8 @@ def test_the_payload_reads_back_to_the_weights_and_names_each_rows_strongest_key
 
 
 def sentences(at) -> list[dict]:
-    import json
-
-    return [json.loads(e.proto.json)["sentence"] for e in at.get("bidi_component") if '"sentence"' in e.proto.json]
+    found = [am.decoded(e) for e in at.get("bidi_component") if e.proto.component_name == am.NAME]
+    return [d["sentence"] for d in found if "sentence" in d]
 
 
 @pytest.mark.parametrize("page", ["pages/heads.py", "pages/model.py"])

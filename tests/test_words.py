@@ -4,7 +4,6 @@ functions and from the pages under AppTest."""
 
 from __future__ import annotations
 
-import json
 import re
 
 import numpy as np
@@ -13,7 +12,7 @@ import pytest
 import engine
 import engine.attention
 import engine.tokens
-from conftest import assert_clean, formulas, open_app, open_exports, tables
+from conftest import assert_clean, attention_maps, formulas, open_app, open_exports, tables
 from engine import analysis
 from ui.prose import rows as row_words
 from ui.prose import text
@@ -163,7 +162,7 @@ def test_beta_slider_sharpens_the_rows_live_and_keeps_its_value():
     said = notice(at)
     assert said.startswith("**What to notice:** at β = 16 (the model uses β = 1), ")
     assert "tied at" in said  # the two 'the' keys
-    assert json.loads(at.get("vega_lite_chart")[0].proto.spec)["title"]["text"] == "weights at β = 16, head 0: 6 × 6"
+    assert attention_maps(at)[0]["title"] == "weights at β = 16, head 0: 6 × 6"
     at.switch_page(PAGE["scores"]).run()
     assert dict(at.query_params)["beta"] == "16"
     at.switch_page(PAGE["softmax"]).run()
@@ -281,7 +280,7 @@ def test_defect03_scores_notice_holds_at_every_setting(params, must, must_not):
         r"-0\.0+(?![\d])", said
     )  # no −0; −0.000483 is fine
     if params.get("scale") == "0":
-        assert "÷ √" not in json.loads(at.get("vega_lite_chart")[1].proto.spec)["title"]["text"]
+        assert "÷ √" not in attention_maps(at)[1]["title"]
 
 
 def test_defect03_negative_zero_case_exists():
@@ -655,9 +654,12 @@ def test_every_page_offers_its_figures_for_slides(page):
     panels = [e for e in open_exports(at, slug).get("bidi_component") if e.key.startswith("figures_")]
     assert len(panels) == 1
     assert any("SVG or PNG at 3×" in c.value and "cells as PNG" in c.value for c in at.caption)
-    assert not [e for e in open_app(page.file, {"present": "1"}).get("bidi_component") if e.key != session.SCREEN], (
-        "presenter view: nothing extra (the screen measure draws nothing)"
-    )
+    extra = [
+        e
+        for e in open_app(page.file, {"present": "1"}).get("bidi_component")
+        if e.key != session.SCREEN and not e.proto.component_name.endswith("attention_map")  # the maps themselves
+    ]
+    assert not extra, "presenter view: nothing extra (the screen measure draws nothing)"
 
 
 def test_the_figure_panel_is_static_code():

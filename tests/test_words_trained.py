@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from test_words import PAGE, bad_words, column, notice, table_text, text_of
 
-from conftest import assert_clean, formulas, handle_of, open_app, open_exports, open_switches, tables
+from conftest import assert_clean, attention_maps, formulas, handle_of, open_app, open_exports, open_switches, tables
 from ui.prose import numbers
 from ui.prose import rows as row_words
 from ui.prose.numbers import fmt, parse
@@ -236,7 +236,7 @@ def test_defect18_counts_agree_with_their_nouns():
     said = row_words.softmax_notice(lean, [str(i) for i in range(8)])
     assert "1 more row leans to a key" in said
     at = open_app(PAGE["heads"], {"preset": "trained-previous"}, timeout=120)
-    assert any(s["title"]["text"].startswith("spread: 8 queries × 1 head") for s in chart_specs(at))
+    assert any(m["title"].startswith("spread: 8 queries × 1 head") for m in attention_maps(at))
 
 
 def test_defect20_random_urls_print_no_nan():

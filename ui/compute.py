@@ -101,6 +101,16 @@ def trace(model: Handle, words: tuple[str, ...], layer: int = 0) -> engine.Trace
     return stack(model, words).layers[layer]
 
 
+@st.cache_data(max_entries=64, show_spinner=False, hash_funcs=KEYS)
+def worked_cells(model: Handle, words: tuple[str, ...], layer: int, head: int) -> dict:
+    """Every cell's worked calculation for one head of block `layer` (its q, k, model weights and mask, as
+    ui.charts.attention_map.worked writes them): what a pick on the scores and softmax maps shows."""
+    from ui.charts.attention_map import worked
+
+    t = trace(model, words, layer)
+    return worked(t.q[head], t.k[head], t.weights[head], t.mask, divide=t.config.scale_scores)
+
+
 @st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=KEYS)
 def params(model: Handle) -> engine.Params:
     """The weights of the model (read-only arrays, shared safely between sessions)."""

@@ -1,8 +1,9 @@
-"""Charts for the pages: heatmaps (vector or raster), bars and lines, written as Vega-Lite dicts.
+"""Charts for the pages: heatmaps drawn by one Components v2 component, bars and lines as Vega-Lite dicts.
 
-colours: every colour and the heatmaps' colour scales · spec: sizing and the parts every heatmap
-shares, templates · maps: vector maps and the one call pages make · raster: maps of tiny cells as
-one picture · grid: the model view, every layer × head in one picture · bar_charts · line_charts ·
+colours: every colour and the heatmaps' colour scales · attention_map: the component that draws and picks
+every heatmap in the browser · maps: heatmap, the one-map call pages make · spec: the Vega-Lite sizing and
+templates the model view shares · raster: maps of tiny cells as one picture (the model view's) · grid: the
+model view, every layer × head in one picture · bar_charts · line_charts ·
 run_charts: a training run's curves and its heads' history. A chart kind is one module (its spec, its
 drawing and its text alternative) and its line below.
 """

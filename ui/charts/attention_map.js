@@ -13,8 +13,16 @@ const el = (tag, cls, text) => {
 const unpack = (b64) => Uint8Array.from(atob(b64), (ch) => ch.charCodeAt(0));
 const split = (text) => (text === null || text === undefined ? null : text.split('|'));
 
+// The payload arrives as UTF-8 JSON bytes (ui/charts/attention_map.py's encoded); a plain object passes through.
+const decode = (raw) => {
+  if (!raw) return null;
+  if (raw instanceof Uint8Array || raw instanceof ArrayBuffer) return JSON.parse(new TextDecoder().decode(raw));
+  return raw;
+};
+
 export default function (component) {
-  const { parentElement, data, setTriggerValue } = component;
+  const { parentElement, setTriggerValue } = component;
+  const data = decode(component.data);
   const root = parentElement.querySelector('.amap');
   if (root && data && data.sentence) return sentenceView(root, data.sentence); // attention_map_sentence.js
   if (!root || !data || !data.maps) return;
@@ -37,6 +45,7 @@ export default function (component) {
     idx: unpack(m.colour),
     tips: split(m.tips),
     texts: split(m.cells),
+    expected: m.expected || null, // '1' per cell a task's solution attends to
     work: m.work === undefined || m.work === null ? null : data.works[m.work],
     split: {},
   }));
@@ -83,16 +92,20 @@ export default function (component) {
   let observer = null;
   let lastWidth = 0;
   const build = () => {
-    const width = Math.round(root.clientWidth || 700);
-    lastWidth = width;
+    const own = Math.round(root.clientWidth || 0); // the column's px; the page's budget when it is not laid out yet
+    const width = own && data.width ? Math.min(own, data.width) : own || data.width || 700;
+    lastWidth = own;
     root.classList.toggle('present', !!data.present);
+    root.style.setProperty('--amap-expected', data.expectedColour || '#111827');
     const font = data.present ? 17 : 13;
     const longRow = Math.max(1, ...data.rows.map((s) => s.length));
     const longCol = Math.max(1, ...data.cols.map((s) => s.length));
     const rowPx = Math.min(data.present ? 160 : 120, Math.ceil(longRow * font * 0.62) + 10);
-    const per = (width - 24 * (M - 1)) / M;
+    const across = Math.max(1, Math.min(M, data.across || M)); // maps a row
+    const per = (width - 24 * (across - 1)) / across;
     const most = data.present ? 64 : 48;
-    const fit = Math.max(3, Math.min(most, Math.floor((per - rowPx - 12) / C)));
+    const room = Math.min(per - rowPx - 12, data.area || Infinity); // the cells' area: at most the page's
+    const fit = Math.max(3, Math.min(most, Math.floor(room / C)));
     const cell = data.raster ? fit * (st.zoom || 1) : fit; // zoomBar (attention_map_export.js): a big map's zoom
     const step = Math.max(1, Math.ceil((font * 1.25) / cell)); // every step-th label shown; the rest on hover/focus
     const tilted = longCol * font * 0.62 > cell - 4;
@@ -126,11 +139,23 @@ export default function (component) {
     const showWork = (m, r, c) => {
       work.replaceChildren(...lines(m, r, c).map((t) => el('p', '', t)));
     };
-    const drawPicks = () => grids.forEach((g) => g.drawPick(st.pick && st.pick.m === g.m ? st.pick : null));
+    const drawPicks = () => grids.forEach((g) => g.drawPick(st.pick)); // the same cell outlined in every map
+    const share = (r, c) => {
+      // The picked cell in the page's URL, as ui/shell/url.py writes it: a share link carries it, no run needed.
+      if (!data.link) return;
+      try {
+        const u = new URL(window.location.href);
+        u.searchParams.set(data.link, `${r},${c}`);
+        window.history.replaceState(window.history.state, '', u.toString());
+      } catch (e) {
+        /* an address the browser will not rewrite: the pick stays on the page */
+      }
+    };
     const pick = (m, r, c) => {
       st.pick = { m, r, c };
       drawPicks();
       showWork(m, r, c);
+      share(r, c);
       if (data.report && setTriggerValue) setTriggerValue('pick', { map: m, row: r, col: c });
     };
 
@@ -162,15 +187,18 @@ export default function (component) {
     const vector = (m) => {
       const map = maps[m];
       const table = el('table', 'grid');
+      table.style.width = `${rowPx + C * cell}px`; // fixed: a label wider than its cell never widens the map
       table.setAttribute('role', 'grid');
       const g = { m, rowLabels: [], colLabels: [], cells: [] };
       const head = el('tr');
       const corner = el('td', 'corner');
+      corner.style.width = `${rowPx}px`;
       head.append(corner);
       data.cols.forEach((label, c) => {
         const th = el('th', `col${tilted ? ' tilted' : ''}`);
         th.setAttribute('scope', 'col');
         th.style.height = `${colPx}px`;
+        th.style.width = `${cell}px`;
         const s = labelSpan(label, c, 'x');
         th.append(s);
         g.colLabels.push(s);
@@ -201,6 +229,7 @@ export default function (component) {
           if (map.texts) td.textContent = map.texts[k];
           td.setAttribute('aria-label', about(m, r, c));
           if (data.highlight !== null && (r === data.highlight || c === data.highlight)) td.classList.add('hl');
+          if (map.expected && map.expected[k] === '1') td.classList.add('expected');
           tr.append(td);
           g.cells.push(td);
         }
@@ -284,6 +313,15 @@ export default function (component) {
         ctx.lineWidth = 2;
         ctx.strokeRect(1, data.highlight * cell + 1, C * cell - 2, cell - 2);
         ctx.strokeRect(data.highlight * cell + 1, 1, cell - 2, R * cell - 2);
+      }
+      if (map.expected) {
+        ctx.strokeStyle = data.expectedColour;
+        ctx.lineWidth = 1.5;
+        ctx.setLineDash([4, 3]);
+        for (let k = 0; k < R * C; k++) {
+          if (map.expected[k] === '1') ctx.strokeRect((k % C) * cell + 1.5, Math.floor(k / C) * cell + 1.5, cell - 3, cell - 3);
+        }
+        ctx.setLineDash([]);
       }
       const grid = el('div', 'vgrid');
       grid.setAttribute('role', 'grid');
@@ -393,8 +431,12 @@ export default function (component) {
     root.replaceChildren(figures, legend, tools, hint, work, tip);
     tip.hidden = true;
     grids.forEach((g) => g.activate(...st.active[g.m], false));
+    root.dataset.drawnAt = String(performance.now()); // when it drew, on the page's clock (the benchmarks read it)
     drawPicks();
-    if (st.pick && st.pick.m < M && st.pick.r < R && st.pick.c < C) showWork(st.pick.m, st.pick.r, st.pick.c);
+    if (st.pick && st.pick.m < M && st.pick.r < R && st.pick.c < C) {
+      showWork(st.pick.m, st.pick.r, st.pick.c);
+      share(st.pick.r, st.pick.c); // a run that rewrote the address without it: the link keeps the pick shown
+    }
   };
   build();
   if (typeof ResizeObserver !== 'undefined') {

@@ -1,30 +1,28 @@
-"""The attention map as one Components v2 component (issue 49): T × T maps side by side on one colour scale,
-drawn and clicked in the browser. Not yet wired into the pages (they still draw ui/charts/maps.py's Vega-Lite).
+"""The attention map as one Components v2 component (issue 49): every heatmap of the pages (T × T maps side by side
+on one colour scale, and T × d projections), drawn and clicked in the browser; ui.charts.maps.heatmap is its
+one-map call.
 
 Python sends everything the browser shows as text: each cell's value (ui.prose.numbers' fmt: nothing nonzero
 as 0, a masked score as '−∞'), its colour (an index into one palette of LEVELS colours along the scheme of
 ui.charts.colours, the same scale the raster maps paint), black or white ink per colour (4.5:1), the legend's
 ticks and each picked cell's worked calculation (line templates filled from per-row, per-column and per-cell
 texts: attention_map.js assembles them and computes no number). Token labels go as plain strings; the script
-writes them with textContent, never as HTML.
+writes them with textContent, never as HTML. The width budget (the column's px, the cells' area) sizes the cells.
 
 A pick (a click, a tap, arrows then Enter or Space: the ARIA grid pattern with a roving tab index) shows its
-worked calculation in an aria-live region below the maps with no server run; report_pick=True also sends one
-trigger per pick (`result.pick`, {'map', 'row', 'col'}) for a server part that needs it.
+worked calculation in an aria-live region below the maps with no server run, and writes `cell=row,col` into the
+page's URL (history.replaceState) so a share link carries it; report_pick=True also sends one trigger per pick
+(`result.pick`, {'map', 'row', 'col'}) for a server part that needs it.
 
-Payload (the data the page sends per run, compact JSON; tests/test_attention_map.py measures it): a scores map
-and a weights map sharing one worked calculation (d_head 8; a calculation shared by several maps is sent once):
-about 33 KB at T = 16 (products included) and about 155 KB at T = 64 (products left out); without the worked
-calculation about 9 KB and 74 KB. Per cell: its colour (1 byte, base64), its value as text ('|'-joined), and
-for the calculation its dot product, scaled score and share; per row and column the q and k entries. The
-per-dimension products go only up to PRODUCTS_MAX of them per map (T = 32 at d_head 8); beyond, the panel
-writes each q × k pair and their sum. Each mount's element also carries the script and style text (about
-21 KB; Components v2 sends them with every inline component's element).
+Payload (UTF-8 JSON bytes; tests/test_attention_map.py measures it): scores and weights maps sharing one worked
+calculation (d_head 8): ~33 KB at T = 16, ~155 KB at T = 64 (products, at most PRODUCTS_MAX a map, left out);
+without it ~9 KB and 74 KB. Each element also carries the script and style text (~22 KB, Components v2's way).
 """
 
 from __future__ import annotations
 
 import base64
+import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -35,13 +33,14 @@ import streamlit as st
 
 from ui.charts import colours as co
 from ui.charts import describe
-from ui.charts.map_template import CANVAS_CELLS, MAX_LABELLED
 from ui.prose.numbers import fmt
 
 NAME = "attention_lab_attention_map"  # unique in the app
 LEVELS = 255  # colours along a scale; index 255 is a masked cell
 MASKED = 255
 PRODUCTS_MAX = 8192  # per-dimension products sent per map (T² · d_head)
+MAX_LABELLED = 12  # print values inside cells up to this many rows and columns
+CANVAS_CELLS = 1024  # from this many cells a map is painted on a canvas (one focusable cell, no per-cell ARIA)
 _HERE = Path(__file__).resolve().parent
 # One module: the helpers' top-level functions (figure export and zoom, the sentence view), then the map's script.
 SCRIPTS = ("attention_map_export.js", "attention_map_sentence.js", "attention_map.js")
@@ -57,12 +56,14 @@ _component = st.components.v2.component(
 @dataclass
 class Panel:
     """One map of a comparison: its T × T numbers, its title, which cells are shown (mask True) and its
-    worked calculation (worked(...)'s dict, or None for 'row → column: value')."""
+    worked calculation (worked(...)'s dict, or None for 'row → column: value'); expected (bools) dashes the cells
+    a task's solution attends to."""
 
     values: np.ndarray
     title: str = ""
     mask: np.ndarray | None = None
     work: dict | None = None
+    expected: np.ndarray | None = None
 
 
 def number(x: float) -> str:
@@ -78,7 +79,7 @@ def factor(x: float) -> str:
 
 
 def cell_text(x: float, spec: str = ".2f") -> str:
-    """A value printed inside a small map's cell, as ui.charts.map_template.cell_label prints it: `spec`, except
+    """A value printed inside a small map's cell, `spec`, except
     that a nonzero value too small for it reads '<0.01' (or '>−0.01'), never 0.00; −∞ reads '−∞'."""
     x = float(x)
     if math.isinf(x) or math.isnan(x):
@@ -133,15 +134,17 @@ def worked(
     *,
     why: str = "the key comes after the query",
     products_max: int = PRODUCTS_MAX,
+    divide: bool = True,
 ) -> dict:
     """The worked calculation of every cell of a T × T map, compact: q's entries per row, k's per column
     (texts, '|'-joined), each cell's products (';'-joined, only up to products_max of them), its dot product,
-    its score ÷ √d and its softmax share, and the line templates the script fills in for a pick."""
+    its score ÷ √d (divide=False: the switch that scales scores is off) and its softmax share, and the line
+    templates the script fills in for a pick."""
     q, k, weights = (np.asarray(a, dtype=np.float64) for a in (q, k, weights))
     T, d = q.shape
     dots = q @ k.T
     root = math.sqrt(d)
-    scaled = dots / root
+    scaled = dots / root if divide else dots
     shown = np.ones(dots.shape, bool) if mask is None else np.asarray(mask, bool)
     flat = lambda a: _joined(number(x) for x in a.ravel())  # noqa: E731
     cell = {
@@ -154,7 +157,8 @@ def worked(
         products = q[:, None, :] * k[None, :, :]  # (T, T, d)
         cell["products"] = _joined(";".join(factor(x) for x in row) for row in products.reshape(-1, d))
         lines.append("= {product_terms}")
-    lines += ["= {dot}", "÷ √{d} = ÷ {sqrt_d} → {scaled}", "softmax share of row {row}: {share}"]
+    divided = "÷ √{d} = ÷ {sqrt_d} → {scaled}" if divide else "not divided (scaling off) → {scaled}"
+    lines += ["= {dot}", divided, "softmax share of row {row}: {share}"]
     return {
         "lines": lines,
         "masked": ["query {row} → key {col}", f"masked: {why}; its score is −∞, its softmax share 0"],
@@ -185,8 +189,14 @@ def payload(
     mask_word: str = "masked",
     why: str = "the key comes after the query",
     mask_text: str = "−∞",
+    width: int | None = None,
+    area: int | None = None,
+    link: str | None = None,
+    across: int | None = None,
 ) -> dict:
-    """The component's data: what attention_map sends (see the module's docstring for its size)."""
+    """The component's data: what attention_map sends (see the module's docstring for its size); `link` names the
+    URL parameter a pick writes ('cell' on the maps whose pick is the page's picked cell), None for none; `across`
+    the maps a row."""
     panels = [m if isinstance(m, Panel) else Panel(np.asarray(m)) for m in maps]
     if not panels:
         raise ValueError("an attention map needs at least one map")
@@ -217,6 +227,8 @@ def payload(
             if labelled
             else None,
         }
+        if p.expected is not None:
+            item["expected"] = "".join("1" if x else "0" for x in np.asarray(p.expected, bool).ravel())
         if p.work is not None:
             same = [i for i, w in enumerate(works) if w is p.work]
             item["work"] = same[0] if same else len(works)
@@ -241,6 +253,11 @@ def payload(
         "pick": None if pick is None else [int(x) for x in pick],
         "present": bool(present),
         "raster": R * C >= CANVAS_CELLS,
+        "width": None if width is None else int(width),
+        "area": None if area is None else int(area),
+        "expectedColour": co.EXPECTED_STROKE,
+        "link": link,
+        "across": across,  # maps a row (None: all in one row)
         "report": bool(report_pick),
         "hint": "Click or tap a cell, or Tab to the map, move with the arrow keys and press Enter or Space: "
         "its calculation appears below.",
@@ -250,44 +267,19 @@ def payload(
 def attention_map(
     maps: Sequence[Panel | np.ndarray],
     *,
-    key: str,
+    key: str | None,
     rows: Sequence[str],
     cols: Sequence[str] | None = None,
-    signed: bool = True,
-    domain: tuple[float, float] | None = None,
-    x_title: str = "key",
-    y_title: str = "query",
-    spec: str = ".2f",
-    highlight: int | None = None,
-    pick: tuple[int, int, int] | None = None,
-    present: bool = False,
     report_pick: bool = False,
-    mask_word: str = "masked",
-    why: str = "the key comes after the query",
-    mask_text: str = "−∞",
     on_pick=None,
+    **options,
 ):
-    """Draw `maps` (Panels or bare T × T arrays) side by side on one colour scale (diverging around 0 when
-    `signed`, else the weights' sequential one) with `rows`/`cols` as token labels; a pick is answered in the
-    browser. `key` keeps the picked cell across runs; `pick` = (map, row, col) picks from the server.
-    With report_pick=True each pick also reruns the script once (the result's `pick`; on_pick is its callback)."""
-    data = payload(
-        maps,
-        rows,
-        cols,
-        signed=signed,
-        domain=domain,
-        x_title=x_title,
-        y_title=y_title,
-        spec=spec,
-        highlight=highlight,
-        pick=pick,
-        present=present,
-        report_pick=report_pick,
-        mask_word=mask_word,
-        why=why,
-        mask_text=mask_text,
-    )
+    """Draw `maps` (Panels or bare arrays) side by side on one colour scale (diverging around 0 when `signed`, else
+    the weights' sequential one) with `rows`/`cols` as token labels; a pick is answered in the browser. `key` keeps
+    the picked cell across runs; `options` are payload's (`pick` = (map, row, col) picks from the server; the maps
+    fit `width` px, the column's, their cells at most `area` px wide). With report_pick=True each pick also reruns
+    the script once (the result's `pick`; on_pick is its callback)."""
+    data = encoded(payload(maps, rows, cols, report_pick=report_pick, **options))
     if report_pick:
         return _component(key=key, data=data, on_pick_change=on_pick or _ignore)
     return _component(key=key, data=data)
@@ -295,7 +287,18 @@ def attention_map(
 
 def mount(key: str, data: dict):
     """Mount the component with data made elsewhere (ui/charts/attention_sentence.py's sentence view)."""
-    return _component(key=key, data=data)
+    return _component(key=key, data=encoded(data))
+
+
+def encoded(data: dict) -> bytes:
+    """The payload as UTF-8 JSON bytes: Streamlit forwards bytes as they are (a dict it scans for dataframes, which
+    imports pandas, 0.3 s of a fresh server's first page); attention_map.js parses them."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def decoded(element) -> dict:
+    """What an attention map's element (AppTest's bidi_component) carries: its payload."""
+    return json.loads(element.proto.bytes.decode("utf-8"))
 
 
 def _ignore() -> None:

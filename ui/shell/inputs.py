@@ -1,6 +1,6 @@
-"""Everything a run depends on, read once at the top of the frame: the URL (on a session's first
-run), the sidebar's widgets and the charts' clicks, settled into one consistent Controls; and the
-screen the browser shell_screen."""
+"""Everything a run depends on, read once at the top of the frame: the URL (on a session's first run; after
+it, the cell a map's pick wrote there), the sidebar's widgets and the model view's clicks, settled into one
+consistent Controls; and the screen the browser shell_screen."""
 
 from __future__ import annotations
 
@@ -39,16 +39,18 @@ def read() -> tuple[Controls, list[str], dict[str, str] | None]:
     controls = replace(
         controls, ablate=tuple(sorted({tuple(pair) for pair in controls.ablate}))
     )  # a multiselect's list
-    typed = session.typed_cell()  # the selectors beside the worked calculation (read first:
-    if typed is not None:  # a click in the same run is the newer choice)
+    if first is None:  # a pick answered in the browser wrote cell= into the URL: Streamlit's frontend sends the
+        # address's own query string only while the server's copy is empty (else that copy), so a share link always
+        # carries the pick (read above on its first run) and a later run reads it only then
+        linked = url.cell_param(st.query_params.get("cell"))
+        if linked is not None and linked != controls.cell:
+            controls = replace(controls, cell=linked)
+    typed = session.typed_cell()  # the selectors beside the worked calculation: the newer choice
+    if typed is not None:
         controls = replace(controls, cell=typed)
     typed = session.typed_head(controls.heads)  # the model view's layer × head selector
     if typed is not None:
         controls = replace(controls, layer=typed[0], head=typed[1])
-    for chart in session.CELL_CHARTS:  # a click on any heatmap picks the cell for all
-        picked = session.new_click(chart)
-        if picked is not None:
-            controls = replace(controls, cell=picked)
     opened = session.new_click(session.MODEL_MAP)  # a map of the model view: (layer, head)
     if opened is not None:
         controls = replace(controls, layer=opened[0], head=opened[1])

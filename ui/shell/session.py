@@ -2,7 +2,7 @@
 write it; a key only one page uses lives in that page's folder (ui/sections/<page>/keys.py, or beside its
 widget), declared once there.
 
-Widgets take theirs from here (`key=session.SCORES_RAW`), and state that is not a widget's is read and written
+Widgets take theirs from here (`key=session.SCORES_MAPS`), and state that is not a widget's is read and written
 through the functions below.
 """
 
@@ -21,9 +21,10 @@ from ui.shell.state import Controls, switched
 CONTROL_KEYS = tuple(f.name for f in fields(Controls))
 FIELD = SimpleNamespace(**{k: k for k in CONTROL_KEYS})  # FIELD.seq_len == "seq_len": a typo fails loudly
 
-# Charts a click can pick a cell on: their selection state lives under their key.
-SCORES_RAW, SCORES_SCALED, SOFTMAX_MAP = "scores_raw", "scores_scaled", "softmax_map"
-CELL_CHARTS = (SCORES_RAW, SCORES_SCALED, SOFTMAX_MAP)
+# Maps a pick picks the page's cell on (answered in the browser, which writes it into the URL's cell=: a share
+# link carries it): the attention-map components' keys.
+SCORES_MAPS, SOFTMAX_MAP = "scores_maps", "softmax_map"
+CELL_CHARTS = (SCORES_MAPS, SOFTMAX_MAP)
 MODEL_MAP = "model_map"  # the model view: a click on a map opens that layer's head
 # Widgets beside those charts that pick what a click picks: a keyboard's and a screen reader's path to it.
 # Each mirrors a control (the frame writes it from the settled Controls every run); a value the student

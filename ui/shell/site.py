@@ -32,9 +32,7 @@ class Page:
 PAGES: tuple[Page, ...] = (
     Page("inputs", "Inputs X", ":material/input:", concept=True),
     Page("qkv", "Q, K, V projections", ":material/call_split:", concept=True, charts=4),
-    Page(
-        "scores", "Scaled scores", ":material/calculate:", concept=True, charts=2, picks=("scores_raw", "scores_scaled")
-    ),
+    Page("scores", "Scaled scores", ":material/calculate:", concept=True, charts=2, picks=("scores_maps",)),
     Page("softmax", "Softmax weights", ":material/percent:", concept=True, charts=2, picks=("softmax_map",)),
     Page("heads", "Per-head maps", ":material/view_column:", concept=True, charts=4),
     Page("output", "Block output", ":material/output:", concept=True, charts=3),

@@ -70,6 +70,14 @@ def _as_cell(raw: str) -> tuple[int, int]:
     return query, key
 
 
+def cell_param(raw: str | None) -> tuple[int, int] | None:
+    """The (query, key) a cell= parameter names, or None when it is absent or malformed."""
+    try:
+        return None if raw is None else _as_cell(raw)
+    except ValueError:
+        return None
+
+
 def _as_float(raw: str, low: float, high: float) -> float:
     value = float(raw.strip())
     if not low <= value <= high:  # also refuses nan

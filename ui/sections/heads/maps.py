@@ -7,6 +7,7 @@ import streamlit as st
 
 from engine import analysis
 from ui import charts, compute
+from ui.charts.attention_map import Panel, attention_map
 from ui.page import footer, layout
 from ui.prose import rows as row_words
 from ui.prose import stages
@@ -25,27 +26,19 @@ def draw(view: View) -> None:
     cfg, present = view.config, view.present
     H, T, C = cfg.num_heads, t.T, cfg.d_model
     domain = charts.weight_domain(t.weights)
-    per_row = 2
-    for start in range(0, H, per_row):
-        cols = layout.columns(view, per_row)
-        for h, col in zip(range(start, min(H, start + per_row)), cols):
-            with col:
-                charts.heatmap(
-                    t.weights[h],
-                    t.labels,
-                    t.labels,
-                    title=f"head {h}{stages.where(cfg, view.layer)}",
-                    x_title="key",
-                    y_title="query",
-                    signed=False,
-                    domain=domain,
-                    mask=t.mask,
-                    pick=view.cell,
-                    key=f"heads_{h}",
-                    present=present,
-                    width=col.width,
-                    area=230,
-                )
+    attention_map(  # every head in one component: one payload, one script, two maps a row (one on a phone)
+        [Panel(t.weights[h], f"head {h}{stages.where(cfg, view.layer)}", t.mask) for h in range(H)],
+        key="heads_maps",
+        rows=t.labels,
+        signed=False,
+        domain=domain,
+        mask_text="0",
+        pick=None if view.cell is None else (0, *view.cell),
+        present=present,
+        width=view.width,
+        area=230,
+        across=1 if view.stacked else 2,
+    )
     st.caption(
         f"{every(H, 'map').capitalize()} share one colour scale, 0 to {domain[1]:.3f}."
         if H > 1

@@ -14,11 +14,15 @@ from ui.sections.qkv import keys
 from ui.shell import session
 
 
-def entry(name: str, first_column: int) -> tuple[str, int, int] | None:
-    """A new click on the head-slice chart -> (matrix name, token, column); else the remembered one."""
-    picked = session.new_click(keys.SLICE)
-    if picked is not None:
-        keys.set_entry((name, picked[0], first_column + picked[1]))
+def take(name: str, first_column: int) -> None:
+    """A pick on the head-slice map (its component's callback, before the run) -> (matrix name, token, column)."""
+    picked = (session.raw(keys.SLICE) or {}).get("pick")
+    if isinstance(picked, dict) and isinstance(picked.get("row"), int) and isinstance(picked.get("col"), int):
+        keys.set_entry((name, picked["row"], first_column + picked["col"]))
+
+
+def entry() -> tuple[str, int, int] | None:
+    """The remembered entry: (matrix name, token, column), or None."""
     return keys.entry()
 
 

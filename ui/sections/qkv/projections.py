@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import streamlit as st
 
 import engine
@@ -77,7 +79,7 @@ def draw(view: View) -> None:
         f"({count(cfg.num_heads, 'head')} × {count(cfg.d_head, 'column')} = {C}). Pick another head in the sidebar."
     )
     domain = charts.symmetric_domain(full)
-    picked = entry.entry(name, first)
+    picked = entry.entry()
     mine = picked if picked and picked[0] == name else None
     charts.heatmap(
         engine.attention.merge_heads(full),
@@ -107,7 +109,7 @@ def draw(view: View) -> None:
         present=present,
         width=view.width,
         area=600,
-        selectable=True,
+        on_pick=functools.partial(entry.take, name, first),
     )
     st.caption("Click (or tap) a cell of the head's slice to see that number computed from X and the weight matrix.")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import charts, compute
+from ui.charts.attention_map import Panel, attention_map
 from ui.page import footer, layout
 from ui.prose import stages
 from ui.sections.cell import worked
@@ -36,52 +37,35 @@ def draw(view: View) -> None:
 
 @frame.fragment
 def picked(view: View) -> None:
-    """The two maps, their notice and the worked cell: a click on a cell (or its selectors) reruns only this,
-    and the picked cell is outlined in both maps."""
+    """The two maps on one colour scale in one component (a pick on either is answered in the browser, with its
+    worked calculation, and written into the URL's cell=), their notice and the keyboard path's selectors (which
+    rerun only this part)."""
     t = compute.trace(view.model, view.words, view.layer)
     cfg, h, present = view.config, view.controls.head, view.present
-    cell = view.cell
     mask = t.mask
     domain = charts.symmetric_domain(t.scores[h], t.scaled[h])
-    raw_col, scaled_col = layout.columns(view, 2)
-    with raw_col:
-        charts.heatmap(
-            t.scores[h],
-            t.labels,
-            t.labels,
-            title=f"raw scores Q·K^T, head {h}{stages.where(cfg, view.layer)}: {t.T} × {t.T}",
-            x_title="key",
-            y_title="query",
-            domain=domain,
-            pick=cell,
-            key=session.SCORES_RAW,
-            present=present,
-            width=raw_col.width,
-            area=230,
-            selectable=True,
-        )
-    with scaled_col:
-        charts.heatmap(
-            t.scaled[h],
-            t.labels,
-            t.labels,
-            title=(f"÷ √{cfg.d_head}" if cfg.scale_scores else "not divided (scaling off)")
-            + (" and masked" if mask is not None else ""),
-            x_title="key",
-            y_title="query",
-            domain=domain,
-            mask=mask,
-            pick=cell,
-            key=session.SCORES_SCALED,
-            present=present,
-            width=scaled_col.width,
-            area=230,
-            selectable=True,
-        )
+    work = compute.worked_cells(view.model, view.words, view.layer, h)
+    scaled_title = (f"÷ √{cfg.d_head}" if cfg.scale_scores else "not divided (scaling off)") + (
+        " and masked" if mask is not None else ""
+    )
+    attention_map(
+        [
+            Panel(t.scores[h], f"raw scores Q·K^T, head {h}{stages.where(cfg, view.layer)}: {t.T} × {t.T}", None, work),
+            Panel(t.scaled[h], scaled_title, mask, work),
+        ],
+        key=session.SCORES_MAPS,
+        rows=t.labels,
+        domain=domain,
+        pick=None if view.cell is None else (1, *view.cell),
+        present=present,
+        width=view.width,
+        area=230,
+        link="cell",
+    )
     st.caption(
-        "One colour scale for both maps, so the shrinking shows. Hover a cell for its exact value; "
-        "click (or tap) it for the worked calculation below (double-click clears the chart's selection)."
+        "One colour scale for both maps, so the shrinking shows. Hover a cell for its exact value; click (or tap) it, "
+        "or Tab to a map and use the arrow keys and Enter, for its worked calculation under the maps."
     )
 
     layout.notice(scores_words.scores_notice(t, h))
-    worked.show(t, h, cell)
+    worked.show(t, h, view.cell)

@@ -21,8 +21,8 @@ from ui.shell.view import View
 
 @frame.fragment
 def draw(view: View) -> None:
-    """Everything under the header, as one fragment: β and a click on the map (or the worked cell's selectors)
-    rerun only this."""
+    """Everything under the header, as one fragment: β and the worked cell's selectors rerun only this (a pick on
+    the map runs nothing: the browser shows its worked calculation and writes it into the URL's cell=)."""
     t = compute.trace(view.model, view.words, view.layer)
     cfg, h, present = view.config, view.controls.head, view.present
     cell, beta = view.cell, view.controls.beta
@@ -46,7 +46,8 @@ def draw(view: View) -> None:
             width=left.width,
             area=320,
             fmt=".2f",
-            selectable=True,
+            work=compute.worked_cells(view.model, view.words, view.layer, h),  # a pick answered in the browser
+            link="cell",
         )
     with right:
         # Drawn beside the map, not above it: in presenter view its tick labels reach 4 px below the widget.
@@ -91,8 +92,8 @@ def draw(view: View) -> None:
     )
 
     layout.notice(row_words.softmax_notice(rows, t.labels, beta=beta, trained=view.training is not None))
-    if cell is not None and beta != 1:
-        st.caption(f"The worked cell below uses the model's β = 1, not the β = {beta:g} of the maps above.")
+    if beta != 1:
+        st.caption(f"A picked cell's worked calculation uses the model's β = 1, not the β = {beta:g} of the map above.")
     worked.show(t, h, cell)
     footer.exports(
         "softmax", t, {f"weights{at} head {h}": (weights, t.labels, t.labels)}, code=("softmax", "analysis.weights_at")
