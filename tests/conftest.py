@@ -254,6 +254,8 @@ def attention_maps(at) -> list[dict]:
         if not element.proto.component_name.endswith(am.NAME):
             continue
         data = am.decoded(element)
+        if "maps" not in data:  # the sentence view (ui/charts/attention_sentence.py): a text, not a map
+            continue
         R, C = len(data["rows"]), len(data["cols"])
         for m in data["maps"]:
             colour = np.frombuffer(base64.b64decode(m["colour"]), np.uint8).reshape(R, C)

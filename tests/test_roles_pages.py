@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import engine
-from conftest import assert_clean, open_app, shipped_model, tables
+from conftest import assert_clean, attention_maps, open_app, shipped_model, tables
 from engine.roles import role_label
 from services import evidence as measured
 from ui.lessons import shipped
@@ -77,11 +77,11 @@ def test_the_per_head_page_shows_its_heads_controls_and_counter_example(preset):
     assert f"**{controls_words.label(last)}.**" in said and controls_words.why(last) in said
     table = " ".join(m.value for m in at.markdown if "| control" in m.value).replace("\\", "")
     assert controls_words.score(last) in table and controls_words.effect(last.controls.mean) in table
-    charts_before = len(at.get("vega_lite_chart"))
+    charts_before = len(attention_maps(at))
     at.session_state[f"heads_counter_{last.layer}_{last.head}"] = True
     at.run()
     assert_clean(at)
-    assert len(at.get("vega_lite_chart")) == charts_before + 1  # the counter-example's map
+    assert len(attention_maps(at)) == charts_before + 1  # the counter-example's map
     caption = next(c.value for c in at.caption if c.value.startswith(f"Unit {last.controls.weakest} of"))
     shown = parse(numbers_in(caption.split("puts ")[1])[0])
     assert shown <= last.controls.score  # the unit where it follows its role least
