@@ -13,7 +13,8 @@ const el = (tag, cls, text) => {
 const unpack = (b64) => Uint8Array.from(atob(b64), (ch) => ch.charCodeAt(0));
 const split = (text) => (text === null || text === undefined ? null : text.split('|'));
 
-export default function (component) {
+export default function attentionMap(component) {
+  if (component.data && component.data.frames && !component.framed) return framesMount(component, attentionMap);
   const { parentElement, data, setTriggerValue } = component;
   const root = parentElement.querySelector('.amap');
   if (!root || !data || !data.maps) return;
@@ -33,7 +34,7 @@ export default function (component) {
   const maps = data.maps.map((m) => ({
     ...m,
     idx: unpack(m.colour),
-    tips: split(m.tips),
+    tips: split(m.tips) || levelTips(data, m.colour), // frames.js: a big grid's tips are its level texts
     texts: split(m.cells),
     work: m.work === undefined || m.work === null ? null : data.works[m.work],
     split: {},
@@ -87,15 +88,16 @@ export default function (component) {
     const font = data.present ? 17 : 13;
     const longRow = Math.max(1, ...data.rows.map((s) => s.length));
     const longCol = Math.max(1, ...data.cols.map((s) => s.length));
-    const rowPx = Math.min(data.present ? 160 : 120, Math.ceil(longRow * font * 0.62) + 10);
-    const per = (width - 24 * (M - 1)) / M;
+    const grid = data.columns ? gridSizes(data, width, font) : null; // the model view's grid (frames.js)
+    const rowPx = grid && grid.tiny ? 4 : Math.min(data.present ? 160 : 120, Math.ceil(longRow * font * 0.62) + 10);
+    const per = grid ? grid.per : (width - 24 * (M - 1)) / M;
     const most = data.present ? 64 : 48;
-    const cell = Math.max(3, Math.min(most, Math.floor((per - rowPx - 12) / C)));
+    const cell = grid ? Math.max(0.5, Math.min(most, (per - rowPx - 12) / C)) : Math.max(3, Math.min(most, Math.floor((per - rowPx - 12) / C)));
     const step = Math.max(1, Math.ceil((font * 1.25) / cell)); // every step-th label shown; the rest on hover/focus
-    const tilted = longCol * font * 0.62 > cell - 4;
-    const colPx = tilted ? Math.min(data.present ? 160 : 120, Math.ceil(longCol * font * 0.62) + 10) : font + 10;
+    const tilted = !(grid && grid.tiny) && longCol * font * 0.62 > cell - 4;
+    const colPx = grid && grid.tiny ? 4 : tilted ? Math.min(data.present ? 160 : 120, Math.ceil(longCol * font * 0.62) + 10) : font + 10;
     const valuePx = Math.max(9, Math.min(data.present ? 20 : 14, Math.round(cell * 0.3)));
-    const thin = (i) => data.highlight !== i && i % step !== 0;
+    const thin = (i) => (grid && grid.tiny) || data.highlight !== i && i % step !== 0;
 
     const tip = el('div', 'tip');
     tip.setAttribute('aria-hidden', 'true');
@@ -270,12 +272,7 @@ export default function (component) {
       canvas.setAttribute('aria-hidden', 'true');
       const ctx = canvas.getContext('2d');
       ctx.scale(dpr, dpr);
-      for (let r = 0; r < R; r++) {
-        for (let c = 0; c < C; c++) {
-          ctx.fillStyle = fill(map.idx[r * C + c]);
-          ctx.fillRect(c * cell, r * cell, cell + 0.5, cell + 0.5);
-        }
-      }
+      paintCells(ctx, map.idx, R, C, cell, fill); // frames.js: one pixel a cell, scaled up
       if (data.highlight !== null && data.highlight < Math.min(R, C)) {
         ctx.strokeStyle = data.highlightColour;
         ctx.lineWidth = 2;
@@ -386,6 +383,7 @@ export default function (component) {
     }
     const hint = el('p', 'hint', data.hint);
     root.replaceChildren(figures, legend, hint, work, tip);
+    if (grid) gridDecorate(data, root, figures);
     tip.hidden = true;
     grids.forEach((g) => g.activate(...st.active[g.m], false));
     drawPicks();

@@ -48,7 +48,7 @@ _component = st.components.v2.component(
     NAME,
     html=_HTML,
     css=(_HERE / "attention_map.css").read_text(encoding="utf-8"),
-    js=(_HERE / "attention_map.js").read_text(encoding="utf-8"),
+    js="\n".join((_HERE / f).read_text(encoding="utf-8") for f in ("attention_map_frames.js", "attention_map.js")),
 )
 
 

@@ -225,10 +225,10 @@ def one_layer(view: View, trained: Model, seq: Sequence, accuracy: float) -> Non
     left, right = layout.columns(view, 2)
     with left:
         st.metric(f"accuracy, {cfg.n_layers} layers", f"{accuracy:.1%}")
-        grid(view, compute.task_stack(trained, None, seq.ids), f"{cfg.n_layers} layers", width=left.width)
+        grid(view, compute.task_stack(trained, None, seq.ids), f"{cfg.n_layers} layers", key="learn_grid_deep")
     with right:
         st.metric("accuracy, 1 layer", f"{single:.1%}", delta=f"{(single - accuracy) * 100:+.1f} points")
-        grid(view, compute.task_stack(single_model, None, seq.ids), "1 layer", width=right.width)
+        grid(view, compute.task_stack(single_model, None, seq.ids), "1 layer", key="learn_grid_one")
     st.caption(
         f"Both trained with the same steps, batches and learning rate; accuracy on "
         f"{sample_said(single_measured.sample)}. The one-layer model predicts {fmt(single, '.1%')} right, "
