@@ -600,13 +600,34 @@ def test_beta_slider_sharpens_the_softmax_and_lives_in_the_url(tab):
 
     flat = entropy()
     assert len(flat) == 6 and all(2.5 < f <= 2.585 for f in flat), flat  # near log2(6): even rows
-    thumb = tab.page.locator("[data-testid='stMain'] .st-key-beta input[type='range']")
-    for _ in range(4):  # 1 → 2 → 4 → 8 → 16
-        tab.settle_after(lambda: (thumb.focus(), thumb.press("ArrowRight")))
+    thumb = tab.page.locator(".st-key-softmax_map [data-testid='attention-map-scrub']")
+    title = tab.page.locator(".st-key-softmax_map .map .title").first
+    assert thumb.get_attribute("aria-valuetext") == "β = 1, the model"
+    before = tab.runs.finished
+    thumb.focus()
+    for _ in range(4):  # 1 → 2 → 4 → 8 → 16, redrawn in the browser at every step
+        tab.page.keyboard.press("ArrowRight")
+    assert title.inner_text() == "weights at β = 16, head 0: 6 × 6"
+    assert thumb.get_attribute("aria-valuetext") == "β = 16" and tab.runs.finished == before  # 0 runs so far
+    bs.settle(tab.page, tab.runs, before, timeout=60)  # rested: one run of the fragment
+    tab.page.wait_for_timeout(800)
+    assert tab.runs.finished == before + 1
     assert tab.query().get("beta") == "16"
     sharp = entropy()
     assert all(s < f for s, f in zip(sharp, flat)), (flat, sharp)
-    assert "weights at β = 16, head 0: 6 × 6" in bs.chart_shapes(tab.page)
+    # a mouse drag: 0 runs while the thumb moves, at most one after the release
+    box = thumb.bounding_box()
+    y = box["y"] + box["height"] / 2
+    before = tab.runs.finished
+    tab.page.mouse.move(box["x"] + box["width"] * 0.72, y)
+    tab.page.mouse.down()
+    for x in (0.5, 0.3, 0.1, 0.3, 0.72):
+        tab.page.mouse.move(box["x"] + box["width"] * x, y, steps=4)
+        tab.page.wait_for_timeout(100)
+    assert tab.runs.finished == before, "a run while dragging β"
+    tab.page.mouse.up()
+    tab.page.wait_for_timeout(1500)
+    assert tab.runs.finished - before <= 1
     assert tab.page.get_by_text("tied at", exact=False).count() >= 1  # the two 'the' keys
     tab.reload()  # a new session: the URL restores β
     assert tab.query().get("beta") == "16" and entropy() == sharp
@@ -646,20 +667,6 @@ def test_a_figure_downloads_as_svg_and_png(tab, tmp_path):
     picture = Image.open(png)
     assert picture.format == "PNG" and picture.size == (round(3 * width), round(3 * height)), picture.size
     assert len(picture.convert("RGB").getcolors(maxcolors=1 << 16) or ()) > 20, "the PNG is painted"
-    tab.assert_clean()
-
-
-def test_the_model_view_is_listed_as_an_svg_with_its_cells_as_png(tab):
-    """Issue 23 #19: the model view is one PNG picture inside its SVG, and the figure list says so."""
-    tab.open("/model")
-    bs.open_expander(tab.page, tab.runs, bs.EXPORTS)
-    figures = tab.page.locator("[data-testid='stMain'] .st-key-figures_model")
-    figures.wait_for()
-    select = figures.locator("select")
-    select.wait_for()
-    options = select.locator("option").all_inner_texts()
-    assert options and options[0].endswith("(cells as PNG)"), options
-    assert "cells under 5 px" in figures.locator(".note").inner_text()
     tab.assert_clean()
 
 

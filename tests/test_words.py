@@ -154,7 +154,12 @@ def test_beta_slider_sharpens_the_rows_live_and_keeps_its_value():
     t = run({"preset": "day33", "seq_len": "6"})
     flat = [float(x) for x in tables(at)[0]["entropy (bits)"]]
     np.testing.assert_allclose(flat, engine.attention.row_entropy(t.weights[0]), atol=5e-4)
-    at.select_slider(key="beta").set_value(16.0).run()
+    sent = json.loads(next(e for e in at.get("bidi_component") if e.key == "softmax_map").proto.json)
+    assert sent["frame"] == state.BETAS.index(1.0) and len(sent["frames"]) == len(state.BETAS) == 10
+    assert sent["frameLabels"][7] == "β = 16" and sent["scrub"]["param"] == "beta"
+    assert sent["frames"][7][0]["title"] == "weights at β = 16, head 0: 6 × 6"
+    at.session_state["beta"] = 16.0  # what the β control's release sets (its callback; the browser test drags it)
+    at.run()
     assert_clean(at)
     assert dict(at.query_params) == {"preset": "day33", "seq_len": "6", "beta": "16"}
     sharp = [float(x) for x in tables(at)[0]["entropy (bits)"]]
@@ -163,12 +168,14 @@ def test_beta_slider_sharpens_the_rows_live_and_keeps_its_value():
     said = notice(at)
     assert said.startswith("**What to notice:** at β = 16 (the model uses β = 1), ")
     assert "tied at" in said  # the two 'the' keys
-    assert json.loads(at.get("vega_lite_chart")[0].proto.spec)["title"]["text"] == "weights at β = 16, head 0: 6 × 6"
+    sent = json.loads(next(e for e in at.get("bidi_component") if e.key == "softmax_map").proto.json)
+    assert sent["frame"] == 7 and sent["maps"][0]["title"] == "weights at β = 16, head 0: 6 × 6"
     at.switch_page(PAGE["scores"]).run()
     assert dict(at.query_params)["beta"] == "16"
     at.switch_page(PAGE["softmax"]).run()
-    assert at.select_slider(key="beta").value == 16.0
-    at.select_slider(key="beta").set_value(0.0).run()
+    assert at.session_state["beta"] == 16.0
+    at.session_state["beta"] = 0.0
+    at.run()
     assert set(column(at, "attends most to")) == {"none: spread evenly"}  # β = 0: uniform rows
 
 

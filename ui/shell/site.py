@@ -35,7 +35,7 @@ PAGES: tuple[Page, ...] = (
     Page(
         "scores", "Scaled scores", ":material/calculate:", concept=True, charts=2, picks=("scores_raw", "scores_scaled")
     ),
-    Page("softmax", "Softmax weights", ":material/percent:", concept=True, charts=2, picks=("softmax_map",)),
+    Page("softmax", "Softmax weights", ":material/percent:", concept=True, charts=1),  # its map: a component
     Page("heads", "Per-head maps", ":material/view_column:", concept=True, charts=4),
     Page("output", "Block output", ":material/output:", concept=True, charts=3),
     Page("model", "Model view: every head", ":material/grid_view:", charts=0),  # its maps: a component
