@@ -13,7 +13,7 @@ import pytest
 import engine
 import engine.loss_curve
 import engine.measure
-from conftest import PAGES, assert_clean, formulas, open_app, open_switches
+from conftest import PAGES, assert_clean, formulas, open_app, open_switches, replay_steps, replay_to
 from ui.charts import run_charts
 from ui.shell import presets, site, state, url
 
@@ -242,8 +242,10 @@ def test_learn_page_trains_induction_and_names_the_drop_and_the_two_heads():
     assert drops[0].column("label").to_pylist() == [f"steepest fall, {fall.window}-step means"]
     assert drops[0].column("early").to_pylist() == [fall.step < run_charts.EARLY * task.steps]  # its label's side
     assert len(_grid(at, "learn_grid")["maps"]) == 2 * task.config.num_heads
-    steps = list(at.select_slider(key="learn_step").options)
-    at.select_slider(key="learn_step").set_value(steps[0]).run()
+    sent = _grid(at, "learn_grid")  # every saved step's model view, scrubbed in the browser
+    assert len(sent["frames"]) == len(run.checkpoints) and sent["frame"] == len(sent["frames"]) - 1
+    steps = replay_steps(at)
+    replay_to(at, steps[0])
     assert_clean(at)
     assert "At step 0 of the replay" in next(s.value for s in at.success if "What to notice" in s.value)
 
