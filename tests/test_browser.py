@@ -582,6 +582,40 @@ def test_learn_page_trains_and_replays_from_even_to_the_pattern(tab):
     tab.assert_clean()
 
 
+def test_the_induction_replay_is_scrubbed_in_the_browser(tab):
+    """A stack's replay: every saved step's model view is in the browser; arrows and a drag redraw the maps with
+    0 server runs, the step it rests on is one run (the notice follows) and the address's replay=."""
+    tab.open("/learn?task=induction&replay=352")
+    thumb = tab.page.locator(".st-key-learn_grid [data-testid='attention-map-scrub']")
+    thumb.wait_for(timeout=60_000)
+    assert thumb.get_attribute("aria-valuetext") == "the weights after step 352 of 480"
+    assert tab.page.locator(".st-key-learn_grid [data-testid='attention-map-grid']").count() == 2 * 2
+    before = tab.runs.finished
+    thumb.focus()
+    tab.page.keyboard.press("Home")
+    assert thumb.get_attribute("aria-valuetext") == "the weights after step 0 of 480"
+    assert tab.runs.finished == before, "a run while scrubbing"
+    bs.settle(tab.page, tab.runs, before, timeout=60)
+    tab.page.wait_for_timeout(800)
+    assert tab.runs.finished == before + 1 and tab.query().get("replay") == "0"
+    assert tab.page.get_by_text("At step 0 of the replay", exact=False).count() >= 1
+    box = thumb.bounding_box()
+    y = box["y"] + box["height"] / 2
+    before = tab.runs.finished
+    tab.page.mouse.move(box["x"] + 4, y)
+    tab.page.mouse.down()
+    for x in (0.25, 0.5, 0.75, 0.99):
+        tab.page.mouse.move(box["x"] + box["width"] * x, y, steps=4)
+        tab.page.wait_for_timeout(100)
+    assert tab.runs.finished == before, "a run while dragging the replay"
+    tab.page.mouse.up()
+    bs.settle(tab.page, tab.runs, before, timeout=60)
+    tab.page.wait_for_timeout(800)
+    assert tab.runs.finished == before + 1 and tab.query().get("replay") == "480"
+    tab.shot("learn-induction-scrubbed")
+    tab.assert_clean()
+
+
 # ------------------------------------------------------------------------------- β and figures for slides
 def test_beta_slider_sharpens_the_softmax_and_lives_in_the_url(tab):
     tab.open("/softmax?preset=day33&seq_len=6")
