@@ -8,10 +8,11 @@ trigger (`result.frame`, the frame's index; on_frame is its callback) and, for a
 The starting frame is the component's ordinary payload; every other frame carries per map its colours (1 byte a
 cell, base64: the palette index, the colours' only quantization), its title and its description computed from its
 numbers, and each cell's tip as text while all the frames hold fewer than EXACT_CELLS cells; beyond, a cell's tip
-is its colour level's text ('≈ 0.502', 256 texts sent once). Payload: β's 10 frames of one 16 × 16 map about
-30 KB, of 64 × 64 about 0.5 MB; the Learn page's induction run (69 steps of 2 × 2 maps of 16 tokens) about
-0.15 MB; the text run (10 steps of 2 × 4 maps of 64 tokens) about 0.55 MB, and a run is sent with at most
-MAX_BYTES (0.9 MB) of frames: more saved steps are thinned evenly (the first, the last and the one shown kept).
+is its colour level's text ('≈ 0.502', 256 texts sent once). Payload (tests/test_attention_frames.py): β's 10
+frames of one 16 × 16 map about 26 KB, of 64 × 64 about 0.33 MB (exact tips); the Learn page's induction run (69
+steps of 2 × 2 maps of 16 tokens) about 0.2 MB; the text run (10 steps of 2 × 4 maps of 64 tokens) about 0.7 MB.
+A run's frames are thinned to about MAX_BYTES (0.9 MB): past it, saved steps are sent evenly spaced (the first,
+the last and the one shown kept) and the page says how many of them.
 """
 
 from __future__ import annotations
