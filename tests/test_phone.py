@@ -99,9 +99,39 @@ def map_centre(tab: Tab, chart) -> tuple[float, float]:
     return box["x"] + (x0 + x1) / 2 / scale, box["y"] + (y0 + y1) / 2 / scale
 
 
+def tap_a_map_cell(tab: Tab, key: str, T: int, worked: str) -> None:
+    """tap_a_cell on the attention-map component: a table cell's aria-label holds its value; a canvas (1,024 cells
+    and more) is tapped in its middle."""
+    grid = tab.page.locator(f".st-key-{key} [data-testid='attention-map-grid']").first
+    i, j = T - 1, T // 2
+    cell = grid.locator(f"td[data-r='{i}'][data-c='{j}']")
+    if cell.count():
+        cell.scroll_into_view_if_needed()
+        label, box = cell.get_attribute("aria-label"), cell.bounding_box()
+    else:
+        canvas = tab.page.locator(f".st-key-{key} canvas").first
+        canvas.scroll_into_view_if_needed()
+        label, box = None, canvas.bounding_box()
+    tab.settle_after(lambda: tab.page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2))
+    heading = tab.page.locator("[data-testid='stMain'] h3").filter(has_text=re.compile("^" + worked))
+    heading.first.wait_for()
+    text = heading.first.inner_text()
+    if label is None:
+        i, j = map(int, re.search(r"(\d+)\D+(\d+)", text).groups())
+        assert abs(i - T / 2) <= 2 and abs(j - T / 2) <= 2, text
+        return
+    assert text.startswith(f"{worked}: query {i} → key {j}"), text
+    value = float(label.rsplit(": ", 1)[1].replace("−", "-"))  # 3 significant digits
+    latex = " ".join(tab.page.locator("[data-testid='stMain'] .katex").all_inner_texts()).replace("\n", "")
+    shown = [float(x.replace("−", "-")) for x in re.findall(r"[−-]?\d+\.\d{5}", latex)]
+    assert any(abs(x - value) <= 5e-3 * abs(value) + 1e-6 for x in shown), (value, shown)
+
+
 def tap_a_cell(tab: Tab, key: str, T: int, worked: str) -> None:
     """Tap a cell of the chart `key`: the worked calculation appears, and (on a vector map) it is the
     tapped cell's, with the value its tooltip would show (no hover needed)."""
+    if tab.page.locator(f".st-key-{key} [data-testid='attention-map-grid']").count():  # the component (issue 49)
+        return tap_a_map_cell(tab, key, T, worked)
     chart = tab.chart(key)
     cells = chart.locator("svg g.mark-rect.role-mark").first.locator("path[aria-roledescription='rect mark']")
     n_cols = T if key != "qkv_slice" else cells.count() // T
@@ -275,7 +305,7 @@ def test_the_sidebar_works_by_touch(tab):
     tab.page.locator("[data-testid='stSidebar'] .st-key-head [role='combobox']").tap()
     tab.settle_after(lambda: tab.page.get_by_role("option", name=re.compile(r"^head 1")).tap())
     assert tab.query().get("head") == "1"
-    title = tab.page.locator(f".st-key-softmax_map {bs.CHART} g.role-title-text text").first.text_content()
+    title = tab.page.locator(".st-key-softmax_map .map .title").first.text_content()
     assert title.startswith(f"weights, head 1: {T} × {T}"), title
     tab.page.evaluate("localStorage.clear()")
     tab.assert_clean()
