@@ -260,7 +260,7 @@ def attention_maps(at) -> list[dict]:
         for m in data["maps"]:
             colour = np.frombuffer(base64.b64decode(m["colour"]), np.uint8).reshape(R, C)
             shown = colour != am.MASKED
-            tips = m["tips"].split("|")
+            tips = m["tips"].split("|") if m["tips"] is not None else [data["levels"][i] for i in colour.ravel()]
             values = np.array([parse(t) if s else np.nan for t, s in zip(tips, shown.ravel())]).reshape(R, C)
             expected = m.get("expected")
             out.append(
@@ -279,3 +279,36 @@ def attention_maps(at) -> list[dict]:
                 }
             )
     return out
+
+
+def replay_sent(at) -> dict | None:
+    """The Learn page's replay of a stack's run as the browser gets it (ui.charts.attention_frames: every saved
+    step's model view in frames), or None (a one-layer run's replay is the select slider learn_step)."""
+    from ui.charts import attention_map as am
+
+    sent = [am.decoded(e) for e in at.get("bidi_component") if e.key == "learn_grid"]
+    return sent[0] if sent and "frames" in sent[0] else None
+
+
+def replay_steps(at) -> list[int]:
+    """The saved steps the replay offers (the scrubber's or the select slider's)."""
+    sent = replay_sent(at)
+    if sent is not None:
+        return [int(v) for v in sent["scrub"]["values"]]
+    return [int(str(s).replace(",", "")) for s in at.select_slider(key="learn_step").options]
+
+
+def replay_shown(at) -> int:
+    """The replayed step shown."""
+    sent = replay_sent(at)
+    if sent is not None:
+        return int(sent["scrub"]["values"][sent["frame"]])
+    return int(str(at.select_slider(key="learn_step").value).replace(",", ""))
+
+
+def replay_to(at, step: int, timeout: float = 60):
+    """Move the replay to a saved step: the select slider, or what the scrubber's release sets (its callback)."""
+    if replay_sent(at) is None:
+        return at.select_slider(key="learn_step").set_value(step).run(timeout=timeout)
+    at.session_state["replay_step"] = int(step)
+    return at.run(timeout=timeout)

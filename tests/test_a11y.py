@@ -134,6 +134,7 @@ RING = """() => {
   let a = document.activeElement;
   while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;  // a map's grid cell
   if (!a || a === document.body) return null;
+  while (a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;  // a component's own control
   // The focused control or the box drawn around it (a select's group, a slider's thumb, a toggle's label)
   // has a solid outline at least 2 px wide, and that box is big enough to be seen.
   for (let e = a, k = 0; e && k < 4; e = e.parentElement, k++) {

@@ -556,6 +556,40 @@ def test_learn_page_trains_and_replays_from_even_to_the_pattern(tab):
     tab.assert_clean()
 
 
+def test_the_induction_replay_is_scrubbed_in_the_browser(tab):
+    """A stack's replay: every saved step's model view is in the browser; arrows and a drag redraw the maps with
+    0 server runs, the step it rests on is one run (the notice follows) and the address's replay=."""
+    tab.open("/learn?task=induction&replay=352")
+    thumb = tab.page.locator(".st-key-learn_grid [data-testid='attention-map-scrub']")
+    thumb.wait_for(timeout=60_000)
+    assert thumb.get_attribute("aria-valuetext") == "the weights after step 352 of 480"
+    assert tab.page.locator(".st-key-learn_grid [data-testid='attention-map-grid']").count() == 2 * 2
+    before = tab.runs.finished
+    thumb.focus()
+    tab.page.keyboard.press("Home")
+    assert thumb.get_attribute("aria-valuetext") == "the weights after step 0 of 480"
+    assert tab.runs.finished == before, "a run while scrubbing"
+    bs.settle(tab.page, tab.runs, before, timeout=60)
+    tab.page.wait_for_timeout(800)
+    assert tab.runs.finished == before + 1 and tab.query().get("replay") == "0"
+    assert tab.page.get_by_text("At step 0 of the replay", exact=False).count() >= 1
+    box = thumb.bounding_box()
+    y = box["y"] + box["height"] / 2
+    before = tab.runs.finished
+    tab.page.mouse.move(box["x"] + 4, y)
+    tab.page.mouse.down()
+    for x in (0.25, 0.5, 0.75, 0.99):
+        tab.page.mouse.move(box["x"] + box["width"] * x, y, steps=4)
+        tab.page.wait_for_timeout(100)
+    assert tab.runs.finished == before, "a run while dragging the replay"
+    tab.page.mouse.up()
+    bs.settle(tab.page, tab.runs, before, timeout=60)
+    tab.page.wait_for_timeout(800)
+    assert tab.runs.finished == before + 1 and tab.query().get("replay") == "480"
+    tab.shot("learn-induction-scrubbed")
+    tab.assert_clean()
+
+
 # ------------------------------------------------------------------------------- β and figures for slides
 def test_beta_slider_sharpens_the_softmax_and_lives_in_the_url(tab):
     tab.open("/softmax?preset=day33&seq_len=6")
@@ -574,13 +608,34 @@ def test_beta_slider_sharpens_the_softmax_and_lives_in_the_url(tab):
 
     flat = entropy()
     assert len(flat) == 6 and all(2.5 < f <= 2.585 for f in flat), flat  # near log2(6): even rows
-    thumb = tab.page.locator("[data-testid='stMain'] .st-key-beta input[type='range']")
-    for _ in range(4):  # 1 → 2 → 4 → 8 → 16
-        tab.settle_after(lambda: (thumb.focus(), thumb.press("ArrowRight")))
+    thumb = tab.page.locator(".st-key-softmax_map [data-testid='attention-map-scrub']")
+    title = tab.page.locator(".st-key-softmax_map .map .title").first
+    assert thumb.get_attribute("aria-valuetext") == "β = 1, the model"
+    before = tab.runs.finished
+    thumb.focus()
+    for _ in range(4):  # 1 → 2 → 4 → 8 → 16, redrawn in the browser at every step
+        tab.page.keyboard.press("ArrowRight")
+    assert title.inner_text() == "weights at β = 16, head 0: 6 × 6"
+    assert thumb.get_attribute("aria-valuetext") == "β = 16" and tab.runs.finished == before  # 0 runs so far
+    bs.settle(tab.page, tab.runs, before, timeout=60)  # rested: one run of the fragment
+    tab.page.wait_for_timeout(800)
+    assert tab.runs.finished == before + 1
     assert tab.query().get("beta") == "16"
     sharp = entropy()
     assert all(s < f for s, f in zip(sharp, flat)), (flat, sharp)
-    assert "weights at β = 16, head 0: 6 × 6" in bs.chart_shapes(tab.page)
+    # a mouse drag: 0 runs while the thumb moves, at most one after the release
+    box = thumb.bounding_box()
+    y = box["y"] + box["height"] / 2
+    before = tab.runs.finished
+    tab.page.mouse.move(box["x"] + box["width"] * 0.72, y)
+    tab.page.mouse.down()
+    for x in (0.5, 0.3, 0.1, 0.3, 0.72):
+        tab.page.mouse.move(box["x"] + box["width"] * x, y, steps=4)
+        tab.page.wait_for_timeout(100)
+    assert tab.runs.finished == before, "a run while dragging β"
+    tab.page.mouse.up()
+    tab.page.wait_for_timeout(1500)
+    assert tab.runs.finished - before <= 1
     assert tab.page.get_by_text("tied at", exact=False).count() >= 1  # the two 'the' keys
     tab.reload()  # a new session: the URL restores β
     assert tab.query().get("beta") == "16" and entropy() == sharp
@@ -626,35 +681,26 @@ def test_a_figure_downloads_as_svg_and_png(tab, tmp_path):
     tab.assert_clean()
 
 
-def test_the_model_view_is_listed_as_an_svg_with_its_cells_as_png(tab):
-    """Issue 23 #19: the model view is one PNG picture inside its SVG, and the figure list says so."""
-    tab.open("/model")
-    bs.open_expander(tab.page, tab.runs, bs.EXPORTS)
-    figures = tab.page.locator("[data-testid='stMain'] .st-key-figures_model")
-    figures.wait_for()
-    select = figures.locator("select")
-    select.wait_for()
-    options = select.locator("option").all_inner_texts()
-    assert options and options[0].endswith("(cells as PNG)"), options
-    assert "cells under 5 px" in figures.locator(".note").inner_text()
-    tab.assert_clean()
-
-
 # ------------------------------------------------------------------------------- depth: layers and the model view
 MODEL_64 = "/model?layers=4&heads=16&d_model=128&seq_len=64"
 DRAW_BUDGET_MS = 1500
 
 
+MODEL_GRID = ".st-key-model_map [data-testid='attention-map-grid']"  # one per map (ui.charts.attention_grid)
+
+
 def test_model_view_draws_4_layers_of_16_heads_of_64_tokens_within_budget(tab):
-    """Every one of the 4 × 16 maps of 64 × 64 in one picture, redrawn (a slider move) in ≤ 1.5 s."""
+    """Every one of the 4 × 16 maps of 64 × 64 drawn in the browser (one canvas each, in 16 columns), redrawn (a
+    slider move) in ≤ 1.5 s."""
     tab.open(MODEL_64)
-    chart = tab.chart("model_map")
-    assert chart.count() == 1
-    images = chart.locator("svg g.mark-image image")
-    assert images.count() == 1 and images.first.get_attribute("href").startswith("data:image/png;base64,")
-    box = images.first.bounding_box()
-    assert box["width"] > 500 and box["height"] > 100, box  # 16 maps across, 4 down
-    assert chart.locator("svg g.mark-rect path[aria-roledescription='rect mark']").count() == 64
+    grids = tab.page.locator(MODEL_GRID)
+    grids.first.wait_for(timeout=30_000)
+    assert grids.count() == 64
+    canvases = tab.page.locator(".st-key-model_map canvas")
+    assert canvases.count() == 64
+    first, last = canvases.first.bounding_box(), canvases.nth(15).bounding_box()
+    assert abs(first["y"] - last["y"]) < 1 and last["x"] > first["x"] + 300, (first, last)  # 16 maps across
+    assert canvases.nth(16).bounding_box()["y"] > first["y"] + first["height"]  # layer 1 below layer 0
     times = []
     thumb = bs.slider(tab.page, SEQ)
     for key in ("ArrowLeft", "ArrowRight", "ArrowLeft"):  # 64 → 63 → 64 → 63 tokens
@@ -668,28 +714,37 @@ def test_model_view_draws_4_layers_of_16_heads_of_64_tokens_within_budget(tab):
     assert sorted(times)[1] <= DRAW_BUDGET_MS, f"model view redraws took {[round(t) for t in times]} ms"
     from PIL import Image
 
-    chart.scroll_into_view_if_needed()
-    shot = Image.open(io.BytesIO(tab.page.screenshot(clip=images.first.bounding_box()))).convert("RGB")
+    canvases.first.scroll_into_view_if_needed()
+    shot = Image.open(io.BytesIO(tab.page.screenshot(clip=canvases.first.bounding_box()))).convert("RGB")
     assert len(shot.getcolors(maxcolors=1 << 16) or ()) > 20, "the picture did not paint"
     tab.shot("model-view-4x16x64")
     tab.assert_clean()
 
 
-def test_clicking_a_map_of_the_model_view_opens_it_on_the_per_head_page(tab):
+@pytest.mark.parametrize("how", ["click", "keys"])
+def test_clicking_a_map_of_the_model_view_opens_it_on_the_per_head_page(tab, how):
     tab.open("/model?layers=3&heads=4")
-    rects = tab.chart("model_map").locator("svg g.mark-rect path[aria-roledescription='rect mark']")
-    assert rects.count() == 3 * 4
-    box = rects.nth(1 * 4 + 3).bounding_box()  # layer 1, head 3 (layer-major)
-    tab.settle_after(lambda: tab.page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2))
+    grids = tab.page.locator(MODEL_GRID)
+    grids.first.wait_for(timeout=30_000)
+    assert grids.count() == 3 * 4
+    target = grids.nth(1 * 4 + 3)  # layer 1, head 3 (layer-major)
+    assert target.get_attribute("aria-labelledby")
+    titles = tab.page.locator(".st-key-model_map .map .title").all_inner_texts()
+    assert titles[7] == "layer 1 · head 3", titles
+    before = tab.runs.finished
+    if how == "click":
+        target.locator("td[role='gridcell']").nth(5).click()
+    else:  # Tab to the map's cell, Enter
+        target.locator("td[role='gridcell'][tabindex='0']").focus()
+        tab.page.keyboard.press("Enter")
     tab.page.wait_for_url(re.compile(r"/heads\?"), timeout=30_000)
     bs.wait_ready(tab.page, timeout=60)
+    assert tab.runs.finished - before <= 3  # the fragment's run asks for the whole app's, which switches page
     assert urlparse(tab.page.url).path == "/heads"
     assert tab.query().items() >= {"layers": "3", "heads": "4", "layer": "1", "head": "3"}.items()
     assert tab.heading() == "Per-head maps"
-    titles = bs.chart_shapes(tab.page)
-    assert "head 3, layer 1" in titles, list(titles)
     assert tab.page.get_by_text("Layer 1 of 3").count() == 1
-    tab.shot("model-view-click-opened-heads")
+    tab.shot(f"model-view-{how}-opened-heads")
     tab.assert_clean()
 
 

@@ -3,6 +3,7 @@ switch, the URL, L = 1 exactly as before, the model view and its click, the Lear
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import numpy as np
@@ -12,8 +13,9 @@ import pytest
 import engine
 import engine.loss_curve
 import engine.measure
-from conftest import PAGES, assert_clean, attention_maps, formulas, open_app, open_switches
+from conftest import PAGES, assert_clean, attention_maps, formulas, open_app, open_switches, replay_steps, replay_to
 from ui.charts import run_charts
+from ui.charts.attention_map import decoded
 from ui.shell import presets, site, state, url
 
 PAGE = {page.path: page.file for page in site.PAGES}
@@ -142,14 +144,23 @@ def test_article_presets_stay_one_layer_without_layernorm_and_reset_depth():
 
 
 # --------------------------------------------------------------------------- the model view
-def test_model_view_draws_every_layer_and_head_in_one_picture():
+def _grid(at, key: str = "model_map") -> dict:
+    """The data the model view's component was sent (ui.charts.attention_grid)."""
+    return decoded(next(e for e in at.get("bidi_component") if e.key == key))
+
+
+def test_model_view_draws_every_layer_and_head_in_one_element():
     at = open_app(PAGE["model"], {"layers": "4", "heads": "16", "d_model": "128", "seq_len": "64"})
     assert_clean(at)
-    [boxes] = _tables(at, "boxes")
-    assert boxes.num_rows == 4 * 16
-    assert boxes.column("r").to_pylist() == [layer for layer in range(4) for _ in range(16)]
-    [picture] = _tables(at, "picture")
-    assert picture.column("url")[0].as_py().startswith("data:image/png;base64,")
+    sent = _grid(at)
+    assert sent["columns"] == 16 and len(sent["maps"]) == 4 * 16 and sent["raster"]
+    assert [m["title"] for m in sent["maps"][:17:16]] == ["layer 0 · head 0", "layer 1 · head 0"]
+    assert sent["maps"][16 + 3]["title"] == "layer 1 · head 3" and len(sent["rows"]) == 64
+    assert all(m["about"].startswith(m["title"] + ". Heatmap of 64 rows") for m in sent["maps"])
+    assert sent["summary"].startswith("4 layers × 16 heads, 64 × 64 each. Grid of 4 layers × 16 heads")
+    assert sent["levels"] and all(m["tips"] is None for m in sent["maps"])  # 262,144 cells: the level texts
+    size = len(json.dumps(sent, separators=(",", ":")).encode())
+    assert size < 600_000, size  # attention_grid's docstring: about 0.4 MB
     notice = next(s.value for s in at.success if "What to notice" in s.value)
     assert "of these 64 maps" in notice and "Mean spread by layer: layer 0" in notice
 
@@ -177,8 +188,14 @@ def test_model_view_notice_comes_from_the_numbers():
 
 
 def test_clicking_a_map_of_the_model_view_opens_that_head_on_the_per_head_page():
+    from ui.sections.model import grid
+
     at = open_app(PAGE["model"], {"layers": "3", "heads": "4"})
-    at.session_state["model_map"] = {"selection": {"cell": [{"r": 2, "c": 3}]}}
+    sent = _grid(at)
+    assert sent["report"] and sent["outline"] == 0 and sent["maps"][2 * 4 + 3]["title"] == "layer 2 · head 3"
+    assert grid._opened.__name__ == "_opened"  # the component's callback: what a click on map 11 does, below
+    at.session_state["open_head_pick"] = 2 * 4 + 3  # (a browser test clicks the map itself: tests/test_browser.py)
+    at.session_state["open_head"] = True
     at.run()
     assert_clean(at)
     assert at.title[0].value == "Per-head maps"
@@ -225,38 +242,46 @@ def test_learn_page_trains_induction_and_names_the_drop_and_the_two_heads():
     assert drops and drops[0].column("step").to_pylist() == [fall.step]
     assert drops[0].column("label").to_pylist() == [f"steepest fall, {fall.window}-step means"]
     assert drops[0].column("early").to_pylist() == [fall.step < run_charts.EARLY * task.steps]  # its label's side
-    assert _tables(at, "boxes")[0].num_rows == 2 * task.config.num_heads
-    steps = list(at.select_slider(key="learn_step").options)
-    at.select_slider(key="learn_step").set_value(steps[0]).run()
+    assert len(_grid(at, "learn_grid")["maps"]) == 2 * task.config.num_heads
+    sent = _grid(at, "learn_grid")  # every saved step's model view, scrubbed in the browser
+    assert len(sent["frames"]) == len(run.checkpoints) and sent["frame"] == len(sent["frames"]) - 1
+    steps = replay_steps(at)
+    replay_to(at, steps[0])
     assert_clean(at)
     assert "At step 0 of the replay" in next(s.value for s in at.success if "What to notice" in s.value)
 
 
-def test_model_view_picture_paints_each_map_on_the_shared_colour_scale():
-    """Each map of the picture is the raster heatmap's colours (to within one step of 256), masked keys
-    grey, the gaps between maps transparent."""
-    import base64
-    import io
-
-    from PIL import Image
-
+def test_model_view_paints_each_map_on_the_shared_colour_scale():
+    """Each map's cells are the raster heatmap's colours (to within one step of 255), masked keys masked, the
+    picked map outlined, and its description computed from its own numbers."""
+    from ui.charts import attention_grid as ag
+    from ui.charts import attention_map as am
     from ui.charts import colours as co
-    from ui.charts import grid, raster
+    from ui.charts import describe, raster
 
     cfg = engine.Config(d_model=16, num_heads=4, n_layers=3, causal=True)
     stack = engine.run(cfg, "a b c d e f g".split())
     weights = np.stack([t.weights for t in stack.layers])  # (3, 4, 7, 7)
+    mask = stack.layers[0].mask
     domain = co.weight_domain(weights)
-    url = grid._png(grid.picture(weights, stack.layers[0].mask, domain), domain)
-    image = np.array(Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1]))).convert("RGBA"))
-    scale, gap = grid.layout(3, 4, 7)
-    side = 7 * scale
-    assert image.shape == (3 * side + 2 * gap, 4 * side + 3 * gap, 4)
-    for layer in range(3):
-        for head in range(4):
-            top, left = layer * (side + gap), head * (side + gap)
-            block = image[top : top + side : scale, left : left + side : scale]  # one pixel a cell
-            want = raster.paint(np.where(stack.layers[0].mask, weights[layer, head], np.nan), co.WEIGHTS, domain)
-            assert np.abs(block[..., :3].astype(int) - want.astype(int)).max() <= 1
-            assert (block[..., 3] == 255).all()
-    assert (image[side : side + gap, :, 3] == 0).all() and (image[:, side : side + gap, 3] == 0).all()
+    data = ag.payload(weights, stack.labels, mask=mask, pick=(1, 2), info=[["x"] * 4] * 3)
+    assert data["outline"] == 1 * 4 + 2 and not data["raster"] and data["columns"] == 4
+    for m, index in enumerate(ag.colours(data)):
+        layer, head = divmod(m, 4)
+        want = raster.paint(np.where(mask, weights[layer, head], np.nan), co.WEIGHTS, domain).reshape(-1, 3)
+        for i, colour in zip(index, want):
+            got = co.rgb(data["mask"]["fill"] if i == am.MASKED else data["palette"][i])
+            assert np.abs(np.array(got) - colour).max() <= 4
+        assert (
+            data["maps"][m]["about"]
+            == describe.matrix(
+                weights[layer, head],
+                stack.labels,
+                stack.labels,
+                f"layer {layer} · head {head}",
+                "query",
+                "key",
+                mask & np.isfinite(weights[layer, head]),
+            )
+            + " x."
+        )

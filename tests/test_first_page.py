@@ -42,10 +42,11 @@ def test_the_first_page_is_drawn_without_pandas_which_comes_later():
 MODEL_VIEW = """
 import json, sys
 import numpy as np
-from ui.charts import grid
+from ui.charts import attention_grid
 weights = np.random.RandomState(0).rand(2, 2, 16, 16)
-grid.model_view(weights / weights.sum(-1, keepdims=True), width=900, title="t", info=[["a", "b"], ["c", "d"]],
-                mask=np.tril(np.ones((16, 16), bool)), selectable=True, key="k")
+attention_grid.model_view(weights / weights.sum(-1, keepdims=True), labels=list("abcdefghijklmnop"), title="t",
+                          info=[["a", "b"], ["c", "d"]], mask=np.tril(np.ones((16, 16), bool)), key="k",
+                          on_open=lambda: None)
 print(json.dumps({"pandas": "pandas" in sys.modules}))
 """
 

@@ -269,7 +269,7 @@ BEHIND = {
         "not in the vocabulary, so its vector comes from its own seeded stream",
     ): "the app's rule",
     ("ui/sections/learn/live.py", "asks for reduced motion, so the live curves and maps are hidden"): "the app's rule",
-    ("ui/sections/model/grid.py", "All the maps are one picture, so even"): "the app's drawing (benchmarks/README)",
+    ("ui/sections/model/grid.py", "from the weights sent once, so even"): "the app's drawing (tests/test_browser.py)",
     (
         "ui/sections/model/knockout.py",
         "no vocabulary to draw test sequences from, so no head is scored",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import open_learn, shipped_model
+from conftest import open_learn, replay_shown, shipped_model
 from ui.sections.learn import words as learn_words
 from ui.shell import url
 
@@ -26,7 +26,7 @@ def test_a_replay_step_the_run_did_not_save_is_said_and_the_address_corrected(as
     shown = _replay_case(model, asked)
     assert shown != int(asked)
     at = learn({"task": "induction", "replay": asked})
-    assert at.select_slider(key="learn_step").value == shown
+    assert replay_shown(at) == shown
     notes = " ".join(i.value for i in at.info).replace("\\", "")
     assert learn_words.replay_rounded(int(asked), shown, [s for s, _ in model.run.checkpoints]) in notes
     assert f"after step {shown}" in notes and at.query_params["replay"] == str(shown)
@@ -36,7 +36,7 @@ def test_a_saved_replay_step_is_shown_without_a_notice_and_kept():
     model = shipped("induction")
     step = [s for s, _ in model.run.checkpoints][len(model.run.checkpoints) // 2]
     at = learn({"task": "induction", "replay": str(step)})
-    assert at.select_slider(key="learn_step").value == step
+    assert replay_shown(at) == step
     assert not [i for i in at.info if "replay=" in i.value.replace("\\", "")]
     assert at.query_params["replay"] == str(step)
 
@@ -52,5 +52,5 @@ def test_an_unreadable_replay_step_says_what_is_shown():
     assert url.from_params({"replay": "-5"})[0].replay_step == -5 and not url.from_params({"replay": "9999"})[1]
     text = learn({"preset": "trained-text", "task": "text", "replay": "abc"})  # too long to train live: its last step
     last = [s for s, _ in shipped("text").run.checkpoints][-1]
-    assert text.select_slider(key="learn_step").value == last
+    assert replay_shown(text) == last
     assert "a run too long to train live at its last step" in " ".join(i.value for i in text.info).replace("\\", "")

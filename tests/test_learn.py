@@ -16,7 +16,7 @@ import engine.evidence
 import engine.histories
 import engine.loss_curve
 import engine.measure
-from conftest import PAGES, assert_clean, attention_maps, open_app, tables
+from conftest import PAGES, assert_clean, attention_maps, open_app, replay_steps, tables
 from ui import compute
 from ui.shell import presets, site, state, url
 
@@ -328,9 +328,8 @@ def test_the_replay_slider_says_how_its_steps_were_saved(task, monkeypatch):
 
     monkeypatch.setattr(weights, "_sleep", lambda seconds: None)  # Train replays the shipped run at once
     at = _train(_learn({"task": task}))
-    slider = at.select_slider(key="learn_step")
-    steps = [int(str(s).replace(",", "")) for s in slider.options]
-    said = slider.help
+    steps = replay_steps(at)
+    said = next(c.value for c in at.caption if c.value.startswith(f"{len(steps)} saved steps"))
     assert said.startswith(f"{len(steps)} saved steps")
     found = re.search(r"at most (\d+) apart across the loss's drop \(steps (\d+) to (\d+)\)", said)
     if task == "text":

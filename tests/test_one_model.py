@@ -16,7 +16,7 @@ import pytest
 
 import engine
 import engine.evidence
-from conftest import assert_clean, attention_maps, open_app, tables
+from conftest import assert_clean, attention_maps, open_app, replay_steps, replay_to, tables
 from factory import store
 from services import weights, workers
 from ui import compute
@@ -107,7 +107,7 @@ def _learn(params: dict) -> dict:
     if any(b.key == "learn_train" for b in at.button):
         at.button(key="learn_train").click().run(timeout=600)
     assert_clean(at)
-    at.select_slider(key="learn_step").set_value(at.select_slider(key="learn_step").options[-1]).run(timeout=300)
+    replay_to(at, replay_steps(at)[-1], timeout=300)
     notice = next(s.value for s in at.success if "What to notice" in s.value).replace("\\", "")
     right = re.search(r"predicts (every one of|([\d.]+)% of) the (?:scored )?targets of 1,000", notice)
     accuracy = 1.0 if right.group(1) == "every one of" else float(right.group(2)) / 100

@@ -14,6 +14,7 @@ import engine.attention
 import engine.tokens
 from conftest import assert_clean, attention_maps, formulas, open_app, open_exports, tables
 from engine import analysis
+from ui.charts.attention_map import decoded
 from ui.prose import rows as row_words
 from ui.prose import text
 from ui.prose.numbers import next_to
@@ -153,7 +154,12 @@ def test_beta_slider_sharpens_the_rows_live_and_keeps_its_value():
     t = run({"preset": "day33", "seq_len": "6"})
     flat = [float(x) for x in tables(at)[0]["entropy (bits)"]]
     np.testing.assert_allclose(flat, engine.attention.row_entropy(t.weights[0]), atol=5e-4)
-    at.select_slider(key="beta").set_value(16.0).run()
+    sent = decoded(next(e for e in at.get("bidi_component") if e.key == "softmax_map"))
+    assert sent["frame"] == state.BETAS.index(1.0) and len(sent["frames"]) == len(state.BETAS) == 10
+    assert sent["frameLabels"][7] == "β = 16" and sent["scrub"]["param"] == "beta"
+    assert sent["frames"][7][0]["title"] == "weights at β = 16, head 0: 6 × 6"
+    at.session_state["beta"] = 16.0  # what the β control's release sets (its callback; the browser test drags it)
+    at.run()
     assert_clean(at)
     assert dict(at.query_params) == {"preset": "day33", "seq_len": "6", "beta": "16"}
     sharp = [float(x) for x in tables(at)[0]["entropy (bits)"]]
@@ -162,12 +168,14 @@ def test_beta_slider_sharpens_the_rows_live_and_keeps_its_value():
     said = notice(at)
     assert said.startswith("**What to notice:** at β = 16 (the model uses β = 1), ")
     assert "tied at" in said  # the two 'the' keys
-    assert attention_maps(at)[0]["title"] == "weights at β = 16, head 0: 6 × 6"
+    first = attention_maps(at)[0]
+    assert first["data"]["frame"] == 7 and first["title"] == "weights at β = 16, head 0: 6 × 6"
     at.switch_page(PAGE["scores"]).run()
     assert dict(at.query_params)["beta"] == "16"
     at.switch_page(PAGE["softmax"]).run()
-    assert at.select_slider(key="beta").value == 16.0
-    at.select_slider(key="beta").set_value(0.0).run()
+    assert at.session_state["beta"] == 16.0
+    at.session_state["beta"] = 0.0
+    at.run()
     assert set(column(at, "attends most to")) == {"none: spread evenly"}  # β = 0: uniform rows
 
 

@@ -257,6 +257,22 @@ def task_stack(trained: Model, step: int | None, ids: tuple[int, ...]) -> engine
     return engine.measure.task_stack(trained.task, trained.config, trained.at(step), list(ids))
 
 
+@st.cache_resource(max_entries=8, show_spinner=False, hash_funcs=KEYS)
+def replay_weights(trained: Model, steps: tuple[int, ...], ids: tuple[int, ...]) -> np.ndarray:
+    """(K, L, H, T, T) every layer × head's weights on a sequence after each of `steps` (the replay sends them once)."""
+    return np.stack(
+        [
+            np.stack(
+                [
+                    t.weights
+                    for t in engine.measure.task_stack(trained.task, trained.config, trained.at(s), list(ids)).layers
+                ]
+            )
+            for s in steps
+        ]
+    )
+
+
 @st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=KEYS)
 def initial_stack(cfg: engine.Config, task: str, ids: tuple[int, ...]) -> engine.Stack:
     """Every block of cfg's initial, random weights on a sequence of the task's token ids."""

@@ -1,16 +1,15 @@
 """Charts for the pages: heatmaps drawn by one Components v2 component, bars and lines as Vega-Lite dicts.
 
 colours: every colour and the heatmaps' colour scales · attention_map: the component that draws and picks
-every heatmap in the browser · maps: heatmap, the one-map call pages make · spec: the Vega-Lite sizing and
-templates the model view shares · raster: maps of tiny cells as one picture (the model view's) · grid: the
-model view, every layer × head in one picture · bar_charts · line_charts ·
+every heatmap in the browser (attention_grid: the model view, every layer × head; attention_frames: maps
+scrubbed in the browser) · maps: heatmap, the one-map call pages make · spec: the Vega-Lite sizing and
+templates · raster: maps of tiny cells as one picture · bar_charts · line_charts ·
 run_charts: a training run's curves and its heads' history. A chart kind is one module (its spec, its
 drawing and its text alternative) and its line below.
 """
 
 from ui.charts.bar_charts import bars
 from ui.charts.colours import SIGNED, WEIGHTS, ramp_domain, scheme_colours, symmetric_domain, weight_domain
-from ui.charts.grid import model_view
 from ui.charts.line_charts import by_position, lines
 from ui.charts.maps import heatmap
 from ui.charts.run_charts import curves, history
@@ -24,7 +23,6 @@ __all__ = [
     "heatmap",
     "history",
     "lines",
-    "model_view",
     "ramp_domain",
     "scheme_colours",
     "symmetric_domain",

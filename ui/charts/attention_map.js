@@ -20,9 +20,10 @@ const decode = (raw) => {
   return raw;
 };
 
-export default function (component) {
-  const { parentElement, setTriggerValue } = component;
+export default function attentionMap(component) {
   const data = decode(component.data);
+  if (data && data.frames && !component.framed) return framesMount({ ...component, data }, attentionMap);
+  const { parentElement, setTriggerValue } = component;
   const root = parentElement.querySelector('.amap');
   if (root && data && data.sentence) return sentenceView(root, data.sentence); // attention_map_sentence.js
   if (!root || !data || !data.maps) return;
@@ -43,7 +44,7 @@ export default function (component) {
   const maps = data.maps.map((m) => ({
     ...m,
     idx: unpack(m.colour),
-    tips: split(m.tips),
+    tips: split(m.tips) || levelTips(data, m.colour), // frames.js: a big grid's tips are its level texts
     texts: split(m.cells),
     expected: m.expected || null, // '1' per cell a task's solution attends to
     work: m.work === undefined || m.work === null ? null : data.works[m.work],
@@ -100,18 +101,20 @@ export default function (component) {
     const font = data.present ? 17 : 13;
     const longRow = Math.max(1, ...data.rows.map((s) => s.length));
     const longCol = Math.max(1, ...data.cols.map((s) => s.length));
-    const rowPx = Math.min(data.present ? 160 : 120, Math.ceil(longRow * font * 0.62) + 10);
+    const grid = data.columns ? gridSizes(data, width, font) : null; // the model view's grid (frames.js)
+    const rowPx = grid && grid.tiny ? 4 : Math.min(data.present ? 160 : 120, Math.ceil(longRow * font * 0.62) + 10);
     const across = Math.max(1, Math.min(M, data.across || M)); // maps a row
-    const per = (width - 24 * (across - 1)) / across;
+    const per = grid ? grid.per : (width - 24 * (across - 1)) / across;
     const most = data.present ? 64 : 48;
     const room = Math.min(per - rowPx - 12, data.area || Infinity); // the cells' area: at most the page's
     const fit = Math.max(3, Math.min(most, Math.floor(room / C)));
-    const cell = data.raster ? fit * (st.zoom || 1) : fit; // zoomBar (attention_map_export.js): a big map's zoom
+    // a grid's maps may have cells under a pixel; zoomBar (attention_map_export.js) zooms a big map
+    const cell = grid ? Math.max(0.5, Math.min(most, room / C)) : data.raster ? fit * (st.zoom || 1) : fit;
     const step = Math.max(1, Math.ceil((font * 1.25) / cell)); // every step-th label shown; the rest on hover/focus
-    const tilted = longCol * font * 0.62 > cell - 4;
-    const colPx = tilted ? Math.min(data.present ? 160 : 120, Math.ceil(longCol * font * 0.62) + 10) : font + 10;
+    const tilted = !(grid && grid.tiny) && longCol * font * 0.62 > cell - 4;
+    const colPx = grid && grid.tiny ? 4 : tilted ? Math.min(data.present ? 160 : 120, Math.ceil(longCol * font * 0.62) + 10) : font + 10;
     const valuePx = Math.max(9, Math.min(data.present ? 20 : 14, Math.round(cell * 0.3)));
-    const thin = (i) => data.highlight !== i && i % step !== 0;
+    const thin = (i) => (grid && grid.tiny) || data.highlight !== i && i % step !== 0;
 
     const tip = el('div', 'tip');
     tip.setAttribute('aria-hidden', 'true');
@@ -302,12 +305,7 @@ export default function (component) {
       canvas.setAttribute('aria-hidden', 'true');
       const ctx = canvas.getContext('2d');
       ctx.scale(dpr, dpr);
-      for (let r = 0; r < R; r++) {
-        for (let c = 0; c < C; c++) {
-          ctx.fillStyle = fill(map.idx[r * C + c]);
-          ctx.fillRect(c * cell, r * cell, cell + 0.5, cell + 0.5);
-        }
-      }
+      paintCells(ctx, map.idx, R, C, cell, fill); // frames.js: one pixel a cell, scaled up
       if (data.highlight !== null && data.highlight < Math.min(R, C)) {
         ctx.strokeStyle = data.highlightColour;
         ctx.lineWidth = 2;
@@ -426,9 +424,14 @@ export default function (component) {
       legend.append(sw, el('span', '', data.mask.word));
     }
     const hint = el('p', 'hint', data.hint);
-    const tools = exportBar(data, maps); // exportBar, zoomBar: attention_map_export.js
-    if (data.raster) tools.prepend(zoomBar(st, build));
-    root.replaceChildren(figures, legend, tools, hint, work, tip);
+    if (grid) {
+      root.replaceChildren(figures, legend, hint, work, tip);
+      gridDecorate(data, root, figures);
+    } else {
+      const tools = exportBar(data, maps); // exportBar, zoomBar: attention_map_export.js
+      if (data.raster) tools.prepend(zoomBar(st, build));
+      root.replaceChildren(figures, legend, tools, hint, work, tip);
+    }
     tip.hidden = true;
     grids.forEach((g) => g.activate(...st.active[g.m], false));
     root.dataset.drawnAt = String(performance.now()); // when it drew, on the page's clock (the benchmarks read it)

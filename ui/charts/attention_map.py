@@ -1,6 +1,5 @@
-"""The attention map as one Components v2 component (issue 49): every heatmap of the pages (T × T maps side by side
-on one colour scale, and T × d projections), drawn and clicked in the browser; ui.charts.maps.heatmap is its
-one-map call.
+"""The attention map as one Components v2 component (issue 49): every heatmap of the pages (T × T maps on one colour
+scale, T × d projections), drawn and clicked in the browser; ui.charts.maps.heatmap is its one-map call.
 
 Python sends everything the browser shows as text: each cell's value (ui.prose.numbers' fmt: nothing nonzero
 as 0, a masked score as '−∞'), its colour (an index into one palette of LEVELS colours along the scheme of
@@ -42,8 +41,8 @@ PRODUCTS_MAX = 8192  # per-dimension products sent per map (T² · d_head)
 MAX_LABELLED = 12  # print values inside cells up to this many rows and columns
 CANVAS_CELLS = 1024  # from this many cells a map is painted on a canvas (one focusable cell, no per-cell ARIA)
 _HERE = Path(__file__).resolve().parent
-# One module: the helpers' top-level functions (figure export and zoom, the sentence view), then the map's script.
-SCRIPTS = ("attention_map_export.js", "attention_map_sentence.js", "attention_map.js")
+# One module: the helpers' top-level functions (export and zoom, sentence view, grid and frames), then the map's.
+SCRIPTS = ("attention_map_export.js", "attention_map_sentence.js", "attention_map_frames.js", "attention_map.js")
 _HTML = '<div class="amap"></div>'
 _component = st.components.v2.component(
     NAME,
@@ -89,10 +88,6 @@ def cell_text(x: float, spec: str = ".2f") -> str:
         unit = f"{10.0**-decimals:.{decimals}f}"
         return f"<{unit}" if x > 0 else f">\u2212{unit}"
     return fmt(x, spec).replace("-", "\u2212")
-
-
-def _joined(texts) -> str:
-    return "|".join(texts)
 
 
 def palette(scheme: str) -> tuple[list[str], str]:
@@ -146,24 +141,24 @@ def worked(
     root = math.sqrt(d)
     scaled = dots / root if divide else dots
     shown = np.ones(dots.shape, bool) if mask is None else np.asarray(mask, bool)
-    flat = lambda a: _joined(number(x) for x in a.ravel())  # noqa: E731
+    flat = lambda a: "|".join(number(x) for x in a.ravel())  # noqa: E731
     cell = {
         "dot": flat(dots),
-        "scaled": _joined(number(x) if s else "−∞" for x, s in zip(scaled.ravel(), shown.ravel())),
-        "share": _joined(fmt(w, ".1%") if s else "0" for w, s in zip(weights.ravel(), shown.ravel())),
+        "scaled": "|".join(number(x) if s else "−∞" for x, s in zip(scaled.ravel(), shown.ravel())),
+        "share": "|".join(fmt(w, ".1%") if s else "0" for w, s in zip(weights.ravel(), shown.ravel())),
     }
     lines = ["query {row} → key {col}", "q·k = {pairs}"]
     if q.shape[0] * k.shape[0] * d <= products_max:
         products = q[:, None, :] * k[None, :, :]  # (T, T, d)
-        cell["products"] = _joined(";".join(factor(x) for x in row) for row in products.reshape(-1, d))
+        cell["products"] = "|".join(";".join(factor(x) for x in row) for row in products.reshape(-1, d))
         lines.append("= {product_terms}")
     divided = "÷ √{d} = ÷ {sqrt_d} → {scaled}" if divide else "not divided (scaling off) → {scaled}"
     lines += ["= {dot}", divided, "softmax share of row {row}: {share}"]
     return {
         "lines": lines,
         "masked": ["query {row} → key {col}", f"masked: {why}; its score is −∞, its softmax share 0"],
-        "row": {"q": [_joined(factor(x) for x in r) for r in q]},
-        "col": {"k": [_joined(factor(x) for x in r) for r in k]},
+        "row": {"q": ["|".join(factor(x) for x in r) for r in q]},
+        "col": {"k": ["|".join(factor(x) for x in r) for r in k]},
         "pairs": {"pairs": ["q", "k", "×", " + "]},
         "terms": {"product_terms": ["products", " + "]},
         "cell": cell,
@@ -222,8 +217,8 @@ def payload(
             "title": p.title,
             "about": describe.matrix(v, rows, cols, p.title, y_title, x_title, s),
             "colour": base64.b64encode(colour_index(v, s, scheme, domain).tobytes()).decode("ascii"),
-            "tips": _joined(tips),
-            "cells": _joined(cell_text(x, spec) if ok else mask_text for x, ok in zip(v.ravel(), s.ravel()))
+            "tips": "|".join(tips),
+            "cells": "|".join(cell_text(x, spec) if ok else mask_text for x, ok in zip(v.ravel(), s.ravel()))
             if labelled
             else None,
         }
@@ -281,8 +276,12 @@ def attention_map(
     the script once (the result's `pick`; on_pick is its callback)."""
     data = encoded(payload(maps, rows, cols, report_pick=report_pick, **options))
     if report_pick:
-        return _component(key=key, data=data, on_pick_change=on_pick or _ignore)
+        return _component(key=key, data=data, on_pick_change=on_pick or _read_later)
     return _component(key=key, data=data)
+
+
+def _read_later() -> None:  # a reported pick is read from the result: nothing to do when it arrives
+    pass
 
 
 def mount(key: str, data: dict):
@@ -299,7 +298,3 @@ def encoded(data: dict) -> bytes:
 def decoded(element) -> dict:
     """What an attention map's element (AppTest's bidi_component) carries: its payload."""
     return json.loads(element.proto.bytes.decode("utf-8"))
-
-
-def _ignore() -> None:
-    """A reported pick is read from the component's result; nothing to do when it arrives."""

@@ -48,13 +48,9 @@ def read() -> tuple[Controls, list[str], dict[str, str] | None]:
     typed = session.typed_cell()  # the selectors beside the worked calculation: the newer choice
     if typed is not None:
         controls = replace(controls, cell=typed)
-    typed = session.typed_head(controls.heads)  # the model view's layer × head selector
+    typed = session.typed_head(controls.heads)  # the model view's layer × head selector (a click on a map sets it)
     if typed is not None:
         controls = replace(controls, layer=typed[0], head=typed[1])
-    opened = session.new_click(session.MODEL_MAP)  # a map of the model view: (layer, head)
-    if opened is not None:
-        controls = replace(controls, layer=opened[0], head=opened[1])
-        session.ask_open_head()
     controls, fixes = state.settle(controls)
     session.write_controls(controls)  # the widgets show the settled values
     return controls, notes + fixes, first

@@ -25,7 +25,7 @@ FIELD = SimpleNamespace(**{k: k for k in CONTROL_KEYS})  # FIELD.seq_len == "seq
 # link carries it): the attention-map components' keys.
 SCORES_MAPS, SOFTMAX_MAP = "scores_maps", "softmax_map"
 CELL_CHARTS = (SCORES_MAPS, SOFTMAX_MAP)
-MODEL_MAP = "model_map"  # the model view: a click on a map opens that layer's head
+MODEL_MAP = "model_map"  # the model view (ui.charts.attention_grid): a click on a map opens that layer's head
 # Widgets beside those charts that pick what a click picks: a keyboard's and a screen reader's path to it.
 # Each mirrors a control (the frame writes it from the settled Controls every run); a value the student
 # changed since then is read back into the controls (ui.shell.inputs.read), so the click, the widget and
@@ -174,11 +174,18 @@ def frame_pending() -> bool:
     "Open this head" pressed, a lesson's or the room's view to show), looked at without taking it: a
     fragment's own rerun then reruns the app."""
     ss = _ss()
-    return bool(ss.get(_OPEN_HEAD)) or _GOTO in ss or _typed(OPEN_HEAD) or _picked(MODEL_MAP)[1]
+    return bool(ss.get(_OPEN_HEAD)) or _GOTO in ss or _typed(OPEN_HEAD)
 
 
 def ask_open_head() -> None:
     _ss()[_OPEN_HEAD] = True
+
+
+def open_map(index: int) -> None:
+    """A click on the model view's map `index` (layer × heads + head): the layer × head selector set to it, as if
+    chosen there, and that head opened (a callback: the run it starts reads both)."""
+    _ss()[OPEN_HEAD] = int(index)
+    ask_open_head()
 
 
 def ask_goto(c: Controls, path: str) -> None:

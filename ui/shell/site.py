@@ -36,7 +36,7 @@ PAGES: tuple[Page, ...] = (
     Page("softmax", "Softmax weights", ":material/percent:", concept=True, charts=2, picks=("softmax_map",)),
     Page("heads", "Per-head maps", ":material/view_column:", concept=True, charts=4),
     Page("output", "Block output", ":material/output:", concept=True, charts=3),
-    Page("model", "Model view: every head", ":material/grid_view:"),
+    Page("model", "Model view: every head", ":material/grid_view:", charts=0),  # its maps: a component
     Page("exercise", "Exercise: one more token", ":material/add_box:"),  # true at every length
     Page("experiments", "Experiments: why?", ":material/science:"),
     Page("learn", "Learn: train a head", ":material/school:", sentence=False, trains=True),

@@ -11,6 +11,7 @@ import streamlit as st
 import engine
 from services.weights import Model, Training
 from ui import charts, compute
+from ui.charts import attention_grid
 from ui.page import footer, layout
 from ui.sections.learn import words as learn_words
 from ui.sections.learn.task import TRAIN, Sequence
@@ -45,17 +46,17 @@ def maps(view: View, trace: engine.Trace, expected: np.ndarray, boxes, live: boo
             )
 
 
-def grid(view: View, stack: engine.Stack, title: str, key: str | None = None, width: float | None = None) -> None:
-    """Every layer × head of a stack on the sequence, one colour scale from 0 to 1."""
+def grid(view: View, stack: engine.Stack, title: str, key: str) -> None:
+    """Every layer × head of a stack on the sequence, one colour scale from 0 to 1 (ui.charts.attention_grid)."""
     weights = np.stack([layer.weights for layer in stack.layers])  # (L, H, T, T)
-    charts.model_view(
+    attention_grid.model_view(
         weights,
-        width=width or view.width,
+        labels=stack.labels,
+        key=key,
         title=title,
         mask=stack.layers[0].mask,
         domain=(0.0, 1.0),
         present=view.present,
-        key=key,
     )
 
 
@@ -115,7 +116,12 @@ def train_live(view: View, cfg: engine.Config, run_of: Training, seq: Sequence, 
         charts.curves(losses, accuracies, present=view.present, box=curve)
         if deep:
             with live[0].container():
-                grid(view, compute.live_stack(task, cfg, params, seq.ids), f"every layer × head, step {step}")
+                grid(
+                    view,
+                    compute.live_stack(task, cfg, params, seq.ids),
+                    f"every layer × head, step {step}",
+                    key=f"learn_live_{step}",  # one element a redraw: a key seen twice in a run is refused
+                )
             return
         trace = compute.live_stack(task, cfg, params, seq.ids).layers[0]
         for h, (slot, box) in enumerate(zip(live, boxes)):

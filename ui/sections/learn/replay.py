@@ -14,6 +14,7 @@ from engine.sample import Sample
 from engine.training import DECAY_FROM, DTYPE, LR_FLOOR, WARMUP
 from services.weights import Model, Training
 from ui import charts, compute
+from ui.charts import attention_frames
 from ui.page import layout, tables
 from ui.prose.numbers import fmt
 from ui.prose.sample import said as sample_said
@@ -26,20 +27,30 @@ from ui.shell import frame, presets, state, url
 from ui.shell.session import FIELD
 from ui.shell.view import View
 
+REPLAY_SENT = "learn_replay_sent"  # the saved steps the replay's frames hold, in order
 
-def _replay_step(view: View, trained: Model) -> int:
-    """The slider over the saved steps: at the step the controls name (a link's replay=N: the nearest saved
-    step; where that is another step, a notice says which is shown and the address is corrected to it), else
-    the last; moving it sets that control, so the URL carries it."""
+
+def _wanted(view: View, trained: Model) -> int | None:
+    """The step the controls name (a link's replay=N: the nearest saved step; where that is another step, a notice
+    says which is shown and the address is corrected to it), else None (the last)."""
     steps = list(trained.steps)
     wanted = view.controls.replay_step
-    if wanted is not None:
-        shown = min(steps, key=lambda s: (abs(s - wanted), s))
-        st.session_state[STEP] = shown
-        if shown != wanted:
-            st.info(learn_words.replay_rounded(wanted, shown, steps), icon=":material/info:")
-            st.session_state[FIELD.replay_step] = shown
-            frame.address(replace(view.controls, replay_step=shown))
+    if wanted is None:
+        return None
+    shown = min(steps, key=lambda s: (abs(s - wanted), s))
+    st.session_state[STEP] = shown
+    if shown != wanted:
+        st.info(learn_words.replay_rounded(wanted, shown, steps), icon=":material/info:")
+        st.session_state[FIELD.replay_step] = shown
+        frame.address(replace(view.controls, replay_step=shown))
+    return shown
+
+
+def _replay_step(view: View, trained: Model) -> int:
+    """The slider over the saved steps (a one-layer run: its maps are drawn by the server): at the step the
+    controls name, else the last; moving it sets that control, so the URL carries it."""
+    steps = list(trained.steps)
+    wanted = _wanted(view, trained)
     return st.select_slider(
         "Replay: the weights after step",
         steps,
@@ -48,6 +59,48 @@ def _replay_step(view: View, trained: Model) -> int:
         help=learn_words.saved_steps(steps, trained.drop),
         **({} if wanted is not None else {"value": steps[-1]}),
     )
+
+
+def _scrubbed_step(view: View, trained: Model, seq: Sequence) -> int:
+    """A stack's run: every saved step's model view sent once (attention_frames), scrubbed in the browser; the
+    step it rests on sets the control (one run of this fragment: the curves, the heads' history, the notice)."""
+    steps = list(trained.steps)
+    wanted = _wanted(view, trained)
+    at_step = steps[-1] if wanted is None else wanted
+    stack = compute.task_stack(trained, at_step, seq.ids)
+    L, H, T = stack.n_layers, trained.config.num_heads, len(seq.ids)
+    sent = attention_frames.thinned(
+        len(steps), attention_frames.frame_bytes(L * H * T * T, exact=False), steps.index(at_step)
+    )
+    weights = compute.replay_weights(trained, tuple(steps[i] for i in sent), seq.ids)
+    st.session_state[REPLAY_SENT] = [steps[i] for i in sent]
+    data = attention_frames.grid_payload(
+        list(weights),
+        stack.labels,
+        start=sent.index(steps.index(at_step)),
+        labels=[f"step {steps[i]:,}" for i in sent],
+        texts=[f"the weights after step {steps[i]:,} of {steps[-1]:,}" for i in sent],
+        values=[str(steps[i]) for i in sent],
+        label="Replay: the weights after step",
+        param=url.URL_KEY.get(FIELD.replay_step, FIELD.replay_step),
+        mask=stack.layers[0].mask,
+        title="every layer × head",
+        present=view.present,
+    )
+    attention_frames.draw(data, key="learn_grid", on_frame=_scrub_released)
+    st.caption(
+        learn_words.saved_steps(steps, trained.drop)
+        + ("" if len(sent) == len(steps) else f" {len(sent)} of the {len(steps)} saved steps are sent to scrub.")
+    )
+    return at_step
+
+
+def _scrub_released() -> None:
+    """The replay control rested on a step (its callback, before the fragment's run): that step set."""
+    frame_index = attention_frames.frame_of("learn_grid")
+    sent = st.session_state.get(REPLAY_SENT) or []
+    if frame_index is not None and 0 <= frame_index < len(sent):
+        st.session_state[FIELD.replay_step] = sent[frame_index]
 
 
 def _replayed() -> None:
@@ -85,7 +138,7 @@ def scrub(view: View, trained: Model, seq: Sequence, accuracy: float, sample: Sa
     """The replay slider and what it moves (the curves' marker, the maps, each head's history, the notice), as one
     fragment: a step moved reruns only this."""
     cfg, run = trained.config, trained.run
-    at_step = _replay_step(view, trained)
+    at_step = _scrubbed_step(view, trained, seq) if cfg.n_layers > 1 else _replay_step(view, trained)
     history, shares = compute.share_history(trained)
     stack = compute.task_stack(trained, at_step, seq.ids)
     if cfg.n_layers > 1:
@@ -125,7 +178,6 @@ def _replay_stack(
     cfg, run = trained.config, trained.run
     previous, fall = compute.circuit(trained)
     charts.curves(run.losses, run.accuracies, at_step=at_step, drop=fall, present=view.present)
-    grid(view, stack, f"every layer × head after step {at_step}", key="learn_grid")
     st.caption(
         "The model view of the sequence above: rows are layers, columns heads, one colour scale from 0 "
         "to 1" + (" (grey: hidden by the causal mask)" if cfg.causal else "") + "."
@@ -225,10 +277,10 @@ def one_layer(view: View, trained: Model, seq: Sequence, accuracy: float) -> Non
     left, right = layout.columns(view, 2)
     with left:
         st.metric(f"accuracy, {cfg.n_layers} layers", f"{accuracy:.1%}")
-        grid(view, compute.task_stack(trained, None, seq.ids), f"{cfg.n_layers} layers", width=left.width)
+        grid(view, compute.task_stack(trained, None, seq.ids), f"{cfg.n_layers} layers", key="learn_grid_deep")
     with right:
         st.metric("accuracy, 1 layer", f"{single:.1%}", delta=f"{(single - accuracy) * 100:+.1f} points")
-        grid(view, compute.task_stack(single_model, None, seq.ids), "1 layer", width=right.width)
+        grid(view, compute.task_stack(single_model, None, seq.ids), "1 layer", key="learn_grid_one")
     st.caption(
         f"Both trained with the same steps, batches and learning rate; accuracy on "
         f"{sample_said(single_measured.sample)}. The one-layer model predicts {fmt(single, '.1%')} right, "

@@ -6,7 +6,8 @@ from __future__ import annotations
 import streamlit as st
 
 from engine import analysis
-from ui import charts, compute
+from ui import compute
+from ui.charts import attention_grid
 from ui.page import footer, layout
 from ui.prose.numbers import count
 from ui.sections.model import knockout
@@ -26,9 +27,9 @@ def draw(view: View) -> None:
     spread, top, uniform = analysis.map_summary(shown)
     L, H, T = stack.n_layers, cfg.num_heads, len(view.words)
     roles = knockout.roles(view)
-    charts.model_view(
+    attention_grid.model_view(
         analysis.stack_weights(shown),
-        width=view.width,
+        labels=stack.labels,
         mask=stack.layers[0].mask,
         title=f"{count(L, 'layer')} × {count(H, 'head')}, {T} × {T} each",
         info=[
@@ -42,7 +43,7 @@ def draw(view: View) -> None:
         pick=(view.layer, view.head),
         key=session.MODEL_MAP,
         present=view.present,
-        selectable=True,
+        on_open=_opened,
     )
     choose, go = st.columns([3, 1], vertical_alignment="bottom")  # the keyboard's way to a click on a map
     choose.selectbox(
@@ -54,9 +55,9 @@ def draw(view: View) -> None:
     go.button("Open this head", key=session.OPEN_HEAD_GO, on_click=session.ask_open_head)
     st.caption(
         f"Outlined: layer {view.layer}, head {view.head}, the block and head the other pages show. Hover a "
-        "map for its numbers"
+        "map's cells for their weights and tokens"
         + ("; grey cells are hidden by the causal mask" if cfg.causal else "")
-        + ". All the maps are one picture, so even "
+        + ". The maps are drawn in your browser from the weights sent once, so even "
         "4 layers × 16 heads of 64 tokens draw at once."
     )
     knockout.labels(view, roles)
@@ -74,3 +75,11 @@ def draw(view: View) -> None:
     knockout.effect(view, stack, shown)
     everything = footer.StackArrays(stack)
     footer.exports("model", everything, everything.weights(), code=("forward",))
+
+
+def _opened() -> None:
+    """A click on a map (its callback, before the run it starts): open that layer and head on the per-head page."""
+    value = st.session_state.get(session.MODEL_MAP) or {}
+    pick = value.get("pick") if hasattr(value, "get") else getattr(value, "pick", None)
+    if pick and "map" in pick:
+        session.open_map(int(pick["map"]))

@@ -9,55 +9,33 @@ import engine
 import engine.attention
 from engine import analysis
 from ui import charts, compute
+from ui.charts import attention_frames
+from ui.charts.attention_map import Panel
 from ui.page import footer, layout, tables
 from ui.prose import rows as row_words
 from ui.prose import stages
 from ui.prose.numbers import spread as spread_cell
 from ui.sections.cell import worked
 from ui.sections.softmax import keys
-from ui.shell import frame, session, state
+from ui.shell import frame, session, state, url
 from ui.shell.view import View
 
 
 @frame.fragment
 def draw(view: View) -> None:
-    """Everything under the header, as one fragment: β and the worked cell's selectors rerun only this (a pick on
-    the map runs nothing: the browser shows its worked calculation and writes it into the URL's cell=)."""
+    """Everything under the header, as one fragment: β released and the worked cell's selectors rerun only this; β
+    being dragged redraws the map in the browser (beta_maps), and a pick on it runs nothing (the browser shows its
+    worked calculation and writes it into the URL's cell=)."""
     t = compute.trace(view.model, view.words, view.layer)
-    cfg, h, present = view.config, view.controls.head, view.present
+    h, present = view.controls.head, view.present
     cell, beta = view.cell, view.controls.beta
     weights, rows = analysis.read_head(t, h, beta)  # (T, T) at β, each row read; the poll reads the same
     at = "" if beta == 1 else f" at β = {beta:g}"
 
     left, right = layout.columns(view, [3, 2])
     with left:
-        charts.heatmap(
-            weights,
-            t.labels,
-            t.labels,
-            title=f"weights{at}, head {h}{stages.where(cfg, view.layer)}: {t.T} × {t.T}",
-            x_title="key",
-            y_title="query",
-            signed=False,
-            mask=t.mask,
-            pick=cell,
-            key=session.SOFTMAX_MAP,
-            present=present,
-            width=left.width,
-            area=320,
-            fmt=".2f",
-            work=compute.worked_cells(view.model, view.words, view.layer, h),  # a pick answered in the browser
-            link="cell",
-        )
+        beta_maps(view, t, h, cell, beta, width=left.width)
     with right:
-        # Drawn beside the map, not above it: in presenter view its tick labels reach 4 px below the widget.
-        st.select_slider(
-            "β, inverse temperature (1 = the model)",
-            options=state.BETAS,
-            key=session.FIELD.beta,
-            format_func=lambda b: f"{b:g}",
-            help="Multiplies every scaled score before the softmax, on this page only; it travels in the link.",
-        )
         query = st.selectbox(
             "Query row to plot",
             range(t.T),
@@ -98,3 +76,47 @@ def draw(view: View) -> None:
     footer.exports(
         "softmax", t, {f"weights{at} head {h}": (weights, t.labels, t.labels)}, code=("softmax", "analysis.weights_at")
     )
+
+
+def beta_maps(view: View, t: engine.Trace, h: int, cell: tuple[int, int] | None, beta: float, width: int) -> None:
+    """The weights at every β of state.BETAS, sent once: the component's β control redraws the map as it moves
+    (no run); released, it sets β (one run of this fragment; β travels in the link). A pick on the map shown first
+    is answered in the browser with its worked calculation (the model's β = 1) and written into the link's cell=."""
+    cfg = view.config
+    start = state.BETAS.index(beta)
+    work = compute.worked_cells(view.model, view.words, view.layer, h)
+    frames = [
+        [
+            Panel(
+                analysis.read_head(t, h, b)[0],
+                f"weights{'' if b == 1 else f' at β = {b:g}'}, head {h}{stages.where(cfg, view.layer)}: {t.T} × {t.T}",
+                t.mask,
+                work=work if f == start else None,
+            )
+        ]
+        for f, b in enumerate(state.BETAS)
+    ]
+    data = attention_frames.maps_payload(
+        frames,
+        t.labels,
+        start=start,
+        labels=[f"β = {b:g}" for b in state.BETAS],
+        texts=[f"β = {b:g}" + (", the model" if b == 1 else "") for b in state.BETAS],
+        values=[f"{b:g}" for b in state.BETAS],
+        label="β, inverse temperature (1 = the model): multiplies every scaled score before the softmax, on "
+        "this page only",
+        param=url.URL_KEY.get(session.FIELD.beta, session.FIELD.beta),
+        pick=None if cell is None else (0, *cell),
+        present=view.present,
+        link="cell",
+        width=width,
+        area=320,
+    )
+    attention_frames.draw(data, key=session.SOFTMAX_MAP, on_frame=_beta_released)
+
+
+def _beta_released() -> None:
+    """The β control rested on a value (its callback, before the fragment's run): β set, so the run reads it."""
+    frame = attention_frames.frame_of(session.SOFTMAX_MAP)
+    if frame is not None and 0 <= frame < len(state.BETAS):
+        session.set_raw(session.FIELD.beta, state.BETAS[frame])

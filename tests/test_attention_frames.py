@@ -1,0 +1,113 @@
+"""ui.charts.attention_frames and attention_grid (issue 49's frames and model view in the attention-map component):
+the payloads in pure Python (frames on one colour scale, their labels and link values, their size, the thinning
+of a long run, the level texts) and the pages' data under AppTest: β's 10 frames on the Softmax page and the
+Learn page's replay of the text run at 64 tokens within 1 MB. Drags and clicks in Chromium: tests/test_browser.py
+(β, the induction replay, a model-view click)."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import numpy as np
+import pytest
+
+from conftest import assert_clean, open_app
+from ui.charts import attention_frames as af
+from ui.charts import attention_grid as ag
+from ui.charts import attention_map as am
+from ui.charts import colours as co
+from ui.prose.numbers import parse
+from ui.shell import site, state
+
+PAGE = {page.path: page.file for page in site.PAGES}
+
+
+def size(data: dict) -> int:
+    return len(json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode())
+
+
+def weights(T: int, beta: float) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(0)
+    mask = np.tril(np.ones((T, T), bool))
+    s = np.where(mask, rng.normal(size=(T, T)) * beta, -np.inf)
+    e = np.exp(s - s.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True), mask
+
+
+def beta_payload(T: int) -> dict:
+    frames = [[am.Panel(*weights(T, b)[:1], f"β {b:g}", weights(T, b)[1])] for b in state.BETAS]
+    return af.maps_payload(
+        frames,
+        [f"w{i}" for i in range(T)],
+        start=3,
+        labels=[f"β = {b:g}" for b in state.BETAS],
+        texts=[f"β = {b:g}" for b in state.BETAS],
+        values=[f"{b:g}" for b in state.BETAS],
+        label="β",
+        param="beta",
+    )
+
+
+def test_frames_share_one_scale_carry_their_numbers_and_leave_the_start_frame_as_the_maps():
+    data = beta_payload(6)
+    assert data["frame"] == 3 and data["frames"][3] is None and len(data["frames"]) == 10
+    assert (
+        data["frameLabels"][0] == "β = 0" and data["scrub"]["values"][-1] == "64" and data["scrub"]["param"] == "beta"
+    )
+    assert data["maps"][0]["title"] == "β 1" and data["frames"][9][0]["title"] == "β 64"
+    w64, mask = weights(6, 64.0)
+    tips = data["frames"][9][0]["tips"].split("|")
+    for (r, c), x in np.ndenumerate(w64):
+        if mask[r, c]:
+            assert parse(tips[r * 6 + c]) == pytest.approx(x, rel=5e-3, abs=1e-12)
+    flat = np.frombuffer(base64.b64decode(data["frames"][0][0]["colour"]), np.uint8)  # β = 0: even rows
+    assert flat[0] == am.LEVELS - 1 and flat[1] == am.MASKED  # row 0 sees one key: weight 1, the top colour
+    assert data["frames"][9][0]["about"].startswith("β 64. Heatmap of 6 rows (query) × 6 columns (key)")
+
+
+def test_frame_payload_sizes_are_the_docstrings():
+    sizes = {T: size(beta_payload(T)) for T in (16, 64)}
+    print(f"\nβ frames: {sizes} bytes")
+    assert sizes[16] < 40_000 and sizes[64] < 450_000
+
+
+def test_a_long_run_is_thinned_keeping_the_first_the_last_and_the_shown():
+    assert af.thinned(10, 1000, 4) == list(range(10))
+    kept = af.thinned(500, 50_000, 123)
+    assert kept[0] == 0 and kept[-1] == 499 and 123 in kept and len(kept) <= af.MAX_BYTES // 50_000 + 1
+
+
+def test_level_texts_name_each_colour_of_the_scale():
+    texts = ag.level_texts(co.WEIGHTS, (0.0, 1.0), "0")
+    assert len(texts) == 256 and texts[0] == "≈ 0" and texts[am.LEVELS - 1] == "≈ 1" and texts[am.MASKED] == "0"
+    assert parse(texts[127].removeprefix("≈ ")) == pytest.approx(127 / 254, rel=5e-3)
+
+
+def test_the_model_view_sends_a_title_and_a_description_per_map():
+    w = np.random.default_rng(1).random((2, 3, 5, 5))
+    data = ag.payload(w / w.sum(-1, keepdims=True), list("abcde"), title="T", info=[["i"] * 3] * 2, report=True)
+    assert [m["title"] for m in data["maps"]] == [f"layer {ell} · head {h}" for ell in range(2) for h in range(3)]
+    assert all(m["about"].endswith(" i.") and m["note"] == "i" for m in data["maps"])
+    assert data["columns"] == 3 and data["report"] and data["summary"].startswith("T. Grid of 2 layers × 3 heads")
+
+
+def test_the_softmax_page_sends_every_beta_once():
+    at = open_app(PAGE["softmax"], {"preset": "day33", "seq_len": "6", "beta": "4"})
+    assert_clean(at)
+    sent = am.decoded(next(e for e in at.get("bidi_component") if e.key == "softmax_map"))
+    assert sent["frame"] == state.BETAS.index(4.0) and sent["frames"][sent["frame"]] is None
+    assert [f is None for f in sent["frames"]].count(True) == 1 and len(sent["frames"]) == len(state.BETAS)
+    assert sent["maps"][0]["title"] == "weights at β = 4, head 0: 6 × 6"
+    assert sent["scrub"]["texts"][3] == "β = 1, the model"
+
+
+def test_the_text_runs_replay_at_64_tokens_stays_within_1_mb():
+    at = open_app(PAGE["learn"], {"preset": "trained-text"}, timeout=300)
+    assert_clean(at)
+    element = next(e for e in at.get("bidi_component") if e.key == "learn_grid")
+    sent = am.decoded(element)
+    assert len(sent["rows"]) == 64 and len(sent["maps"]) == 2 * 4 and sent["levels"]
+    assert len(sent["frames"]) == len(sent["frameLabels"]) == 10 and sent["frameLabels"][-1] == "step 2,500"
+    print(f"\ntext replay: {len(element.proto.bytes)} bytes")
+    assert len(element.proto.bytes) <= 1_000_000
