@@ -12,10 +12,10 @@ TRANSFER_SHARE = 0.8  # the transfer score must be at least this share of the he
 
 RULE = (
     "A head is named for a role only when the lower end of its score's 95 % interval is at or above "
-    f"{ROLE_THRESHOLD}, its score beats the same head's untrained score by at least {OVER_UNTRAINED}, it keeps at "
-    f"least {TRANSFER_SHARE:.0%} of its score on text or sequences it never saw, and replacing its output by its "
-    "mean (mean ablation) surely raises the role's loss: the whole 95 % interval of that rise lies above zero. "
-    "Where two heads share a role and one knock-out changes little, both are knocked out together."
+    f"{ROLE_THRESHOLD}, its score beats the same head's score at its initial weights by at least {OVER_UNTRAINED}, "
+    f"it keeps at least {TRANSFER_SHARE:.0%} of its score on text or sequences it never saw, and replacing its "
+    "output by its mean (mean ablation) surely raises the role's loss: the whole 95 % interval of that rise lies "
+    "above zero. Where two heads share a role and one knock-out changes little, both are knocked out together."
 )
 CHECKS = ("interval", "untrained", "transfer", "mean ablation")  # the rule's checks, in order
 
@@ -74,20 +74,20 @@ def role_label(controls: Controls, threshold: float = ROLE_THRESHOLD) -> Label:
         return Label(
             None,
             "interval",
-            f"no clear role: its {role} score's interval reaches down to {c.lo:.2f}, below {threshold}",
+            f"no clear role: its {role} score's interval reaches down to {c.lo:.3g}, below {threshold}",
         )
     if c.score - c.untrained < OVER_UNTRAINED:
         return Label(
             None,
             "untrained",
-            f"no clear role: its untrained copy scores {c.untrained:.2f} as {role}, within {OVER_UNTRAINED} of "
-            f"its {c.score:.2f}",
+            f"no clear role: at its initial weights it scores {c.untrained:.3g} as {role}, within {OVER_UNTRAINED} of "
+            f"its {c.score:.3g}",
         )
     if c.transfer < TRANSFER_SHARE * c.score:
         return Label(
             None,
             "transfer",
-            f"{role} on {c.transfer_words} only: {c.transfer:.2f} off it, under {TRANSFER_SHARE:.0%} of {c.score:.2f}",
+            f"{role} on {c.transfer_words} only: {c.transfer:.3g} off it, under {TRANSFER_SHARE:.0%} of {c.score:.3g}",
         )
     if c.mean.above_zero:
         return Label(role, None, f"{role}: every check holds (mean knock-out +{c.mean.mean:.3f})")

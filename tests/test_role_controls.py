@@ -243,7 +243,7 @@ def test_a_head_that_passes_every_control_is_named():
     [
         (dict(zero=HURTS, mean=NOTHING), "mean ablation", "zero knock-out hurts"),  # zero hurts, mean does not
         (dict(transfer=0.60), "transfer", "previous token on training-like text only"),  # 0.60 < 0.8 × 0.80
-        (dict(untrained=0.65), "untrained", "untrained copy"),  # within 0.2 of 0.80
+        (dict(untrained=0.65), "untrained", "at its initial weights"),  # within 0.2 of 0.80
         (dict(lo=0.45), "interval", "no clear role"),  # the score passes 0.5 but its interval does not
     ],
 )

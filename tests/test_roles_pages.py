@@ -47,7 +47,7 @@ def test_the_model_view_shows_every_heads_controls(preset):
         assert row["role"] == c.role and row["label"] == controls_words.label(one)
         assert parse(row["score"]) == pytest.approx(c.score, abs=5e-4)
         assert row["95 % interval"] == controls_words.interval(c.lo, c.hi)
-        assert parse(row["untrained"]) == pytest.approx(c.untrained, abs=5e-4)
+        assert parse(row["initial weights"]) == pytest.approx(c.untrained, abs=5e-4)
         assert parse(row["transfer"]) == pytest.approx(c.transfer, abs=5e-4)
         assert row["mean knock-out"] == controls_words.effect(c.mean)
         assert ("shuffled" in row) == (c.shuffled is not None)

@@ -21,7 +21,7 @@ GLOSSES = {
     "role": "The pattern the head follows most: the keys it puts its weight on.",
     "score": "Its mean weight on the role's keys over the sample's queries (1: all its weight there).",
     "95 % interval": "Where the score would land 95 times in 100 on another sample like this one (bootstrap).",
-    "untrained": "The same head's score with the weights training started from: what chance and the layout give.",
+    "initial weights": "The same head's score with the weights training started from: what chance and layout give.",
     "layer's other heads": "The same score for the other heads of its layer: is this head special?",
     "transfer": "Its score on sequences unlike the training ones (longer, or random tokens with a repeat).",
     "shuffled": "Its score on the same windows with their words shuffled: kept, the role is positional.",
@@ -134,8 +134,8 @@ def why(one: HeadRole) -> str:
         )
     if found.failed == "untrained":
         return (
-            f"Its untrained copy scores {fmt(c.untrained, SPEC)} as {role}, within {OVER_UNTRAINED} of its "
-            f"{fmt(c.score, SPEC)}: training did not make it."
+            f"At its initial weights (before training) it scores {fmt(c.untrained, SPEC)} as {role}, within "
+            f"{OVER_UNTRAINED} of its {fmt(c.score, SPEC)}: training did not make it."
         )
     if found.failed == "transfer":
         return (

@@ -71,7 +71,13 @@ def show(trace, head: int, cell: tuple[int, int] | None) -> None:
     kj = quote(trace.labels[j])
     st.subheader(f"Worked cell: query {i} → key {j}, head {head}")
     st.caption("Its dot product, scaling and softmax share are written under the map; the softmax's steps follow.")
-    if not w.visible:
+    if not w.visible:  # the score is divided first, then masked (the map's panel says only "masked")
+        d, divided = trace.config.d_head, w.score / w.divisor
+        st.latex(
+            rf"\text{{scaled}} = \frac{{{tex(w.score, '.5f')}}}{{\sqrt{{{d}}}}} = {tex(divided, '.5f')}"
+            if trace.config.scale_scores
+            else rf"\text{{scaled}} = s = {tex(divided, '.5f')}\;(\text{{scaling off}})"
+        )
         st.latex(rf"\text{{masked: key }} {j} > \text{{query }} {i}\ \Rightarrow\ \text{{scaled}} = -\infty")
         st.warning(
             f"The causal mask hides key {j} from query {i} (it comes later): "

@@ -21,7 +21,7 @@ def control_rows(view: View, layer: int, head: int) -> dict[str, list[str]]:
     rows = {
         "role": c.role,
         "score": controls_words.score(one),
-        "untrained": fmt(c.untrained, controls_words.SPEC),
+        "initial weights": fmt(c.untrained, controls_words.SPEC),
         "layer's other heads": controls_words.others(one),
         "transfer": fmt(c.transfer, controls_words.SPEC),
         **({"shuffled": fmt(c.shuffled, controls_words.SPEC)} if c.shuffled is not None else {}),

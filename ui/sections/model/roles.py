@@ -22,7 +22,7 @@ def rows(found: tuple[HeadRole, ...], layers: int) -> dict[str, list[str]]:
         "role": [one.controls.role for one in found],
         "score": [fmt(one.controls.score, controls_words.SPEC) for one in found],
         "95 % interval": [controls_words.interval(one.controls.lo, one.controls.hi) for one in found],
-        "untrained": [fmt(one.controls.untrained, controls_words.SPEC) for one in found],
+        "initial weights": [fmt(one.controls.untrained, controls_words.SPEC) for one in found],
         "layer's other heads": [controls_words.others(one) for one in found],
         "transfer": [fmt(one.controls.transfer, controls_words.SPEC) for one in found],
     }
