@@ -312,3 +312,34 @@ def replay_to(at, step: int, timeout: float = 60):
         return at.select_slider(key="learn_step").set_value(step).run(timeout=timeout)
     at.session_state["replay_step"] = int(step)
     return at.run(timeout=timeout)
+
+
+MASKED_GREY = (0x9C, 0xA3, 0xAF)  # the masked cells' fill, written out here
+
+
+def oracle_colour(value: float, stops: list[str], points: list[float]) -> tuple[int, int, int]:
+    """One cell's colour the slow way, independently of ui.charts: find its segment of the scale, mix the two
+    stops' channels linearly (clamped at the ends; NaN, a masked cell, grey)."""
+    if value != value:
+        return MASKED_GREY
+    value = min(max(value, points[0]), points[-1])
+    for k in range(len(points) - 1):
+        if points[k] <= value <= points[k + 1]:
+            span = points[k + 1] - points[k]
+            t = 0.0 if span == 0 else (value - points[k]) / span
+            a, b = stops[k], stops[k + 1]
+            return tuple(
+                round(int(a[1 + 2 * i : 3 + 2 * i], 16) * (1 - t) + int(b[1 + 2 * i : 3 + 2 * i], 16) * t)
+                for i in range(3)
+            )
+    raise AssertionError("value outside every segment")
+
+
+def paint_oracle(matrix, scheme: str, domain: tuple[float, float]):
+    """A map's colours cell by cell, (R * C, 3) ints, by oracle_colour on the scheme's stops over its domain."""
+    import numpy as np
+
+    from ui.charts import colours as co
+
+    stops, points = list(co.scheme_colours(scheme)), co.ramp_domain(scheme, domain)
+    return np.array([oracle_colour(float(x), stops, points) for x in np.asarray(matrix, float).ravel()])

@@ -107,16 +107,16 @@ def test_one_colour_scale_for_a_comparison():
 
 
 @pytest.mark.parametrize("signed", [True, False])
-def test_the_colours_are_the_raster_maps_and_the_ink_reads(signed):
+def test_the_colours_are_the_oracles_and_the_ink_reads(signed):
+    from conftest import paint_oracle
     from ui.charts import colours as co
-    from ui.charts import raster
 
     q, k, mask, scores, weights = case(12)
     values = scores if signed else weights
     payload = am.payload([am.Panel(values, "M", mask)], [f"t{i}" for i in range(12)], signed=signed)
     scheme = co.SIGNED if signed else co.WEIGHTS
     domain = co.symmetric_domain(np.where(mask, values, 0)) if signed else co.FIXED
-    painted = raster.paint(np.where(mask, values, np.nan), scheme, domain).reshape(-1, 3)
+    painted = paint_oracle(np.where(mask, values, np.nan), scheme, domain)
     index = np.frombuffer(base64.b64decode(payload["maps"][0]["colour"]), np.uint8)
     for i, want in zip(index, painted):
         got = co.rgb(payload["mask"]["fill"] if i == am.MASKED else payload["palette"][i])

@@ -6,33 +6,15 @@ import numpy as np
 import pytest
 
 import engine
-from conftest import assert_clean, attention_maps, open_app
+from conftest import MASKED_GREY, assert_clean, attention_maps, open_app, oracle_colour
 from ui import charts
-from ui.charts import bar_charts, colours, raster, run_charts
-from ui.charts import spec as spec_module
+from ui.charts import bar_charts, colours, run_charts
 from ui.shell import site, state, url
 
 # Written out here, independently of ui/charts.py: the first and last stops of Vega's two schemes.
 VIRIDIS_ENDS = ((0x44, 0x01, 0x54), (0xFD, 0xE7, 0x25))
 BLUEORANGE_ENDS = ((0x13, 0x4B, 0x85), (0x99, 0x4A, 0x07))
-GREY = (0x9C, 0xA3, 0xAF)
-
-
-def oracle_colour(value: float, stops: list[str], points: list[float]) -> tuple[int, int, int]:
-    """One cell's colour the slow way: find its segment, mix the two stops' channels linearly."""
-    if value != value:  # NaN: a masked cell
-        return GREY
-    value = min(max(value, points[0]), points[-1])
-    for k in range(len(points) - 1):
-        if points[k] <= value <= points[k + 1]:
-            span = points[k + 1] - points[k]
-            t = 0.0 if span == 0 else (value - points[k]) / span
-            a, b = stops[k], stops[k + 1]
-            return tuple(
-                round(int(a[1 + 2 * i : 3 + 2 * i], 16) * (1 - t) + int(b[1 + 2 * i : 3 + 2 * i], 16) * t)
-                for i in range(3)
-            )
-    raise AssertionError("value outside every segment")
+GREY = MASKED_GREY
 
 
 def test_scheme_stops_are_vegas():
@@ -48,23 +30,6 @@ def test_diverging_ramp_puts_its_middle_stop_at_zero_even_when_lopsided():
     assert points[0] == -1.0 and points[-1] == 4.0 and points[5] == 0.0
     assert np.all(np.diff(points) > 0)
     assert charts.ramp_domain(charts.WEIGHTS, (0.0, 0.5)) == pytest.approx(np.linspace(0, 0.5, 31))
-
-
-@pytest.mark.parametrize(
-    "scheme, domain", [(charts.WEIGHTS, (0.0, 0.37)), (charts.SIGNED, (-2.5, 2.5)), (charts.SIGNED, (-0.3, 1.7))]
-)
-def test_paint_matches_a_per_cell_oracle(scheme, domain):
-    rng = np.random.RandomState(3)
-    matrix = rng.uniform(domain[0] - 0.2, domain[1] + 0.2, size=(9, 13))  # some cells outside: clamped
-    matrix[2, 3] = np.nan
-    stops, points = list(charts.scheme_colours(scheme)), charts.ramp_domain(scheme, domain)
-    painted = raster.paint(matrix, scheme, domain)
-    assert painted.shape == (9, 13, 3) and painted.dtype == np.uint8
-    for r in range(9):
-        for c in range(13):
-            expect = oracle_colour(float(matrix[r, c]), stops, points)
-            assert np.abs(painted[r, c].astype(int) - expect).max() <= 1, (r, c)
-    assert tuple(painted[2, 3]) == GREY
 
 
 def _pictures(at) -> dict[str, np.ndarray]:
@@ -109,35 +74,6 @@ def test_small_maps_stay_vector_with_every_cell_and_a_tooltip():
     for m in maps:
         assert not m["data"]["raster"] and len(m["tips"]) == len(m["rows"]) * len(m["cols"])
         assert m["cells"] is not None or max(len(m["rows"]), len(m["cols"])) > 12  # values printed while small
-
-
-def test_raster_outlines_the_picked_cell_and_the_highlighted_token():
-    data = raster.datasets(
-        np.zeros((6, 6)), list("abcdef"), list("abcdef"), charts.WEIGHTS, (0.0, 1.0), pick=(1, 2), highlight=5
-    )
-    outline = data["outline"].to_pandas()
-    assert outline[~outline["hl"]][["row", "col"]].values.tolist() == [["b", "c"]]
-    assert len(outline[outline["hl"]]) == 11  # row 5 and column 5, the corner once
-    assert set(outline[outline["hl"]].apply(lambda x: "f" in (x["row"], x["col"]), axis=1)) == {True}
-
-
-@pytest.mark.parametrize(
-    "cell, angle, size, every_label",
-    [
-        (38.0, -40, 13, True),  # wide cells: tilted labels at the chart's font
-        (15.6, -90, 13, True),  # 16 tokens in a half column: turned labels, still the chart's font
-        (11.2, -90, 10, True),  # 16 tokens in a per-head map: a smaller font keeps every label
-        (10.5, -90, 13, False),  # too narrow even for the smallest font: Vega thins, at the chart's font
-    ],
-)
-def test_narrow_cells_turn_and_shrink_their_labels_before_any_is_dropped(cell, angle, size, every_label):
-    x, y = spec_module.x_axis(cell, True, False), spec_module.y_axis(cell, False)
-    assert x["labelAngle"] == angle and x["labelFontSize"] == size and y["labelFontSize"] == size
-    assert x["labelOverlap"] is (not every_label) and y["labelOverlap"] is (not every_label)
-    assert x["titleFontSize"] == y["titleFontSize"] == spec_module.FONT  # titles keep their size
-    assert x["labelFlush"] is False and y["labelFlush"] is False  # Streamlit's theme would move the end labels
-    if every_label:
-        assert cell >= size + spec_module.LABEL_GAP
 
 
 def test_bar_values_are_printed_in_a_grey_for_both_themes_and_only_while_bars_are_thick():

@@ -252,12 +252,13 @@ def test_learn_page_trains_induction_and_names_the_drop_and_the_two_heads():
 
 
 def test_model_view_paints_each_map_on_the_shared_colour_scale():
-    """Each map's cells are the raster heatmap's colours (to within one step of 255), masked keys masked, the
+    """Each map's cells are the oracle's colours (to within one step of 255), masked keys masked, the
     picked map outlined, and its description computed from its own numbers."""
+    from conftest import paint_oracle
     from ui.charts import attention_grid as ag
     from ui.charts import attention_map as am
     from ui.charts import colours as co
-    from ui.charts import describe, raster
+    from ui.charts import describe
 
     cfg = engine.Config(d_model=16, num_heads=4, n_layers=3, causal=True)
     stack = engine.run(cfg, "a b c d e f g".split())
@@ -268,7 +269,7 @@ def test_model_view_paints_each_map_on_the_shared_colour_scale():
     assert data["outline"] == 1 * 4 + 2 and not data["raster"] and data["columns"] == 4
     for m, index in enumerate(ag.colours(data)):
         layer, head = divmod(m, 4)
-        want = raster.paint(np.where(mask, weights[layer, head], np.nan), co.WEIGHTS, domain).reshape(-1, 3)
+        want = paint_oracle(np.where(mask, weights[layer, head], np.nan), co.WEIGHTS, domain)
         for i, colour in zip(index, want):
             got = co.rgb(data["mask"]["fill"] if i == am.MASKED else data["palette"][i])
             assert np.abs(np.array(got) - colour).max() <= 4

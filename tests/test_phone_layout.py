@@ -9,7 +9,6 @@ from types import SimpleNamespace
 import pytest
 
 from conftest import assert_clean, open_app
-from ui.charts import spec as sp
 from ui.page import layout
 from ui.shell import frame, inputs, screen, session, site, url
 
@@ -115,61 +114,3 @@ def test_a_wide_screen_wraps_a_formula_between_equations_never_right_after_an_eq
         "Q = X W_Q,",
         r" K = X W_K\quad(\text{residual})",
     ]
-
-
-# ----------------------------------------------------------------------------------- the charts
-def drawn_width(size: sp.Size, row_chars: int, col_chars: int, tilted: bool, width: float) -> float:
-    """The chart's width as fit() reckons it: the y axis, the cells, and the legend or last label."""
-    font = sp.font(False)
-    limit = sp.label_limit(width)
-    left = sp.text_px(row_chars, font, limit) + 2 * font + 22
-    reach = sp.TILT * sp.text_px(col_chars, font, limit) if tilted else sp.text_px(col_chars, font, limit) / 2
-    right = reach + 5 if size.below else max(sp.legend_px(font), reach + 5)
-    return max(left + size.width + right, left + size.below + 15)
-
-
-@pytest.mark.parametrize("width", [320, 326, 352, 380])
-@pytest.mark.parametrize("n", [2, 4, 8, 16, 64])
-@pytest.mark.parametrize("chars", [1, 5, 12])
-def test_a_heatmap_fits_a_phones_column(width, n, chars):
-    tilted = sp.tilt(["x" * chars] * n)
-    size = sp.fit(n, n, chars, chars, tilted, True, False, width, 560)
-    assert drawn_width(size, chars, chars, tilted, width) <= width + 1
-    assert not size.below or width < sp.NARROW  # the legend goes below only in a narrow chart
-
-
-@pytest.mark.parametrize("width", [386, 464, 790, 1100])
-def test_a_laptops_columns_keep_the_legend_beside_and_long_labels(width):
-    size = sp.fit(16, 16, 8, 8, True, True, False, width, 560)
-    assert size.below == 0 and sp.label_limit(width) == sp.LABEL_LIMIT
-
-
-@pytest.mark.parametrize("width,n_cols", [(326, 256), (358, 256), (358, 512)])  # 360- and 390-px phones
-@pytest.mark.parametrize("rows,chars", [(4, 5), (16, 9), (64, 12)])
-def test_a_wide_map_fits_a_phones_column(width, n_cols, rows, chars):
-    """Issue 47: the block output page's T × d_ff map of the English text preset (256 hidden units) ran ~25 px past
-    a 390-px phone's edge, its cells held at 1 px each; a wider map now scales its picture below 1 px a cell
-    (each cell still its own device pixels on a 3× screen), the legend below, and keeps every token's row."""
-    cols = [str(c) for c in range(n_cols)]
-    tilted = sp.tilt(cols)
-    size = sp.fit(rows, n_cols, chars, len(cols[-1]), tilted, True, False, width, 600)
-    assert drawn_width(size, chars, len(cols[-1]), tilted, width) <= width + 1
-    assert size.cell >= sp.MIN_CELL and size.below  # as wide as fits, the legend below
-    assert rows * sp.ROW_MIN_PX > sp.MAX_HEIGHT or size.row >= sp.ROW_MIN_PX  # every token's label, where they fit
-
-
-@pytest.mark.parametrize("width", [326, 356, 386, 790])
-@pytest.mark.parametrize("heads", [4, 8, 16])
-def test_the_head_history_s_legend_fits_its_chart(width, heads):
-    """Issue 47: on the Learn page of the English text preset (8 heads) the legend of 'which head locked on when'
-    drew two columns of 'layer 0 head 0: on the previous token' and ran ~170 px past a phone's edge. Its
-    columns and labels now fit the chart's width beside the plot; a laptop keeps two columns."""
-    from ui.charts import run_charts as lc
-
-    names = [f"layer {layer} head {head}: on the previous token" for layer in range(2) for head in range(heads // 2)]
-    legend = lc.history_legend(names, width, False)
-    per_column = sp.text_px(max(map(len, names)), legend["labelFontSize"], legend["labelLimit"]) + lc.LEGEND_SYMBOL
-    assert lc.LEGEND_LEFT + legend["columns"] * per_column <= width
-    assert legend["labelFontSize"] >= sp.LABEL_FONT_MIN
-    assert legend["columns"] == (2 if width >= 700 else 1)
-    assert sp.text_px(max(map(len, names)), legend["labelFontSize"], 10_000) <= legend["labelLimit"]  # nothing cut

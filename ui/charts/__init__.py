@@ -2,8 +2,8 @@
 
 colours: every colour and the heatmaps' colour scales · attention_map: the component that draws and picks
 every heatmap in the browser (attention_grid: the model view, every layer × head; attention_frames: maps
-scrubbed in the browser) · maps: heatmap, the one-map call pages make · spec: the Vega-Lite sizing and
-templates · raster: maps of tiny cells as one picture · bar_charts · line_charts ·
+scrubbed in the browser) · maps: heatmap, the one-map call pages make · spec: the bars' and lines'
+Vega-Lite templates · bar_charts · line_charts ·
 run_charts: a training run's curves and its heads' history. A chart kind is one module (its spec, its
 drawing and its text alternative) and its line below.
 """

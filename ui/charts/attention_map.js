@@ -424,14 +424,10 @@ export default function attentionMap(component) {
       legend.append(sw, el('span', '', data.mask.word));
     }
     const hint = el('p', 'hint', data.hint);
-    if (grid) {
-      root.replaceChildren(figures, legend, hint, work, tip);
-      gridDecorate(data, root, figures);
-    } else {
-      const tools = exportBar(data, maps); // exportBar, zoomBar: attention_map_export.js
-      if (data.raster) tools.prepend(zoomBar(st, build));
-      root.replaceChildren(figures, legend, tools, hint, work, tip);
-    }
+    const tools = exportBar(data, maps); // exportBar, zoomBar: attention_map_export.js
+    if (data.raster && !grid) tools.prepend(zoomBar(st, build));
+    root.replaceChildren(figures, legend, tools, hint, work, tip);
+    if (grid) gridDecorate(data, root, figures);
     tip.hidden = true;
     grids.forEach((g) => g.activate(...st.active[g.m], false));
     root.dataset.drawnAt = String(performance.now()); // when it drew, on the page's clock (the benchmarks read it)

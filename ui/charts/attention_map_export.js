@@ -11,23 +11,30 @@ const svgEl = (tag, attrs, text) => {
   return e;
 };
 
-// The figure: every map of the component side by side with its title, token labels on both axes, its cells in the
-// palette's colours (the values inside while the map is small), and the legend under them.
+// The figure: every map of the component with its title (side by side; the model view's grid in its rows of
+// heads), token labels on both axes, its cells in the palette's colours (the values inside while the map is small),
+// and the legend under them. A grid's cells shrink so the figure stays about GRID_PX wide.
+const GRID_PX = 2400;
 function mapFigure(data, maps) {
   const R = data.rows.length;
   const C = data.cols.length;
   const font = 12;
   const chars = (labels) => Math.max(1, ...labels.map((s) => s.length));
-  const cell = Math.max(6, Math.min(40, Math.floor(560 / Math.max(R, C))));
+  const across = Math.max(1, Math.min(maps.length, data.columns || data.across || maps.length)); // maps a row
   const rowPx = Math.min(140, Math.ceil(chars(data.rows) * font * 0.62) + 8);
+  const fitted = Math.floor(560 / Math.max(R, C));
+  const cell = data.columns
+    ? Math.max(1, Math.min(40, fitted, Math.floor((GRID_PX / across - rowPx - 32) / C)))
+    : Math.max(6, Math.min(40, fitted));
   const tilted = chars(data.cols) * font * 0.62 > cell - 2;
   const colPx = tilted ? Math.min(140, Math.ceil(chars(data.cols) * font * 0.62) + 8) : font + 8;
   const step = Math.max(1, Math.ceil((font * 1.2) / cell)); // every step-th label, as on screen
   const gap = 32;
   const titlePx = 22;
   const mapW = rowPx + C * cell;
-  const width = maps.length * mapW + (maps.length - 1) * gap + 16;
-  const legendY = titlePx + colPx + R * cell + 16;
+  const mapH = titlePx + colPx + R * cell + gap;
+  const width = across * mapW + (across - 1) * gap + 16;
+  const legendY = Math.ceil(maps.length / across) * mapH - gap + 16;
   const height = legendY + 44;
   const barX = 8 + Math.min(220, data.legend.title.length * font * 0.62 + 12);
   const maskPx = data.mask.shown ? 32 + data.mask.word.length * font * 0.62 : 0;
@@ -43,10 +50,11 @@ function mapFigure(data, maps) {
   const text = (x, y, s, attrs) =>
     svgEl('text', { x, y, 'font-family': 'DejaVu Sans, Arial, sans-serif', 'font-size': font, fill: '#1f2328', ...attrs }, s);
   maps.forEach((map, m) => {
-    const x0 = 8 + m * (mapW + gap);
+    const x0 = 8 + (m % across) * (mapW + gap);
+    const y0 = Math.floor(m / across) * mapH;
     const g = svgEl('g', {});
-    g.append(text(x0, 15, map.title, { 'font-weight': 600 }));
-    const top = titlePx + colPx;
+    g.append(text(x0, y0 + 15, cut(map.title, mapW), { 'font-weight': 600 }));
+    const top = y0 + titlePx + colPx;
     data.cols.forEach((label, c) => {
       if (c % step && c !== data.highlight) return;
       const cx = x0 + rowPx + c * cell + cell / 2;
@@ -139,8 +147,9 @@ function exportBar(data, maps) {
       const img = new Image();
       img.onload = () => {
         const canvas = document.createElement('canvas');
-        canvas.width = width * FIGURE_SCALE;
-        canvas.height = height * FIGURE_SCALE;
+        const scale = Math.min(FIGURE_SCALE, 16_000 / width, 16_000 / height); // a browser's canvas limit
+        canvas.width = Math.round(width * scale);
+        canvas.height = Math.round(height * scale);
         canvas.getContext('2d').drawImage(img, 0, 0, canvas.width, canvas.height);
         URL.revokeObjectURL(img.src);
         canvas.toBlob((png) => {

@@ -46,8 +46,18 @@ export default function (component) {
   const select = root.querySelector('select');
   const note = root.querySelector('.note');
   const main = document.querySelector("[data-testid='stMain']") || document.body;
-  const charts = () => [...main.querySelectorAll("[data-testid='stVegaLiteChart']")];
+  // The page's Vega-Lite charts, then its attention maps (the attention-map component: an open shadow root whose
+  // .amap has its own Save SVG / Save PNG ×3 buttons, which this panel presses for a map).
+  const amaps = () => [...main.querySelectorAll('*')].filter((e) => e.shadowRoot)
+    .flatMap((e) => [...e.shadowRoot.querySelectorAll('.amap')]).filter((a) => a.querySelector('.export button'));
+  const charts = () => [...main.querySelectorAll("[data-testid='stVegaLiteChart']"), ...amaps()];
+  const isMap = (chart) => !!(chart && chart.classList && chart.classList.contains('amap'));
   const title = (chart, i) => {
+    if (isMap(chart)) {
+      const head = chart.querySelector('.gridhead .title');
+      const names = [...chart.querySelectorAll('.map .title')].map((t) => t.textContent.trim()).filter(Boolean);
+      return (head && head.textContent.trim()) || names.join(' · ') || `map ${i + 1}`;
+    }
     const t = chart.querySelector('g.role-title-text text');
     if (t && t.textContent.trim()) return t.textContent.trim();
     // an untitled chart is named by its axes ("loss by step"), then by its number
@@ -57,7 +67,7 @@ export default function (component) {
   const refresh = () => {
     const list = charts();
     const keep = select.value;
-    const kind = (c) => !c.querySelector('svg.marks') ? ' (canvas)'
+    const kind = (c) => isMap(c) ? '' : !c.querySelector('svg.marks') ? ' (canvas)'
       : c.querySelector('svg.marks image') ? ' (cells as PNG)' : '';
     const names = list.map((c, i) => `${i + 1} · ${title(c, i)}` + kind(c));
     if (names.join('\\n') === [...select.options].map(o => o.textContent).join('\\n')) return;
@@ -73,9 +83,9 @@ export default function (component) {
   const picked = () => charts()[Number(select.value)];
   const update = () => {
     const chart = picked();
-    const svg = !!(chart && chart.querySelector('svg.marks'));
+    const svg = !!(chart && (isMap(chart) || chart.querySelector('svg.marks')));
     root.querySelectorAll('button').forEach(b => { b.disabled = !svg; });
-    const painted = svg && !!chart.querySelector('svg.marks image');
+    const painted = svg && !isMap(chart) && !!chart.querySelector('svg.marks image');
     note.textContent = !chart ? '' : painted ?
       'its cells are one PNG picture inside the SVG (cells under 5 px): axes and text scale, the cells do not' :
       svg ? '' : 'drawn on a canvas (a large map): its own menu (⋯) saves it as PNG; SVG only for smaller maps';
@@ -109,12 +119,20 @@ export default function (component) {
     const colour = getComputedStyle(app).backgroundColor;
     return colour && colour !== 'rgba(0, 0, 0, 0)' ? colour : '#ffffff';
   };
+  const byMap = (kind) => {
+    // a map saves itself (its figure built from its numbers); its own status line says what was saved
+    const button = picked().querySelector(`.export button[data-kind='${kind}']`);
+    button.click();
+    note.textContent = `${kind.toUpperCase()} saved by the map's own export`;
+  };
   root.querySelector("[data-kind='svg']").addEventListener('click', () => {
+    if (isMap(picked())) return byMap('svg');
     const svg = picked().querySelector('svg.marks');
     save(new Blob([svgText(svg)], { type: 'image/svg+xml' }), fileName('svg'));
     note.textContent = 'SVG saved';
   });
   root.querySelector("[data-kind='png']").addEventListener('click', () => {
+    if (isMap(picked())) return byMap('png');
     const svg = picked().querySelector('svg.marks');
     const width = Number(svg.getAttribute('width')) || svg.getBoundingClientRect().width;
     const height = Number(svg.getAttribute('height')) || svg.getBoundingClientRect().height;
@@ -138,6 +156,8 @@ export default function (component) {
     image.src = url;
   });
   select.addEventListener('change', update);
+  select.addEventListener('focus', refresh); // maps draw inside their own shadow roots, unseen by the observer
+  select.addEventListener('pointerdown', refresh);
   let pending = 0;
   const observer = new MutationObserver(() => {
     clearTimeout(pending);
@@ -156,8 +176,7 @@ def panel(slug: str) -> None:
     """The page's 'figure for slides' row: pick a chart, save it as SVG or as PNG at SCALE×."""
     _panel(key=session.download_key("figures", slug), data={"scale": SCALE, "slug": slug})
     st.caption(
-        "Any chart of this page, as drawn: SVG or PNG at 3× its size. An SVG is vector (it scales on a slide), "
-        "except where a map's cells are under 5 px (the model view, large maps): there the cells are one PNG "
-        "picture inside the SVG, marked “cells as PNG” in the list. Each chart's own menu (⋯ on hover) also "
-        "saves a PNG at 2× and shows it full screen."
+        "Any chart or attention map of this page: SVG or PNG at 3× its size. An SVG is vector (it scales on a "
+        "slide). A map is saved by its own Save SVG and Save PNG ×3 buttons, under it, from its numbers; each "
+        "other chart's own menu (⋯ on hover) also saves a PNG at 2× and shows it full screen."
     )
