@@ -762,6 +762,38 @@ def test_clicking_a_map_of_the_model_view_opens_it_on_the_per_head_page(tab, how
     tab.assert_clean()
 
 
+def test_the_model_views_grid_saves_as_one_figure(tab):
+    """Save SVG under the model view: every layer × head map in its rows of heads, titled, every cell a rect in the
+    grid's colours; the PNG is painted; no run."""
+    import xml.etree.ElementTree as ET
+
+    from PIL import Image
+
+    tab.open("/model?layers=3&heads=4")
+    tab.page.locator(MODEL_GRID).first.wait_for(timeout=30_000)
+    before = tab.runs.finished
+    tools = tab.page.locator(".st-key-model_map .export")
+    with tab.page.expect_download() as got:
+        tools.get_by_role("button", name="Save SVG").click()
+    root = ET.fromstring(open(got.value.path(), "rb").read())
+    ns = "{http://www.w3.org/2000/svg}"
+    texts = [t.text for t in root.iter(f"{ns}text")]
+    assert [f"layer {layer} · head {h}" for layer in range(3) for h in range(4)] == [
+        t for t in texts if t and t.startswith("layer ")
+    ]
+    cells = [r for r in root.iter(f"{ns}rect") if r.get("fill", "").startswith("#")]
+    assert len(cells) >= 12 * 16, len(cells)  # 12 maps of 4 × 4 (and the background, the masked swatch)
+    xs = sorted({float(r.get("x")) for r in cells})
+    ys = sorted({float(r.get("y")) for r in cells})
+    assert len(xs) >= 4 * 4 and len(ys) >= 3 * 4  # four maps across, three rows of them
+    with tab.page.expect_download() as got:
+        tools.get_by_role("button", name="Save PNG ×3").click()
+    picture = Image.open(got.value.path())
+    assert picture.width == 3 * int(root.get("width")) and len(picture.convert("RGB").getcolors(1 << 16) or ()) > 20
+    assert tab.runs.finished == before, "saving the figure ran the script"
+    tab.assert_clean()
+
+
 def test_layers_slider_and_layer_picker_on_a_page(tab):
     tab.open("/scores")
     assert "raw scores Q·K^T, head 0: 4 × 4" in bs.chart_shapes(tab.page)

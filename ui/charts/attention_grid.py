@@ -23,7 +23,7 @@ from ui.charts import colours as co
 from ui.charts.describe import matrix as describe_matrix
 from ui.charts.describe import number as describe_num
 
-MAX_SIDE, MAX_SIDE_PRESENT = 160, 220  # px: a map is never drawn wider than this
+MAX_SIDE, MAX_SIDE_PRESENT = 300, 400  # px: a map is never drawn wider than this (labels fit while they can)
 TIP_CELLS = 65_536  # from this many cells in all, a cell's tip is its colour level's text
 
 

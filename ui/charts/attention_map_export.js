@@ -127,7 +127,7 @@ function exportBar(data, maps) {
   const note = document.createElement('span');
   note.className = 'note';
   note.setAttribute('role', 'status');
-  const name = (maps.map((m) => m.title).join(' ') || 'attention map')
+  const name = ((data.columns && data.heading) || maps.map((m) => m.title).join(' ') || 'attention map') // a grid: its heading
     .toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60) || 'attention-map';
   const button = (label, kind, title) => {
     const b = document.createElement('button');
