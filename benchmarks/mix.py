@@ -4,10 +4,11 @@ does in turn (its plan), and how each kind of interaction changes a widget, as a
 Kinds: `sidebar` (a sidebar control moved: sequence length, d_model, d_ff, the seed; at a trained preset,
 where other sizes would train a new model, the sequence length, the head and the layer), `cell` (a click
 on a heatmap cell: the scores and softmax maps, ui.shell.CELL_CHARTS; free where the browser answers it),
-`beta` (the softmax page's
-β), `knockout` (the model view's knock-out multiselect), `exercise` (the exercise's choices in turn: a
-prediction, "Check my prediction", a twist switched), `train` (the Learn page's Train button, once per
-student: it replays the shipped run) and `replay` (the Learn page's replay slider).
+`beta` (the softmax page's β: its select slider, or since issue 49 the map's own scrubber, which sends one
+event when let go), `knockout` (the model view's knock-out multiselect), `exercise` (the exercise's choices in
+turn: a prediction, "Check my prediction", a twist switched), `train` (the Learn page's Train button, once per
+student: it replays the shipped run) and `replay` (the Learn page's replay: a select slider, or the replay's
+scrubber let go).
 
 Every page is a station at the defaults and at ?preset=trained-induction (with layer=1 on the one-block
 pages). Students are handed stations in a cycle of 12: the 8 stations with in-page interactions (scores,
@@ -193,12 +194,36 @@ def _option(tab, key: str, rng: random.Random, array: bool):
     return key, _state(string_array_value=[option]) if array else _state(string_value=option)
 
 
+# A Components v2 component's events reach the server through one trigger widget per element (Streamlit 1.67,
+# streamlit/components/v2/bidi_component/main.py: _make_trigger_id(element id, "events")), a JSON list of events.
+EVENTS_ID = "$$STREAMLIT_INTERNAL_KEY_{}__events"
+SOFTMAX_MAP, LEARN_GRID = "softmax_map", "learn_grid"  # the components whose scrubber sends a rested frame
+
+
+def frame_rest(tab, key: str, rng: random.Random):
+    """A scrubber of the attention-map component let go on another frame (issue 49: β, the Learn page's replay):
+    dragging sends nothing (the browser redraws), the rest sends one `frame` event, as the browser would."""
+    drawn = tab.widget(key)
+    if drawn is None or drawn.kind != "bidi_component" or drawn.proto.WhichOneof("data") != "bytes":
+        return None
+    data = json.loads(drawn.proto.bytes.decode("utf-8"))
+    if not data.get("frames"):
+        return None
+    frame = _other(range(len(data["frames"])), data.get("frame"), rng)
+    if frame is None:
+        return None
+    event = json.dumps([{"event": "frame", "value": frame}])
+    return key, _state(id=EVENTS_ID.format(drawn.proto.id), json_trigger_value=event)
+
+
 def beta(tab, station: Station, rng: random.Random, turn: int = 0):
-    return _option(tab, BETA, rng, array=True)
+    """β moved: the page's select slider (before issue 49), else the map's own β scrubber let go."""
+    return _option(tab, BETA, rng, array=True) or frame_rest(tab, SOFTMAX_MAP, rng)
 
 
 def replay(tab, station: Station, rng: random.Random, turn: int = 0):
-    return _option(tab, LEARN_STEP, rng, array=True)
+    """A replay step: the select slider (before issue 49), else the replay's scrubber let go."""
+    return _option(tab, LEARN_STEP, rng, array=True) or frame_rest(tab, LEARN_GRID, rng)
 
 
 def knockout(tab, station: Station, rng: random.Random, turn: int = 0):

@@ -145,8 +145,8 @@ class Tab:
     def set(self, key: str, state: WidgetState) -> str:
         """The student changes a widget: its new state (id filled in); returns the fragment to rerun."""
         drawn = self.widget(key)
-        state.id = drawn.proto.id
-        if state.WhichOneof("value") == "trigger_value":
+        state.id = state.id or drawn.proto.id  # a component's event goes to its trigger aggregator's id (set)
+        if state.WhichOneof("value") in ("trigger_value", "json_trigger_value"):
             self.triggers[state.id] = state
         else:
             self.states[state.id] = state

@@ -5,6 +5,7 @@ rerunning only its fragment over the websocket protocol, as a browser does, and 
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import shutil
 import sys
@@ -252,3 +253,28 @@ def test_the_halls_floor_students_move_the_floor_apps_slider():
     assert [d.kind for d in done] == ["join", "sidebar", "sidebar", "sidebar"]
     assert not [e for d in done for e in d.errors]
     assert all(d.seconds > 0 for d in done)
+
+
+def test_a_scrubber_let_go_sends_one_frame_event_and_the_server_draws_that_frame():
+    """The hall's β and replay hands on the attention-map component (issue 49): nothing while dragging, one `frame`
+    event on the component's trigger widget when let go; the server's run draws that frame (β or step set)."""
+    softmax = next(s for s in mix.stations() if s.page == "softmax" and s.preset == "defaults")
+    learn = next(s for s in mix.stations() if s.page == "learn" and s.preset == "trained")
+
+    async def hands(url):
+        tab = wsclient.Tab(url, softmax.page, softmax.query, 60)
+        await tab.open()
+        for seed in (1, 2):
+            key, state = mix.beta(tab, softmax, random.Random(seed))
+            frame = json.loads(state.json_trigger_value)[0]["value"]
+            assert key == mix.SOFTMAX_MAP and state.id.endswith("__events")
+            run = await tab.run(tab.set(key, state))
+            assert run.fragment and not run.errors and not tab.notices
+            assert json.loads(tab.widget(key).proto.bytes)["frame"] == frame  # β set on the server
+        await tab.close()
+        return await hall.student(url, learn, ["train", "replay", "replay"], random.Random(3), 120)
+
+    with bs.Server(log_name="bench-tools-frames.log") as server:
+        done = asyncio.run(hands(server.url))
+    assert [d.kind for d in done] == ["join", "train", "replay", "replay"], [d.kind for d in done]
+    assert not [e for d in done for e in d.errors]
