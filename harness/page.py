@@ -58,7 +58,7 @@ INSTRUMENT = """
     if (document.querySelector("[data-stale='true'], [data-testid='stAppSkeleton'], "
         + "[data-testid='stSkeleton'], [data-testid='stSkeletonElement']")) return false;
     // Streamlit's frontend draws big charts (> 2000 data points per mark) on a canvas instead of svg.
-    if (!lab.amaps().every(root => root.querySelector('.maps .map')
+    if (!lab.amaps().every(root => (root.querySelector('.maps .map') || root.querySelector('.sentence'))
         && lab.maps().every(m => m.grid && m.grid.getBoundingClientRect().height > 0))) return false;
     return [...document.querySelectorAll("[data-testid='stVegaLiteChart']")].every(chart => {
       if (!chart.classList.contains('vega-embed')) return false;

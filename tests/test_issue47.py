@@ -255,6 +255,10 @@ BEHIND = {
     ("ui/prose/rows.py", "sees only itself under the causal mask, so its weight 1 is forced"): "one key: weight 1",
     ("ui/prose/rows.py", "spread almost evenly ({…}), so no key is named"): "the spread is printed",
     # what the app does (its own rules: a seed, a list, a switch), said where it does it
+    (
+        "ui/prose/controls.py",
+        "The effect is judged on mean ablation because it removes only what the head says about this input",
+    ): "the rule's choice of knock-out; all three knock-outs are printed beside it",
     ("ui/sections/exercise/page.py", "tokens, so one more makes"): "a count",
     (
         "ui/sections/heads/page.py",

@@ -160,7 +160,14 @@ def test_compute_is_found_cached():
 
 NO_WEIGHTS = {"variance_curve", "random_rows"}  # random vectors, no model
 OWN_DRAW = {"initial_stack"}  # the Learn page's maps before training: a config's own initial draw, no handle
-PAGE_MODEL = {"stack", "params", "knocked_stack", "extension", *cached(compute_experiments)} - NO_WEIGHTS
+PAGE_MODEL = {
+    "stack",
+    "params",
+    "knocked_stack",
+    "extension",
+    "worked_cells",
+    *cached(compute_experiments),
+} - NO_WEIGHTS
 
 
 @pytest.mark.parametrize("module", [compute, compute_experiments], ids=lambda m: m.__name__)

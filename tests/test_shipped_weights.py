@@ -13,7 +13,7 @@ import pytest
 import engine
 from conftest import assert_clean, open_app, replay_steps
 from engine.params import flatten, unflatten
-from factory import evidence_files, ship, shipped_measures, shipped_runs, store
+from factory import evidence_files, ship, shipped_measures, shipped_roles, shipped_runs, store
 from services import weights
 from services import workers as training_process
 from ui.shell import presets, site, state, url
@@ -51,7 +51,12 @@ def test_every_trained_preset_ships_and_all_of_them_are_small():
         if shipped_measures.ships_measures(t, one)
     ]
     assert len(measures) == len(paths) + 1, "the text model's evidence, and every shipped model's measures"
-    assert sorted(store.SHIPPED.glob("*.npz")) == sorted(paths + measures), "nothing else ships"
+    roles = [  # every head's role with its controls (issue 50), beside each task's default run
+        shipped_roles.roles_path(store.SHIPPED, engine.params.digest(shipped_roles.default_run(t)[1].params))
+        for t in presets.TRAINED_TASKS
+    ]
+    assert all(p.is_file() for p in roles), "run: python -m factory.ship --roles"
+    assert sorted(store.SHIPPED.glob("*.npz")) == sorted(paths + measures + roles), "nothing else ships"
     long = {
         store.SHIPPED / f"{t}.npz" for t in presets.TRAINED_TASKS if engine.TASKS[t].steps > shipped_runs.LONG_STEPS
     }

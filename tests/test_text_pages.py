@@ -223,8 +223,12 @@ def test_a_fresh_process_shows_the_text_preset_without_reading_the_corpus():
 
 def _charts_in_columns(node, inside: bool = False) -> list[bool]:
     """For every chart of an AppTest page, in order: whether it is drawn inside one of st.columns."""
+    from ui.charts.attention_map import NAME
+
     inside = inside or type(node).__name__ == "Column"
-    found = [inside] if "vega" in str(getattr(node, "type", "")) else []
+    kind = str(getattr(node, "type", ""))
+    chart = "vega" in kind or (kind == "bidi_component" and node.proto.component_name.endswith(NAME))  # issue 49
+    found = [inside] if chart else []
     for child in node.children.values() if isinstance(getattr(node, "children", None), dict) else ():
         found += _charts_in_columns(child, inside)
     return found

@@ -32,9 +32,7 @@ GLOSSES = {
 }
 TASK_TRANSFER = (
     "A task's transfer sequences are a quarter longer than its training ones: every position past the training "
-    "length is new to the model while most of each sequence sits where it trained, so a head that learned its "
-    "role keeps it (at twice the length the previous-token and induction heads of every preset fall below 80 % "
-    "of their score, a new regime of positions rather than a test of the role)."
+    "length is new to the model, while most of each sequence still sits where it trained."
 )
 SHORT = {  # a withheld label, in a few words, by the check that failed
     "interval": "no clear role",
@@ -59,9 +57,10 @@ def who(layer: int, head: int, layers: int) -> str:
     return f"layer {layer} head {head}" if layers > 1 else f"head {head}"
 
 
-def interval(lo: float, hi: float) -> str:
-    """'0.762 to 0.774'."""
-    return f"{fmt(lo, SPEC)} to {fmt(hi, SPEC)}"
+def interval(lo: float, hi: float, spec: str = SPEC) -> str:
+    """'0.762 to 0.774'; 'both ends 1.000' where the two ends print the same."""
+    low, high = fmt(lo, spec), fmt(hi, spec)
+    return f"both ends {low}" if low == high else f"{low} to {high}"
 
 
 def score(one: HeadRole) -> str:
@@ -74,7 +73,7 @@ def effect(found: Effect | None) -> str:
     """'+1.818 (+1.621 to +2.016)': a knock-out's mean rise and its 95 % interval, '—' where none."""
     if found is None:
         return "—"
-    return f"{fmt(found.mean, '+' + SPEC)} ({fmt(found.lo, '+' + SPEC)} to {fmt(found.hi, '+' + SPEC)})"
+    return f"{fmt(found.mean, '+' + SPEC)} ({interval(found.lo, found.hi, '+' + SPEC)})"
 
 
 def others(one: HeadRole) -> str:
