@@ -661,7 +661,7 @@ def test_every_page_offers_its_figures_for_slides(page):
     assert not [e for e in at.get("bidi_component") if e.key.startswith("figures_")], "drawn once opened"
     panels = [e for e in open_exports(at, slug).get("bidi_component") if e.key.startswith("figures_")]
     assert len(panels) == 1
-    assert any("SVG or PNG at 3×" in c.value and "cells as PNG" in c.value for c in at.caption)
+    assert any("SVG or PNG at 3×" in c.value and "its own Save SVG" in c.value for c in at.caption)
     extra = [
         e
         for e in open_app(page.file, {"present": "1"}).get("bidi_component")

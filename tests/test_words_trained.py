@@ -259,8 +259,8 @@ def test_defect19_the_panel_says_where_an_svg_holds_a_png():
     from ui.page import figures
 
     at = open_exports(open_app(PAGE["model"]), "model")
-    assert any("cells as PNG" in c.value and "under 5 px" in c.value for c in at.caption)
-    assert "svg.marks image" in figures._JS and "role-axis-title" in figures._JS
+    assert any("A map is saved by its own Save SVG and Save PNG ×3 buttons" in c.value for c in at.caption)
+    assert "svg.marks image" in figures._JS and "role-axis-title" in figures._JS and ".amap" in figures._JS
 
 
 # =========================================================================== 21 · a fixed colour scale
