@@ -90,10 +90,6 @@ def cell_text(x: float, spec: str = ".2f") -> str:
     return fmt(x, spec).replace("-", "\u2212")
 
 
-def _joined(texts) -> str:
-    return "|".join(texts)
-
-
 def palette(scheme: str) -> tuple[list[str], str]:
     """The scheme's LEVELS colours, low to high, and for each '1' where white ink reads better than black."""
     colours = [co.colour_at(scheme, i / (LEVELS - 1)) for i in range(LEVELS)]
@@ -143,23 +139,23 @@ def worked(
     root = math.sqrt(d)
     scaled = dots / root
     shown = np.ones(dots.shape, bool) if mask is None else np.asarray(mask, bool)
-    flat = lambda a: _joined(number(x) for x in a.ravel())  # noqa: E731
+    flat = lambda a: "|".join(number(x) for x in a.ravel())  # noqa: E731
     cell = {
         "dot": flat(dots),
-        "scaled": _joined(number(x) if s else "−∞" for x, s in zip(scaled.ravel(), shown.ravel())),
-        "share": _joined(fmt(w, ".1%") if s else "0" for w, s in zip(weights.ravel(), shown.ravel())),
+        "scaled": "|".join(number(x) if s else "−∞" for x, s in zip(scaled.ravel(), shown.ravel())),
+        "share": "|".join(fmt(w, ".1%") if s else "0" for w, s in zip(weights.ravel(), shown.ravel())),
     }
     lines = ["query {row} → key {col}", "q·k = {pairs}"]
     if q.shape[0] * k.shape[0] * d <= products_max:
         products = q[:, None, :] * k[None, :, :]  # (T, T, d)
-        cell["products"] = _joined(";".join(factor(x) for x in row) for row in products.reshape(-1, d))
+        cell["products"] = "|".join(";".join(factor(x) for x in row) for row in products.reshape(-1, d))
         lines.append("= {product_terms}")
     lines += ["= {dot}", "÷ √{d} = ÷ {sqrt_d} → {scaled}", "softmax share of row {row}: {share}"]
     return {
         "lines": lines,
         "masked": ["query {row} → key {col}", f"masked: {why}; its score is −∞, its softmax share 0"],
-        "row": {"q": [_joined(factor(x) for x in r) for r in q]},
-        "col": {"k": [_joined(factor(x) for x in r) for r in k]},
+        "row": {"q": ["|".join(factor(x) for x in r) for r in q]},
+        "col": {"k": ["|".join(factor(x) for x in r) for r in k]},
         "pairs": {"pairs": ["q", "k", "×", " + "]},
         "terms": {"product_terms": ["products", " + "]},
         "cell": cell,
@@ -212,8 +208,8 @@ def payload(
             "title": p.title,
             "about": describe.matrix(v, rows, cols, p.title, y_title, x_title, s),
             "colour": base64.b64encode(colour_index(v, s, scheme, domain).tobytes()).decode("ascii"),
-            "tips": _joined(tips),
-            "cells": _joined(cell_text(x, spec) if ok else mask_text for x, ok in zip(v.ravel(), s.ravel()))
+            "tips": "|".join(tips),
+            "cells": "|".join(cell_text(x, spec) if ok else mask_text for x, ok in zip(v.ravel(), s.ravel()))
             if labelled
             else None,
         }
