@@ -126,7 +126,7 @@ def main() -> None:
                     train = page.get_by_role("button", name="Train")
                     if train.count():
                         train.click()
-                    page.wait_for_selector(".st-key-learn_step", timeout=120000)
+                    page.wait_for_selector(".st-key-learn_grid [data-testid='attention-map-scrub']", timeout=120000)
                     page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']")
                 if name == "exercise":
                     page.get_by_role("button", name="Reveal now (lecturer)").click()

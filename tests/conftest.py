@@ -282,34 +282,34 @@ def attention_maps(at) -> list[dict]:
 
 
 def replay_sent(at) -> dict | None:
-    """The Learn page's replay of a stack's run as the browser gets it (ui.charts.attention_frames: every saved
-    step's model view in frames), or None (a one-layer run's replay is the select slider learn_step)."""
+    """The Learn page's replay of a finished run as the browser gets it (ui.charts.attention_frames: every saved
+    step's maps in frames, the component "learn_grid"), or None (no replay on the page)."""
     from ui.charts import attention_map as am
 
     sent = [am.decoded(e) for e in at.get("bidi_component") if e.key == "learn_grid"]
     return sent[0] if sent and "frames" in sent[0] else None
 
 
-def replay_steps(at) -> list[int]:
-    """The saved steps the replay offers (the scrubber's or the select slider's)."""
+def _sent(at) -> dict:
     sent = replay_sent(at)
-    if sent is not None:
-        return [int(v) for v in sent["scrub"]["values"]]
-    return [int(str(s).replace(",", "")) for s in at.select_slider(key="learn_step").options]
+    assert sent is not None, "no replay scrubber (the component learn_grid with frames) on the page"
+    return sent
+
+
+def replay_steps(at) -> list[int]:
+    """The saved steps the replay's scrubber offers."""
+    return [int(v) for v in _sent(at)["scrub"]["values"]]
 
 
 def replay_shown(at) -> int:
-    """The replayed step shown."""
-    sent = replay_sent(at)
-    if sent is not None:
-        return int(sent["scrub"]["values"][sent["frame"]])
-    return int(str(at.select_slider(key="learn_step").value).replace(",", ""))
+    """The replayed step shown (the scrubber's starting frame)."""
+    sent = _sent(at)
+    return int(sent["scrub"]["values"][sent["frame"]])
 
 
 def replay_to(at, step: int, timeout: float = 60):
-    """Move the replay to a saved step: the select slider, or what the scrubber's release sets (its callback)."""
-    if replay_sent(at) is None:
-        return at.select_slider(key="learn_step").set_value(step).run(timeout=timeout)
+    """Move the replay to a saved step as the scrubber's release does (its callback sets the replay control)."""
+    _sent(at)
     at.session_state["replay_step"] = int(step)
     return at.run(timeout=timeout)
 

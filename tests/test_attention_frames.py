@@ -1,13 +1,14 @@
 """ui.charts.attention_frames and attention_grid (issue 49's frames and model view in the attention-map component):
 the payloads in pure Python (frames on one colour scale, their labels and link values, their size, the thinning
 of a long run, the level texts) and the pages' data under AppTest: β's 10 frames on the Softmax page and the
-Learn page's replay of the text run at 64 tokens within 1 MB. Drags and clicks in Chromium: tests/test_browser.py
-(β, the induction replay, a model-view click)."""
+Learn page's replay of the text run and of each one-layer run at 64 tokens within 1 MB. Drags and clicks in
+Chromium: tests/test_browser.py (β, the induction and the one-layer replays, a model-view click)."""
 
 from __future__ import annotations
 
 import base64
 import json
+import re
 
 import numpy as np
 import pytest
@@ -110,4 +111,35 @@ def test_the_text_runs_replay_at_64_tokens_stays_within_1_mb():
     assert len(sent["rows"]) == 64 and len(sent["maps"]) == 2 * 4 and sent["levels"]
     assert len(sent["frames"]) == len(sent["frameLabels"]) == 10 and sent["frameLabels"][-1] == "step 2,500"
     print(f"\ntext replay: {len(element.proto.bytes)} bytes")
+    assert len(element.proto.bytes) <= 1_000_000
+
+
+@pytest.mark.parametrize("task", ["previous", "first", "reverse", "max"])
+@pytest.mark.parametrize("tokens", [None, 64])
+def test_a_one_layer_runs_replay_sends_every_saved_step_with_the_expected_cells_within_1_mb(task, tokens):
+    """A one-layer run's replay is the frames component too: every saved step, each head's map on 0 to 1 with the
+    task's expected cells dashed (the start frame carries them; the script keeps them on every frame), at the
+    task's own length and at 64 tokens (the longest the Learn page takes) within 1 MB."""
+    import engine
+
+    t = engine.TASKS[task]
+    words = [w for w in t.vocab if not w.startswith("<")]
+    typed = {} if tokens is None else {"sequence": " ".join((words * tokens)[:tokens])}
+    at = open_app(PAGE["learn"], {"task": task, "replay": "0", **typed}, timeout=300)
+    assert_clean(at)
+    assert not at.warning, [w.value for w in at.warning]  # the typed sequence was taken
+    element = next(e for e in at.get("bidi_component") if e.key == "learn_grid")
+    sent = am.decoded(element)
+    T, H = (tokens or t.seq_len), t.config.num_heads
+    steps = [int(v) for v in sent["scrub"]["values"]]
+    assert len(sent["rows"]) == T and len(sent["maps"]) == H and sent["across"] == min(H, 2)
+    assert len(sent["frames"]) == len(steps) and sent["frame"] == 0 and steps[0] == 0 and sent["frames"][0] is None
+    assert [m["title"] for m in sent["maps"]] == [f"head {h}" for h in range(H)]
+    assert sent["scrub"]["label"] == "Replay: the weights after" and sent["scrub"]["param"] == "replay"
+    assert [tick[1] for tick in sent["legend"]["ticks"]] == [am.number(0.0), am.number(1.0)]  # 0 to 1
+    ids = np.array([[t.vocab.index(re.sub(r" \(\d+\)$", "", w)) for w in sent["rows"]]])  # 'A (3)': a repeat
+    expected = "".join("1" if x else "0" for x in t.expected_keys(ids)[0].ravel())
+    assert all(m["expected"] == expected for m in sent["maps"]) and "1" in expected
+    assert all(len(f) == H and all(m["title"].startswith("head ") for m in f) for f in sent["frames"][1:])
+    print(f"\n{task} replay at {T} tokens: {len(steps)} frames, {len(element.proto.bytes)} bytes")
     assert len(element.proto.bytes) <= 1_000_000

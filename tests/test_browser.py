@@ -541,11 +541,12 @@ def test_learn_page_trains_and_replays_from_even_to_the_pattern(tab):
     train = tab.page.get_by_role("button", name="Train")
     if train.count():
         tab.settle_after(train.click)
-    thumb = tab.page.locator(".st-key-learn_step input[type='range']")
-    thumb.wait_for()
+    thumb = tab.page.locator(".st-key-learn_grid [data-testid='attention-map-scrub']")
+    thumb.wait_for(timeout=120_000)
     shares = {}
     for key in ("Home", "End"):
         tab.settle_after(lambda key=key: (thumb.focus(), thumb.press(key)))
+        tab.page.wait_for_timeout(800)  # the scrubber rests, then its one run
         chart = _head_map(tab, "head 0")
         cells = _weights_by_cell(chart)
         order = chart.locator("th.row .label").evaluate_all("labels => labels.map(t => t.textContent)")
@@ -587,6 +588,41 @@ def test_the_induction_replay_is_scrubbed_in_the_browser(tab):
     tab.page.wait_for_timeout(800)
     assert tab.runs.finished == before + 1 and tab.query().get("replay") == "480"
     tab.shot("learn-induction-scrubbed")
+    tab.assert_clean()
+
+
+def test_a_one_layer_replay_is_scrubbed_in_the_browser_with_its_expected_cells_dashed(tab):
+    """A one-layer run's replay (trained-previous): each head's map of every saved step is in the browser; arrow keys
+    redraw it with 0 server runs, the expected cells (the previous token) stay dashed on every frame, and the step
+    it rests on is one run of the fragment (the notice follows) and the address's replay=."""
+    tab.open("/learn?preset=trained-previous&replay=0")
+    thumb = tab.page.locator(".st-key-learn_grid [data-testid='attention-map-scrub']")
+    thumb.wait_for(timeout=120_000)
+    last = int(thumb.get_attribute("max"))
+    assert thumb.get_attribute("aria-valuetext").startswith("the weights after step 0 of ")
+    head = _head_map(tab, "head 0")
+    dashed = head.locator("td.expected")
+    assert dashed.count() == 7  # every query but the first: its previous token
+    before = tab.runs.finished
+    thumb.focus()
+    tab.page.keyboard.press("End")
+    for _ in range(3):
+        tab.page.keyboard.press("ArrowLeft")
+    text = thumb.get_attribute("aria-valuetext")
+    shown = int(re.match(r"the weights after step ([\d,]+) of", text)[1].replace(",", ""))
+    assert int(thumb.input_value()) == last - 3 and shown > 0, text
+    assert tab.runs.finished == before, "a run while scrubbing"
+    assert dashed.count() == 7, "the scrubbed frame lost its dashed cells"
+    cells = _weights_by_cell(head)
+    order = head.locator("th.row .label").evaluate_all("labels => labels.map(t => t.textContent)")
+    assert min(cells[(order[i], order[i - 1])] for i in range(1, len(order))) >= 0.9  # late in the run: one back
+    bs.settle(tab.page, tab.runs, before, timeout=60)
+    tab.page.wait_for_timeout(800)
+    assert tab.runs.finished - before == 1, tab.runs.finished - before
+    assert tab.query().get("replay") == str(shown)
+    assert tab.page.get_by_text(f"at step {shown}, ", exact=False).count() >= 1  # the notice follows
+    assert thumb.get_attribute("aria-valuetext") == text and dashed.count() == 7
+    tab.shot("learn-previous-scrubbed")
     tab.assert_clean()
 
 

@@ -267,7 +267,8 @@ def test_the_sidebar_works_by_touch(tab):
 
 
 def test_the_learn_page_trains_and_replays_by_touch(tab):
-    """Train (a tap) if this server has not yet, then drag the replay slider back to the start with a finger."""
+    """Train (a tap) if this server has not yet, then drag the replay's scrubber back to the start with a finger:
+    the maps redraw in the browser, the release is one run and the address's replay=0."""
     open_page(tab, "/learn", first_visit=False, runs=1)
     train = tab.page.get_by_role("button", name="Train")
     if train.count():
@@ -275,12 +276,15 @@ def test_the_learn_page_trains_and_replays_by_touch(tab):
         train.tap()
         tab.runs.wait_for(tab.page, before + 1, timeout=300)
         bs.wait_ready(tab.page, timeout=90)
-    replay = slider(tab, "stMain", "learn_step")
-    replay.wait_for(state="attached")
+    replay = tab.page.locator(".st-key-learn_grid [data-testid='attention-map-scrub']")
+    replay.wait_for(timeout=120_000)
     last = replay.get_attribute("aria-valuetext")
-    tab.settle_after(lambda: touch_drag(tab, thumb(tab, "stMain", "learn_step"), -400))
+    before = tab.runs.finished
+    tab.settle_after(lambda: touch_drag(tab, replay, -400))
+    tab.page.wait_for_timeout(800)  # the scrubber rests, then its one run
     first = replay.get_attribute("aria-valuetext")
-    assert first == "0" and last != "0", (first, last)
+    assert first.startswith("the weights after step 0 of") and last != first, (first, last)
+    assert tab.runs.finished - before == 1 and tab.query().get("replay") == "0"
     assert tab.page.locator(".amap .map").filter(has=tab.page.get_by_text("head 0", exact=True)).count() >= 1
     assert not no_overlaps(tab, "phone-overlap-learn-replay")
     tab.assert_clean()

@@ -10,7 +10,9 @@ cell, base64: the palette index, the colours' only quantization), its title and 
 numbers, and each cell's tip as text while all the frames hold fewer than EXACT_CELLS cells; beyond, a cell's tip
 is its colour level's text ('≈ 0.502', 256 texts sent once). Payload (tests/test_attention_frames.py): β's 10
 frames of one 16 × 16 map about 26 KB, of 64 × 64 about 0.33 MB (exact tips); the Learn page's induction run (69
-steps of 2 × 2 maps of 16 tokens) about 0.2 MB; the text run (10 steps of 2 × 4 maps of 64 tokens) about 0.7 MB.
+steps of 2 × 2 maps of 16 tokens) about 0.2 MB; the text run (10 steps of 2 × 4 maps of 64 tokens) about 0.7 MB;
+a one-layer run (44 to 53 steps of one head's 8-token map, its expected cells dashed) 50 to 77 KB, 0.35 MB at most
+at 64 tokens.
 A run's frames are thinned to about MAX_BYTES (0.9 MB): past it, saved steps are sent evenly spaced (the first,
 the last and the one shown kept) and the page says how many of them.
 """
@@ -105,13 +107,14 @@ def maps_payload(
     label: str,
     param: str | None = None,
     signed: bool = False,
+    domain: tuple[float, float] | None = None,
     mask_text: str = "0",
     spec: str = ".2f",
     **options,
 ) -> dict:
     """Side-by-side maps in frames (frames[f] = the Panels of frame f, the same number and shape in each), one
-    colour scale over all of them; options go to attention_map.payload."""
-    domain = _domain(frames, signed)
+    colour scale over all of them (`domain`, else their own); options go to attention_map.payload."""
+    domain = _domain(frames, signed) if domain is None else (float(domain[0]), float(domain[1]))
     rows = [str(r) for r in rows]
     data = am.payload(frames[start], rows, signed=signed, domain=domain, mask_text=mask_text, spec=spec, **options)
     cells = sum(np.asarray(p.values).size for panels in frames for p in panels)

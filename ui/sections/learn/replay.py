@@ -14,97 +14,17 @@ from engine.sample import Sample
 from engine.training import DECAY_FROM, DTYPE, LR_FLOOR, WARMUP
 from services.weights import Model, Training
 from ui import charts, compute
-from ui.charts import attention_frames
 from ui.page import layout, tables
 from ui.prose.numbers import fmt
 from ui.prose.sample import said as sample_said
 from ui.sections.learn import words as learn_words
 from ui.sections.learn import words_knockouts as learn_knockout_words
-from ui.sections.learn.live import exports, grid, maps
-from ui.sections.learn.task import STEP, Sequence
+from ui.sections.learn.live import exports, grid
+from ui.sections.learn.scrub import scrubbed_step
+from ui.sections.learn.task import Sequence
 from ui.sections.model import text
 from ui.shell import frame, presets, state, url
-from ui.shell.session import FIELD
 from ui.shell.view import View
-
-REPLAY_SENT = "learn_replay_sent"  # the saved steps the replay's frames hold, in order
-
-
-def _wanted(view: View, trained: Model) -> int | None:
-    """The step the controls name (a link's replay=N: the nearest saved step; where that is another step, a notice
-    says which is shown and the address is corrected to it), else None (the last)."""
-    steps = list(trained.steps)
-    wanted = view.controls.replay_step
-    if wanted is None:
-        return None
-    shown = min(steps, key=lambda s: (abs(s - wanted), s))
-    st.session_state[STEP] = shown
-    if shown != wanted:
-        st.info(learn_words.replay_rounded(wanted, shown, steps), icon=":material/info:")
-        st.session_state[FIELD.replay_step] = shown
-        frame.address(replace(view.controls, replay_step=shown))
-    return shown
-
-
-def _replay_step(view: View, trained: Model) -> int:
-    """The slider over the saved steps (a one-layer run: its maps are drawn by the server): at the step the
-    controls name, else the last; moving it sets that control, so the URL carries it."""
-    steps = list(trained.steps)
-    wanted = _wanted(view, trained)
-    return st.select_slider(
-        "Replay: the weights after step",
-        steps,
-        key=STEP,
-        on_change=_replayed,
-        help=learn_words.saved_steps(steps, trained.drop),
-        **({} if wanted is not None else {"value": steps[-1]}),
-    )
-
-
-def _scrubbed_step(view: View, trained: Model, seq: Sequence) -> int:
-    """A stack's run: every saved step's model view sent once (attention_frames), scrubbed in the browser; the
-    step it rests on sets the control (one run of this fragment: the curves, the heads' history, the notice)."""
-    steps = list(trained.steps)
-    wanted = _wanted(view, trained)
-    at_step = steps[-1] if wanted is None else wanted
-    stack = compute.task_stack(trained, at_step, seq.ids)
-    L, H, T = stack.n_layers, trained.config.num_heads, len(seq.ids)
-    sent = attention_frames.thinned(
-        len(steps), attention_frames.frame_bytes(L * H * T * T, exact=False), steps.index(at_step)
-    )
-    weights = compute.replay_weights(trained, tuple(steps[i] for i in sent), seq.ids)
-    st.session_state[REPLAY_SENT] = [steps[i] for i in sent]
-    data = attention_frames.grid_payload(
-        list(weights),
-        stack.labels,
-        start=sent.index(steps.index(at_step)),
-        labels=[f"step {steps[i]:,}" for i in sent],
-        texts=[f"the weights after step {steps[i]:,} of {steps[-1]:,}" for i in sent],
-        values=[str(steps[i]) for i in sent],
-        label="Replay: the weights after step",
-        param=url.URL_KEY.get(FIELD.replay_step, FIELD.replay_step),
-        mask=stack.layers[0].mask,
-        title="every layer × head",
-        present=view.present,
-    )
-    attention_frames.draw(data, key="learn_grid", on_frame=_scrub_released)
-    st.caption(
-        learn_words.saved_steps(steps, trained.drop)
-        + ("" if len(sent) == len(steps) else f" {len(sent)} of the {len(steps)} saved steps are sent to scrub.")
-    )
-    return at_step
-
-
-def _scrub_released() -> None:
-    """The replay control rested on a step (its callback, before the fragment's run): that step set."""
-    frame_index = attention_frames.frame_of("learn_grid")
-    sent = st.session_state.get(REPLAY_SENT) or []
-    if frame_index is not None and 0 <= frame_index < len(sent):
-        st.session_state[FIELD.replay_step] = sent[frame_index]
-
-
-def _replayed() -> None:
-    st.session_state[FIELD.replay_step] = st.session_state[STEP]
 
 
 def replay(view: View, trained: Model, seq: Sequence) -> None:
@@ -135,17 +55,16 @@ def replay(view: View, trained: Model, seq: Sequence) -> None:
 
 @frame.fragment
 def scrub(view: View, trained: Model, seq: Sequence, accuracy: float, sample: Sample) -> None:
-    """The replay slider and what it moves (the curves' marker, the maps, each head's history, the notice), as one
-    fragment: a step moved reruns only this."""
+    """The replay (its maps scrubbed in the browser: ui.sections.learn.scrub) and what its rested step moves (the
+    curves' marker, each head's history, the notice), as one fragment: a step set reruns only this."""
     cfg, run = trained.config, trained.run
-    at_step = _scrubbed_step(view, trained, seq) if cfg.n_layers > 1 else _replay_step(view, trained)
+    at_step = scrubbed_step(view, trained, seq)
     history, shares = compute.share_history(trained)
-    stack = compute.task_stack(trained, at_step, seq.ids)
     if cfg.n_layers > 1:
+        stack = compute.task_stack(trained, at_step, seq.ids)
         _replay_stack(view, trained, at_step, stack, history, shares, accuracy, sample)
     else:
         charts.curves(run.losses, run.accuracies, at_step=at_step, present=view.present)
-        maps(view, stack.layers[0], seq.expected, layout.columns(view, min(cfg.num_heads, 2)), live=False)
         layout.notice(
             learn_words.notice(
                 history, shares, list(trained.steps).index(at_step), accuracy, sample, compute.followed(trained)

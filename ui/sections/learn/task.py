@@ -18,7 +18,7 @@ from ui.shell import presets, session, state
 from ui.shell.session import FIELD
 from ui.shell.view import View
 
-TRAIN, STEP = "learn_train", "learn_step"  # the Train button, the replay slider (the task is a control)
+TRAIN = "learn_train"  # the Train button (the task and the replay step are controls)
 
 
 def _task_changed() -> None:

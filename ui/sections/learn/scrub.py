@@ -1,0 +1,101 @@
+"""The Learn page's replay of a finished run, scrubbed in the browser: every saved step's maps sent once
+(ui.charts.attention_frames), redrawn as the scrubber moves (no run); the step it rests on sets the replay
+control (one run of the replay's fragment: the curves' marker, the heads' history, the notice; the URL's
+replay= follows). A stack's run sends its model view (every layer × head), a one-layer run each head's map with
+the task's expected cells dashed."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import streamlit as st
+
+from services.weights import Model
+from ui import compute
+from ui.charts import attention_frames
+from ui.charts.attention_map import Panel
+from ui.sections.learn import words as learn_words
+from ui.sections.learn.task import Sequence
+from ui.shell import frame, url
+from ui.shell.session import FIELD
+from ui.shell.view import View
+
+KEY = "learn_grid"  # the replay's component (its scrubber, its maps)
+REPLAY_SENT = "learn_replay_sent"  # the saved steps the replay's frames hold, in order
+MAP_AREA = 300  # px: a one-layer run's map's cells at most this wide (as the live maps)
+
+
+def _wanted(view: View, trained: Model) -> int | None:
+    """The step the controls name (a link's replay=N: the nearest saved step; where that is another step, a notice
+    says which is shown and the address is corrected to it), else None (the last)."""
+    steps = list(trained.steps)
+    wanted = view.controls.replay_step
+    if wanted is None:
+        return None
+    shown = min(steps, key=lambda s: (abs(s - wanted), s))
+    if shown != wanted:
+        st.info(learn_words.replay_rounded(wanted, shown, steps), icon=":material/info:")
+        st.session_state[FIELD.replay_step] = shown
+        frame.address(replace(view.controls, replay_step=shown))
+    return shown
+
+
+def scrubbed_step(view: View, trained: Model, seq: Sequence) -> int:
+    """Every saved step's maps sent once (thinned to attention_frames.MAX_BYTES), scrubbed in the browser; the
+    step shown (the control's, else the last)."""
+    steps = list(trained.steps)
+    wanted = _wanted(view, trained)
+    at_step = steps[-1] if wanted is None else wanted
+    stack = compute.task_stack(trained, at_step, seq.ids)
+    L, H, T = stack.n_layers, trained.config.num_heads, len(seq.ids)
+    cells = L * H * T * T
+    exact = L == 1 and len(steps) * cells < attention_frames.EXACT_CELLS  # one layer's maps send exact tips
+    sent = attention_frames.thinned(len(steps), attention_frames.frame_bytes(cells, exact=exact), steps.index(at_step))
+    weights = compute.replay_weights(trained, tuple(steps[i] for i in sent), seq.ids)
+    st.session_state[REPLAY_SENT] = [steps[i] for i in sent]
+    scrubber = dict(
+        start=sent.index(steps.index(at_step)),
+        labels=[f"step {steps[i]:,}" for i in sent],
+        texts=[f"the weights after step {steps[i]:,} of {steps[-1]:,}" for i in sent],
+        values=[str(steps[i]) for i in sent],
+        label="Replay: the weights after",  # its value reads "step N"
+        param=url.URL_KEY.get(FIELD.replay_step, FIELD.replay_step),
+    )
+    mask = stack.layers[0].mask
+    if L > 1:
+        data = attention_frames.grid_payload(
+            list(weights), stack.labels, mask=mask, title="every layer × head", present=view.present, **scrubber
+        )
+    else:
+        frames = [[Panel(w[0, h], f"head {h}", mask, expected=seq.expected) for h in range(H)] for w in weights]
+        data = attention_frames.maps_payload(
+            frames,
+            stack.labels,
+            domain=(0.0, 1.0),
+            signed=False,
+            mask_text="0",
+            across=min(H, 2),
+            width=int(view.width),
+            area=MAP_AREA,
+            present=view.present,
+            **scrubber,
+        )
+        st.caption(
+            "Each head's weights on the sequence above, one colour scale from 0 to 1"
+            + (" (grey: hidden by the causal mask)" if trained.config.causal else "")
+            + "; the dashed cells are the keys a head that solves the task looks at."
+        )
+    attention_frames.draw(data, key=KEY, on_frame=_scrub_released)
+    st.caption(
+        learn_words.saved_steps(steps, trained.drop)
+        + ("" if len(sent) == len(steps) else f" {len(sent)} of the {len(steps)} saved steps are sent to scrub.")
+    )
+    return at_step
+
+
+def _scrub_released() -> None:
+    """The replay control rested on a step (its callback, before the fragment's run): that step set."""
+    frame_index = attention_frames.frame_of(KEY)
+    sent = st.session_state.get(REPLAY_SENT) or []
+    if frame_index is not None and 0 <= frame_index < len(sent):
+        st.session_state[FIELD.replay_step] = sent[frame_index]
