@@ -38,8 +38,12 @@ def test_several_right_answers_are_kept_graded_and_downloaded(make):  # noqa: F8
 def test_a_database_with_one_answer_per_question_is_migrated(make, monkeypatch):  # noqa: F811
     monkeypatch.setattr(ps, "MIGRATIONS", ps.MIGRATIONS[:1])  # the schema before issue 32
     old = make()
-    room = old.create_room()
-    with old._tx() as conn:  # a row as the old app wrote it
+    room = ps.Room("K7QF", "k" * 22)
+    with old.engine.begin() as conn:  # rows as the old app wrote them (its code had no presence to purge)
+        conn.execute(
+            sa.text("INSERT INTO poll_rooms (code, key_sha256, created_at, expires_at) VALUES (:c, :k, :t, :e)"),
+            dict(c=room.code, k=ps.digest(room.key), t=old.clock(), e=old.clock() + 3600),
+        )
         insert = sa.text(
             "INSERT INTO poll_questions (code, qid, prompt, options, answer, asked_at) "
             "VALUES (:code, :qid, :prompt, :options, :answer, :at)"
@@ -59,11 +63,21 @@ def test_a_database_with_one_answer_per_question_is_migrated(make, monkeypatch):
                 at=2.0,
             ),
         )
-    old.answer(room.code, "seat-00001", "q1", "b")
+        conn.execute(
+            sa.text("INSERT INTO poll_answers (code, seat, qid, choice, answered_at) VALUES (:c, :s, 'q1', 'b', 3.0)"),
+            dict(c=room.code, s="seat-00001"),
+        )
     monkeypatch.undo()
     new = make()  # the app, upgraded, starts on it
     assert new.schema_version() == len(ps.MIGRATIONS) >= 2  # every migration since, applied
     by_qid = {q.qid: q for q in new.questions(room.code)}
     assert by_qid["q1"].answers == ("b",) and by_qid["q1"].right("b")
     assert by_qid["q2"].answers == ('a\\"x',)  # a quote and a backslash survive
-    assert "q1,Which one?,b,1," in new.csv(room.code, room.key).replace("\r", "")
+    (answered,) = csv.DictReader(io.StringIO(new.csv(room.code, room.key)))
+    assert (answered["question"], answered["prompt"], answered["choice"], answered["right"]) == (
+        "q1",
+        "Which one?",
+        "b",
+        "1",
+    )
+    assert answered["student"] == "" and answered["page"] == ""  # answered before handles and pages were kept

@@ -10,9 +10,9 @@ import pytest
 import engine
 from engine import analysis
 from tests.conftest import open_app
+from ui.poll import closing, hallcount, participant, questions
 from ui.poll import link as poll_link
 from ui.poll import panel as poll_panel
-from ui.poll import participant, questions
 
 pytestmark = pytest.mark.usefixtures("poll_db")  # conftest: a fresh SQLite file a test
 
@@ -28,6 +28,10 @@ def presenter(page="pages/softmax.py"):
 def param(at, name: str) -> str:
     value = at.query_params[name]
     return value if isinstance(value, str) else value[0]
+
+
+def metric(at, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
 
 
 def room_of(at) -> tuple[str, str]:
@@ -54,7 +58,7 @@ def test_students_answer_and_see_the_result_after_the_reveal():
         s.radio[0].set_value(str(i)).run()
     students[0].radio[0].set_value("1").run()  # changed their mind: still one answer
     at.run()
-    assert at.metric[0].value == "3"
+    assert metric(at, "answered") == "3"
     assert poll_panel.store().counts(code) == {"softmax": {"1": 2, "2": 1}}
     at.button(key=participant.REVEAL).click().run()
     right = poll_panel.store().questions(code)[0].answers
@@ -152,10 +156,40 @@ def test_reset_and_close():
     assert poll_panel.store().counts(code) == {}
     student.run()
     assert student.radio[0].value is None  # the student's page shows no stale choice
+    student.radio[0].set_value("1").run()
+    at.button(key=participant.CLOSE).click().run()  # the downloads first, above the confirmation
+    assert not at.exception and param(at, "room") == code and poll_panel.store().counts(code) == {"softmax": {"1": 1}}
+    offered = [d.proto.id for d in at.get("download_button")]
+    assert len(offered) == len(closing.FILES) and all(i.endswith("_closing") for i in offered)
+    assert at.button(key=closing.CONFIRM) and at.button(key=closing.CANCEL)
+    at.button(key=closing.CANCEL).click().run()  # not closed
+    offered = [d.proto.id for d in at.get("download_button")]
+    assert len(offered) == len(closing.FILES) and not any(i.endswith("_closing") for i in offered)
+    poll_panel.store().check(code, key)
     at.button(key=participant.CLOSE).click().run()
+    at.button(key=closing.CONFIRM).click().run()
     assert not at.exception and "room" not in at.query_params
+    assert poll_panel.store().counts(code) == {}  # deleted at once
     student.run()
     assert any("closed" in w.value for w in student.warning)
+
+
+def test_the_hall_is_counted_and_the_bars_wait_for_the_reveal_unless_live():
+    at = presenter()
+    code, key = room_of(at)
+    students = [open_app("pages/softmax.py", {"room": code}) for _ in range(2)]  # each page's check beats
+    students[0].radio[0].set_value("1").run()
+    at.run()
+    assert (metric(at, "in the room now"), metric(at, "answered")) == ("2", "1")
+    waiting = "The answers' bars appear when you reveal"
+    assert any(waiting in c.value for c in at.caption)
+    assert any("nothing else about a student is stored" in c.value for c in at.caption)
+    assert all(any("nothing else about you is stored" in c.value for c in s.caption) for s in students)
+    at.toggle(key=hallcount.LIVE).set_value(True).run()
+    assert not at.exception and not any(waiting in c.value for c in at.caption)
+    from services.poll import live
+
+    assert live.counts_live(poll_panel.store(), code)
 
 
 def test_links_never_carry_the_key_but_a_remembered_key_makes_the_presenter():

@@ -18,8 +18,13 @@ def test_a_version_2_database_is_migrated_and_keeps_its_rooms(tmp_path, monkeypa
     path = tmp_path / "poll.sqlite3"
     monkeypatch.setattr(ps, "MIGRATIONS", schema.MIGRATIONS[:2])
     old = ps.Store(path)
-    room = old.create_room()
-    with old.engine.begin() as conn:  # a question asked by the code of version 2
+    room = ps.Room("K7QF", "k" * 22)
+    with old.engine.begin() as conn:  # a room and a question made by the code of version 2
+        conn.execute(
+            schema.rooms.insert().values(
+                code=room.code, key_sha256=ps.digest(room.key), created_at=old.clock(), expires_at=old.clock() + 3600
+            )
+        )
         conn.execute(
             schema.questions.insert().values(
                 code=room.code,
@@ -33,7 +38,7 @@ def test_a_version_2_database_is_migrated_and_keeps_its_rooms(tmp_path, monkeypa
     old.close()
     monkeypatch.setattr(ps, "MIGRATIONS", schema.MIGRATIONS)
     new = ps.Store(path)
-    assert new.schema_version() == 3 == len(schema.MIGRATIONS)
+    assert new.schema_version() == len(schema.MIGRATIONS) >= 3
     now = live.watch(new, room.code)
     assert (now.rev, now.moves, now.step, now.view, now.lesson) == (0, 0, None, None, False)
     assert new.questions(room.code)[0].qid == "softmax"

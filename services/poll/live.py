@@ -105,3 +105,27 @@ def update(store: Store, code: str, key: str, *, lesson=KEEP, step=KEEP, view=KE
         store._room(conn, code, key)
         conn.execute(rooms.update().where(rooms.c.code == code).values(**values))
     return watch(store, code)
+
+
+# ------------------------------------------------------------------ counts hidden until the reveal (issue 51)
+def show_counts(store: Store, code: str, key: str, on: bool) -> None:
+    """The presenter's switch: the answers' counts shown live (on) or only once revealed (off, the default).
+    NotPresenter without the room's key (nothing changes)."""
+    with store._tx() as conn:
+        store._room(conn, code, key)
+        conn.execute(rooms.update().where(rooms.c.code == code).values(live_counts=int(bool(on))))
+
+
+def counts_live(store: Store, code: str) -> bool:
+    """Whether the room shows its counts before the reveal (NoRoom if it is gone)."""
+    with store._tx(write=False) as conn:
+        store._room(conn, code)
+        return bool(conn.execute(sa.select(rooms.c.live_counts).where(rooms.c.code == code)).scalar())
+
+
+def shown_counts(store: Store, code: str) -> dict[str, dict[str, int]]:
+    """{question: {choice: students}} of the questions whose counts may be shown: the revealed ones, or
+    every one while the presenter shows counts live."""
+    revealed = {q.qid for q in store.questions(code) if q.revealed}
+    every = counts_live(store, code)
+    return {qid: n for qid, n in store.counts(code).items() if every or qid in revealed}

@@ -3,8 +3,11 @@ statements built once, for services/poll/store.py."""
 
 from __future__ import annotations
 
+import json
+
 import sqlalchemy as sa
 
+from services.poll.codes import Question
 from services.poll.schema import answers, questions, rooms
 
 # The reads every open poll makes every few seconds, built once: a statement built per call costs SQLAlchemy
@@ -35,3 +38,9 @@ BUMP = (
     .where(rooms.c.code == sa.bindparam("room"))
     .values(rev=rooms.c.rev + 1, changed_at=sa.bindparam("now"))
 )
+
+
+def question(r) -> Question:
+    """A row of QUESTIONS as the pages read it."""
+    options = tuple(tuple(o) for o in json.loads(r.options))
+    return Question(r.qid, r.prompt, options, tuple(json.loads(r.answer)), bool(r.revealed), r.asked_at)

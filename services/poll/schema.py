@@ -28,6 +28,8 @@ rooms = sa.Table(
     sa.Column("lesson_step", sa.Integer),  # its step, from 1 (NULL: a view outside it)
     sa.Column("view", sa.Text),  # JSON: {"page": path, "params": {...}}
     sa.Column("changed_at", sa.Double),  # time of the last change
+    # version 4 (issue 51): the presenter shows the answers' counts live (1) or only once revealed (0)
+    sa.Column("live_counts", sa.Integer, nullable=False, server_default="0"),
 )
 
 questions = sa.Table(
@@ -40,6 +42,9 @@ questions = sa.Table(
     sa.Column("answer", sa.Text, nullable=False),  # JSON: every right value (version 2 on)
     sa.Column("revealed", sa.Integer, nullable=False, server_default="0"),
     sa.Column("asked_at", sa.Double, nullable=False),
+    # version 4: the page the question was asked on and its link's settings (JSON), for the export
+    sa.Column("page", sa.Text),
+    sa.Column("settings", sa.Text),
 )
 
 answers = sa.Table(
@@ -50,6 +55,23 @@ answers = sa.Table(
     sa.Column("seat", sa.Text, primary_key=True),
     sa.Column("choice", sa.Text, nullable=False),
     sa.Column("answered_at", sa.Double, nullable=False),
+)
+
+# Version 4 (issue 51): who is in the room now, one row per seat (services/poll/presence.py): the handle the
+# room gives ("student 17"), the page and lesson step at the last beat, the furthest step reached, following
+# or exploring, when first and last seen. Nothing else about a student; the rows go when the room closes.
+presence = sa.Table(
+    "poll_presence",
+    metadata,
+    sa.Column("code", sa.Text, primary_key=True),
+    sa.Column("seat", sa.Text, primary_key=True),
+    sa.Column("handle", sa.Integer, nullable=False),
+    sa.Column("page", sa.Text),
+    sa.Column("step", sa.Integer),
+    sa.Column("furthest", sa.Integer),
+    sa.Column("follows", sa.Integer, nullable=False, server_default="1"),
+    sa.Column("first_at", sa.Double, nullable=False),
+    sa.Column("seen_at", sa.Double, nullable=False),
 )
 
 # Each entry is one schema version; the store applies those it has not applied yet, in one transaction.
@@ -77,5 +99,17 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE poll_rooms ADD COLUMN lesson_step INTEGER",
         "ALTER TABLE poll_rooms ADD COLUMN view TEXT",
         "ALTER TABLE poll_rooms ADD COLUMN changed_at DOUBLE PRECISION",
+    ),
+    # Version 4 (issue 51): presence (a heartbeat row per seat, with the handle the room gives), the room's
+    # switch for live counts, and the page and settings a question was asked at.
+    (
+        "CREATE TABLE poll_presence (code TEXT NOT NULL, seat TEXT NOT NULL, handle INTEGER NOT NULL, "
+        "page TEXT, step INTEGER, furthest INTEGER, follows INTEGER NOT NULL DEFAULT 1, "
+        "first_at DOUBLE PRECISION NOT NULL, seen_at DOUBLE PRECISION NOT NULL, PRIMARY KEY (code, seat))",
+        "CREATE UNIQUE INDEX poll_presence_handle ON poll_presence (code, handle)",
+        "CREATE INDEX poll_presence_seen ON poll_presence (code, seen_at)",
+        "ALTER TABLE poll_rooms ADD COLUMN live_counts INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE poll_questions ADD COLUMN page TEXT",
+        "ALTER TABLE poll_questions ADD COLUMN settings TEXT",
     ),
 )

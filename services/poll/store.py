@@ -10,9 +10,7 @@ writers queue instead of failing half way). The app imports this module only whe
 from __future__ import annotations
 
 import contextlib
-import csv
 import hmac
-import io
 import json
 import os
 import secrets
@@ -22,6 +20,7 @@ from pathlib import Path
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
+from services.poll import seats
 from services.poll.codes import (
     ALPHABET,
     CODE_LEN,
@@ -33,17 +32,17 @@ from services.poll.codes import (
     NoRoom,
     NotPresenter,
     PollError,
-    Question,
     Room,
     StoreDown,
     digest,
     right_answers,
 )
 from services.poll.connect import open_engine
-from services.poll.reads import BUMP, COUNTS, MINE, QUESTIONS, ROOM
-from services.poll.schema import MIGRATIONS, answers, questions, rooms
+from services.poll.reads import BUMP, COUNTS, MINE, QUESTIONS, ROOM, question
+from services.poll.schema import MIGRATIONS, answers, presence, questions, rooms
 
 LOCK_ID = 2727  # PostgreSQL's advisory lock: one process migrates at a time
+SWEEP_EVERY_S = 60.0  # expired rooms are deleted on ordinary use of a store this often (issue 51)
 
 
 class Store:
@@ -61,13 +60,17 @@ class Store:
             except OSError as err:
                 raise StoreDown(f"The poll's database is not available ({err.strerror}); try again.") from err
         self.engine = open_engine(self.target, self.postgres)
+        self._swept: float | None = None  # when this store last deleted expired rooms (None: not yet migrated)
+        self._beats: dict[tuple[str, str], tuple[float, int]] = {}  # (room, seat) -> (last beat written, handle)
         self.migrate()
+        self._swept = float("-inf")
 
     # -- transactions
     @contextlib.contextmanager
     def _tx(self, write: bool = True):
         """One transaction on a pooled connection; a refused request (PollError) rolls it back and goes on,
-        a database that does not answer becomes StoreDown."""
+        a database that does not answer becomes StoreDown. Any use may first delete expired rooms."""
+        self._sweep()
         try:
             with self.engine.connect() as conn:
                 conn.execution_options(poll_write=write)
@@ -77,6 +80,16 @@ class Store:
             raise
         except sa.exc.DBAPIError as err:
             raise StoreDown(f"The poll's database did not answer ({type(err.orig).__name__}); try again.") from err
+
+    def _sweep(self) -> None:
+        """Delete expired rooms at most once a SWEEP_EVERY_S per store, on whatever use comes: a room nobody
+        closed goes when it expires, whether or not anyone opens a room afterwards."""
+        now = self.clock()
+        if self._swept is None or now - self._swept < SWEEP_EVERY_S:
+            return
+        self._swept = now  # first: purge's own transaction does not sweep again
+        with contextlib.suppress(PollError):  # the use itself says if the database is down
+            self.purge()
 
     def close(self) -> None:
         self.engine.dispose()
@@ -143,25 +156,33 @@ class Store:
         return True
 
     def close_room(self, code: str, key: str) -> None:
+        """The room closes and its answers and presence are deleted in the same transaction (the presenter's
+        panel offers the export first); the questions stay until the room expires (nothing of a student)."""
         with self._tx() as conn:
             self._room(conn, code, key)
+            for table in (answers, presence):
+                conn.execute(table.delete().where(table.c.code == code))
             conn.execute(rooms.update().where(rooms.c.code == code).values(closed=1))
             self._bump(conn, code)
 
     def purge(self) -> int:
-        """Delete expired rooms with their questions and answers; how many rooms went."""
+        """Delete expired rooms with their questions, answers and presence; how many rooms went."""
         expired = sa.select(rooms.c.code).where(rooms.c.expires_at <= self.clock())
+        self._swept = None if self._swept is None else self.clock()  # a sweep too
         with self._tx() as conn:
-            for table in (answers, questions):
+            for table in (answers, presence, questions):
                 conn.execute(table.delete().where(table.c.code.in_(expired)))
             return len(
                 conn.execute(rooms.delete().where(rooms.c.expires_at <= self.clock()).returning(rooms.c.code)).all()
             )
 
     # -- questions (the presenter's)
-    def ask(self, code: str, key: str, qid: str, prompt: str, options: list[tuple[str, str]], answers_) -> None:
+    def ask(self, code: str, key: str, qid: str, prompt: str, options: list[tuple[str, str]], answers_, **at) -> None:
         """Put a question to the room with its right answer(s), a value or a list of values (the same
-        question asked with other options or other answers starts afresh: its answers would not fit)."""
+        question asked with other options or other answers starts afresh: its answers would not fit);
+        at: page= (else the qid's page) and settings= (the link's, a dict) it was asked at, for the export."""
+        page = str(at.get("page") or qid.partition("@")[0])[:MAX_TEXT]
+        settings = json.dumps({str(k): str(v) for k, v in (at.get("settings") or {}).items()})[: MAX_TEXT * 20]
         options = [(str(v)[:MAX_TEXT], str(label)[:MAX_TEXT]) for v, label in options]
         if not 2 <= len(options) <= MAX_OPTIONS:
             raise PollError("a question needs 2 to 16 options, every right answer among them")
@@ -177,11 +198,8 @@ class Store:
                 return  # asked already, exactly so: keep its answers
             conn.execute(answers.delete().where((answers.c.code == code) & (answers.c.qid == qid)))
             conn.execute(questions.delete().where(this))
-            conn.execute(
-                questions.insert().values(
-                    code=code, qid=qid, prompt=prompt, options=blob, answer=answer, asked_at=self.clock()
-                )
-            )
+            row = dict(code=code, qid=qid, prompt=prompt, options=blob, answer=answer, page=page, settings=settings)
+            conn.execute(questions.insert().values(**row, asked_at=self.clock()))
             self._bump(conn, code)
 
     def _bump(self, conn, code: str) -> None:
@@ -218,30 +236,23 @@ class Store:
             )
             self._bump(conn, code)
 
-    def questions(self, code: str) -> list[Question]:
+    def questions(self, code: str) -> list:
         """The open room's questions, the latest asked first (NoRoom if wrong, expired or closed)."""
         with self._tx(write=False) as conn:
             self._room(conn, code)
             rows = conn.execute(QUESTIONS, {"code": code}).all()
-        return [
-            Question(
-                r.qid,
-                r.prompt,
-                tuple(tuple(o) for o in json.loads(r.options)),
-                tuple(json.loads(r.answer)),
-                bool(r.revealed),
-                r.asked_at,
-            )
-            for r in rows
-        ]
+        return [question(r) for r in rows]
 
     # -- answers (the students')
-    def answer(self, code: str, seat: str, qid: str, choice: str) -> None:
-        """Record (or change) a student's answer: one row per seat and question, until the reveal."""
+    def answer(self, code: str, seat: str, qid: str, choice: str, asked_at: float | None = None) -> None:
+        """Record (or change) a student's answer: one row per seat and question, until the reveal; the seat
+        gets its handle in the room if it has none yet (PollError for a seat id no link gives). asked_at: when
+        the question the student saw was asked; an answer to it after a reset (asked afresh) is refused."""
+        seat = seats.checked(seat)
         with self._tx() as conn:
             self._room(conn, code)
             row = conn.execute(
-                sa.select(questions.c.options, questions.c.revealed).where(
+                sa.select(questions.c.options, questions.c.revealed, questions.c.asked_at).where(
                     (questions.c.code == code) & (questions.c.qid == qid)
                 )
             ).first()
@@ -249,8 +260,11 @@ class Store:
                 raise PollError("That question is not open in this room.")
             if row.revealed:
                 raise PollError("The answer has been revealed: answers can no longer change.")
+            if asked_at is not None and abs(asked_at - row.asked_at) > 1e-3:
+                raise PollError("The presenter reset this question: choose your answer again.")
             if choice not in {value for value, _ in json.loads(row.options)}:
                 raise PollError("That is not one of the question's options.")
+            seats.handle(conn, code, seat, self.clock())
             given = self._insert(answers).values(code=code, seat=seat, qid=qid, choice=choice, answered_at=self.clock())
             conn.execute(
                 given.on_conflict_do_update(
@@ -272,19 +286,7 @@ class Store:
         return out
 
     def csv(self, code: str, key: str) -> str:
-        """Every answer of the room, anonymous: question, choice, whether right, seconds after asking."""
-        q, a = questions.c, answers.c
-        with self._tx(write=False) as conn:
-            self._room(conn, code, key, open_only=False)
-            rows = conn.execute(
-                sa.select(q.qid, q.prompt, a.choice, q.answer, a.answered_at - q.asked_at)
-                .select_from(answers.join(questions, (q.code == a.code) & (q.qid == a.qid)))
-                .where(a.code == code)
-                .order_by(q.asked_at, a.answered_at)
-            ).all()
-        out = io.StringIO()
-        writer = csv.writer(out)
-        writer.writerow(["question", "prompt", "choice", "right", "seconds_after_asked"])
-        for qid, prompt, choice, answer, after in rows:
-            writer.writerow([qid, prompt, choice, int(choice in json.loads(answer)), f"{max(after, 0):.1f}"])
-        return out.getvalue()
+        """Every answer of the room (services/poll/export.py): no seat ids, the room's handles."""
+        from services.poll import export
+
+        return export.answers_csv(self, code, key)

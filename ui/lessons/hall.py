@@ -57,7 +57,7 @@ def _ask(link: Link, lesson: Lesson, number: int) -> None:
     except questions.Unanswerable as why:
         participant.say(str(why))
         return
-    room.ask(link, questions.step_qid(step.page, number), asked)
+    room.ask(link, questions.step_qid(step.page, number), asked, _step_view(lesson, number))
 
 
 def move(lesson: Lesson, number: int) -> None:

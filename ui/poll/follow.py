@@ -17,7 +17,7 @@ from __future__ import annotations
 import streamlit as st
 
 from services.poll.codes import PollError
-from ui.poll import participant, push, room
+from ui.poll import hallcount, participant, push, room
 from ui.poll.link import Link
 from ui.prose import room_view
 from ui.prose.text import md_escape
@@ -124,6 +124,8 @@ def _check(code: str, here: dict, presenter: bool) -> None:
         return
     first, news = participant.seen() is None, participant.seen() != now.rev
     _seen(code, now.rev)
+    if not presenter:
+        hallcount.beat(participant.link(), now, here)  # this student is here (one write per 10 s at most)
     if _moved(now, presenter):
         participant.set_followed(now.moves)
         if not room.same(now.view, here):

@@ -18,7 +18,7 @@ import streamlit as st
 
 from services.poll.codes import NoRoom, NotPresenter, PollError, new_seat
 from ui import compute
-from ui.poll import follow, keep, participant, questions, room, student
+from ui.poll import closing, follow, hallcount, keep, participant, questions, room, student
 from ui.poll import link as links
 from ui.poll.db import store
 from ui.poll.link import Link
@@ -136,19 +136,7 @@ def _presenter(view, link: Link, join_url: str, here: dict) -> None:
                     "Questions are on the Scaled scores, Softmax weights and Exercise pages: open one and ask it."
                 )
             _presenter_live(link.room, link.key, questions.step_qid(view.page.path, step), view.present)
-            left, right = st.columns(2)
-            left.download_button(
-                "Download answers (CSV)",
-                data=lambda: store().csv(link.room, link.key),
-                file_name=f"attention-lab-poll-{link.room}.csv",
-                mime="text/csv",
-                key=participant.CSV,
-                icon=":material/download:",
-                on_click="ignore",
-            )
-            right.button(
-                "Close the room", key=participant.CLOSE, on_click=_close, args=(link,), icon=":material/logout:"
-            )
+            closing.draw(link)
 
 
 def _ask(link: Link, view, step: int | None) -> None:
@@ -158,8 +146,18 @@ def _ask(link: Link, view, step: int | None) -> None:
     if not isinstance(asked, questions.Asked):
         participant.say(asked or "This page has no question to ask.")
         return
+    here = room.here(view.page.path, session.latest_view(view).controls)
     try:
-        store().ask(link.room, link.key, asked.qid, asked.prompt, asked.options, asked.answers)
+        store().ask(
+            link.room,
+            link.key,
+            asked.qid,
+            asked.prompt,
+            asked.options,
+            asked.answers,
+            page=here["page"],
+            settings=here["params"],
+        )
     except PollError as err:
         participant.say(str(err))
     room.forget(link.room)
@@ -171,17 +169,6 @@ def _act(what: str, link: Link, qid: str) -> None:
     except PollError as err:
         participant.say(str(err))
     room.forget(link.room)
-
-
-def _close(link: Link) -> None:
-    try:
-        store().close_room(link.room, link.key)
-    except PollError as err:
-        participant.say(str(err))
-        return
-    finally:
-        room.forget(link.room)
-    _leave(f"Room {link.room} is closed: students can no longer answer.")
 
 
 @st.fragment(run_every=PRESENTER_EVERY_S)
@@ -196,12 +183,17 @@ def _presenter_live(code: str, key: str, qid: str, present: bool) -> None:
     if not asked:
         st.caption("No question asked yet.")
         return
+    link = Link(code, key)
     q = next((q for q in asked if q.qid == qid), asked[0])
     mine = counts.get(q.qid, {})
     st.markdown(f"**{md_escape(q.prompt)}**")
-    st.metric("answered", sum(mine.values()))
-    student.answer_bars(q, mine, present)
-    link = Link(code, key)
+    here_now, answered = st.columns(2)
+    here_now.metric("in the room now", "–" if (n := hallcount.in_room(code)) is None else n)
+    answered.metric("answered", sum(mine.values()))
+    if hallcount.live_switch(link) or q.revealed:
+        student.answer_bars(q, mine, present)
+    else:
+        st.caption("The answers' bars appear when you reveal (or switch on live counts).")
     left, right = st.columns(2)
     if q.revealed:
         left.success(f"Revealed: {md_escape(q.answer_label())}")

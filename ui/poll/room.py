@@ -102,10 +102,12 @@ def update(link: Link, **changes):
     return now
 
 
-def ask(link: Link, qid: str, asked) -> None:
-    """The presenter opens a question for the hall (a lesson step's: keyed by `qid`)."""
+def ask(link: Link, qid: str, asked, here: dict | None = None) -> None:
+    """The presenter opens a question for the hall (a lesson step's: keyed by `qid`), at the view `here` (its
+    page and settings, kept for the export)."""
+    at = {"page": here["page"], "settings": here["params"]} if here else {}
     try:
-        store().ask(link.room, link.key, qid, asked.prompt, asked.options, asked.answers)
+        store().ask(link.room, link.key, qid, asked.prompt, asked.options, asked.answers, **at)
     except PollError as err:
         participant.say(str(err))
     forget(link.room)

@@ -8,7 +8,7 @@ import streamlit as st
 
 from services.poll.codes import PollError, Question
 from ui import charts
-from ui.poll import follow, participant, room
+from ui.poll import closing, follow, participant, room
 from ui.poll.db import store
 from ui.poll.link import Link
 from ui.prose.text import md_escape
@@ -36,12 +36,12 @@ def draw(view, link: Link, here: dict) -> None:
     follow.watch(link, here)
 
 
-def _answer(code: str, seat: str, qid: str, widget: str) -> None:
+def _answer(code: str, seat: str, qid: str, widget: str, asked_at: float | None = None) -> None:
     choice = st.session_state.get(widget)
     if choice is None:
         return
     try:
-        store().answer(code, seat, qid, choice)
+        store().answer(code, seat, qid, choice, asked_at)  # asked_at: an answer to a reset question is refused
     except PollError as err:
         participant.say(str(err))
         return
@@ -71,6 +71,7 @@ def _student_live(code: str, seat: str) -> None:
             else "Answer below; you can change it until the reveal."
         )
     )
+    st.caption(closing.kept_for_student(store().ttl_s))
     for q in asked:
         widget = participant.answer_key(f"{q.qid}_{int(q.asked_at * 1000)}")  # a question asked afresh: a new radio
         participant.choice(widget, mine.get(q.qid))
@@ -81,7 +82,7 @@ def _student_live(code: str, seat: str) -> None:
             format_func=lambda v, q=q: md_escape(q.label(v)),
             disabled=q.revealed,
             on_change=_answer,
-            args=(code, seat, q.qid, widget),
+            args=(code, seat, q.qid, widget, q.asked_at),
         )
         if q.revealed:
             yours = mine.get(q.qid)
