@@ -99,9 +99,30 @@ def markdown_frame(text: str):
     return frame.set_index(heads[0]).rename_axis(None) if heads and heads[0] == "" else frame
 
 
+def gloss_frame(element):
+    """A gloss table (ui/page/gloss_table.py's component) read back from its data: its texts as sent."""
+    import pandas as pd
+
+    from ui.page import gloss_table
+
+    data = gloss_table.decoded(element)
+    return pd.DataFrame(data["rows"], columns=data["heads"], dtype=object)
+
+
+def gloss_tables(at) -> list[dict]:
+    """Every gloss table's payload (names, rows, glosses), in page order."""
+    from ui.page import gloss_table
+
+    return [
+        gloss_table.decoded(e) for e in at.get("bidi_component") if e.proto.component_name.endswith(gloss_table.NAME)
+    ]
+
+
 def tables(at) -> list:
     """Every table of the page's main area, in page order: a Markdown table (up to TABLE_ROWS rows) as
-    markdown_frame reads it, a taller one (st.table) as its DataFrame."""
+    markdown_frame reads it, a taller one (st.table) as its DataFrame, a gloss table as gloss_frame reads it."""
+    from ui.page import gloss_table
+
     found = []
 
     def walk(node) -> None:
@@ -110,6 +131,8 @@ def tables(at) -> list:
                 found.append(markdown_frame(child.value))
             elif child.type == "table":
                 found.append(child.value)
+            elif child.type == "bidi_component" and child.proto.component_name.endswith(gloss_table.NAME):
+                found.append(gloss_frame(child))
             walk(child)
 
     walk(at.main)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import engine
-from conftest import assert_clean, attention_maps, open_app, shipped_model, tables
+from conftest import assert_clean, attention_maps, gloss_tables, open_app, shipped_model, tables
 from engine.roles import role_label
 from services import evidence as measured
 from ui.lessons import shipped
@@ -56,8 +56,10 @@ def test_the_model_view_shows_every_heads_controls(preset):
     assert (controls_words.TASK_TRANSFER in said) == (model.task.held_out is None)  # why that transfer length
     for one in found:
         assert controls_words.why(one) in said
-    for name in table.columns:  # each column's one-line gloss
+    for name in table.columns:  # each column's one-line gloss, printed, and on its name (hover and focus)
         assert f"{name}: {controls_words.GLOSSES[name]}" in said
+    sent = next(t for t in gloss_tables(at) if "95 % interval" in t["heads"])
+    assert sent["by"] == "head" and sent["glosses"] == {n: controls_words.GLOSSES[n] for n in table.columns}
 
 
 def test_no_nonzero_effect_prints_as_zero():
@@ -75,8 +77,12 @@ def test_the_per_head_page_shows_its_heads_controls_and_counter_example(preset):
     assert_clean(at)
     said = " ".join(m.value for m in at.markdown)
     assert f"**{controls_words.label(last)}.**" in said and controls_words.why(last) in said
-    table = " ".join(m.value for m in at.markdown if "| control" in m.value).replace("\\", "")
-    assert controls_words.score(last) in table and controls_words.effect(last.controls.mean) in table
+    table = next(t for t in tables(at) if list(t.columns) == ["control", "value"])
+    values = dict(zip(table["control"], table["value"]))
+    assert values["score"] == controls_words.score(last) and values["label"] == controls_words.label(last)
+    assert values["mean knock-out"] == controls_words.effect(last.controls.mean)
+    sent = next(t for t in gloss_tables(at) if t["heads"] == ["control", "value"])
+    assert sent["by"] == "row" and sent["glosses"] == {n: controls_words.GLOSSES[n] for n in values}
     charts_before = len(attention_maps(at))
     at.session_state[f"heads_counter_{last.layer}_{last.head}"] = True
     at.run()

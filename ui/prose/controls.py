@@ -30,6 +30,8 @@ GLOSSES = {
     "resample knock-out": "The rise with its output taken from another unit of the sample (causal scrubbing).",
     "label": "The role the rule names it for, or the first check it fails.",
 }
+TABLE_CAPTION = "Every head with its controls. Hover over or focus a column's name for what it means."
+HEAD_CAPTION = "The head's controls. Hover over or focus a control's name for what it means."
 TASK_TRANSFER = (
     "A task's transfer sequences are a quarter longer than its training ones: every position past the training "
     "length is new to the model, while most of each sequence still sits where it trained."

@@ -7,7 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import charts, compute, compute_roles
-from ui.page import tables
+from ui.page.gloss_table import gloss_table
 from ui.prose import controls as controls_words
 from ui.prose.numbers import count, fmt
 from ui.shell import lazy
@@ -80,9 +80,11 @@ def draw(view: View) -> None:
     one = compute_roles.head_role(trained, layer, head)
     st.subheader(f"Head {head}'s role, with its controls")
     st.markdown(f"**{controls_words.label(one)}.** {controls_words.why(one)}")
-    tables.table(control_rows(view, layer, head))
-    st.caption(
-        " ".join(f"{name}: {controls_words.GLOSSES[name]}" for name in control_rows(view, layer, head)["control"])
+    rows = control_rows(view, layer, head)
+    # each control's name shows its gloss on hover and focus; printed below too
+    gloss_table(
+        rows, controls_words.GLOSSES, key=f"heads_role_{layer}_{head}", caption=controls_words.HEAD_CAPTION, by="row"
     )
+    st.caption(" ".join(f"{name}: {controls_words.GLOSSES[name]}" for name in rows["control"]))
     st.caption(f"{controls_words.samples((one,))} {controls_words.rule()} {controls_words.MEAN_WHY}")
     counter_example(view, layer, head)

@@ -8,7 +8,7 @@ import streamlit as st
 
 from engine.role_checks import HeadRole
 from ui import compute_roles
-from ui.page import tables
+from ui.page.gloss_table import gloss_table
 from ui.prose import controls as controls_words
 from ui.prose.numbers import fmt
 from ui.shell.view import View
@@ -35,8 +35,9 @@ def rows(found: tuple[HeadRole, ...], layers: int) -> dict[str, list[str]]:
 
 
 def draw(view: View) -> None:
-    """The section: the rule, the table of every head (each column glossed in one line under it), why each head
-    has its label, and what it was all measured on. Nothing for an article's preset (no task, no held-out sample)."""
+    """The section: the rule, the table of every head (each column's name shows its one-line gloss on hover and
+    focus; the glosses are printed under it too), why each head has its label, and what it was all measured on.
+    Nothing for an article's preset (no task, no held-out sample)."""
     trained = view.model.trained
     if trained is None:
         return
@@ -44,7 +45,9 @@ def draw(view: View) -> None:
     st.markdown(controls_words.rule())
     found = compute_roles.every_head(trained)
     columns = rows(found, view.config.n_layers)
-    tables.table(columns)  # Markdown (no data-grid bundle on a cold start); on a phone a box that scrolls sideways
+    # no data grid (its bundle on a cold start); each column's name shows its gloss on hover and focus, printed
+    # below too; on a phone the rows reflow into cards
+    gloss_table(columns, controls_words.GLOSSES, key="model_roles", caption=controls_words.TABLE_CAPTION)
     st.caption(" ".join(f"{name}: {controls_words.GLOSSES[name]}" for name in columns))
     st.caption(controls_words.MEAN_WHY)
     st.markdown(
