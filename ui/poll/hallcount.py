@@ -48,8 +48,8 @@ def live_switch(link: Link) -> bool:
         key=LIVE,
         on_change=_switched,
         args=(link,),
-        help="Off (the default): the hall sees how many answered, and the answers' bars once you reveal, so the "
-        "first answers do not lead the rest. On: the bars grow as answers come in.",
+        help="Off (the default): the hall sees how many answered, and the answers' bars only once you reveal. "
+        "On: the bars grow as answers come in.",
     )
     return on
 
