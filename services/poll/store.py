@@ -34,6 +34,7 @@ from services.poll.codes import (
     PollError,
     Room,
     StoreDown,
+    closed_words,
     digest,
     right_answers,
 )
@@ -232,7 +233,7 @@ class Store:
             conn.execute(
                 questions.update()
                 .where((questions.c.code == code) & (questions.c.qid == qid))
-                .values(revealed=0, asked_at=self.clock())
+                .values(revealed=0, asked_at=self.clock(), closes_at=None)  # a countdown is set afresh
             )
             self._bump(conn, code)
 
@@ -251,15 +252,16 @@ class Store:
         seat = seats.checked(seat)
         with self._tx() as conn:
             self._room(conn, code)
+            q = questions.c
             row = conn.execute(
-                sa.select(questions.c.options, questions.c.revealed, questions.c.asked_at).where(
-                    (questions.c.code == code) & (questions.c.qid == qid)
-                )
+                sa.select(q.options, q.revealed, q.asked_at, q.closes_at).where((q.code == code) & (q.qid == qid))
             ).first()
             if row is None:
                 raise PollError("That question is not open in this room.")
             if row.revealed:
                 raise PollError("The answer has been revealed: answers can no longer change.")
+            if row.closes_at is not None and self.clock() > row.closes_at:  # the countdown (services/poll/pace.py)
+                raise PollError(closed_words(row.closes_at))
             if asked_at is not None and abs(asked_at - row.asked_at) > 1e-3:
                 raise PollError("The presenter reset this question: choose your answer again.")
             if choice not in {value for value, _ in json.loads(row.options)}:
