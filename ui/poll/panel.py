@@ -18,7 +18,7 @@ import streamlit as st
 
 from services.poll.codes import NoRoom, NotPresenter, PollError, new_seat
 from ui import compute
-from ui.poll import closing, follow, hallcount, keep, participant, questions, room, student
+from ui.poll import closing, countdown, follow, hallcount, keep, participant, questions, room, student
 from ui.poll import link as links
 from ui.poll.db import store
 from ui.poll.link import Link
@@ -135,6 +135,7 @@ def _presenter(view, link: Link, join_url: str, here: dict) -> None:
                 st.caption(
                     "Questions are on the Scaled scores, Softmax weights and Exercise pages: open one and ask it."
                 )
+            countdown.setting()
             _presenter_live(link.room, link.key, questions.step_qid(view.page.path, step), view.present)
             closing.draw(link)
 
@@ -146,21 +147,7 @@ def _ask(link: Link, view, step: int | None) -> None:
     if not isinstance(asked, questions.Asked):
         participant.say(asked or "This page has no question to ask.")
         return
-    here = room.here(view.page.path, session.latest_view(view).controls)
-    try:
-        store().ask(
-            link.room,
-            link.key,
-            asked.qid,
-            asked.prompt,
-            asked.options,
-            asked.answers,
-            page=here["page"],
-            settings=here["params"],
-        )
-    except PollError as err:
-        participant.say(str(err))
-    room.forget(link.room)
+    room.ask(link, asked.qid, asked, room.here(view.page.path, session.latest_view(view).controls))
 
 
 def _act(what: str, link: Link, qid: str) -> None:
@@ -187,6 +174,7 @@ def _presenter_live(code: str, key: str, qid: str, present: bool) -> None:
     q = next((q for q in asked if q.qid == qid), asked[0])
     mine = counts.get(q.qid, {})
     st.markdown(f"**{md_escape(q.prompt)}**")
+    countdown.left(q, key=f"poll_countdown_left_{q.qid}")
     here_now, answered = st.columns(2)
     here_now.metric("in the room now", "–" if (n := hallcount.in_room(code)) is None else n)
     answered.metric("answered", sum(mine.values()))
