@@ -69,7 +69,8 @@ def _student_live(code: str, seat: str) -> None:
         + (
             "Waiting for the presenter's first question…"
             if not asked
-            else "Answer below; you can change it until the reveal."
+            else "Answer below; you can change it until the reveal"
+            + (" or the question's countdown ends." if any(q.closes_at is not None for q in asked) else ".")
         )
     )
     st.caption(closing.kept_for_student(store().ttl_s))
