@@ -234,5 +234,5 @@ def panel(view, link: Link, lesson: Lesson | None, number: int | None) -> None:
         )
         if lesson is not None:
             now = room.current(link.room)
-            pacing.presenter(link, lesson, number, None if now is None else room.pace(link.room, now.rev))
+            pacing.presenter(link, lesson, number, None if now is None else room.pace(link.room, now.rev), move)
             _tools(view, lesson, number, here)

@@ -25,8 +25,9 @@ def _view(lesson: Lesson, number: int) -> dict:
 
 
 # --------------------------------------------------------------------------------------------- the presenter
-def presenter(link: Link, lesson: Lesson, number: int | None, rng: tuple[int, int] | None) -> None:
-    """The range's controls in the presenter's lesson panel: what holds now, two step numbers, set or clear."""
+def presenter(link: Link, lesson: Lesson, number: int | None, rng: tuple[int, int] | None, move) -> None:
+    """The range's controls in the presenter's lesson panel: what holds now, two step numbers, set or clear
+    (move: ui/lessons/hall.py's, which moves the room to a step)."""
     n = len(lesson.steps)
     if rng is not None:
         st.caption(
@@ -49,19 +50,17 @@ def presenter(link: Link, lesson: Lesson, number: int | None, rng: tuple[int, in
         "Let students move on their own",
         key=SET,
         on_click=_set,
-        args=(link, lesson, number),
+        args=(link, lesson, number, move),
         icon=":material/directions_walk:",
         help="Students who follow you may then go back and forth between these steps; the hall view shows where "
         "each is. The room goes to the first of them if it is elsewhere.",
     )
 
 
-def _set(link: Link, lesson: Lesson, number: int | None) -> None:
+def _set(link: Link, lesson: Lesson, number: int | None, move) -> None:
     first, last = st.session_state.get(FROM), st.session_state.get(TO)
     if isinstance(first, int) and isinstance(last, int) and first <= last and not (number and first <= number <= last):
-        from ui.lessons import hall  # here: hall draws this panel
-
-        hall.move(lesson, first)  # the room must be at a step of the range
+        move(lesson, first)  # the room must be at a step of the range
     room.set_pace(link, first, last)
 
 

@@ -121,12 +121,9 @@ def ask(link: Link, qid: str, asked, here: dict | None = None) -> None:
 def seen(code: str) -> None:
     """The presenter's own change is known to this session: its check asks no second run for it (which would
     lose a message said in the callback)."""
-    from ui.poll import push  # here: push reads rooms through this module
-
     now = current(code)
     if now is not None:
-        participant.set_seen(now.rev)
-        push.saw(code, now.rev)
+        participant.set_seen(now.rev)  # as update() does
 
 
 def _pace():
