@@ -16,7 +16,7 @@ from test_lessons_room import code_of, now, presenter, student
 
 from conftest import assert_clean, open_app
 from services.poll import pace, presence
-from ui.lessons import pacing, progress, shipped
+from ui.lessons import hall, pacing, progress, shipped
 from ui.poll import countdown, participant
 from ui.poll.db import store
 from ui.shell import site
@@ -85,6 +85,16 @@ def test_clearing_the_range_brings_followers_back_and_a_reversed_one_is_refused(
     s.run()
     s.run()
     assert "Step 1 of 8" in bar_text(s) and buttons(s) == {}
+    at.button(key=pacing.SET).click().run()  # 1 to 3 again
+    s.run()
+    assert s.session_state["_room_paced"] is not None
+    at.session_state[hall.TOOLS] = True
+    at.run()
+    at.button(key=hall.END).click().run()  # the lesson ends: so does the range and the student's own step
+    s.run()
+    assert pace.pace(store(), code) is None and s.session_state["_room_paced"] is None
+    at.selectbox(key=hall.PICK).set_value("self-attention").run()
+    at.button(key=hall.START).click().run()
     set_range(at, 3, 2)
     said = " ".join(w.value for w in at.warning).replace("\\", "")
     assert "Steps 3 to 2 are reversed" in said and pace.pace(store(), code) is None and now(code).step == 1

@@ -46,6 +46,7 @@ def source(view=None) -> tuple[Lesson, int | None, str, object] | None:
                     participant.set_paced(None)
                     return found, now.step, "student", now
                 return found, pacing.own(found, now.step, rng), "student", now  # their own step (ui/lessons/pacing.py)
+        participant.set_paced(None)  # no lesson in the room: no step of one's own
         taken = progress.taking()
         if taken is not None and taken.in_room:
             progress.set_taking(None)  # the room's lesson ended
