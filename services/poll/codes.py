@@ -89,6 +89,8 @@ class Question:
     answers: tuple[str, ...]  # every right option's value (ties: several), in option order
     revealed: bool
     asked_at: float
+    kind: str = "choice"  # or "draw": the answer is a row of weights (services/poll/drawn.py)
+    frozen: dict | None = None  # a drawn question's true row, layer, head, row and key labels, as asked
 
     def label(self, value: str | None) -> str:
         return dict(self.options).get(value or "", "no answer")
