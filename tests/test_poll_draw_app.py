@@ -51,6 +51,9 @@ def test_ask_draw_answer_overlay_and_reveal():
     )
     assert not sent["disabled"]
     assert not has_map(student) and any(drawq.HIDDEN in i.value for i in student.info)  # the answer is not shown
+    heads = open_app("pages/heads.py", {"room": code})  # every head's weights would show the row too
+    assert not heads.exception and not any(e.key == "heads_maps" for e in heads.get("bidi_component"))
+    assert any(drawq.HIDDEN in i.value for i in heads.info)
     seat = student.session_state["_poll"].seat
     n = len(q.frozen["keys"])
     mine = [1.0] + [0.0] * (n - 1)
@@ -68,8 +71,11 @@ def test_ask_draw_answer_overlay_and_reveal():
 
     student.run()
     assert not student.exception and has_map(student)  # shown again after the reveal
+    heads.run()
+    assert any(e.key == "heads_maps" for e in heads.get("bidi_component"))
     assert component(student)["disabled"] and component(student)["value"] == pytest.approx(mine)
-    assert any("The true row" in i.value for i in student.info)
+    told = " ".join(i.value for i in student.info).replace("\\", "")
+    assert "The true row" in told and f"from the true row: {tv:.2f}" in told
 
 
 def test_the_frozen_row_is_the_engines_row_at_the_pages_beta():

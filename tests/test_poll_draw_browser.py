@@ -1,8 +1,8 @@
 """Draw your prediction in real Chromium (issue 51): the presenter asks on the Softmax weights page; a student's
 page hides the weights while the question is open; the student drags a bar with the mouse and moves another with
-the arrow keys (the bars still sum to 1), submits once; the store holds that row; the presenter reveals and sees
-the overlay with 1 answer; the student's weights come back. axe-core finds no serious issue on the student's
-drawn question or on the presenter's overlay.
+the arrow keys (the bars still sum to 1) and submits once; a phone's tap sets a bar too; the store holds the row;
+the presenter reveals and sees the overlay with 1 answer; the student's weights come back. axe-core finds no
+serious issue on the student's drawn question or on the presenter's overlay.
 
 Skipped without Chromium and Playwright unless REQUIRE_BROWSER=1 (CI)."""
 
@@ -17,7 +17,7 @@ from axe_playwright_python.sync_playwright import Axe
 from harness import browser as bs
 from services.poll import drawn
 from services.poll.store import Store
-from tests.test_poll_browser import LAPTOP, browser, wait_text  # noqa: F401 - fixture
+from tests.test_poll_browser import LAPTOP, PHONE, browser, wait_text  # noqa: F401 - fixture
 from ui.poll import drawq
 
 pytestmark = pytest.mark.browser
@@ -119,6 +119,19 @@ def test_a_student_draws_a_row_and_the_presenter_sees_the_overlay(browser, serve
         assert sum(after_keys) == pytest.approx(1.0, abs=3e-3)
         assert sliders.nth(1).get_attribute("aria-valuetext").startswith(f"{box.locator('.key').nth(1).inner_text()}:")
         box.get_by_role("button", name="Submit my row").click()
+
+        # a phone: a tap on a bar sets it (touch), every bar a target at least 24 px high; not submitted
+        phone = page_in(PHONE)
+        phone.goto(join)
+        bars = phone.locator(".st-key-poll_box").get_by_role("slider")
+        bars.first.wait_for(timeout=60_000)
+        bars.nth(0).scroll_into_view_if_needed()
+        t = bars.nth(0).bounding_box()
+        assert all(bars.nth(i).bounding_box()["height"] >= 24 for i in range(bars.count()))
+        phone.touchscreen.tap(t["x"] + 0.3 * t["width"], t["y"] + t["height"] / 2)
+        tapped = values(bars)
+        assert tapped[0] == pytest.approx(0.3, abs=0.03) and sum(tapped) == pytest.approx(1.0, abs=3e-3)
+        phone.screenshot(path=str(SHOTS / "student-phone.png"))
 
         wait_text(panel, r"answered\s*1")
         stored = Store(db)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from services.poll import drawn
 from services.poll.codes import PollError, Question
 from ui.poll import participant, room
 from ui.poll.db import store
@@ -45,8 +46,14 @@ def payload(q: Question, key: str, stored: list[float] | None) -> dict:
         "submit": "Submit my row",
         "sending": "Sending…",
         "sum_text": "Sum of the bars:",
-        "status": "Your row is in: you can change it and submit again until the reveal." if stored else "",
+        "status": _status(q.revealed, stored is not None),
     }
+
+
+def _status(revealed: bool, stored: bool) -> str:
+    if revealed:
+        return "The answer is revealed: rows can no longer change." + ("" if stored else " You sent none.")
+    return "Your row is in: you can change it and submit again until the reveal." if stored else ""
 
 
 def decoded(element) -> dict:
@@ -82,4 +89,10 @@ def ask_row(code: str, seat: str, q: Question, stored: str | None) -> None:
             f"{k}: true {fmt(t, '.2f')}" + ("" if mine is None else f", yours {fmt(m, '.2f')}")
             for k, t, m in zip(q.frozen["keys"], true, mine or true, strict=True)
         ]
+        if mine is not None:
+            lines.append(
+                f"Total-variation distance of yours from the true row: {fmt(drawn.tv(mine, true), '.2f')} "
+                "(0 when the rows are equal, 1 when they put weight on no key in common; within "
+                f"{fmt(drawn.TV_WITHIN, '.1f')} counts as close)"
+            )
         st.info("**The true row:**  \n" + "  \n".join(md_escape(line) for line in lines))

@@ -5,7 +5,8 @@
   (services/poll/drawn.py refuses a row of more than 16 keys, or of one);
 * overlay: the class's mean and interquartile range per key over the true row, with the share of students
   within total-variation distance drawn.TV_WITHIN of it and the median distance (drawn.summary computes them);
-* hides: a student's page hides the weights (map, numbers, worked cell) while a drawn question is open."""
+* hides: a student's Softmax weights and Per-head maps pages hide their weights (maps, numbers, worked cell)
+  while a drawn question is open (other pages that draw weights, as the model view, do not)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from ui.prose.numbers import count, fmt
 from ui.shell import session
 
 PAGE = "softmax"  # the page a drawn question is asked on
+HIDING = (PAGE, "heads")  # the pages that hide their weights from a student while one is open
 QID = "softmax:draw"  # its id in the room (with a lesson step: 'softmax:draw@5')
 TITLE = "draw the row"
 ASK = "poll_ask_draw"
@@ -98,7 +100,7 @@ def _ask(link, view, step: int | None) -> None:
 def hides(view) -> bool:
     """A student in a room with a drawn question open (not revealed): the page hides the weights."""
     link = participant.link()
-    if not link.student or view.page.path != PAGE:
+    if not link.student or view.page.path not in HIDING:
         return False
     now = room.current(link.room)
     try:
@@ -109,8 +111,8 @@ def hides(view) -> bool:
 
 
 HIDDEN = (
-    "The weights, their table and the worked cell are hidden while the class draws its prediction: they come "
-    "back when the presenter reveals the answer."
+    "This page's attention weights, their numbers and the worked cell are hidden while the class draws its "
+    "prediction: they come back when the presenter reveals the answer."
 )
 
 
