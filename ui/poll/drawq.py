@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from engine import analysis
@@ -118,6 +117,8 @@ HIDDEN = (
 
 def overlay(q: Question, counts: dict[str, int], present: bool) -> None:
     """The true row as bars, the class's mean (dots) and interquartile range (lines) on it, and the closeness."""
+    import pandas as pd  # here: a page's first draw does without pandas (tests/test_first_page.py)
+
     keys, true = q.frozen["keys"], q.frozen["row"]
     s = drawn.summary(true, drawn.from_counts(counts))
     rows = pd.DataFrame({"key": keys, "true": true})
@@ -142,7 +143,7 @@ def summary_text(s) -> str:
     )
 
 
-def _spec(rows: pd.DataFrame, present: bool, answered: bool) -> dict:
+def _spec(rows, present: bool, answered: bool) -> dict:
     size = sp.font(present)
     y = {"field": "key", "type": "nominal", "sort": None, "title": None, "axis": {"labelFontSize": size}}
     x = {"type": "quantitative", "title": "weight", "scale": {"domain": [0, 1]}}
