@@ -158,3 +158,13 @@ def test_only_the_presenter_asks_a_drawn_question(make):  # noqa: F811
     with pytest.raises(NotPresenter):
         drawn.ask(s, room.code, "x" * 22, "softmax:draw", "Draw", FROZEN, "softmax", {})
     assert s.questions(room.code) == []
+
+
+def test_a_row_sent_to_a_choice_question_is_refused(make):  # noqa: F811
+    s = make()
+    room = s.create_room()
+    s.ask(room.code, room.key, "q1", "Which one?", [("a", "first"), ("b", "second")], "b")
+    for bad in ([0.5, 0.5], {"a": 1}, 3):
+        with pytest.raises(PollError, match="not one of the question's options"):
+            s.answer(room.code, S1, "q1", bad)
+    assert s.counts(room.code) == {}

@@ -262,7 +262,7 @@ class Store:
                 raise PollError("The presenter reset this question: choose your answer again.")
             if row.kind == drawn.KIND:  # a drawn row: checked, kept as its JSON (services/poll/drawn.py)
                 choice = json.dumps(drawn.vector(choice, len(json.loads(row.frozen)["row"])))
-            elif choice not in {value for value, _ in json.loads(row.options)}:
+            elif not isinstance(choice, str) or choice not in {value for value, _ in json.loads(row.options)}:
                 raise PollError("That is not one of the question's options.")
             seats.handle(conn, code, seat, self.clock())
             given = self._insert(answers).values(code=code, seat=seat, qid=qid, choice=choice, answered_at=self.clock())
