@@ -91,6 +91,8 @@ class Question:
     revealed: bool
     asked_at: float
     closes_at: float | None = None  # its countdown's end (the store's clock), or None
+    kind: str = "choice"  # or "draw": the answer is a row of weights (services/poll/drawn.py)
+    frozen: dict | None = None  # a drawn question's true row, layer, head, row and key labels, as asked
 
     def label(self, value: str | None) -> str:
         return dict(self.options).get(value or "", "no answer")

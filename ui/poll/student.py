@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import streamlit as st
 
+from services.poll import drawn
 from services.poll.codes import PollError, Question
 from ui import charts
-from ui.poll import closing, countdown, follow, participant, room
+from ui.poll import closing, countdown, drawing, follow, participant, room
 from ui.poll.db import store
 from ui.poll.link import Link
 from ui.prose.text import md_escape
@@ -75,6 +76,9 @@ def _student_live(code: str, seat: str) -> None:
     )
     st.caption(closing.kept_for_student(store().ttl_s))
     for q in asked:
+        if q.kind == drawn.KIND:
+            drawing.ask_row(code, seat, q, mine.get(q.qid))
+            continue
         widget = participant.answer_key(f"{q.qid}_{int(q.asked_at * 1000)}")  # a question asked afresh: a new radio
         participant.choice(widget, mine.get(q.qid))
         countdown.left(q, key=f"{widget}_countdown")
