@@ -49,6 +49,7 @@ STEP = strategies.fixed_dictionaries(
         "text": TEXTS,
         "note": TEXTS,
         "question": strategies.one_of(strategies.booleans(), VALUES),
+        "pace": strategies.one_of(strategies.lists(strategies.integers(-2, 6), max_size=3), VALUES),
         "settings": strategies.one_of(SETTINGS, VALUES),
         "extra": VALUES,
     },
@@ -119,6 +120,28 @@ def test_a_well_formed_lesson_reads_and_writes_back_the_same(doc):
     found = ls.parse("\n".join(f"{ls._string(key)} = {toml(value)}" for key, value in doc.items()), "uploaded")
     assert [step.page for step in found.steps] == [step["page"] for step in doc["steps"]]
     assert ls.parse(ls.dump(found), "uploaded") == found
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(GOOD, strategies.data())
+def test_a_steps_pace_reads_only_within_the_lesson_and_around_the_step(doc, data):
+    """pace = [a, b] on step i of n steps reads iff 1 <= a <= i <= b <= n, and writes back the same."""
+    n = len(doc["steps"])
+    i = data.draw(strategies.integers(1, n))
+    a, b = data.draw(strategies.integers(-1, n + 1)), data.draw(strategies.integers(-1, n + 1))
+    doc["steps"][i - 1] = {**doc["steps"][i - 1], "pace": [a, b]}
+    source = "\n".join(f"{ls._string(key)} = {toml(value)}" for key, value in doc.items())
+    if 1 <= a <= i <= b <= n:
+        found = ls.parse(source, "uploaded")
+        assert found.at(i).pace == (a, b)
+        assert ls.parse(ls.dump(found), "uploaded") == found
+    else:
+        try:
+            ls.parse(source, "uploaded")
+        except ls.LessonError as err:
+            assert any(f"Step {i} " in p and "pace" in p for p in err.problems), err.problems
+        else:
+            raise AssertionError(f"pace = [{a}, {b}] on step {i} of {n} was read")
 
 
 @settings(max_examples=100, deadline=None)

@@ -126,6 +126,20 @@ def test_an_unknown_setting_and_the_viewer_s_own_are_refused():
     refused(GOOD.replace("seq_len = 6", "present = 1"), "settings.present: is the viewer's own choice")
 
 
+def test_a_steps_pace_reads_and_a_bad_one_says_the_fix():
+    two = GOOD + GOOD[GOOD.index("[[steps]]") :]  # two steps
+    paced = parse(two.replace('note = "Say it."', 'note = "Say it."\npace = [1, 2]', 1), "x")
+    assert (paced.at(1).pace, paced.at(2).pace) == ((1, 2), None)
+    assert "pace = [1, 2]" in dump(paced) and parse(dump(paced), "x") == paced
+    with_pace = lambda value: two.replace('note = "Say it."', f'note = "Say it."\npace = {value}', 1)  # noqa: E731
+    refused(with_pace("[2, 1]"), "Step 1 ('Scores'), pace: [2, 1] is not a range of this lesson's steps", "1 to 2")
+    refused(with_pace("[1, 3]"), "pace: [1, 3] is not a range", "from 1 to 2")
+    refused(with_pace("[2, 2]"), "pace: [2, 2] must include this step (1)")
+    refused(with_pace('"student"'), "Step 1 ('Scores'), pace: must be two step numbers", "pace = [2, 4]")
+    refused(with_pace("[1, true]"), "pace: must be two step numbers")
+    refused(with_pace("[1.0, 2]"), "pace: must be two step numbers")
+
+
 def test_a_missing_field_says_what_to_add():
     refused(
         GOOD.replace('text = "The divisor is {scores.divisor}."\n', ""),

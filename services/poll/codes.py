@@ -14,6 +14,7 @@ Who may do what:
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import os
 import re
@@ -89,6 +90,9 @@ class Question:
     answers: tuple[str, ...]  # every right option's value (ties: several), in option order
     revealed: bool
     asked_at: float
+    closes_at: float | None = None  # its countdown's end (the store's clock), or None
+    kind: str = "choice"  # or "draw": the answer is a row of weights (services/poll/drawn.py)
+    frozen: dict | None = None  # a drawn question's true row, layer, head, row and key labels, as asked
 
     def label(self, value: str | None) -> str:
         return dict(self.options).get(value or "", "no answer")
@@ -100,6 +104,12 @@ class Question:
         """The right option(s) as a student reads them: 'A', or 'A or B'."""
         labels = [self.label(v) for v in self.answers]
         return labels[0] if len(labels) == 1 else "; ".join(labels[:-1]) + "; or " + labels[-1]
+
+
+def closed_words(closes_at: float) -> str:
+    """What a student who answers after a question's countdown reads (the store refuses the answer)."""
+    at = datetime.datetime.fromtimestamp(closes_at, datetime.UTC).strftime("%H:%M:%S")
+    return f"This question closed at {at} UTC (its countdown ended): answers are no longer taken."
 
 
 def right_answers(options: list[tuple[str, str]], answers) -> list[str]:

@@ -2,7 +2,9 @@
 for_download adds the byte-order mark spreadsheets look for):
 
 * answers_csv: one row per answer: question, prompt, the page and settings it was asked at, the student's
-  anonymous handle ("student 17"), choice, right (1/0), seconds after asking;
+  anonymous handle ("student 17"), choice, right (1/0), seconds after asking; a drawn question's choice is
+  the student's row as one JSON cell ('[0.2, 0.8]', one weight per key in the order of the question's keys)
+  and right is 1 within total-variation distance 0.2 of the true row (services/poll/drawn.py);
 * summary_csv: one row per question: how many answered, how many right, the median seconds;
 * progress_csv: one row per student the room has seen: the furthest lesson step reached, the step and page
   at the last beat, following or exploring (from presence).
@@ -19,7 +21,7 @@ from urllib.parse import urlencode
 
 import sqlalchemy as sa
 
-from services.poll import seats
+from services.poll import drawn, seats
 from services.poll.schema import answers, presence, questions
 
 ANSWERS = ["question", "prompt", "page", "settings", "student", "choice", "right", "seconds_after_asked"]
@@ -45,12 +47,19 @@ def _settings(raw: str | None) -> str:
     return urlencode(json.loads(raw)) if raw else ""
 
 
+def _right(choice: str, answer: str, frozen: str | None) -> bool:
+    """A choice among the right ones; a drawn row within total-variation distance drawn.TV_WITHIN of the true row."""
+    return drawn.right(frozen, choice) if frozen else choice in json.loads(answer)
+
+
 def _answers(store, code: str, key: str) -> list:
     q, a, p = questions.c, answers.c, presence.c
     with store._tx(write=False) as conn:
         store._room(conn, code, key, open_only=False)
         return conn.execute(
-            sa.select(q.qid, q.prompt, q.page, q.settings, p.handle, a.choice, q.answer, a.answered_at - q.asked_at)
+            sa.select(
+                q.qid, q.prompt, q.page, q.settings, p.handle, a.choice, q.answer, a.answered_at - q.asked_at, q.frozen
+            )
             .select_from(
                 answers.join(questions, (q.code == a.code) & (q.qid == a.qid)).outerjoin(
                     presence, (p.code == a.code) & (p.seat == a.seat)
@@ -63,9 +72,9 @@ def _answers(store, code: str, key: str) -> list:
 
 def answers_csv(store, code: str, key: str) -> str:
     rows = []
-    for qid, prompt, page, settings, handle, choice, answer, after in _answers(store, code, key):
+    for qid, prompt, page, settings, handle, choice, answer, after, frozen in _answers(store, code, key):
         student = "" if handle is None else seats.name(handle)
-        right = int(choice in json.loads(answer))
+        right = int(_right(choice, answer, frozen))
         rows.append([qid, prompt, page or "", _settings(settings), student, choice, right, f"{max(after, 0):.1f}"])
     return _text(ANSWERS, rows)
 
@@ -79,8 +88,8 @@ def summary_csv(store, code: str, key: str) -> str:
             sa.select(q.qid, q.prompt, q.page, q.settings).where(q.code == code).order_by(q.asked_at)
         ).all()
     given: dict[str, list] = {}
-    for qid, _, _, _, _, choice, answer, after in _answers(store, code, key):
-        given.setdefault(qid, []).append((choice in json.loads(answer), max(after, 0)))
+    for qid, _, _, _, _, choice, answer, after, frozen in _answers(store, code, key):
+        given.setdefault(qid, []).append((_right(choice, answer, frozen), max(after, 0)))
     rows = []
     for qid, prompt, page, settings in asked:
         mine = given.get(qid, [])

@@ -88,7 +88,8 @@ def view_json(page: str, params: dict[str, str], label: str = "") -> dict:
 
 def update(store: Store, code: str, key: str, *, lesson=KEEP, step=KEEP, view=KEEP) -> Live:
     """The presenter changes the room: its lesson (TOML, or None to end it), its step (from 1, or None),
-    the view followers are shown (a move: the move counter goes up). NotPresenter without the room's key."""
+    the view followers are shown (a move: the move counter goes up). NotPresenter without the room's key.
+    A step outside the room's student-paced range, a view outside the lesson or the lesson's end ends it."""
     values: dict = {"rev": rooms.c.rev + 1, "changed_at": store.clock()}
     if lesson is not KEEP:
         if lesson is not None and len(lesson.encode()) > MAX_LESSON:
@@ -101,6 +102,10 @@ def update(store: Store, code: str, key: str, *, lesson=KEEP, step=KEEP, view=KE
             None if view is None else json.dumps(view_json(view["page"], view["params"], view.get("label", "")))
         )
         values["moves"] = rooms.c.moves + 1
+    if step is not KEEP or lesson is not KEEP:  # a student-paced range ends outside it (services/poll/pace.py)
+        from services.poll import pace
+
+        values.update(pace.kept_when(step, lesson))
     with store._tx() as conn:
         store._room(conn, code, key)
         conn.execute(rooms.update().where(rooms.c.code == code).values(**values))

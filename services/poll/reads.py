@@ -22,6 +22,9 @@ QUESTIONS = (
         questions.c.answer,
         questions.c.revealed,
         questions.c.asked_at,
+        questions.c.closes_at,
+        questions.c.kind,
+        questions.c.frozen,
     )
     .where(questions.c.code == _code)
     .order_by(questions.c.asked_at.desc())
@@ -43,4 +46,15 @@ BUMP = (
 def question(r) -> Question:
     """A row of QUESTIONS as the pages read it."""
     options = tuple(tuple(o) for o in json.loads(r.options))
-    return Question(r.qid, r.prompt, options, tuple(json.loads(r.answer)), bool(r.revealed), r.asked_at)
+    frozen = json.loads(r.frozen) if r.frozen else None
+    return Question(
+        r.qid,
+        r.prompt,
+        options,
+        tuple(json.loads(r.answer)),
+        bool(r.revealed),
+        r.asked_at,
+        closes_at=r.closes_at,
+        kind=r.kind,
+        frozen=frozen,
+    )

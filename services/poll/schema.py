@@ -30,6 +30,11 @@ rooms = sa.Table(
     sa.Column("changed_at", sa.Double),  # time of the last change
     # version 4 (issue 51): the presenter shows the answers' counts live (1) or only once revealed (0)
     sa.Column("live_counts", sa.Integer, nullable=False, server_default="0"),
+    # version 5 (issue 51): eyes up (1: every following student sees the hold card) and the steps students may
+    # move between on their own (both NULL: presenter-paced)
+    sa.Column("hold", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("pace_from", sa.Integer),
+    sa.Column("pace_to", sa.Integer),
 )
 
 questions = sa.Table(
@@ -45,6 +50,12 @@ questions = sa.Table(
     # version 4: the page the question was asked on and its link's settings (JSON), for the export
     sa.Column("page", sa.Text),
     sa.Column("settings", sa.Text),
+    # version 5 (issue 51): the countdown's end (NULL: none; answers after it are refused), the question's kind
+    # ('choice', or 'draw': the answer is a row of weights) and, for a drawn question, what was frozen when it
+    # was asked (JSON: the true row, its layer, head, row and key labels)
+    sa.Column("closes_at", sa.Double),
+    sa.Column("kind", sa.Text, nullable=False, server_default="choice"),
+    sa.Column("frozen", sa.Text),
 )
 
 answers = sa.Table(
@@ -111,5 +122,14 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE poll_rooms ADD COLUMN live_counts INTEGER NOT NULL DEFAULT 0",
         "ALTER TABLE poll_questions ADD COLUMN page TEXT",
         "ALTER TABLE poll_questions ADD COLUMN settings TEXT",
+    ),
+    # Version 5 (issue 51): eyes up and student pacing on the room; a question's countdown, kind and frozen row.
+    (
+        "ALTER TABLE poll_rooms ADD COLUMN hold INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE poll_rooms ADD COLUMN pace_from INTEGER",
+        "ALTER TABLE poll_rooms ADD COLUMN pace_to INTEGER",
+        "ALTER TABLE poll_questions ADD COLUMN closes_at DOUBLE PRECISION",
+        "ALTER TABLE poll_questions ADD COLUMN kind TEXT NOT NULL DEFAULT 'choice'",
+        "ALTER TABLE poll_questions ADD COLUMN frozen TEXT",
     ),
 )

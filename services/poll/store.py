@@ -20,7 +20,7 @@ from pathlib import Path
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
-from services.poll import seats
+from services.poll import drawn, seats
 from services.poll.codes import (
     ALPHABET,
     CODE_LEN,
@@ -34,6 +34,7 @@ from services.poll.codes import (
     PollError,
     Room,
     StoreDown,
+    closed_words,
     digest,
     right_answers,
 )
@@ -232,7 +233,7 @@ class Store:
             conn.execute(
                 questions.update()
                 .where((questions.c.code == code) & (questions.c.qid == qid))
-                .values(revealed=0, asked_at=self.clock())
+                .values(revealed=0, asked_at=self.clock(), closes_at=None)  # a countdown is set afresh
             )
             self._bump(conn, code)
 
@@ -244,25 +245,29 @@ class Store:
         return [question(r) for r in rows]
 
     # -- answers (the students')
-    def answer(self, code: str, seat: str, qid: str, choice: str, asked_at: float | None = None) -> None:
+    def answer(self, code: str, seat: str, qid: str, choice, asked_at: float | None = None) -> None:
         """Record (or change) a student's answer: one row per seat and question, until the reveal; the seat
         gets its handle in the room if it has none yet (PollError for a seat id no link gives). asked_at: when
         the question the student saw was asked; an answer to it after a reset (asked afresh) is refused."""
-        seat = seats.checked(seat)
+        seat, q = seats.checked(seat), questions.c
         with self._tx() as conn:
             self._room(conn, code)
             row = conn.execute(
-                sa.select(questions.c.options, questions.c.revealed, questions.c.asked_at).where(
-                    (questions.c.code == code) & (questions.c.qid == qid)
+                sa.select(q.options, q.revealed, q.asked_at, q.closes_at, q.kind, q.frozen).where(
+                    (q.code == code) & (q.qid == qid)
                 )
             ).first()
             if row is None:
                 raise PollError("That question is not open in this room.")
             if row.revealed:
                 raise PollError("The answer has been revealed: answers can no longer change.")
+            if row.closes_at is not None and self.clock() > row.closes_at:  # the countdown (services/poll/pace.py)
+                raise PollError(closed_words(row.closes_at))
             if asked_at is not None and abs(asked_at - row.asked_at) > 1e-3:
                 raise PollError("The presenter reset this question: choose your answer again.")
-            if choice not in {value for value, _ in json.loads(row.options)}:
+            if row.kind == drawn.KIND:  # a drawn row: checked, kept as its JSON (services/poll/drawn.py)
+                choice = json.dumps(drawn.vector(choice, len(json.loads(row.frozen)["row"])))
+            elif not isinstance(choice, str) or choice not in {value for value, _ in json.loads(row.options)}:
                 raise PollError("That is not one of the question's options.")
             seats.handle(conn, code, seat, self.clock())
             given = self._insert(answers).values(code=code, seat=seat, qid=qid, choice=choice, answered_at=self.clock())

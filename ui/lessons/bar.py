@@ -13,7 +13,7 @@ import streamlit as st
 
 from ui import compute
 from ui.lessons import lesson as lessons
-from ui.lessons import lesson_words, progress, shipped
+from ui.lessons import lesson_words, pacing, progress, shipped
 from ui.lessons.lesson import Lesson, LessonError, Step, view_of
 from ui.lessons.progress import Taking
 from ui.poll import participant, room
@@ -39,7 +39,14 @@ def source(view=None) -> tuple[Lesson, int | None, str, object] | None:
             if found is not None:
                 if link.presenter and now.step is not None:
                     progress.set_taking(Taking("", now.step))
-                return found, now.step, "presenter" if link.presenter else "student", now
+                if link.presenter:
+                    return found, now.step, "presenter", now
+                rng = room.pace(link.room, now.rev) if participant.following() and now.step is not None else None
+                if rng is None:
+                    participant.set_paced(None)
+                    return found, now.step, "student", now
+                return found, pacing.own(found, now.step, rng), "student", now  # their own step (ui/lessons/pacing.py)
+        participant.set_paced(None)  # no lesson in the room: no step of one's own
         taken = progress.taking()
         if taken is not None and taken.in_room:
             progress.set_taking(None)  # the room's lesson ended
@@ -184,6 +191,8 @@ def draw(view, join_url: str) -> None:
                 )
             if role != "student":
                 _buttons(lesson, number, role)
+            elif participant.paced() is not None:
+                pacing.student(lesson, number, participant.paced()[0])
             _steps(lesson, number, role)
             if step.note and (role == "presenter" or (role == "self" and view.present)):
                 with st.expander("Note for the presenter", icon=":material/sticky_note_2:"):

@@ -13,7 +13,7 @@ from dataclasses import replace
 import streamlit as st
 
 from ui import compute
-from ui.lessons import check, lesson_words, progress, shipped
+from ui.lessons import check, lesson_words, pacing, progress, shipped
 from ui.lessons.lesson import Lesson, LessonError, Step, dump, parse, view_of
 from ui.lessons.progress import Taking
 from ui.poll import participant, questions, room
@@ -70,6 +70,8 @@ def move(lesson: Lesson, number: int) -> None:
         return
     progress.set_taking(Taking("", number))
     step = lesson.at(number)
+    if step.pace is not None:  # the lesson's default: students move on their own from here
+        room.set_pace(link, *step.pace)
     session.ask_goto(step.controls(), step.page)
 
 
@@ -231,4 +233,6 @@ def panel(view, link: Link, lesson: Lesson | None, number: int | None) -> None:
             help="Every student who follows the presenter sees this page with these settings, in or outside a lesson.",
         )
         if lesson is not None:
+            now = room.current(link.room)
+            pacing.presenter(link, lesson, number, None if now is None else room.pace(link.room, now.rev), move)
             _tools(view, lesson, number, here)

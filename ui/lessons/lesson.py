@@ -15,6 +15,8 @@ the step, the field and the fix; nothing is ever filled in silently. Pure Python
     text = "The sentence is {inputs.T} tokens."   # {page.fact}: a number computed as the page computes it
     note = "Ask the hall why a repeated word gets the same row."
     question = false                      # true: open the page's poll question at this step (in a room)
+    pace = [2, 4]                         # optional, in a room: from this step, students move on their own
+                                          # between steps 2 and 4 (the step itself among them)
     [steps.settings]                      # the link's keys: preset=day33&seq_len=6 ...
     preset = "day33"
 """
@@ -35,7 +37,7 @@ MAX_STEPS = 40
 LIMITS = {"title": 80, "summary": 300, "text": 1200, "note": 800}  # characters of each text field
 OWN = ("present", "sidebar")  # the viewer's own settings, never a step's
 SETTINGS = tuple(url.URL_KEY.get(k, k) for k in state.KEYS if k not in OWN)  # every key a step may set
-TOP, STEP_FIELDS = ("title", "summary", "steps"), ("title", "page", "text", "note", "question", "settings")
+TOP, STEP_FIELDS = ("title", "summary", "steps"), ("title", "page", "text", "note", "question", "pace", "settings")
 HTML = re.compile(r"<\s*/?\s*[A-Za-z!?][^<>]*>|&#?\w+;")  # a tag, a comment, an entity
 WIDTH = 790  # px a step's facts are computed for (the laptop's main column)
 
@@ -56,6 +58,7 @@ class Step:
     text: str  # for the student: plain text with {page.fact} placeholders
     note: str = ""  # for the presenter: what to say or ask
     question: bool = False  # open the page's poll question at this step (in a room)
+    pace: tuple[int, int] | None = None  # in a room: students move on their own between these steps (from 1)
 
     def params(self) -> dict[str, str]:
         return dict(self.settings)
@@ -193,7 +196,35 @@ def _step(number: int, raw, problems: list[str]) -> Step | None:
         for p in facts.unknown(body)
     ]
     settings = _settings(where, raw.get("settings"), problems)
-    return Step(title, str(page), settings, text, note, question)
+    return Step(title, str(page), settings, text, note, question, _pace(where, raw.get("pace"), problems))
+
+
+def _pace(where: str, raw, problems: list[str]) -> tuple[int, int] | None:
+    """A step's `pace = [a, b]` (its bounds are checked against the lesson in pace_problems)."""
+    if raw is None:
+        return None
+    if not isinstance(raw, list) or len(raw) != 2 or any(type(x) is not int for x in raw):
+        problems.append(f"{where}, pace: must be two step numbers, first and last, such as pace = [2, 4].")
+        return None
+    return raw[0], raw[1]
+
+
+def pace_problems(steps: list[Step | None]) -> list[str]:
+    """Each step's pace within the lesson, in order, and around the step itself (where it starts)."""
+    problems = []
+    for number, step in enumerate(steps, start=1):
+        if step is None or step.pace is None:
+            continue
+        a, b = step.pace
+        where = f"Step {number} ({step.title[:40]!r}), pace"
+        if not 1 <= a <= b <= len(steps):
+            problems.append(
+                f"{where}: [{a}, {b}] is not a range of this lesson's steps. Give two numbers from 1 to "
+                f"{len(steps)}, the first not after the second."
+            )
+        elif not a <= number <= b:
+            problems.append(f"{where}: [{a}, {b}] must include this step ({number}), where the pacing starts.")
+    return problems
 
 
 def parse(source: str | bytes, name: str) -> Lesson:
@@ -226,6 +257,7 @@ def parse(source: str | bytes, name: str) -> Lesson:
     elif len(found) > MAX_STEPS:
         problems.append(f"The lesson, steps: {len(found)}; at most {MAX_STEPS}. Make two lessons of it.")
     steps = [_step(i, s, problems) for i, s in enumerate(found[:MAX_STEPS], start=1)]
+    problems += pace_problems(steps)
     if problems:
         raise LessonError(problems)
     return Lesson(name, title, summary, tuple(steps))
@@ -257,6 +289,8 @@ def dump(lesson: Lesson) -> str:
         ]
         if step.question:
             lines.append("question = true")
+        if step.pace is not None:
+            lines.append(f"pace = [{step.pace[0]}, {step.pace[1]}]")
         if step.settings:
             lines += ["[steps.settings]"] + [f"{key} = {_value(value)}" for key, value in step.settings]
     return "\n".join(lines) + "\n"

@@ -40,6 +40,7 @@ class Asks:
 
 
 ASKS: dict[str, Asks] = {}  # page path -> the question asked on that page
+DRAWN = {"softmax:draw": "draw the row"}  # a drawn question's id -> its title (ui/poll/drawq.py)
 
 
 def step_qid(page: str, step: int | None) -> str:
@@ -51,7 +52,7 @@ def step_qid(page: str, step: int | None) -> str:
 def title(qid: str) -> str:
     """The question of an id, in a few words (with its lesson step, if any)."""
     page, _, step = qid.partition("@")
-    named = ASKS[page].title if page in ASKS else page
+    named = ASKS[page].title if page in ASKS else DRAWN.get(page, page)
     return f"{named}, step {step}" if step else named
 
 

@@ -77,7 +77,11 @@ def _to(view: dict) -> None:
 
 def _moved(now, presenter: bool) -> bool:
     """The presenter moved the view since this browser last followed, and this browser follows."""
-    return now.view is not None and now.moves != participant.followed() and (presenter or participant.following())
+    if presenter:
+        return now.view is not None and now.moves != participant.followed()
+    # a follower under the room's student-paced range stays on their own step (ui/lessons/pacing.py)
+    paced = now.step is not None and room.pace(participant.link().room, now.rev) is not None
+    return now.view is not None and now.moves != participant.followed() and participant.following() and not paced
 
 
 def _seen(code: str, rev: int) -> None:

@@ -67,7 +67,11 @@ def beat(link: Link, now, here: dict) -> None:
     (the room's check says why a room is gone)."""
     if not link.student or not link.seat:
         return
-    step = now.step if room.same(now.view, here) else None
+    paced = participant.paced()  # a student moving on their own: their own step (ui/lessons/pacing.py)
+    if paced is not None and participant.following() and room.same(paced[2], here):
+        step = paced[1]
+    else:
+        step = now.step if room.same(now.view, here) else None
     try:
         _presence().beat(store(), link.room, link.seat, here["page"], step, participant.following())
     except PollError:

@@ -16,9 +16,10 @@ import io
 
 import streamlit as st
 
+from services.poll import drawn
 from services.poll.codes import NoRoom, NotPresenter, PollError, new_seat
 from ui import compute
-from ui.poll import closing, follow, hallcount, keep, participant, questions, room, student
+from ui.poll import closing, countdown, drawq, follow, hallcount, keep, participant, questions, room, student
 from ui.poll import link as links
 from ui.poll.db import store
 from ui.poll.link import Link
@@ -131,10 +132,12 @@ def _presenter(view, link: Link, join_url: str, here: dict) -> None:
                     args=(link, view, step),
                     icon=":material/campaign:",
                 )
-            else:
+            drawq.ask_button(link, view, step)
+            if asked is None:
                 st.caption(
                     "Questions are on the Scaled scores, Softmax weights and Exercise pages: open one and ask it."
                 )
+            countdown.setting()
             _presenter_live(link.room, link.key, questions.step_qid(view.page.path, step), view.present)
             closing.draw(link)
 
@@ -146,21 +149,7 @@ def _ask(link: Link, view, step: int | None) -> None:
     if not isinstance(asked, questions.Asked):
         participant.say(asked or "This page has no question to ask.")
         return
-    here = room.here(view.page.path, session.latest_view(view).controls)
-    try:
-        store().ask(
-            link.room,
-            link.key,
-            asked.qid,
-            asked.prompt,
-            asked.options,
-            asked.answers,
-            page=here["page"],
-            settings=here["params"],
-        )
-    except PollError as err:
-        participant.say(str(err))
-    room.forget(link.room)
+    room.ask(link, asked.qid, asked, room.here(view.page.path, session.latest_view(view).controls))
 
 
 def _act(what: str, link: Link, qid: str) -> None:
@@ -184,19 +173,23 @@ def _presenter_live(code: str, key: str, qid: str, present: bool) -> None:
         st.caption("No question asked yet.")
         return
     link = Link(code, key)
-    q = next((q for q in asked if q.qid == qid), asked[0])
+    q = next((q for q in asked if q.qid in (qid, drawq.paired(qid))), asked[0])  # the page's latest asked
     mine = counts.get(q.qid, {})
     st.markdown(f"**{md_escape(q.prompt)}**")
+    countdown.left(q, key=f"poll_countdown_left_{q.qid}")
     here_now, answered = st.columns(2)
     here_now.metric("in the room now", "–" if (n := hallcount.in_room(code)) is None else n)
     answered.metric("answered", sum(mine.values()))
-    if hallcount.live_switch(link) or q.revealed:
+    shown = hallcount.live_switch(link) or q.revealed
+    if shown and q.kind == drawn.KIND:
+        drawq.overlay(q, mine, present)
+    elif shown:
         student.answer_bars(q, mine, present)
     else:
         st.caption("The answers' bars appear when you reveal (or switch on live counts).")
     left, right = st.columns(2)
     if q.revealed:
-        left.success(f"Revealed: {md_escape(q.answer_label())}")
+        left.success("Revealed" + ("" if q.kind == drawn.KIND else f": {md_escape(q.answer_label())}"))
     else:
         left.button(
             "Reveal the answer",

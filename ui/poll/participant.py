@@ -10,6 +10,7 @@ from ui.poll.link import Link
 
 START, ASK, CLOSE, CSV = "poll_start", "poll_ask", "poll_close", "poll_csv"  # the presenter's buttons
 REVEAL, RESET = "poll_reveal", "poll_reset"
+COUNTDOWN = "poll_countdown"  # the presenter's countdown for the next question asked (seconds, 0: none)
 PANEL, BOX = "poll_panel", "poll_box"  # the presenter's panel and a student's box (containers)
 KEEP, ELSEWHERE = "poll_keep", "poll_elsewhere"  # the presenter key's cookie; "Continue on another device"
 _LINK = "_poll"  # ui.poll.link.Link, read from the URL once
@@ -19,6 +20,7 @@ _FOLLOWING = "_room_following"  # the switch's value, kept apart from the widget
 # may drop a widget's state; this survives it)
 _SEEN = "_room_seen"  # the room's change counter as this session last saw it
 _FOLLOWED = "_room_followed"  # the room's move count this session last followed (or let pass)
+_PACED = "_room_paced"  # a student's own step under the room's range: (range, step, the step's view)
 
 
 def answer_key(qid: str) -> str:
@@ -78,3 +80,13 @@ def followed() -> int:
 
 def set_followed(moves: int) -> None:
     st.session_state[_FOLLOWED] = moves
+
+
+def paced() -> tuple[tuple[int, int], int, dict] | None:
+    """A student's own lesson step while the room lets them move on their own: (the range, the step, the
+    step's view as the room keeps it), or None."""
+    return st.session_state.get(_PACED)
+
+
+def set_paced(value: tuple[tuple[int, int], int, dict] | None) -> None:
+    st.session_state[_PACED] = value

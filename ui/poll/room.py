@@ -23,6 +23,7 @@ _rows: dict[str, tuple[float, object]] = {}  # room code -> (when read, Live): s
 _lessons: dict[str, tuple[int, str | None]] = {}  # room code -> (counter, lesson TOML), read again when it moves
 _asked: dict[str, tuple[int, list]] = {}  # room code -> (counter, its questions): the same for everyone
 _counts: dict[str, tuple[int, dict]] = {}  # room code -> (counter, counts once revealed: frozen by then)
+_paces: dict[str, tuple[int, object]] = {}  # room code -> (counter, its student-paced range or None)
 _MINE = "_room_mine"  # (counter, {question: choice}) this student's, in the session
 _guard = threading.Lock()
 
@@ -104,13 +105,57 @@ def update(link: Link, **changes):
 
 def ask(link: Link, qid: str, asked, here: dict | None = None) -> None:
     """The presenter opens a question for the hall (a lesson step's: keyed by `qid`), at the view `here` (its
-    page and settings, kept for the export)."""
+    page and settings, kept for the export), with the countdown the presenter's panel sets (0: none)."""
     at = {"page": here["page"], "settings": here["params"]} if here else {}
     try:
         store().ask(link.room, link.key, qid, asked.prompt, asked.options, asked.answers, **at)
+        seconds = st.session_state.get(participant.COUNTDOWN) or 0
+        if seconds:
+            _pace().countdown(store(), link.room, link.key, qid, seconds)
     except PollError as err:
         participant.say(str(err))
     forget(link.room)
+    seen(link.room)
+
+
+def seen(code: str) -> None:
+    """The presenter's own change is known to this session: its check asks no second run for it (which would
+    lose a message said in the callback)."""
+    now = current(code)
+    if now is not None:
+        participant.set_seen(now.rev)  # as update() does
+
+
+def _pace():
+    from services.poll import pace
+
+    return pace
+
+
+def pace(code: str, rev: int | None) -> tuple[int, int] | None:
+    """The room's student-paced range of lesson steps (None: presenter-paced, or the room cannot be read),
+    read once per process per change of the room."""
+    try:
+        return _by_rev(_paces, code, rev, lambda: _pace().pace(store(), code))
+    except PollError:
+        return None
+
+
+def set_pace(link: Link, first: int | None, last: int | None = None) -> bool:
+    """The presenter sets the range (first, last) or clears it (None); False, with the reason said on the
+    page, when it was refused."""
+    try:
+        if first is None:
+            _pace().clear_range(store(), link.room, link.key)
+        else:
+            _pace().set_range(store(), link.room, link.key, first, last)
+    except PollError as err:
+        participant.say(str(err))
+        return False
+    finally:
+        forget(link.room)
+        seen(link.room)
+    return True
 
 
 def _by_rev(kept: dict, code: str, rev: int | None, read):
@@ -151,3 +196,9 @@ def answered(qid: str, choice: str) -> None:
     kept = st.session_state.get(_MINE)
     if kept is not None:
         st.session_state[_MINE] = (kept[0], {**kept[1], qid: choice})
+
+
+def kept_answer(qid: str) -> str | None:
+    """This student's answer to `qid` as last read from the store or given (None: none)."""
+    kept = st.session_state.get(_MINE)
+    return None if kept is None else kept[1].get(qid)

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import streamlit as st
 
+from services.poll import drawn
 from services.poll.codes import PollError, Question
 from ui import charts
-from ui.poll import closing, follow, participant, room
+from ui.poll import closing, countdown, drawing, follow, participant, room
 from ui.poll.db import store
 from ui.poll.link import Link
 from ui.prose.text import md_escape
@@ -44,6 +45,7 @@ def _answer(code: str, seat: str, qid: str, widget: str, asked_at: float | None 
         store().answer(code, seat, qid, choice, asked_at)  # asked_at: an answer to a reset question is refused
     except PollError as err:
         participant.say(str(err))
+        st.session_state[widget] = room.kept_answer(qid)  # the radio shows what the store holds
         return
     room.answered(qid, choice)
 
@@ -68,19 +70,25 @@ def _student_live(code: str, seat: str) -> None:
         + (
             "Waiting for the presenter's first question…"
             if not asked
-            else "Answer below; you can change it until the reveal."
+            else "Answer below; you can change it until the reveal"
+            + (" or the question's countdown ends." if any(q.closes_at is not None for q in asked) else ".")
         )
     )
     st.caption(closing.kept_for_student(store().ttl_s))
     for q in asked:
+        if q.kind == drawn.KIND:
+            drawing.ask_row(code, seat, q, mine.get(q.qid))
+            continue
         widget = participant.answer_key(f"{q.qid}_{int(q.asked_at * 1000)}")  # a question asked afresh: a new radio
         participant.choice(widget, mine.get(q.qid))
+        countdown.left(q, key=f"{widget}_countdown")
+        closed = q.closes_at is not None and store().clock() > q.closes_at
         st.radio(
             md_escape(q.prompt),
             [value for value, _ in q.options],
             key=widget,
             format_func=lambda v, q=q: md_escape(q.label(v)),
-            disabled=q.revealed,
+            disabled=q.revealed or closed,
             on_change=_answer,
             args=(code, seat, q.qid, widget, q.asked_at),
         )

@@ -4,7 +4,10 @@ The page's header (its title, intro and formulas), then its sections: pages/head
 
 from __future__ import annotations
 
+import streamlit as st
+
 from ui.page import layout
+from ui.poll import drawq
 from ui.prose import stages
 from ui.sections.heads import maps, role, sentence
 from ui.shell.view import View
@@ -32,6 +35,9 @@ def draw(view: View) -> None:
             *stages.depth_formulas(view.config, view.layer),
         ],
     )
+    if drawq.hides(view):  # a student while the class draws a row: every head's weights would show it
+        st.info(drawq.HIDDEN, icon=":material/draw:")
+        return
     maps.draw(view)
     sentence.draw(view)
     role.draw(view)

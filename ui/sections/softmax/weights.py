@@ -12,6 +12,7 @@ from ui import charts, compute
 from ui.charts import attention_frames
 from ui.charts.attention_map import Panel
 from ui.page import footer, layout, tables
+from ui.poll import drawq
 from ui.prose import rows as row_words
 from ui.prose import stages
 from ui.prose.numbers import spread as spread_cell
@@ -32,6 +33,9 @@ def draw(view: View) -> None:
     weights, rows = analysis.read_head(t, h, beta)  # (T, T) at β, each row read; the poll reads the same
     at = "" if beta == 1 else f" at β = {beta:g}"
 
+    if drawq.hides(view):  # a student while the class draws this page's row: the answer would be on screen
+        st.info(drawq.HIDDEN, icon=":material/draw:")
+        return
     left, right = layout.columns(view, [3, 2])
     with left:
         beta_maps(view, t, h, cell, beta, width=left.width)
