@@ -84,6 +84,7 @@ def test_presenter_and_three_students(browser, server):
         key = unquote(kept["attention_lab_presenter"]).split(".")[1]  # kept by the browser, never in the URL
         assert key not in join and "present" not in join and "key" not in query(lecturer)
         assert panel.locator("img").count() >= 1  # the QR code, drawn by the app
+        assert "join link" in (panel.locator("img").first.get_attribute("alt") or "")  # axe's image-alt: named
         panel.get_by_role("button", name=re.compile("Ask this page's question")).click()
         wait_text(panel, r"answered\s*0")
 
