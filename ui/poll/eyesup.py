@@ -1,0 +1,82 @@
+"""Eyes up (issue 51): the presenter's switch, and the hold card a following student's page shows instead of
+the page while it is on ("Look at the projector"); a student who joins late sees it too.
+
+The switch sets the room's `hold` through the store, which checks the presenter key and moves the room's
+counter (services/poll/hallview.py), so a student's page learns of it as it learns of a move: its one-row
+check (ui/poll/follow.py, pushed at once where ui/poll/push.py runs) reruns it. Students who explore on
+their own (the follow switch off) keep their page: they chose to work alone, and the issue asks for every
+following student's screen; their box says the presenter asked for eyes up. The card is static text: no
+user text reaches st.html."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from services.poll.codes import PollError
+from ui.poll import participant, room
+from ui.poll.db import store
+from ui.poll.link import Link
+
+EYES = "poll_eyes_up"  # the presenter's switch (a widget key)
+CARD = "poll_hold"  # the hold card (a container's key)
+_CARD_CSS = (
+    "<style>.st-key-poll_hold { text-align: center; padding: 2.5rem 1rem; }"
+    ".st-key-poll_hold h2 { font-size: 2.25rem; line-height: 1.2; }"
+    ".st-key-poll_hold p { font-size: 1.125rem; }</style>"
+)
+
+
+def switch(link: Link, now) -> None:
+    """The presenter's switch, drawn at the room's value (`now`: the room's live view, or None)."""
+    st.session_state[EYES] = bool(now is not None and now.hold)
+    st.toggle(
+        "Eyes up: “Look at the projector” on every following student's screen",
+        key=EYES,
+        on_change=_switched,
+        args=(link,),
+        help="On: every student who follows you sees only a card asking them to look at the projector, students "
+        "who join now too, until you switch it off. Students exploring on their own keep their page, with a note.",
+    )
+
+
+def _switched(link: Link) -> None:
+    from services.poll import hallview
+
+    try:
+        hallview.hold(store(), link.room, link.key, bool(st.session_state.get(EYES)))
+    except PollError as err:
+        participant.say(str(err))
+    room.forget(link.room)
+    now = room.current(link.room)
+    if now is not None:
+        participant.set_seen(now.rev)  # this session's own change: no second run for it
+
+
+def held(link: Link) -> bool:
+    """This browser is a student who follows, in a room whose presenter switched eyes up on."""
+    if not link.student:
+        return False
+    now = room.current(link.room)
+    return bool(now is not None and now.hold and participant.following())
+
+
+def card() -> None:
+    """The hold card, instead of the page: a heading, and a status line a screen reader announces."""
+    with st.container(border=True, key=CARD):
+        st.html(_CARD_CSS)
+        st.header("Look at the projector", anchor=False)
+        st.html(
+            '<p role="status">The presenter has paused the hall for a moment. Your page comes back by itself '
+            "when they continue: there is nothing to do.</p>"
+        )
+
+
+def note(link: Link) -> None:
+    """In an exploring student's box while eyes up is on: what the others see."""
+    now = room.current(link.room)
+    if now is not None and now.hold and not participant.following():
+        st.info(
+            "The presenter asked the hall to look at the projector: students who follow see only that for now. "
+            "You explore on your own, so your page stays.",
+            icon=":material/visibility:",
+        )
