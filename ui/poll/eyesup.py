@@ -21,7 +21,7 @@ EYES = "poll_eyes_up"  # the presenter's switch (a widget key)
 CARD = "poll_hold"  # the hold card (a container's key)
 _CARD_CSS = (
     "<style>.st-key-poll_hold { text-align: center; padding: 2.5rem 1rem; }"
-    ".st-key-poll_hold h2 { font-size: 2.25rem; line-height: 1.2; }"
+    ".st-key-poll_hold h2 { font-size: 2.25rem; line-height: 1.2; text-align: center; justify-content: center; }"
     ".st-key-poll_hold p { font-size: 1.125rem; }</style>"
 )
 
@@ -29,14 +29,16 @@ _CARD_CSS = (
 def switch(link: Link, now) -> None:
     """The presenter's switch, drawn at the room's value (`now`: the room's live view, or None)."""
     st.session_state[EYES] = bool(now is not None and now.hold)
-    st.toggle(
-        "Eyes up: “Look at the projector” on every following student's screen",
+    on = st.toggle(
+        "Eyes up",
         key=EYES,
         on_change=_switched,
         args=(link,),
         help="On: every student who follows you sees only a card asking them to look at the projector, students "
         "who join now too, until you switch it off. Students exploring on their own keep their page, with a note.",
     )
+    if on:
+        st.caption("On: the students who follow you see “Look at the projector” instead of the page.")
 
 
 def _switched(link: Link) -> None:

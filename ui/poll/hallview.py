@@ -21,6 +21,13 @@ from ui.prose.text import md_escape
 from ui.shell import lazy, site
 
 BOX = "poll_hall"  # the box's key
+# The table fits a 390 px phone in presenter view: its headers break between words, not inside one (the app's
+# tables may break a long header anywhere: ui/shell/frame.py), and a handle stays on one line. Static CSS.
+_CSS = (
+    "<style>.st-key-poll_hall table { font-size: 0.8em; }"
+    ".st-key-poll_hall table th { overflow-wrap: normal; }"
+    ".st-key-poll_hall table td:first-child { white-space: nowrap; }</style>"
+)
 HALL_EVERY_S = 2.0  # the hall view reads the store this often while open (the issue: within 3 s)
 
 
@@ -30,6 +37,7 @@ def draw(link: Link, qid: str | None) -> None:
     if box is None:
         return
     with box:
+        st.html(_CSS)
         st.caption(
             "For your own screen, not the projector: it shows who has not answered yet. It updates itself every "
             f"{HALL_EVERY_S:g} s; where each student is, as their page last reported it."

@@ -114,7 +114,7 @@ def _presenter(view, link: Link, join_url: str, here: dict) -> None:
     with st.container(border=True, key=participant.PANEL):
         qr, live = st.columns([1, 2])
         with qr:
-            st.image(qr_png(join_url), width=220)
+            st.image(qr_png(join_url), width=220, alt="QR code of the join link below")
             st.markdown(f"### Room {link.room}")  # a code of ALPHABET only: nothing to escape
             st.caption("Join at (the QR code holds the same link):")
             st.code(join_url, language=None, wrap_lines=True)
