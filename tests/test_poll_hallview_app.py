@@ -88,3 +88,26 @@ def test_a_student_with_a_forged_key_gets_no_switch_and_changes_nothing():
     assert not forger.exception
     assert not [t for t in forger.toggle if t.key == eyesup.EYES]
     assert not live.watch(poll_panel.store(), code).hold
+
+
+def test_a_held_student_in_a_lesson_sees_no_step_and_comes_back_where_the_presenter_moved_meanwhile():
+    from test_lessons_app import bar_text
+    from test_lessons_room import code_of, student
+    from test_lessons_room import presenter as lesson_presenter
+
+    from ui.lessons import progress
+
+    at = lesson_presenter()
+    code = code_of(at)
+    follower = student(code)
+    assert "Step 1 of 8" in bar_text(follower)
+    at.toggle(key=eyesup.EYES).set_value(True).run()
+    follower.run()
+    assert held(follower) and "Step 1" not in bar_text(follower)  # nor the step's text: the card alone
+    at.button(key=progress.NEXT).click().run()
+    follower.run()
+    assert not follower.exception and held(follower)
+    at.toggle(key=eyesup.EYES).set_value(False).run()
+    follower.run()
+    assert not held(follower) and "Step 2 of 8" in bar_text(follower)
+    assert follower.title[0].value == at.title[0].value

@@ -48,9 +48,12 @@ class Hall:
         return sum(h.answered for h in self.seats)
 
 
-def _statement(code: str, qid: str | None, since: float):
+def _statement():
+    """The hall's one statement, built once (bound: :code, :qid, :since): a statement built per call costs
+    SQLAlchemy more than the read itself (services/poll/reads.py)."""
     q, a, r = questions.c, answers.c, rooms.c
-    first = sa.case((q.qid == (qid or ""), 0), else_=1)  # this page's question first, then the latest asked
+    code = sa.bindparam("code")
+    first = sa.case((q.qid == sa.bindparam("qid"), 0), else_=1)  # this page's question first, then the latest
     chosen = sa.select(q.qid, q.revealed).where(q.code == code).order_by(first, q.asked_at.desc()).limit(1).subquery()
     here = presence.alias("here")
     h = here.c
@@ -72,7 +75,7 @@ def _statement(code: str, qid: str | None, since: float):
         )
         .select_from(
             rooms.outerjoin(chosen, sa.true())
-            .outerjoin(here, (h.code == r.code) & (h.seen_at > since))
+            .outerjoin(here, (h.code == r.code) & (h.seen_at > sa.bindparam("since")))
             .outerjoin(answers, (a.code == r.code) & (a.seat == h.seat) & (a.qid == chosen.c.qid))
         )
         .where(r.code == code)
@@ -80,12 +83,14 @@ def _statement(code: str, qid: str | None, since: float):
     )
 
 
+HALL = _statement()
+
+
 def read(store: Store, code: str, key: str, qid: str | None = None) -> Hall:
     """The hall now, for the presenter (NotPresenter without the room's key; NoRoom if it is gone), in one
     statement. qid: the question of the presenter's page or step (else the latest asked is the open one)."""
-    statement = _statement(code, qid, store.clock() - TIMEOUT_S)
     with store._tx(write=False) as conn:
-        rows = conn.execute(statement).all()
+        rows = conn.execute(HALL, {"code": code, "qid": qid or "", "since": store.clock() - TIMEOUT_S}).all()
     if not rows or rows[0].expires_at <= store.clock():
         raise NoRoom(f"There is no room {code}: check the code (rooms expire after {store.ttl_s / 3600:g} h).")
     if not hmac.compare_digest(rows[0].key_sha256, digest(key)):
