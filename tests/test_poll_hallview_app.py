@@ -59,9 +59,9 @@ def test_eyes_up_holds_following_students_and_late_joiners_not_explorers():
     follower, explorer = (open_app("pages/softmax.py", {"room": code}) for _ in range(2))
     explorer.toggle(key=participant.FOLLOW).set_value(False).run()
     assert not held(follower) and follower.radio
-    at.toggle(key=eyesup.EYES).set_value(True).run()
+    at.toggle(key=eyesup.key(False)).set_value(True).run()
     assert not at.exception and live.watch(poll_panel.store(), code).hold
-    assert at.toggle(key=eyesup.EYES).value  # drawn at the room's value
+    assert at.toggle(key=eyesup.key(True)).value  # drawn at the room's value
     follower.run()
     late = open_app("pages/softmax.py", {"room": code})
     for student in (follower, late):
@@ -73,8 +73,8 @@ def test_eyes_up_holds_following_students_and_late_joiners_not_explorers():
     assert not held(explorer) and explorer.radio
     assert any("look at the projector" in i.value for i in explorer.info)
     at.run()
-    assert at.toggle(key=eyesup.EYES).value
-    at.toggle(key=eyesup.EYES).set_value(False).run()
+    assert at.toggle(key=eyesup.key(True)).value
+    at.toggle(key=eyesup.key(True)).set_value(False).run()
     for student in (follower, late):
         student.run()
         assert not held(student) and student.radio
@@ -86,7 +86,7 @@ def test_a_student_with_a_forged_key_gets_no_switch_and_changes_nothing():
     code, _ = room_of(at)
     forger = open_app("pages/softmax.py", {"room": code, "key": "A" * 22})  # a key that is not the room's
     assert not forger.exception
-    assert not [t for t in forger.toggle if t.key == eyesup.EYES]
+    assert not [t for t in forger.toggle if t.key.startswith(eyesup.EYES)]
     assert not live.watch(poll_panel.store(), code).hold
 
 
@@ -101,13 +101,13 @@ def test_a_held_student_in_a_lesson_sees_no_step_and_comes_back_where_the_presen
     code = code_of(at)
     follower = student(code)
     assert "Step 1 of 8" in bar_text(follower)
-    at.toggle(key=eyesup.EYES).set_value(True).run()
+    at.toggle(key=eyesup.key(False)).set_value(True).run()
     follower.run()
     assert held(follower) and "Step 1" not in bar_text(follower)  # nor the step's text: the card alone
     at.button(key=progress.NEXT).click().run()
     follower.run()
     assert not follower.exception and held(follower)
-    at.toggle(key=eyesup.EYES).set_value(False).run()
+    at.toggle(key=eyesup.key(True)).set_value(False).run()
     follower.run()
     assert not held(follower) and "Step 2 of 8" in bar_text(follower)
     assert follower.title[0].value == at.title[0].value

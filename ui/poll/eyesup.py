@@ -17,7 +17,7 @@ from ui.poll import participant, room
 from ui.poll.db import store
 from ui.poll.link import Link
 
-EYES = "poll_eyes_up"  # the presenter's switch (a widget key)
+EYES = "poll_eyes_up"  # the presenter's switch (its widget key: key(on))
 CARD = "poll_hold"  # the hold card (a container's key)
 _CARD_CSS = (
     "<style>.st-key-poll_hold { text-align: center; padding: 2.5rem 1rem; }"
@@ -26,26 +26,34 @@ _CARD_CSS = (
 )
 
 
+def key(on: bool) -> str:
+    """The switch's widget key while eyes up is `on` or off: one key per state of the room, so a browser's echo
+    of the switch as it was drawn before someone changed the room elsewhere (the presenter's phone) is a widget
+    no longer drawn, not a click that switches it back."""
+    return f"{EYES}_{int(bool(on))}"
+
+
 def switch(link: Link, now) -> None:
     """The presenter's switch, drawn at the room's value (`now`: the room's live view, or None)."""
-    st.session_state[EYES] = bool(now is not None and now.hold)
-    on = st.toggle(
+    held_now = bool(now is not None and now.hold)
+    st.toggle(
         "Eyes up",
-        key=EYES,
+        value=held_now,
+        key=key(held_now),
         on_change=_switched,
-        args=(link,),
+        args=(link, key(held_now)),
         help="On: every student who follows you sees only a card asking them to look at the projector, students "
         "who join now too, until you switch it off. Students exploring on their own keep their page, with a note.",
     )
-    if on:
+    if held_now:
         st.caption("On: the students who follow you see “Look at the projector” instead of the page.")
 
 
-def _switched(link: Link) -> None:
+def _switched(link: Link, widget: str) -> None:
     from services.poll import hallview
 
     try:
-        hallview.hold(store(), link.room, link.key, bool(st.session_state.get(EYES)))
+        hallview.hold(store(), link.room, link.key, bool(st.session_state.get(widget)))
     except PollError as err:
         participant.say(str(err))
     room.forget(link.room)
