@@ -156,10 +156,13 @@ def test_hall_view_and_eyes_up(browser, server):
         assert serious(lecturer, ".st-key-poll_panel") == []  # the hall view is in the panel
 
         started = time.monotonic()
-        panel.get_by_text("Eyes up", exact=True).click()
+        lecturer.locator(".st-key-poll_eyes_up_0 input").focus()
+        lecturer.keyboard.press("Space")  # by keyboard
         for page, _ in students[:2]:
             wait_until(lambda page=page: held(page), timeout=10, what="the hold card")
         print(f"eyes up: both followers on the hold card {time.monotonic() - started:.2f} s after the switch")
+        focused = "!!document.activeElement.closest('.st-key-poll_eyes_up_1')"
+        wait_until(lambda: lecturer.evaluate(focused), 10, "the focus on the switch drawn on")  # not lost to <body>
         status = students[0][0].get_by_role("status")
         assert "Your page comes back by itself" in status.inner_text()
         assert students[0][0].locator(".st-key-poll_box").count() == 0  # the card instead of the page

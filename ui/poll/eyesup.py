@@ -19,6 +19,22 @@ from ui.poll.link import Link
 
 EYES = "poll_eyes_up"  # the presenter's switch (its widget key: key(on))
 CARD = "poll_hold"  # the hold card (a container's key)
+_FOCUS = "_poll_eyes_up_focus"  # this session switched it: the next draw gives the new switch the focus back
+# The switch is a new widget after each change (key(on)): the browser drops the focus of the old one, so a
+# keyboard user would start again from the top of the page. This puts it on the new switch (a selector the app
+# makes; nothing is fetched or drawn).
+_REFOCUS_JS = """
+export default function ({ data }) {
+  let tries = 0;
+  const find = () => {
+    const input = document.querySelector(data.selector);
+    if (input) { if (document.activeElement !== input) input.focus(); return; }
+    if (++tries < 120) requestAnimationFrame(find);
+  };
+  find();
+}
+"""
+_refocus = st.components.v2.component("attention_lab_refocus", js=_REFOCUS_JS)
 _CARD_CSS = (
     "<style>.st-key-poll_hold { text-align: center; padding: 2.5rem 1rem; }"
     ".st-key-poll_hold h2 { font-size: 2.25rem; line-height: 1.2; text-align: center; justify-content: center; }"
@@ -47,6 +63,10 @@ def switch(link: Link, now) -> None:
     )
     if held_now:
         st.caption("On: the students who follow you see “Look at the projector” instead of the page.")
+    turn = st.session_state.pop(_FOCUS, None)
+    if turn is not None:
+        with st.sidebar:
+            _refocus(key=f"{EYES}_refocus", data={"selector": f".st-key-{key(held_now)} input", "turn": turn}, height=0)
 
 
 def _switched(link: Link, widget: str) -> None:
@@ -56,6 +76,8 @@ def _switched(link: Link, widget: str) -> None:
         hallview.hold(store(), link.room, link.key, bool(st.session_state.get(widget)))
     except PollError as err:
         participant.say(str(err))
+    st.session_state[_FOCUS] = st.session_state.get(f"{_FOCUS}_n", 0) + 1
+    st.session_state[f"{_FOCUS}_n"] = st.session_state[_FOCUS]
     room.forget(link.room)
     now = room.current(link.room)
     if now is not None:
