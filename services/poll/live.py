@@ -33,6 +33,7 @@ WATCH = sa.select(
     rooms.c.changed_at,
     rooms.c.closed,
     rooms.c.expires_at,
+    rooms.c.hold,
 ).where(rooms.c.code == _code)
 LESSON = sa.select(rooms.c.rev, rooms.c.lesson).where(rooms.c.code == _code)
 
@@ -45,6 +46,7 @@ class Live:
     view: dict | None  # {"page": path, "params": {key: value}}: what followers are shown
     lesson: bool  # the room follows a lesson
     changed_at: float | None  # when the last change was made (the store's clock)
+    hold: bool = False  # eyes up: following students see the hold card (services/poll/hallview.py)
 
 
 def watch(store: Store, code: str) -> Live:
@@ -62,6 +64,7 @@ def watch(store: Store, code: str) -> Live:
         json.loads(row.view) if row.view else None,
         bool(row[4]),
         row.changed_at,
+        bool(row.hold),
     )
 
 

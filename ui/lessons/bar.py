@@ -16,7 +16,7 @@ from ui.lessons import lesson as lessons
 from ui.lessons import lesson_words, pacing, progress, shipped
 from ui.lessons.lesson import Lesson, LessonError, Step, view_of
 from ui.lessons.progress import Taking
-from ui.poll import participant, room
+from ui.poll import eyesup, participant, room
 from ui.prose.text import md_escape
 from ui.shell import lazy, session
 from ui.shell.parts import Part
@@ -163,6 +163,8 @@ def draw(view, join_url: str) -> None:
             _hall().panel(view, link, None, None)
         return
     lesson, number, role, now = found
+    if role == "student" and eyesup.held(link):
+        return  # eyes up: the poll's part draws the hold card instead of the page (ui/poll/eyesup.py)
     with st.container(border=True, key=progress.BAR):
         if number is None:
             st.markdown(f"**{md_escape(lesson.title)}**")

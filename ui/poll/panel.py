@@ -19,7 +19,20 @@ import streamlit as st
 from services.poll import drawn
 from services.poll.codes import NoRoom, NotPresenter, PollError, new_seat
 from ui import compute
-from ui.poll import closing, countdown, drawq, follow, hallcount, keep, participant, questions, room, student
+from ui.poll import (
+    closing,
+    countdown,
+    drawq,
+    eyesup,
+    follow,
+    hallcount,
+    hallview,
+    keep,
+    participant,
+    questions,
+    room,
+    student,
+)
 from ui.poll import link as links
 from ui.poll.db import store
 from ui.poll.link import Link
@@ -139,6 +152,8 @@ def _presenter(view, link: Link, join_url: str, here: dict) -> None:
                 )
             countdown.setting()
             _presenter_live(link.room, link.key, questions.step_qid(view.page.path, step), view.present)
+            eyesup.switch(link, now)
+            hallview.draw(link, questions.step_qid(view.page.path, step))
             closing.draw(link)
 
 

@@ -9,7 +9,7 @@ import streamlit as st
 from services.poll import drawn
 from services.poll.codes import PollError, Question
 from ui import charts
-from ui.poll import closing, countdown, drawing, follow, participant, room
+from ui.poll import closing, countdown, drawing, eyesup, follow, participant, room
 from ui.poll.db import store
 from ui.poll.link import Link
 from ui.prose.text import md_escape
@@ -30,9 +30,15 @@ def answer_bars(q: Question, counts: dict[str, int], present: bool) -> None:
 
 
 def draw(view, link: Link, here: dict) -> None:
-    """A student's box: follow the presenter, then the room's questions."""
+    """A student's box: follow the presenter, then the room's questions. While eyes up is on, a following
+    student's page is the hold card alone (the check still runs: it brings the page back)."""
+    if eyesup.held(link):
+        eyesup.card()
+        follow.watch(link, here)
+        st.stop()
     with st.container(border=True, key=participant.BOX):
         follow.switch(view, link, here)
+        eyesup.note(link)
         _student_live(link.room, link.seat)
     follow.watch(link, here)
 

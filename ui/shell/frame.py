@@ -176,8 +176,8 @@ def _import_later() -> None:
 
 def run(parts: tuple[Part, ...]) -> None:
     """The entry script's whole job: the frame with its parts, then the page."""
-    page = start(parts)
     try:
+        page = start(parts)  # a part may end the run here (st.stop: the eyes-up hold card; st.rerun)
         page.run()
     finally:
         set_current(None)

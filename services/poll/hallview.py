@@ -1,0 +1,123 @@
+"""The presenter's hall view and eyes up (issue 51), in the store.
+
+The hall: the students in the room now (a beat within presence.TIMEOUT_S), each by the handle the room gives,
+where each is, following or exploring, and whether each has answered the open question (yes or no: never
+what). One statement a read, so the presenter's panel refreshing it costs the store one light query: the
+room's row (its key checked here), the open question, the presence rows and their answers, joined.
+
+Eyes up: the room's `hold` (migration 5). Switching it moves the room's counter, so every student's page
+learns of it as it learns of a move (services/poll/live.py's one-row check) and draws the hold card.
+Only the presenter key changes it (NotPresenter otherwise, nothing changed). Functions of a Store."""
+
+from __future__ import annotations
+
+import hmac
+from dataclasses import dataclass
+
+import sqlalchemy as sa
+
+from services.poll.codes import NoRoom, NotPresenter, PollError, digest
+from services.poll.presence import TIMEOUT_S, Seat
+from services.poll.schema import answers, presence, questions, rooms
+from services.poll.store import Store
+
+
+@dataclass(frozen=True)
+class Here:
+    seat: Seat
+    answered: bool  # has answered the open question (False when none is open)
+
+
+@dataclass(frozen=True)
+class Hall:
+    seats: tuple[Here, ...]  # by handle
+    qid: str | None  # the open question: the one asked for this page or step, else the latest asked
+    revealed: bool  # its answer is revealed
+    hold: bool  # eyes up is on
+
+    @property
+    def count(self) -> int:
+        return len(self.seats)
+
+    @property
+    def following(self) -> int:
+        return sum(h.seat.follows for h in self.seats)
+
+    @property
+    def answered(self) -> int:
+        return sum(h.answered for h in self.seats)
+
+
+def _statement():
+    """The hall's one statement, built once (bound: :code, :qid, :since): a statement built per call costs
+    SQLAlchemy more than the read itself (services/poll/reads.py)."""
+    q, a, r = questions.c, answers.c, rooms.c
+    code = sa.bindparam("code")
+    first = sa.case((q.qid == sa.bindparam("qid"), 0), else_=1)  # this page's question first, then the latest
+    chosen = sa.select(q.qid, q.revealed).where(q.code == code).order_by(first, q.asked_at.desc()).limit(1).subquery()
+    here = presence.alias("here")
+    h = here.c
+    return (
+        sa.select(
+            r.key_sha256,
+            r.expires_at,
+            r.closed,
+            r.hold,
+            chosen.c.qid,
+            chosen.c.revealed,
+            h.handle,
+            h.page,
+            h.step,
+            h.furthest,
+            h.follows,
+            h.seen_at,
+            a.seat.is_not(None).label("answered"),
+        )
+        .select_from(
+            rooms.outerjoin(chosen, sa.true())
+            .outerjoin(here, (h.code == r.code) & (h.seen_at > sa.bindparam("since")))
+            .outerjoin(answers, (a.code == r.code) & (a.seat == h.seat) & (a.qid == chosen.c.qid))
+        )
+        .where(r.code == code)
+        .order_by(h.handle)
+    )
+
+
+HALL = _statement()
+
+
+def read(store: Store, code: str, key: str, qid: str | None = None) -> Hall:
+    """The hall now, for the presenter (NotPresenter without the room's key; NoRoom if it is gone), in one
+    statement. qid: the question of the presenter's page or step (else the latest asked is the open one)."""
+    with store._tx(write=False) as conn:
+        rows = conn.execute(HALL, {"code": code, "qid": qid or "", "since": store.clock() - TIMEOUT_S}).all()
+    if not rows or rows[0].expires_at <= store.clock():
+        raise NoRoom(f"There is no room {code}: check the code (rooms expire after {store.ttl_s / 3600:g} h).")
+    if not hmac.compare_digest(rows[0].key_sha256, digest(key)):
+        raise NotPresenter(f"Only the presenter of room {code} can do that.")
+    if rows[0].closed:
+        raise NoRoom(f"Room {code} is closed: the presenter ended the poll.")
+    seats = tuple(
+        Here(Seat(int(r.handle), r.page, r.step, r.furthest, bool(r.follows), r.seen_at), bool(r.answered))
+        for r in rows
+        if r.handle is not None
+    )
+    return Hall(seats, rows[0].qid, bool(rows[0].revealed), bool(rows[0].hold))
+
+
+def hold(store: Store, code: str, key: str, on: bool) -> bool:
+    """Eyes up on or off; whether it changed (switching it to what it is already changes nothing and moves no
+    counter). The room's counter moves with it, so students' pages learn of it. NotPresenter without the
+    room's key, NoRoom if it is gone: nothing changes then."""
+    if not isinstance(on, bool):
+        raise PollError("Eyes up is on or off.")
+    value = int(on)
+    with store._tx() as conn:
+        store._room(conn, code, key)
+        changed = conn.execute(
+            rooms.update()
+            .where((rooms.c.code == code) & (rooms.c.hold != value))
+            .values(hold=value, rev=rooms.c.rev + 1, changed_at=store.clock())
+            .returning(rooms.c.code)
+        ).first()
+    return changed is not None

@@ -1,0 +1,113 @@
+"""Issue 51 in the app (AppTest): the presenter's hall view (opened on the presenter's own screen: a box
+drawn only while open) shows the room's students by handle, where each is, follow or explore, and who
+answered the open question; eyes up puts following students' pages on the hold card, late joiners too,
+leaves explorers' pages with a note, and brings the page back when switched off."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.poll import hallview as store_hall
+from services.poll import live
+from tests.conftest import open_app
+from tests.test_poll_app import presenter, room_of
+from ui.poll import eyesup, hallview, participant
+from ui.poll import panel as poll_panel
+
+pytestmark = pytest.mark.usefixtures("poll_db")  # conftest: a fresh SQLite file a test
+HOLD = "Look at the projector"
+
+
+def hall_text(at) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+def held(at) -> bool:
+    return any(h.value == HOLD for h in at.header)
+
+
+def test_the_presenters_hall_view_shows_who_is_where_and_who_answered():
+    at = presenter()
+    code, _ = room_of(at)
+    assert "| Student |" not in hall_text(at)  # closed: nothing of the hall drawn
+    students = [open_app("pages/softmax.py", {"room": code}) for _ in range(3)]
+    students[2].toggle(key=participant.FOLLOW).set_value(False).run()  # explores from now
+    students[2].switch_page("pages/scores.py").run()
+    students[0].radio[0].set_value("1").run()
+    poll_panel.store()._beats.clear()  # 10 s later: each page's next check writes its beat (AppTest's first run
+    for student in students:  # was on the first page)
+        student.run()
+    at.session_state[hallview.BOX] = True  # the presenter opens the box
+    at.run()
+    assert not at.exception
+    text = hall_text(at).replace("\\", "")
+    said = "**3 in the room now: 2 follow, 1 explores; 1 of 3 have answered the question “the top key”.**"
+    assert said in text
+    rows = [line for line in text.splitlines() if line.startswith("| student")]
+    assert rows == [
+        "| student 1 | Softmax weights | follows | yes |",
+        "| student 2 | Softmax weights | follows | no |",
+        "| student 3 | Scaled scores | explores | no |",
+    ]
+    assert all("| 1 |" not in r for r in rows)  # never what they answered
+    assert any("not the projector" in c.value for c in at.caption)
+
+
+def test_eyes_up_holds_following_students_and_late_joiners_not_explorers():
+    at = presenter()
+    code, key = room_of(at)
+    follower, explorer = (open_app("pages/softmax.py", {"room": code}) for _ in range(2))
+    explorer.toggle(key=participant.FOLLOW).set_value(False).run()
+    assert not held(follower) and follower.radio
+    at.toggle(key=eyesup.key(False)).set_value(True).run()
+    assert not at.exception and live.watch(poll_panel.store(), code).hold
+    assert at.toggle(key=eyesup.key(True)).value  # drawn at the room's value
+    follower.run()
+    late = open_app("pages/softmax.py", {"room": code})
+    for student in (follower, late):
+        assert not student.exception and held(student)
+        assert not student.radio and not [t for t in student.toggle if t.key == participant.FOLLOW]  # no poll box
+        assert not student.main.caption and not student.main.markdown  # nor the page: the card alone
+        assert any('role="status"' in h.proto.body for h in student.get("html"))
+    explorer.run()
+    assert not held(explorer) and explorer.radio
+    assert any("look at the projector" in i.value for i in explorer.info)
+    at.run()
+    assert at.toggle(key=eyesup.key(True)).value
+    at.toggle(key=eyesup.key(True)).set_value(False).run()
+    for student in (follower, late):
+        student.run()
+        assert not held(student) and student.radio
+    assert not store_hall.hold(poll_panel.store(), code, key, False)  # off already
+
+
+def test_a_student_with_a_forged_key_gets_no_switch_and_changes_nothing():
+    at = presenter()
+    code, _ = room_of(at)
+    forger = open_app("pages/softmax.py", {"room": code, "key": "A" * 22})  # a key that is not the room's
+    assert not forger.exception
+    assert not [t for t in forger.toggle if t.key.startswith(eyesup.EYES)]
+    assert not live.watch(poll_panel.store(), code).hold
+
+
+def test_a_held_student_in_a_lesson_sees_no_step_and_comes_back_where_the_presenter_moved_meanwhile():
+    from test_lessons_app import bar_text
+    from test_lessons_room import code_of, student
+    from test_lessons_room import presenter as lesson_presenter
+
+    from ui.lessons import progress
+
+    at = lesson_presenter()
+    code = code_of(at)
+    follower = student(code)
+    assert "Step 1 of 8" in bar_text(follower)
+    at.toggle(key=eyesup.key(False)).set_value(True).run()
+    follower.run()
+    assert held(follower) and "Step 1" not in bar_text(follower)  # nor the step's text: the card alone
+    at.button(key=progress.NEXT).click().run()
+    follower.run()
+    assert not follower.exception and held(follower)
+    at.toggle(key=eyesup.key(True)).set_value(False).run()
+    follower.run()
+    assert not held(follower) and "Step 2 of 8" in bar_text(follower)
+    assert follower.title[0].value == at.title[0].value
