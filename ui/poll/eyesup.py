@@ -109,6 +109,6 @@ def note(link: Link) -> None:
     if now is not None and now.hold and not participant.following():
         st.info(
             "The presenter asked the hall to look at the projector: students who follow see only that for now. "
-            "You explore on your own, so your page stays.",
+            "You explore on your own: your page stays.",
             icon=":material/visibility:",
         )
