@@ -1,12 +1,11 @@
 """The attention map as one Components v2 component (issue 49): every heatmap of the pages (T × T maps on one colour
 scale, T × d projections), drawn and clicked in the browser; ui.charts.maps.heatmap is its one-map call.
 
-Python sends everything the browser shows as text: each cell's value (ui.prose.numbers' fmt: nothing nonzero
-as 0, a masked score as '−∞'), its colour (an index into one palette of LEVELS colours along the scheme of
-ui.charts.colours, the same scale the raster maps paint), black or white ink per colour (4.5:1), the legend's
-ticks and each picked cell's worked calculation (line templates filled from per-row, per-column and per-cell
-texts: attention_map.js assembles them and computes no number). Token labels go as plain strings; the script
-writes them with textContent, never as HTML. The width budget (the column's px, the cells' area) sizes the cells.
+Python sends everything the browser shows as text: each cell's value (ui.prose.numbers' fmt: nothing nonzero as 0, a
+masked score as '−∞'), its colour (an index into one palette of LEVELS colours of a ui.charts.colours scheme), black
+or white ink per colour (4.5:1), the legend's ticks and each picked cell's worked calculation (line templates filled
+from per-row, per-column and per-cell texts: attention_map.js assembles them and computes no number). Token labels go
+as plain strings, written with textContent, never as HTML; the width budget (column px, cell area) sizes cells.
 
 A pick (a click, a tap, arrows then Enter or Space: the ARIA grid pattern with a roving tab index) shows its
 worked calculation in an aria-live region below the maps with no server run, and writes `cell=row,col` into the
@@ -25,6 +24,7 @@ import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -43,10 +43,9 @@ CANVAS_CELLS = 1024  # from this many cells a map is painted on a canvas (one fo
 _HERE = Path(__file__).resolve().parent
 # One module: the helpers' top-level functions (export and zoom, sentence view, grid and frames), then the map's.
 SCRIPTS = ("attention_map_export.js", "attention_map_sentence.js", "attention_map_frames.js", "attention_map.js")
-_HTML = '<div class="amap"></div>'
 _component = st.components.v2.component(
     NAME,
-    html=_HTML,
+    html='<div class="amap"></div>',
     css=(_HERE / "attention_map.css").read_text(encoding="utf-8"),
     js="\n".join((_HERE / name).read_text(encoding="utf-8") for name in SCRIPTS),
 )
@@ -90,9 +89,10 @@ def cell_text(x: float, spec: str = ".2f") -> str:
     return fmt(x, spec).replace("-", "\u2212")
 
 
-def palette(scheme: str) -> tuple[list[str], str]:
-    """The scheme's LEVELS colours, low to high, and for each '1' where white ink reads better than black."""
-    colours = [co.colour_at(scheme, i / (LEVELS - 1)) for i in range(LEVELS)]
+@cache
+def palette(scheme: str) -> tuple[tuple[str, ...], str]:
+    """The scheme's LEVELS colours, low to high, and '1' for each where white ink reads better (once a process)."""
+    colours = tuple(co.colour_at(scheme, i / (LEVELS - 1)) for i in range(LEVELS))
     return colours, "".join("1" if co.text_colour(c) == co.CELL_TEXT_LIGHT else "0" for c in colours)
 
 
@@ -290,8 +290,8 @@ def mount(key: str, data: dict):
 
 
 def encoded(data: dict) -> bytes:
-    """The payload as UTF-8 JSON bytes: Streamlit forwards bytes as they are (a dict it scans for dataframes, which
-    imports pandas, 0.3 s of a fresh server's first page); attention_map.js parses them."""
+    """The payload as UTF-8 JSON bytes, forwarded as they are (a dict is scanned for dataframes: pandas imported,
+    0.3 s of a fresh server's first page); attention_map.js parses them."""
     return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
