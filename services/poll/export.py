@@ -52,22 +52,30 @@ def _right(choice: str, answer: str, frozen: str | None) -> bool:
     return drawn.right(frozen, choice) if frozen else choice in json.loads(answer)
 
 
-def _answers(store, code: str, key: str) -> list:
-    q, a, p = questions.c, answers.c, presence.c
+def _read(store, code: str, key: str, statement) -> list:
+    """The rows of statement, read once the presenter's key opened the room (closed or not)."""
     with store._tx(write=False) as conn:
         store._room(conn, code, key, open_only=False)
-        return conn.execute(
-            sa.select(
-                q.qid, q.prompt, q.page, q.settings, p.handle, a.choice, q.answer, a.answered_at - q.asked_at, q.frozen
+        return conn.execute(statement).all()
+
+
+def _answers(store, code: str, key: str) -> list:
+    q, a, p = questions.c, answers.c, presence.c
+    return _read(
+        store,
+        code,
+        key,
+        sa.select(
+            q.qid, q.prompt, q.page, q.settings, p.handle, a.choice, q.answer, a.answered_at - q.asked_at, q.frozen
+        )
+        .select_from(
+            answers.join(questions, (q.code == a.code) & (q.qid == a.qid)).outerjoin(
+                presence, (p.code == a.code) & (p.seat == a.seat)
             )
-            .select_from(
-                answers.join(questions, (q.code == a.code) & (q.qid == a.qid)).outerjoin(
-                    presence, (p.code == a.code) & (p.seat == a.seat)
-                )
-            )
-            .where(a.code == code)
-            .order_by(q.asked_at, a.answered_at)
-        ).all()
+        )
+        .where(a.code == code)
+        .order_by(q.asked_at, a.answered_at),
+    )
 
 
 def answers_csv(store, code: str, key: str) -> str:
@@ -82,11 +90,9 @@ def answers_csv(store, code: str, key: str) -> str:
 def summary_csv(store, code: str, key: str) -> str:
     """One row per question asked (answered or not), in the order asked."""
     q = questions.c
-    with store._tx(write=False) as conn:
-        store._room(conn, code, key, open_only=False)
-        asked = conn.execute(
-            sa.select(q.qid, q.prompt, q.page, q.settings).where(q.code == code).order_by(q.asked_at)
-        ).all()
+    asked = _read(
+        store, code, key, sa.select(q.qid, q.prompt, q.page, q.settings).where(q.code == code).order_by(q.asked_at)
+    )
     given: dict[str, list] = {}
     for qid, _, _, _, _, choice, answer, after, frozen in _answers(store, code, key):
         given.setdefault(qid, []).append((_right(choice, answer, frozen), max(after, 0)))
@@ -101,11 +107,12 @@ def summary_csv(store, code: str, key: str) -> str:
 def progress_csv(store, code: str, key: str) -> str:
     """Every student the room has seen (present now or not), by handle."""
     p = presence.c
-    with store._tx(write=False) as conn:
-        store._room(conn, code, key, open_only=False)
-        found = conn.execute(
-            sa.select(p.handle, p.furthest, p.step, p.page, p.follows).where(p.code == code).order_by(p.handle)
-        ).all()
+    found = _read(
+        store,
+        code,
+        key,
+        sa.select(p.handle, p.furthest, p.step, p.page, p.follows).where(p.code == code).order_by(p.handle),
+    )
     rows = [
         [seats.name(h), "" if far is None else far, "" if step is None else step, page or "", "yes" if f else "no"]
         for h, far, step, page, f in found
