@@ -92,6 +92,9 @@ def test_a_student_moves_within_the_range_by_keyboard_and_a_late_answer_is_refus
         field.fill("10")
         field.press("Tab")
         bs.wait_ready(lecturer)
+        # Tab left the field for the next control, the eyes-up switch; Streamlit's shortcuts (PageDown) act only
+        # while no form control has the focus, as for a lecturer who clicks the page or presses Escape first.
+        lecturer.evaluate("document.activeElement.blur()")
         for number in (2, 3, 4):
             lecturer.keyboard.press("PageDown")
             wait_step(lecturer, number)
