@@ -143,3 +143,74 @@ def test_a_one_layer_runs_replay_sends_every_saved_step_with_the_expected_cells_
     assert all(len(f) == H and all(m["title"].startswith("head ") for m in f) for f in sent["frames"][1:])
     print(f"\n{task} replay at {T} tokens: {len(steps)} frames, {len(element.proto.bytes)} bytes")
     assert len(element.proto.bytes) <= 1_000_000
+
+
+def test_frames_built_once_send_what_frames_built_in_the_payload_send():
+    """A caller's cached frames (map_frames, grid_frames) make the same payload at every start frame as frames built
+    inside the payload; built frames are immutable (a cache shares them) and need the domain they were built with."""
+    T = 6
+    frames = [[am.Panel(*weights(T, b)[:1], f"β {b:g}", weights(T, b)[1])] for b in state.BETAS]
+    rows = [f"w{i}" for i in range(T)]
+    built = af.map_frames(frames, rows, (0.0, 1.0))
+    common = dict(labels=list("0123456789"), texts=list("0123456789"), values=list("0123456789"), label="β")
+    for start in (0, 3, 9):
+        here = af.maps_payload(frames, rows, start=start, domain=(0.0, 1.0), **common)
+        assert af.maps_payload(frames, rows, start=start, domain=(0.0, 1.0), built=built, **common) == here
+    with pytest.raises(ValueError, match="domain"):
+        af.maps_payload(frames, rows, start=0, built=built, **common)
+    with pytest.raises(TypeError):
+        built.maps[0][0][0][1].upper  # a str, and the container a tuple:  # noqa: B018
+        built.maps[0][0] += ()  # tuples only: nothing in it can be changed in place
+    w = np.random.default_rng(2).random((4, 2, 2, 5, 5))
+    w /= w.sum(-1, keepdims=True)
+    mask = np.tril(np.ones((5, 5), bool))
+    grid = af.grid_frames(list(w), list("abcde"), mask, (0.0, 1.0))
+    for start in (0, 2):
+        here = af.grid_payload(list(w), list("abcde"), start=start, mask=mask, **{**common, "labels": list("0123")})
+        again = af.grid_payload(
+            list(w), list("abcde"), start=start, mask=mask, built=grid, **{**common, "labels": list("0123")}
+        )
+        assert again == here and here["frames"][start] is None
+
+
+def test_a_rested_replay_step_resends_the_frames_without_rebuilding_them(monkeypatch):
+    """Issue 49: a scrub that rests on another step reruns the replay's fragment; its frames (each map's description,
+    colours and tips: most of that run's CPU) come from the run's cache, not built again."""
+    at = open_app(PAGE["learn"], {"task": "previous", "replay": "0"}, timeout=300)
+    assert_clean(at)
+    first = am.decoded(next(e for e in at.get("bidi_component") if e.key == "learn_grid"))
+    built = []
+    real = af.frame_map
+    monkeypatch.setattr(af, "frame_map", lambda *a, **k: built.append(1) or real(*a, **k))
+    steps = [int(v) for v in first["scrub"]["values"]]
+    at.session_state["replay_step"] = steps[5]  # what the release's callback sets (scrub._scrub_released)
+    at.run(timeout=120)
+    assert_clean(at)
+    again = am.decoded(next(e for e in at.get("bidi_component") if e.key == "learn_grid"))
+    assert again["frame"] == 5 and again["frames"][5] is None and again["frames"][1:5] == first["frames"][1:5]
+    assert [{k: m[k] for k in ("title", "about", "tips")} for m in again["frames"][0]] == [
+        {k: m[k] for k in ("title", "about", "tips")} for m in first["maps"]
+    ]  # the step the scrub left is a frame now, with the numbers its maps had
+    assert [m["title"] for m in again["maps"]] == [m["title"] for m in first["frames"][5]] and built == []
+
+
+def test_a_released_beta_resends_the_frames_without_rebuilding_them(monkeypatch):
+    """Issue 49: β released on another value reruns the Softmax page's fragment; the frames at every β come from
+    the cache (keyed by the model, the text, the layer and the head), not built again."""
+    at = open_app(PAGE["softmax"], {"preset": "day33", "seq_len": "6"})
+    assert_clean(at)
+    first = am.decoded(next(e for e in at.get("bidi_component") if e.key == "softmax_map"))
+    built = []
+    real = af.frame_map
+    monkeypatch.setattr(af, "frame_map", lambda *a, **k: built.append(1) or real(*a, **k))
+    at.session_state["beta"] = 4.0  # what the release's callback sets (softmax.weights._beta_released)
+    at.run()
+    assert_clean(at)
+    again = am.decoded(next(e for e in at.get("bidi_component") if e.key == "softmax_map"))
+    four = state.BETAS.index(4.0)
+    assert (
+        again["frame"] == four
+        and again["frames"][four] is None
+        and again["maps"][0]["title"].startswith("weights at β = 4")
+    )
+    assert again["frames"][:3] == first["frames"][:3] and built == []

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import streamlit as st
@@ -50,7 +51,7 @@ def frame_bytes(cells: int, exact: bool) -> int:
     return int(cells * (4 / 3 + (6 if exact else 0))) + 400
 
 
-def _domain(frames: Sequence[Sequence[am.Panel]], signed: bool) -> tuple[float, float]:
+def domain_of(frames: Sequence[Sequence[am.Panel]], signed: bool) -> tuple[float, float]:
     """One colour scale for every map of every frame."""
     finite = []
     for panels in frames:
@@ -96,6 +97,43 @@ def scrubbed(data: dict, frames: list, *, start: int, labels, texts, values, lab
     return data
 
 
+@dataclass(frozen=True)
+class Framed:
+    """Every frame's maps as the script reads them (frame_map, attention_grid.panel), each map a tuple of (field,
+    text) pairs: immutable, so a cache may share it across sessions; `exact` says whether they carry their tips."""
+
+    exact: bool
+    maps: tuple[tuple[tuple[tuple[str, object], ...], ...], ...]
+
+    def sent(self, start: int) -> list:
+        """The frames as the payload sends them: frames[start] is None (its maps are the payload's own)."""
+        return [None if f == start else [dict(m) for m in panels] for f, panels in enumerate(self.maps)]
+
+
+def _framed(exact: bool, frames) -> Framed:
+    return Framed(exact, tuple(tuple(tuple(m.items()) for m in panels) for panels in frames))
+
+
+def map_frames(
+    frames: Sequence[Sequence[am.Panel]],
+    rows: Sequence[str],
+    domain: tuple[float, float],
+    *,
+    signed: bool = False,
+    mask_text: str = "0",
+    spec: str = ".2f",
+    titles: tuple[str, str] = ("query", "key"),
+) -> Framed:
+    """Every frame's maps (frames[f] = the Panels of frame f) on one colour scale: the costly part of a payload
+    (each map's description, colours and tips), built once where the caller caches it (a replay's release)."""
+    rows = [str(r) for r in rows]
+    exact = sum(np.asarray(p.values).size for panels in frames for p in panels) < EXACT_CELLS
+    scheme = co.SIGNED if signed else co.WEIGHTS
+    return _framed(
+        exact, ([frame_map(p, rows, rows, scheme, domain, exact, mask_text, spec, titles) for p in ps] for ps in frames)
+    )
+
+
 def maps_payload(
     frames: Sequence[Sequence[am.Panel]],
     rows: Sequence[str],
@@ -110,26 +148,41 @@ def maps_payload(
     domain: tuple[float, float] | None = None,
     mask_text: str = "0",
     spec: str = ".2f",
+    built: Framed | None = None,
     **options,
 ) -> dict:
     """Side-by-side maps in frames (frames[f] = the Panels of frame f, the same number and shape in each), one
-    colour scale over all of them (`domain`, else their own); options go to attention_map.payload."""
-    domain = _domain(frames, signed) if domain is None else (float(domain[0]), float(domain[1]))
+    colour scale over all of them (`domain`, else their own); options go to attention_map.payload. `built`: the
+    frames' maps as map_frames built them with this domain (cached by the caller), else built here."""
+    if built is not None and domain is None:
+        raise ValueError("frames built elsewhere need the domain they were built with")
+    domain = domain_of(frames, signed) if domain is None else (float(domain[0]), float(domain[1]))
     rows = [str(r) for r in rows]
     data = am.payload(frames[start], rows, signed=signed, domain=domain, mask_text=mask_text, spec=spec, **options)
-    cells = sum(np.asarray(p.values).size for panels in frames for p in panels)
-    exact = cells < EXACT_CELLS
-    scheme = co.SIGNED if signed else co.WEIGHTS
     titles = (options.get("y_title", "query"), options.get("x_title", "key"))
-    out = [
-        None
-        if f == start
-        else [frame_map(p, rows, rows, scheme, domain, exact, mask_text, spec, titles) for p in panels]
-        for f, panels in enumerate(frames)
-    ]
-    if not exact:
-        data["levels"] = ag.level_texts(scheme, domain, mask_text)
-    return scrubbed(data, out, start=start, labels=labels, texts=texts, values=values, label=label, param=param)
+    if built is None:
+        built = map_frames(frames, rows, domain, signed=signed, mask_text=mask_text, spec=spec, titles=titles)
+    if not built.exact:
+        data["levels"] = ag.level_texts(co.SIGNED if signed else co.WEIGHTS, domain, mask_text)
+    return scrubbed(
+        data, built.sent(start), start=start, labels=labels, texts=texts, values=values, label=label, param=param
+    )
+
+
+def grid_frames(
+    weights: Sequence[np.ndarray], labels_: Sequence[str], mask: np.ndarray | None, domain: tuple[float, float]
+) -> Framed:
+    """Every frame's model view (weights[f] is frame f's (L, H, T, T)) as attention_grid's maps."""
+    L, H, T, _ = np.asarray(weights[0]).shape
+    exact = len(weights) * L * H * T * T < EXACT_CELLS
+    names = ag.titles(L, H)
+    return _framed(
+        exact,
+        (
+            [ag.panel(np.asarray(w)[m // H, m % H], mask, labels_, names[m], domain, exact) for m in range(L * H)]
+            for w in weights
+        ),
+    )
 
 
 def grid_payload(
@@ -146,21 +199,18 @@ def grid_payload(
     domain: tuple[float, float] = (0.0, 1.0),
     title: str = "",
     present: bool = False,
+    built: Framed | None = None,
 ) -> dict:
-    """The model view (attention_grid) in frames: weights[f] is frame f's (L, H, T, T)."""
+    """The model view (attention_grid) in frames: weights[f] is frame f's (L, H, T, T); `built` as grid_frames
+    built them with this domain (cached by the caller), else built here."""
     data = ag.payload(weights[start], labels_, title=title, mask=mask, domain=domain, present=present)
-    L, H, T, _ = np.asarray(weights[0]).shape
-    exact = len(weights) * L * H * T * T < EXACT_CELLS
-    names = ag.titles(L, H)
-    out = [
-        None
-        if f == start
-        else [ag.panel(np.asarray(w)[m // H, m % H], mask, labels_, names[m], domain, exact) for m in range(L * H)]
-        for f, w in enumerate(weights)
-    ]
-    if not exact or "levels" in data:
+    if built is None:
+        built = grid_frames(weights, labels_, mask, domain)
+    if not built.exact or "levels" in data:
         data["levels"] = ag.level_texts(co.WEIGHTS, domain, "0")
-    return scrubbed(data, out, start=start, labels=labels, texts=texts, values=values, label=label, param=param)
+    return scrubbed(
+        data, built.sent(start), start=start, labels=labels, texts=texts, values=values, label=label, param=param
+    )
 
 
 def draw(data: dict, *, key: str, on_frame: Callable[[], None], on_pick: Callable[[], None] | None = None):

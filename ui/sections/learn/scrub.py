@@ -23,6 +23,7 @@ from ui.shell.view import View
 KEY = "learn_grid"  # the replay's component (its scrubber, its maps)
 REPLAY_SENT = "learn_replay_sent"  # the saved steps the replay's frames hold, in order
 MAP_AREA = 300  # px: a one-layer run's map's cells at most this wide (as the live maps)
+DOMAIN = (0.0, 1.0)  # one colour scale, 0 to 1, for every frame
 
 
 def _wanted(view: View, trained: Model) -> int | None:
@@ -62,22 +63,29 @@ def scrubbed_step(view: View, trained: Model, seq: Sequence) -> int:
         param=url.URL_KEY.get(FIELD.replay_step, FIELD.replay_step),
     )
     mask = stack.layers[0].mask
+    built = _built(trained, tuple(steps[i] for i in sent), seq.ids, tuple(stack.labels))
     if L > 1:
         data = attention_frames.grid_payload(
-            list(weights), stack.labels, mask=mask, title="every layer × head", present=view.present, **scrubber
+            list(weights),
+            stack.labels,
+            mask=mask,
+            title="every layer × head",
+            present=view.present,
+            built=built,
+            **scrubber,
         )
     else:
-        frames = [[Panel(w[0, h], f"head {h}", mask, expected=seq.expected) for h in range(H)] for w in weights]
         data = attention_frames.maps_payload(
-            frames,
+            _panels(weights, mask, seq.expected),
             stack.labels,
-            domain=(0.0, 1.0),
+            domain=DOMAIN,
             signed=False,
             mask_text="0",
             across=min(H, 2),
             width=int(view.width),
             area=MAP_AREA,
             present=view.present,
+            built=built,
             **scrubber,
         )
         st.caption(
@@ -91,6 +99,23 @@ def scrubbed_step(view: View, trained: Model, seq: Sequence) -> int:
         + ("" if len(sent) == len(steps) else f" {len(sent)} of the {len(steps)} saved steps are sent to scrub.")
     )
     return at_step
+
+
+def _panels(weights, mask, expected) -> list[list[Panel]]:
+    """A one-layer run's frames: each head's map after each sent step, its expected cells dashed."""
+    return [[Panel(w[0, h], f"head {h}", mask, expected=expected) for h in range(w.shape[1])] for w in weights]
+
+
+@st.cache_resource(max_entries=8, show_spinner=False, hash_funcs=compute.KEYS)
+def _built(trained: Model, sent: tuple[int, ...], ids: tuple[int, ...], labels: tuple[str, ...]):
+    """The sent steps' maps as the component reads them (their descriptions, colours and tips: most of a replay's
+    CPU), built once per run, steps and sequence: a rested scrub reruns the replay's fragment, which re-sends
+    them without rebuilding them (issue 49). Immutable (attention_frames.Framed): every session shares it."""
+    weights = compute.replay_weights(trained, sent, ids)  # (K, L, H, T, T)
+    mask = compute.task_stack(trained, sent[-1], ids).layers[0].mask
+    if weights.shape[1] > 1:
+        return attention_frames.grid_frames(list(weights), labels, mask, DOMAIN)
+    return attention_frames.map_frames(_panels(weights, mask, None), labels, DOMAIN)
 
 
 def _scrub_released() -> None:

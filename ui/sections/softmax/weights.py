@@ -8,6 +8,7 @@ import streamlit as st
 import engine
 import engine.attention
 from engine import analysis
+from services.handle import Handle
 from ui import charts, compute
 from ui.charts import attention_frames
 from ui.charts.attention_map import Panel
@@ -86,20 +87,9 @@ def beta_maps(view: View, t: engine.Trace, h: int, cell: tuple[int, int] | None,
     """The weights at every β of state.BETAS, sent once: the component's β control redraws the map as it moves
     (no run); released, it sets β (one run of this fragment; β travels in the link). A pick on the map shown first
     is answered in the browser with its worked calculation (the model's β = 1) and written into the link's cell=."""
-    cfg = view.config
     start = state.BETAS.index(beta)
-    work = compute.worked_cells(view.model, view.words, view.layer, h)
-    frames = [
-        [
-            Panel(
-                analysis.read_head(t, h, b)[0],
-                f"weights{'' if b == 1 else f' at β = {b:g}'}, head {h}{stages.where(cfg, view.layer)}: {t.T} × {t.T}",
-                t.mask,
-                work=work if f == start else None,
-            )
-        ]
-        for f, b in enumerate(state.BETAS)
-    ]
+    frames = _frames(t, h, view.layer, compute.worked_cells(view.model, view.words, view.layer, h), start)
+    domain, built = _built(view.model, view.words, view.layer, h)
     data = attention_frames.maps_payload(
         frames,
         t.labels,
@@ -115,8 +105,35 @@ def beta_maps(view: View, t: engine.Trace, h: int, cell: tuple[int, int] | None,
         link="cell",
         width=width,
         area=320,
+        domain=domain,
+        built=built,
     )
     attention_frames.draw(data, key=session.SOFTMAX_MAP, on_frame=_beta_released)
+
+
+def _frames(t: engine.Trace, h: int, layer: int, work: dict | None, start: int | None) -> list[list[Panel]]:
+    """Head h's weights at every β of state.BETAS, one map a frame (the worked cells on frame `start`)."""
+    return [
+        [
+            Panel(
+                analysis.read_head(t, h, b)[0],
+                f"weights{'' if b == 1 else f' at β = {b:g}'}, head {h}{stages.where(t.config, layer)}: {t.T} × {t.T}",
+                t.mask,
+                work=work if f == start else None,
+            )
+        ]
+        for f, b in enumerate(state.BETAS)
+    ]
+
+
+@st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=compute.KEYS)
+def _built(model: Handle, words: tuple[str, ...], layer: int, head: int):
+    """The β frames' colour scale and maps as the component reads them, built once per model, text and head: a
+    released β reruns this page's fragment, which re-sends them without rebuilding them (issue 49)."""
+    t = compute.trace(model, words, layer)
+    frames = _frames(t, head, layer, None, None)
+    domain = attention_frames.domain_of(frames, signed=False)
+    return domain, attention_frames.map_frames(frames, t.labels, domain)
 
 
 def _beta_released() -> None:
