@@ -38,8 +38,28 @@ def test_the_hall_says_who_is_where_and_who_answered_the_open_question(make):
     assert (hall.count, hall.following, hall.answered) == (3, 2, 1)
     latest = hallview.read(two, room.code, room.key, "exercise")  # not asked: the latest asked is the open one
     assert latest.qid == "scores" and [h.answered for h in latest.seats] == [True, False, False]
+    assert all(h.said is None and h.right is None for h in latest.seats)  # what: never before the reveal
     one.reveal(room.code, room.key, "scores")
-    assert hallview.read(one, room.code, room.key, None).revealed
+    shown = hallview.read(one, room.code, room.key, None)
+    assert shown.revealed and [(h.said, h.right) for h in shown.seats] == [("first", True), (None, None), (None, None)]
+    assert shown.right == 1 and hallview.read(one, room.code, room.key, "softmax@2").right == 0  # not revealed
+
+
+def test_a_revealed_drawn_question_says_a_drawn_row_and_whether_it_is_close(make):
+    from services.poll import drawn
+    from tests.test_poll_draw import FROZEN
+
+    s = make()
+    room = s.create_room()
+    for seat in ("seat-00001", "seat-00002"):
+        presence.beat(s, room.code, seat, "softmax", None, True)
+    drawn.ask(s, room.code, room.key, "softmax:draw", "Draw row 2", FROZEN, "softmax", {"head": 1})
+    s.answer(room.code, "seat-00001", "softmax:draw", [0.45, 0.35, 0.2])  # TV 0.05 from the true row
+    s.answer(room.code, "seat-00002", "softmax:draw", [0.0, 0.0, 1.0])  # TV 0.8
+    assert [h.said for h in hallview.read(s, room.code, room.key, None).seats] == [None, None]
+    s.reveal(room.code, room.key, "softmax:draw")
+    hall = hallview.read(s, room.code, room.key, None)
+    assert [(h.said, h.right) for h in hall.seats] == [("a drawn row", True), ("a drawn row", False)]
 
 
 def test_the_hall_counts_only_who_is_here_now(make):

@@ -33,10 +33,7 @@ def test_the_presenters_hall_view_shows_who_is_where_and_who_answered():
     students = [open_app("pages/softmax.py", {"room": code}) for _ in range(3)]
     students[2].toggle(key=participant.FOLLOW).set_value(False).run()  # explores from now
     students[2].switch_page("pages/scores.py").run()
-    students[0].radio[0].set_value("1").run()
-    poll_panel.store()._beats.clear()  # 10 s later: each page's next check writes its beat (AppTest's first run
-    for student in students:  # was on the first page)
-        student.run()
+    students[0].radio[0].set_value("1").run()  # a move is in the hall at once: no 10 s wait for a beat
     at.session_state[hallview.BOX] = True  # the presenter opens the box
     at.run()
     assert not at.exception
@@ -51,6 +48,13 @@ def test_the_presenters_hall_view_shows_who_is_where_and_who_answered():
     ]
     assert all("| 1 |" not in r for r in rows)  # never what they answered
     assert any("not the projector" in c.value for c in at.caption)
+    at.button(key=participant.REVEAL).click().run()  # once revealed: what each answered, and whether right
+    right = "1" in poll_panel.store().questions(code)[0].answers
+    text = hall_text(at).replace("\\", "")
+    assert f"1 of 3 have answered the question “the top key” (revealed: {int(right)} right)." in text
+    rows = [line for line in text.splitlines() if line.startswith("| student")]
+    assert rows[0].startswith("| student 1 | Softmax weights | follows | yes | ")
+    assert rows[0].endswith(f" | {'yes' if right else 'no'} |") and rows[1].endswith("| no | — | — |")
 
 
 def test_eyes_up_holds_following_students_and_late_joiners_not_explorers():

@@ -1,7 +1,7 @@
 """Issue 51, the hall: a heartbeat row per (room, seat) with a time-out, at most one write per student per
-10 s, the count of students in the room now (from the store: right across replicas), each seat as the
-anonymous handle the room gives; bad input refused with nothing else changed. SQLite and PostgreSQL (the
-fixtures of test_poll)."""
+10 s while they stay (a move at once), the count of students in the room now (from the store: right across
+replicas), each seat as the anonymous handle the room gives; bad input refused with nothing else changed.
+SQLite and PostgreSQL (the fixtures of test_poll)."""
 
 from __future__ import annotations
 
@@ -56,7 +56,9 @@ def test_the_count_is_the_room_now_and_a_closed_tab_times_out(make):
     assert [seat.handle for seat in presence.hall(two, room.code, room.key)] == [2]
 
 
-def test_a_beat_younger_than_ten_seconds_is_not_written(make):
+def test_a_beat_from_the_same_place_is_written_once_per_ten_seconds_and_a_move_at_once(make):
+    """Presence costs one light write per student per 10 s while they stay; a move (another page or step,
+    following or not) is written at the beat that says it, so the hall view shows it at its next refresh."""
     clock = Clock()
     s = make(clock=clock)
     room = s.create_room()
@@ -65,18 +67,25 @@ def test_a_beat_younger_than_ten_seconds_is_not_written(make):
     presence.beat(s, room.code, "seat-00001", "softmax", 1, True)
     updates = sum(w.lstrip().startswith(("UPDATE", "INSERT")) for w in writes)
     assert updates == 2  # its first beat: the row and its handle, then where it is
+    for _ in range(4):  # a run every 2 s from the same place
+        writes.clear()
+        clock.now += 2.0
+        presence.beat(s, room.code, "seat-00001", "softmax", 1, True)
+        assert writes == []  # not even a read
+    for place in (("softmax", 2, True), ("scores", 2, True), ("scores", 2, False)):  # moved: written at once
+        writes.clear()
+        clock.now += 0.5
+        presence.beat(s, room.code, "seat-00001", *place)
+        assert sum(w.lstrip().startswith("UPDATE") for w in writes) == 1
+        seat = presence.hall(s, room.code, room.key)[0]
+        assert (seat.page, seat.step, seat.follows, seat.seen_at) == (*place, clock.now)
     writes.clear()
     clock.now += presence.BEAT_EVERY_S - 0.5
     presence.beat(s, room.code, "seat-00001", "scores", 2, False)
-    assert writes == []  # not even a read
-    assert (presence.hall(s, room.code, room.key)[0].page, presence.hall(s, room.code, room.key)[0].step) == (
-        "softmax",
-        1,
-    )
+    assert writes == []
     clock.now += 0.5
-    presence.beat(s, room.code, "seat-00001", "scores", 2, False)
-    seat = presence.hall(s, room.code, room.key)[0]
-    assert (seat.page, seat.step, seat.follows, seat.seen_at) == ("scores", 2, False, clock.now)
+    presence.beat(s, room.code, "seat-00001", "scores", 2, False)  # 10 s since the last write: still here
+    assert presence.hall(s, room.code, room.key)[0].seen_at == clock.now
 
 
 def test_the_hall_keeps_the_furthest_step_and_is_the_presenters(make):

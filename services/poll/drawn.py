@@ -117,6 +117,12 @@ def right(frozen: str | None, choice: str) -> bool:
     return tv(json.loads(choice), json.loads(frozen)["row"]) <= TV_WITHIN + 1e-12
 
 
+def is_right(choice: str, answer: str, frozen: str | None) -> bool:
+    """Any question's answer right: a choice among the question's right ones (`answer`, their JSON); a drawn row
+    (the question's `frozen` truth set) within TV_WITHIN of the true row."""
+    return right(frozen, choice) if frozen else choice in json.loads(answer)
+
+
 def ask(store, code: str, key: str, qid: str, prompt: str, frozen: dict, page: str, settings: dict) -> None:
     """Put a drawn question to the room (presenter only): asked afresh, its earlier answers go."""
     from services.poll.schema import answers, questions

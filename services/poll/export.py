@@ -47,11 +47,6 @@ def _settings(raw: str | None) -> str:
     return urlencode(json.loads(raw)) if raw else ""
 
 
-def _right(choice: str, answer: str, frozen: str | None) -> bool:
-    """A choice among the right ones; a drawn row within total-variation distance drawn.TV_WITHIN of the true row."""
-    return drawn.right(frozen, choice) if frozen else choice in json.loads(answer)
-
-
 def _read(store, code: str, key: str, statement) -> list:
     """The rows of statement, read once the presenter's key opened the room (closed or not)."""
     with store._tx(write=False) as conn:
@@ -82,7 +77,7 @@ def answers_csv(store, code: str, key: str) -> str:
     rows = []
     for qid, prompt, page, settings, handle, choice, answer, after, frozen in _answers(store, code, key):
         student = "" if handle is None else seats.name(handle)
-        right = int(_right(choice, answer, frozen))
+        right = int(drawn.is_right(choice, answer, frozen))
         rows.append([qid, prompt, page or "", _settings(settings), student, choice, right, f"{max(after, 0):.1f}"])
     return _text(ANSWERS, rows)
 
@@ -95,7 +90,7 @@ def summary_csv(store, code: str, key: str) -> str:
     )
     given: dict[str, list] = {}
     for qid, _, _, _, _, choice, answer, after, frozen in _answers(store, code, key):
-        given.setdefault(qid, []).append((_right(choice, answer, frozen), max(after, 0)))
+        given.setdefault(qid, []).append((drawn.is_right(choice, answer, frozen), max(after, 0)))
     rows = []
     for qid, prompt, page, settings in asked:
         mine = given.get(qid, [])

@@ -2,8 +2,9 @@
 
 The hall: the students in the room now (a beat within presence.TIMEOUT_S), each by the handle the room gives,
 where each is, following or exploring, and whether each has answered the open question (yes or no: never
-what). One statement a read, so the presenter's panel refreshing it costs the store one light query: the
-room's row (its key checked here), the open question, the presence rows and their answers, joined.
+what until the presenter reveals it; then each answer's option, or "a drawn row", and whether it is right).
+One statement a read, so the presenter's panel refreshing it costs the store one light query: the room's row
+(its key checked here), the open question, the presence rows and their answers, joined.
 
 Eyes up: the room's `hold` (migration 5). Switching it moves the room's counter, so every student's page
 learns of it as it learns of a move (services/poll/live.py's one-row check) and draws the hold card.
@@ -12,10 +13,12 @@ Only the presenter key changes it (NotPresenter otherwise, nothing changed). Fun
 from __future__ import annotations
 
 import hmac
+import json
 from dataclasses import dataclass
 
 import sqlalchemy as sa
 
+from services.poll import drawn
 from services.poll.codes import NoRoom, NotPresenter, PollError, digest
 from services.poll.presence import TIMEOUT_S, Seat
 from services.poll.schema import answers, presence, questions, rooms
@@ -26,6 +29,8 @@ from services.poll.store import Store
 class Here:
     seat: Seat
     answered: bool  # has answered the open question (False when none is open)
+    said: str | None = None  # once revealed: the answer's option label, or "a drawn row" (None before)
+    right: bool | None = None  # once revealed: whether it is right (a drawn row: within drawn.TV_WITHIN)
 
 
 @dataclass(frozen=True)
@@ -47,6 +52,11 @@ class Hall:
     def answered(self) -> int:
         return sum(h.answered for h in self.seats)
 
+    @property
+    def right(self) -> int:
+        """Answers that are right (0 before the reveal: nobody's answer is read then)."""
+        return sum(bool(h.right) for h in self.seats)
+
 
 def _statement():
     """The hall's one statement, built once (bound: :code, :qid, :since): a statement built per call costs
@@ -54,7 +64,13 @@ def _statement():
     q, a, r = questions.c, answers.c, rooms.c
     code = sa.bindparam("code")
     first = sa.case((q.qid == sa.bindparam("qid"), 0), else_=1)  # this page's question first, then the latest
-    chosen = sa.select(q.qid, q.revealed).where(q.code == code).order_by(first, q.asked_at.desc()).limit(1).subquery()
+    chosen = (
+        sa.select(q.qid, q.revealed, q.options, q.answer, q.frozen)
+        .where(q.code == code)
+        .order_by(first, q.asked_at.desc())
+        .limit(1)
+        .subquery()
+    )
     here = presence.alias("here")
     h = here.c
     return (
@@ -65,6 +81,9 @@ def _statement():
             r.hold,
             chosen.c.qid,
             chosen.c.revealed,
+            chosen.c.options,
+            chosen.c.answer,
+            chosen.c.frozen,
             h.handle,
             h.page,
             h.step,
@@ -72,6 +91,7 @@ def _statement():
             h.follows,
             h.seen_at,
             a.seat.is_not(None).label("answered"),
+            sa.case((chosen.c.revealed == 1, a.choice), else_=None).label("choice"),  # what: once revealed
         )
         .select_from(
             rooms.outerjoin(chosen, sa.true())
@@ -97,12 +117,25 @@ def read(store: Store, code: str, key: str, qid: str | None = None) -> Hall:
         raise NotPresenter(f"Only the presenter of room {code} can do that.")
     if rows[0].closed:
         raise NoRoom(f"Room {code} is closed: the presenter ended the poll.")
+    first = rows[0]
+    labels = dict(map(tuple, json.loads(first.options))) if first.revealed and first.options else {}
     seats = tuple(
-        Here(Seat(int(r.handle), r.page, r.step, r.furthest, bool(r.follows), r.seen_at), bool(r.answered))
+        Here(
+            Seat(int(r.handle), r.page, r.step, r.furthest, bool(r.follows), r.seen_at),
+            bool(r.answered),
+            *_revealed(r.choice, labels, first.answer, first.frozen),
+        )
         for r in rows
         if r.handle is not None
     )
-    return Hall(seats, rows[0].qid, bool(rows[0].revealed), bool(rows[0].hold))
+    return Hall(seats, first.qid, bool(first.revealed), bool(first.hold))
+
+
+def _revealed(choice: str | None, labels: dict, answer: str, frozen: str | None) -> tuple[str | None, bool | None]:
+    """A revealed answer: its option's label (a drawn row: "a drawn row") and whether it is right."""
+    if choice is None:
+        return None, None
+    return ("a drawn row" if frozen else str(labels.get(choice, choice))), drawn.is_right(choice, answer, frozen)
 
 
 def hold(store: Store, code: str, key: str, on: bool) -> bool:

@@ -1,7 +1,9 @@
 """Who is in a class-poll room now (issue 51): a heartbeat row per (room, seat) with a time-out, so a closed
 tab leaves the count within TIMEOUT_S. A beat stores the page and lesson step the student is on, the furthest
-step they reached and whether they follow the presenter or explore; it costs at most one light write per
-student per BEAT_EVERY_S (a beat younger than that is not written again: the store instance remembers it).
+step they reached and whether they follow the presenter or explore. A beat that says the student moved (another
+page or step, following or not) is written at once, so the hall view is right at its next refresh; one that
+says nothing new costs at most one light write per student per BEAT_EVERY_S (the store instance remembers the
+last beat it wrote: a younger one with the same place is not written).
 The count and the hall are read from the store, so every replica gives the same answer.
 
 Each seat is shown as the handle the room gives it ("student 17", services/poll/seats.py); the rows are
@@ -19,7 +21,7 @@ from services.poll.codes import PollError
 from services.poll.schema import presence
 from services.poll.store import Store
 
-BEAT_EVERY_S = 10.0  # at most one write per student this often
+BEAT_EVERY_S = 10.0  # at most one write per student this often while they stay where they are
 TIMEOUT_S = 35.0  # a seat not heard of for this long is no longer in the room (more than three beats' gap)
 MAX_STEP = 10_000
 _PAGE = re.compile(r"[a-z0-9_-]{0,64}")  # a page's URL path (ui/shell/site.py; "" is the first page)
@@ -54,10 +56,10 @@ def beat(store: Store, code: str, seat: str, page: str, step: int | None, follow
     seat, step = seats.checked(seat), _step(step)
     if not isinstance(page, str) or not _PAGE.fullmatch(page):
         raise PollError("that is not one of the app's pages")
-    now = store.clock()
+    now, where = store.clock(), (page, step, bool(follows))
     kept = store._beats.get((code, seat))
-    if kept is not None and 0 <= now - kept[0] < BEAT_EVERY_S:
-        return kept[1]  # beaten lately: no write
+    if kept is not None and 0 <= now - kept[0] < BEAT_EVERY_S and kept[2] == where:
+        return kept[1]  # beaten lately from the same place: no write
     p = presence.c
     furthest = p.furthest if step is None else sa.case((p.furthest >= step, p.furthest), else_=step)
     with store._tx() as conn:
@@ -70,7 +72,7 @@ def beat(store: Store, code: str, seat: str, page: str, step: int | None, follow
         )
     if len(store._beats) > _KEPT:
         store._beats = {k: v for k, v in store._beats.items() if now - v[0] < BEAT_EVERY_S}
-    store._beats[(code, seat)] = (now, handle)
+    store._beats[(code, seat)] = (now, handle, where)
     return handle
 
 

@@ -62,7 +62,7 @@ class Store:
                 raise StoreDown(f"The poll's database is not available ({err.strerror}); try again.") from err
         self.engine = open_engine(self.target, self.postgres)
         self._swept: float | None = None  # when this store last deleted expired rooms (None: not yet migrated)
-        self._beats: dict[tuple[str, str], tuple[float, int]] = {}  # (room, seat) -> (last beat written, handle)
+        self._beats: dict[tuple[str, str], tuple] = {}  # (room, seat) -> (last beat written, handle, its place)
         self.migrate()
         self._swept = float("-inf")
 

@@ -129,7 +129,7 @@ def _check(code: str, here: dict, presenter: bool) -> None:
     first, news = participant.seen() is None, participant.seen() != now.rev
     _seen(code, now.rev)
     if not presenter:
-        hallcount.beat(participant.link(), now, here)  # this student is here (one write per 10 s at most)
+        hallcount.beat(participant.link(), now, here)  # this student is here (a move at once, else one write per 10 s)
     if _moved(now, presenter):
         participant.set_followed(now.moves)
         if not room.same(now.view, here):

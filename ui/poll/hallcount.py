@@ -62,9 +62,9 @@ def _switched(link: Link) -> None:
 
 
 def beat(link: Link, now, here: dict) -> None:
-    """A student's heartbeat (at most one write per 10 s: the store skips younger ones): the page, the room's
-    lesson step when on the room's view, following or exploring. A refusal changes nothing and says nothing
-    (the room's check says why a room is gone)."""
+    """A student's heartbeat (written at once after a move, else at most once per 10 s: the store skips
+    younger ones from the same place): the page, the room's lesson step when on the room's view, following or
+    exploring. A refusal changes nothing and says nothing (the room's check says why a room is gone)."""
     if not link.student or not link.seat:
         return
     paced = participant.paced()  # a student moving on their own: their own step (ui/lessons/pacing.py)

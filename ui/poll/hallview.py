@@ -2,7 +2,7 @@
 only while the presenter opens it (ui/shell/lazy.py), as "Continue on another device" is. It shows how many
 students are in the room now, each by the anonymous handle the room gives ("student 17"), the page and
 lesson step each is on, whether each follows or explores, and for the open question whether each has
-answered (yes or no, never what).
+answered (yes or no; what, and whether it is right, only once the presenter revealed it).
 
 It refreshes itself every HALL_EVERY_S with one statement on the store (services/poll/hallview.py: the room,
 the open question, the presence rows and their answers, joined), so it is right on every replica and costs
@@ -56,7 +56,7 @@ def summary(hall) -> str:
     if hall.qid is not None:
         have = "has" if n == 1 else "have"
         said += f"; {hall.answered} of {n} {have} answered the question “{questions.title(hall.qid)}”"
-        said += " (revealed)" if hall.revealed else ""
+        said += f" (revealed: {hall.right} right)" if hall.revealed else ""
     return said + "."
 
 
@@ -70,11 +70,14 @@ def where(seat) -> str:
 
 def table(hall) -> str:
     """The hall as a Markdown table of escaped text."""
-    head = ["Student", "On", "Mode"] + (["Answered"] if hall.qid is not None else [])
+    shown = hall.qid is not None
+    head = ["Student", "On", "Mode"] + (["Answered"] if shown else []) + (["Answer", "Right"] if hall.revealed else [])
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for here in hall.seats:
         cells = [here.seat.name, where(here.seat), "follows" if here.seat.follows else "explores"]
-        cells += ["yes" if here.answered else "no"] if hall.qid is not None else []
+        cells += ["yes" if here.answered else "no"] if shown else []
+        if hall.revealed:  # what each answered: only once revealed (the store sends nothing of it before)
+            cells += ["—", "—"] if here.said is None else [here.said, "yes" if here.right else "no"]
         lines.append("| " + " | ".join(md_escape(c) for c in cells) + " |")
     return "\n".join(lines)
 
