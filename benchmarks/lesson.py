@@ -39,13 +39,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks import load_report, poll
+from benchmarks import lesson_report as lr
+from benchmarks import poll, servers
 from benchmarks.lesson_follower import Follower, press_next
+from benchmarks.lesson_presenter import Presenter
 from benchmarks.rss import RssSampler
 from deploy import replicas
 
-TARGET_S = {1: 5.0, 2: 3.0}  # step p95 on one process, on 2 replicas or more
-IDLE_CORES = 0.5  # the checks of 100 students while nobody moves
+pct, verdict = lr.pct, lr.verdict
 
 
 def bench_lesson(steps: int):
@@ -64,10 +65,6 @@ def cpu(pids: dict[str, int]) -> dict[str, float | None]:
         except OSError:
             out[name] = None  # a killed replica
     return out
-
-
-def pct(values, q) -> float:
-    return round(load_report.pct(values, q), 3) if values else 0.0
 
 
 async def hall(args) -> dict:
@@ -90,12 +87,13 @@ async def hall(args) -> dict:
     server, cluster, base = poll.start_hall(args.replicas, run_dir, "lesson-bench.log")
     kw = dict(changes=0, pause=0, timeout=args.timeout)
     join = "" if args.no_lesson else f"room={room.code}"
+    warm_join = "" if args.no_lesson else f"room={store.create_room().code}"  # not in the hall the view counts
     try:
         for name in (r.name for r in cluster.replicas) if cluster else [None]:  # warm-up: modules loaded
             warm = Follower(
                 base,
                 "",
-                join,
+                warm_join,
                 "Sequence length",
                 rng=random.Random(0),
                 poll=False,
@@ -114,6 +112,7 @@ async def hall(args) -> dict:
                 rng=random.Random(rng.random()),
                 poll=False,
                 sliders=args.pause if args.sliders else 0.0,
+                answer_within=0.0 if args.no_lesson else 1.5 * args.gap,
                 **kw,
             )
             for _ in range(args.students)
@@ -150,9 +149,10 @@ async def hall(args) -> dict:
             "cpu_ms_per_check": round(1000 * used / max(checks, 1), 2),
         }
         clicks: dict[int, float] = {}
-        killed_at, moving = None, (time.perf_counter(), cpu(pids), time.process_time())
+        killed_at, killed_t, presenter = None, None, None
+        moving = (time.perf_counter(), cpu(pids), time.process_time())
         if not args.no_lesson:
-            presenter = Follower(
+            presenter = Presenter(
                 base,
                 "",
                 f"present=1&room={room.code}&key={room.key}",
@@ -164,20 +164,25 @@ async def hall(args) -> dict:
             )
             pws = await presenter._connect()
             await presenter._run(pws)
+            await presenter.show_hall(pws, True)  # the hall view open throughout, as the lecturer's phone has it
+            await presenter.tick(pws, time.perf_counter() + args.gap)
             for number in range(2, args.steps + 1):
                 clicks[number] = await press_next(presenter, pws)
                 if args.kill and cluster and number == args.steps // 2 + 1:
-                    await asyncio.sleep(args.gap / 3)
+                    await presenter.tick(pws, clicks[number] + args.gap / 3)
                     cluster.kill("r1")
-                    killed_at = number
-                await asyncio.sleep(args.gap - (time.perf_counter() - clicks[number]))
-            await pws.close()
+                    killed_at, killed_t = number, time.perf_counter()
+                await presenter.tick(pws, clicks[number] + args.gap)
         else:
             await asyncio.sleep(args.gap * (args.steps - 1))
         spent, client_s = cpu(pids), time.process_time() - moving[2]  # the hall's 100 clients run in this process
         moved_s = time.perf_counter() - moving[0]
         done.set()
         await asyncio.gather(*tasks)
+        if presenter is not None:  # the students gone (their rows stay TIMEOUT_S): the hall view open, then shut
+            clock = servers.Cpu(pids["r2"] if cluster else server.pid).seconds
+            windows = await presenter.open_and_shut(pws, clock, args.quiet)
+            await pws.close()
         late = [s.arrived[n] - t for s in students for n, t in clicks.items() if n in s.arrived]
         missed = [
             (i, n)
@@ -218,6 +223,15 @@ async def hall(args) -> dict:
                 if -12 < a - t0 < 24
             ]
         report["killed_r1_after_step"] = killed_at
+        if presenter is not None:
+            one = report["idle"]["cores"] / args.students  # one student's checks, while nobody moves
+            report["hall"] = lr.hall_figures(presenter, students, clicks, store, room.code, windows, one)
+            if killed_at is not None:
+                until = clicks.get(killed_at + 1, float("inf"))
+                report["hall"]["after_kill"] = lr.after_kill(
+                    presenter.halls, killed_t, killed_at, report["hall"]["expected"], until
+                )
+            report["answers"] = lr.answers_of(store, room.code, students)
         moves = [x for s in students for x in s.moves]
         report["slider_rerun_s"] = {"p50": pct(moves, 50), "p95": pct(moves, 95), "count": len(moves)}
         checks_s = [x for s in students for x in s.refreshes]
@@ -240,22 +254,6 @@ async def hall(args) -> dict:
         shutil.rmtree(run_dir, ignore_errors=True)
 
 
-def verdict(report: dict) -> list[str]:
-    problems = []
-    if report["errors"]:
-        problems.append(f"{report['errors']} errors: {report['error_samples']}")
-    if report["lesson"]:
-        if report["missed_steps"]:
-            problems.append(f"{report['missed_steps']} (student, step) pairs never drawn: {report['missed_samples']}")
-        target = TARGET_S[min(2, report["replicas"] or 1)]
-        if report["step_s"]["p95"] > target:
-            problems.append(f"step p95 {report['step_s']['p95']} s > {target} s")
-        per_100 = report["idle"]["cores"] * 100 / report["students"]  # a small hall is a smoke test: no verdict
-        if not report["sliders"] and report["students"] >= 50 and per_100 > IDLE_CORES:
-            problems.append(f"idle checks cost {report['idle']['cores']} cores for {report['students']} students")
-    return problems
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--students", type=int, default=100)
@@ -268,6 +266,7 @@ def main() -> None:
     parser.add_argument("--sliders", action="store_true", help="every student moves a slider every ~--pause s")
     parser.add_argument("--pause", type=float, default=5.0)
     parser.add_argument("--no-lesson", action="store_true", help="the same hall without a room: the baseline")
+    parser.add_argument("--quiet", type=float, default=10.0, help="s with the hall view open, then shut, after")
     parser.add_argument("--timeout", type=float, default=60.0)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()

@@ -1,6 +1,7 @@
 """A student of the lesson hall (benchmarks.lesson): a poll student who follows the presenter's lesson, its
-room check ticking and a slider moving now and then, noting when each step reached it; and the presenter's
-Next.
+room check ticking and a slider moving now and then, noting when each step reached it, and answering each
+question the room opens once, a while after it appears (again after a reconnect if its run was cut); and the
+presenter's Next.
 """
 
 from __future__ import annotations
@@ -14,16 +15,23 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 from benchmarks.poll_student import PollStudent
+from benchmarks.wsclient import key_of
 from deploy import replicas
 
 STEP = re.compile(r"Step (\d+) of (\d+)")
+ANSWER = "poll_answer_"  # a student's radio for one question: ui.poll.participant.answer_key + "_" + asked ms
 
 
 class Follower(PollStudent):
     """A student who follows: its room check ticks, a slider moves now and then, every step it reached."""
 
-    def __init__(self, *a, sliders: float = 0.0, **kw):
+    def __init__(self, *a, sliders: float = 0.0, answer_within: float = 0.0, **kw):
         super().__init__(*a, **kw)
+        self.answer_within = answer_within  # answer each question within this many s of seeing it (0: never)
+        self.open_q: dict[str, tuple] = {}  # qid -> (its radio, the fragment it is drawn in)
+        self.pending: dict[str, float] = {}  # qid -> when to answer it (monotonic)
+        self.confirmed: dict[str, int] = {}  # qid -> the option index sent, its run finished
+        self.cut = 0  # answers whose run a dead replica cut (sent again)
         self.sliders, self.showing, self.arrived, self.came, self.checks = sliders, None, {}, {}, 0
         self.by_hash: dict[str, int] = {}
         self.next_id: str | None = None
@@ -42,6 +50,34 @@ class Follower(PollStudent):
                     self.by_hash[fmsg.hash] = self.showing
         elif what == "button" and element.button.label.startswith("Next"):
             self.next_id = element.button.id
+        elif what == "radio" and self.answer_within and (key_of(element.radio.id) or "").startswith(ANSWER):
+            qid = key_of(element.radio.id)[len(ANSWER) :].rsplit("_", 1)[0]
+            self.open_q[qid] = (element.radio, fmsg.delta.fragment_id)
+            if qid not in self.confirmed and qid not in self.pending:
+                self.pending[qid] = time.monotonic() + self.rng.uniform(0.5, self.answer_within)
+
+    def _next_answer(self) -> float:
+        return min(self.pending.values(), default=float("inf"))
+
+    async def pause_for(self, ws, seconds: float) -> None:
+        """PollStudent.pause_for, cut short when a question to answer appeared meanwhile."""
+        end = time.monotonic() + seconds
+        await asyncio.sleep(0)
+        while time.monotonic() < min(end, self._next_answer()):
+            await self._pushed(ws, min(end, self._next_answer()) - time.monotonic())
+
+    async def _answer(self, ws, qid: str) -> None:
+        """Pick an option of the question's radio and send it (its fragment reruns); confirmed once run."""
+        radio, fragment = self.open_q[qid]
+        index = self.rng.randrange(len(radio.options))
+        state = WidgetState(id=radio.id)
+        state.string_value = radio.options[index]
+        self.widgets[radio.id] = state
+        self.cut += 1  # until its run finished
+        self.answers.append((await self._run(ws, fragment or None))[0])
+        self.cut -= 1
+        self.confirmed[qid] = index
+        self.pending.pop(qid, None)
 
     def saw_cached(self, ref: str) -> None:
         self.showing = self.by_hash.get(ref, self.showing)
@@ -75,7 +111,9 @@ class Follower(PollStudent):
                     await self.pause_for(ws, min(tick, move) - time.monotonic())
                     if until.is_set():
                         break
-                    if time.monotonic() >= move and self.slider_proto is not None:
+                    if time.monotonic() >= self._next_answer():
+                        await self._answer(ws, min(self.pending, key=self.pending.get))
+                    elif time.monotonic() >= move and self.slider_proto is not None:
                         self._move()
                         self.moves.append((await self._run(ws))[0])
                         move = time.monotonic() + self.sliders * self.rng.uniform(0.75, 1.25)

@@ -113,11 +113,14 @@ class PollStudent(Student):
                     self.widgets[state.id] = state
                     if what == "slider" and element.slider.label.startswith(self.slider):
                         self.slider_proto = element.slider
+            elif kind == "delta" and fmsg.delta.WhichOneof("type") == "add_block":
+                self.saw_block(fmsg.delta.add_block)
             elif kind == "ref_hash":
                 self.saw_cached(fmsg.ref_hash)
             elif kind == "auto_rerun":  # a fragment that refreshes itself
                 self.fragment = fmsg.auto_rerun.fragment_id
                 self.every = fmsg.auto_rerun.interval or None  # the frontend's timer, as the app set it
+                self.timer(fmsg.auto_rerun.fragment_id, fmsg.auto_rerun.interval)
             elif kind == "page_info_changed":
                 self.query = fmsg.page_info_changed.query_string  # the seat the app gave, the slider's value
             elif kind == "navigation":
@@ -133,6 +136,12 @@ class PollStudent(Student):
 
     def saw_cached(self, ref: str) -> None:
         """A message the client already holds, sent again by its hash."""
+
+    def saw_block(self, block) -> None:
+        """Every container drawn (the presenter reads its hall box's id)."""
+
+    def timer(self, fragment: str, interval: float) -> None:
+        """A fragment that reruns itself every `interval` s, as the server set it (every one, in order)."""
 
     def _answer_state(self, qid: str) -> tuple[str, str]:
         """Pick an option of the question (sometimes the student changes an earlier answer)."""

@@ -115,3 +115,21 @@ def test_a_held_student_in_a_lesson_sees_no_step_and_comes_back_where_the_presen
     follower.run()
     assert not held(follower) and "Step 2 of 8" in bar_text(follower)
     assert follower.title[0].value == at.title[0].value
+
+
+def test_the_hall_view_stays_open_when_the_presenter_moves_to_another_page_and_shut_once_closed():
+    """Streamlit forgets a widget's state when the page changes: the box, opened on one page, would be shut on
+    the next (every Next of a lesson that moves to another page); it is kept (ui/shell/lazy.py)."""
+    at = presenter()
+    code, _ = room_of(at)
+    open_app("pages/softmax.py", {"room": code})
+    at.session_state[hallview.BOX] = True
+    at.run()
+    assert "1 in the room now" in hall_text(at).replace("\\", "")
+    at.switch_page("pages/scores.py").run()
+    assert not at.exception
+    assert "1 in the room now" in hall_text(at).replace("\\", "")  # still open on the other page
+    at.session_state[hallview.BOX] = False  # the presenter shuts it
+    at.run()
+    at.switch_page("pages/softmax.py").run()
+    assert not at.exception and "in the room now" not in hall_text(at)

@@ -119,16 +119,20 @@ def read(store: Store, code: str, key: str, qid: str | None = None) -> Hall:
         raise NoRoom(f"Room {code} is closed: the presenter ended the poll.")
     first = rows[0]
     labels = dict(map(tuple, json.loads(first.options))) if first.revealed and first.options else {}
-    seats = tuple(
+    answer, frozen = first.answer, first.frozen
+    seats = tuple(  # the rows unpacked by position: by name, each cell costs a lookup (a hundred rows a refresh)
         Here(
-            Seat(int(r.handle), r.page, r.step, r.furthest, bool(r.follows), r.seen_at),
-            bool(r.answered),
-            *_revealed(r.choice, labels, first.answer, first.frozen),
+            Seat(int(handle), page, step, furthest, bool(follows), seen_at),
+            bool(answered),
+            *(_NOT_YET if choice is None else _revealed(choice, labels, answer, frozen)),
         )
-        for r in rows
-        if r.handle is not None
+        for *_, handle, page, step, furthest, follows, seen_at, answered, choice in rows
+        if handle is not None
     )
     return Hall(seats, first.qid, bool(first.revealed), bool(first.hold))
+
+
+_NOT_YET = (None, None)  # no answer, or not revealed: nothing of what was said
 
 
 def _revealed(choice: str | None, labels: dict, answer: str, frozen: str | None) -> tuple[str | None, bool | None]:

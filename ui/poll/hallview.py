@@ -4,12 +4,16 @@ students are in the room now, each by the anonymous handle the room gives ("stud
 lesson step each is on, whether each follows or explores, and for the open question whether each has
 answered (yes or no; what, and whether it is right, only once the presenter revealed it).
 
-It refreshes itself every HALL_EVERY_S with one statement on the store (services/poll/hallview.py: the room,
-the open question, the presence rows and their answers, joined), so it is right on every replica and costs
-the store one light read per refresh while open, nothing while closed. Where each student is comes from
+It is drawn by the presenter panel's own refresh (ui/poll/panel.py, every HALL_EVERY_S): no timer of its own,
+so while open it costs that refresh one statement on the store (services/poll/hallview.py: the room, the
+open question, the presence rows and their answers, joined; its count stands in for the panel's own count
+query) and the table drawn, and nothing while closed; it is right on every replica. It stays open when the
+lesson moves the presenter to another page (ui/shell/lazy.py keeps it). Where each student is comes from
 their last beat (services/poll/presence.py: one every BEAT_EVERY_S at most). Every cell is escaped text."""
 
 from __future__ import annotations
+
+import functools
 
 import streamlit as st
 
@@ -28,21 +32,47 @@ _CSS = (
     ".st-key-poll_hall table th { overflow-wrap: normal; }"
     ".st-key-poll_hall table td:first-child { white-space: nowrap; }</style>"
 )
-HALL_EVERY_S = 2.0  # the hall view reads the store this often while open (the issue: within 3 s)
+HALL_EVERY_S = 1.5  # the presenter's panel refreshes this often, the hall view with it (the issue: within 3 s)
+TITLE = "The hall: who is where, who answered"
 
 
-def draw(link: Link, qid: str | None) -> None:
-    """The box, and while it is open the hall (qid: this page's or step's question, if asked)."""
-    box = lazy.opened("The hall: who is where, who answered", BOX, icon=":material/groups:")
+def read(link: Link, qid: str | None):
+    """The hall now while its box is open (read before the panel draws: its count is the panel's), a sentence
+    when the store refused, None while the box is shut. qid: this page's or step's question, if asked."""
+    if not lazy.is_open(BOX, keep=True):
+        return None
+    from services.poll import hallview
+
+    try:
+        return hallview.read(store(), link.room, link.key, qid)
+    except PollError as err:
+        return str(err)
+
+
+def count_of(hall) -> int | None:
+    """How many are in the room, from a hall read (None: none read)."""
+    return None if hall is None or isinstance(hall, str) else hall.count
+
+
+def draw(hall) -> None:
+    """The box, and while it is open the hall `read` gave (drawn in the panel's refresh fragment)."""
+    box = lazy.opened(TITLE, BOX, icon=":material/groups:", keep=True)
     if box is None:
         return
     with box:
-        st.html(_CSS)
         st.caption(
             "For your own screen, not the projector: it shows who has not answered yet. It updates itself every "
             f"{HALL_EVERY_S:g} s; where each student is, as their page last reported it."
         )
-        _hall(link.room, link.key, qid)
+        if isinstance(hall, str):
+            st.warning(md_escape(hall), icon=":material/groups:")
+        elif hall is not None:  # one element: each costs the refresh its own message
+            st.markdown(f"**{md_escape(summary(hall))}**" + (f"\n\n{table(hall)}" if hall.seats else ""))
+
+
+def style() -> None:
+    """The box's static CSS, drawn by the panel's whole run (not by every refresh of the box)."""
+    st.html(_CSS)
 
 
 def summary(hall) -> str:
@@ -68,6 +98,12 @@ def where(seat) -> str:
     return page if seat.step is None else f"{page}, step {seat.step}"
 
 
+@functools.lru_cache(maxsize=4096)
+def _cell(text: str) -> str:
+    """A cell escaped (the same few texts every refresh: handles, pages and steps, yes and no)."""
+    return md_escape(text)
+
+
 def table(hall) -> str:
     """The hall as a Markdown table of escaped text."""
     shown = hall.qid is not None
@@ -78,19 +114,5 @@ def table(hall) -> str:
         cells += ["yes" if here.answered else "no"] if shown else []
         if hall.revealed:  # what each answered: only once revealed (the store sends nothing of it before)
             cells += ["—", "—"] if here.said is None else [here.said, "yes" if here.right else "no"]
-        lines.append("| " + " | ".join(md_escape(c) for c in cells) + " |")
+        lines.append("| " + " | ".join(map(_cell, cells)) + " |")
     return "\n".join(lines)
-
-
-@st.fragment(run_every=HALL_EVERY_S)
-def _hall(code: str, key: str, qid: str | None) -> None:
-    from services.poll import hallview
-
-    try:
-        hall = hallview.read(store(), code, key, qid)
-    except PollError as err:
-        st.warning(md_escape(str(err)), icon=":material/groups:")
-        return
-    st.markdown(f"**{md_escape(summary(hall))}**")
-    if hall.seats:
-        st.markdown(table(hall))

@@ -40,7 +40,7 @@ from ui.prose.text import md_escape
 from ui.shell import session
 from ui.shell.parts import Part
 
-PRESENTER_EVERY_S = 1.5  # the projector's counts refresh this often
+PRESENTER_EVERY_S = hallview.HALL_EVERY_S  # the projector's counts refresh this often (the hall view with them)
 
 
 @functools.lru_cache(maxsize=16)
@@ -153,8 +153,8 @@ def _presenter(view, link: Link, join_url: str, here: dict) -> None:
             countdown.setting()
             _presenter_live(link.room, link.key, questions.step_qid(view.page.path, step), view.present)
             eyesup.switch(link, now)
-            hallview.draw(link, questions.step_qid(view.page.path, step))
             closing.draw(link)
+    hallview.style()
 
 
 def _ask(link: Link, view, step: int | None) -> None:
@@ -177,7 +177,15 @@ def _act(what: str, link: Link, qid: str) -> None:
 
 @st.fragment(run_every=PRESENTER_EVERY_S)
 def _presenter_live(code: str, key: str, qid: str, present: bool) -> None:
-    """The question of this page or step (else the latest asked): how many answered, the distribution."""
+    """The question of this page or step (else the latest asked): how many answered, the distribution; then
+    the hall view's box, drawn by this same refresh while open (a timer of its own cost the server a run of
+    its own every refresh: benchmarks/README.md), its read giving the count of who is in the room."""
+    hall = hallview.read(Link(code, key), qid)
+    _question_live(code, key, qid, present, hallview.count_of(hall))
+    hallview.draw(hall)
+
+
+def _question_live(code: str, key: str, qid: str, present: bool, in_room: int | None) -> None:
     try:
         asked = store().questions(code)
         counts = store().counts(code)
@@ -193,7 +201,8 @@ def _presenter_live(code: str, key: str, qid: str, present: bool) -> None:
     st.markdown(f"**{md_escape(q.prompt)}**")
     countdown.left(q, key=f"poll_countdown_left_{q.qid}")
     here_now, answered = st.columns(2)
-    here_now.metric("in the room now", "–" if (n := hallcount.in_room(code)) is None else n)
+    n = hallcount.in_room(code) if in_room is None else in_room
+    here_now.metric("in the room now", "–" if n is None else n)
     answered.metric("answered", sum(mine.values()))
     shown = hallcount.live_switch(link) or q.revealed
     if shown and q.kind == drawn.KIND:
