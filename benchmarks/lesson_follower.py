@@ -32,16 +32,20 @@ class Follower(PollStudent):
         self.pending: dict[str, float] = {}  # qid -> when to answer it (monotonic)
         self.confirmed: dict[str, int] = {}  # qid -> the option index sent, its run finished
         self.cut = 0  # answers whose run a dead replica cut (sent again)
+        self.seats: set[str] = set()  # every URL query this tab had (its seat in it)
         self.sliders, self.showing, self.arrived, self.came, self.checks = sliders, None, {}, {}, 0
         self.by_hash: dict[str, int] = {}
         self.next_id: str | None = None
         self.drawn: set[str] = set()
+        self.ids_by_hash: dict[str, str] = {}  # a cached message's hash -> the widget id it draws
         self.history: list[tuple] = []  # (run began, ended, pushed, step shown after): a miss explained
 
     def saw(self, fmsg, element, what: str) -> None:
         drawn = getattr(getattr(element, what, None), "id", "")
         if drawn:
             self.drawn.add(drawn)
+            if fmsg.hash:
+                self.ids_by_hash[fmsg.hash] = drawn
         if what == "markdown":
             found = STEP.search(element.markdown.body)
             if found:
@@ -81,14 +85,19 @@ class Follower(PollStudent):
 
     def saw_cached(self, ref: str) -> None:
         self.showing = self.by_hash.get(ref, self.showing)
+        if ref in self.ids_by_hash:  # a widget sent again by reference is on the page: it keeps its state
+            self.drawn.add(self.ids_by_hash[ref])
 
     async def _read(self, ws, start, raw=None):
         sent, self.drawn = start, set()
         out = await super()._read(ws, start, raw)
+        self.seats.add(self.query)
         self.history.append((round(start, 3), round(time.perf_counter(), 3), raw is not None, self.showing))
         if getattr(self, "finished_how", None) == ForwardMsg.FINISHED_SUCCESSFULLY:
             # Like the frontend: after a whole run, only the widgets on the page send their state.
-            self.widgets = {k: v for k, v in self.widgets.items() if k in self.drawn}
+            # The room's question radios stay on the page (every question asked is listed), whatever came.
+            kept = self.drawn | {radio.id for radio, _ in self.open_q.values()}
+            self.widgets = {k: v for k, v in self.widgets.items() if k in kept}
         if self.showing is not None and self.showing not in self.arrived:
             self.arrived[self.showing] = time.perf_counter()
             self.came[self.showing] = sent  # the check (or run) that brought the step

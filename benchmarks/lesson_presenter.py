@@ -139,17 +139,19 @@ class Presenter(Follower):
         self.widgets[self.hall_box] = state
         await self._run(ws)
 
-    async def open_and_shut(self, ws, clock, seconds: float) -> tuple[float, float]:
-        """The hall view open for `seconds`, then shut for as long, every timer run's server CPU noted (clock:
-        the presenter's server's CPU s); the server CPU per s of each window."""
-        await self.tick(ws, time.perf_counter() + 2.0)
-        rates = []
-        for on in (True, False):
-            if not on:
-                await self.show_hall(ws, False)
-                await self.tick(ws, time.perf_counter() + 1.0)
+    async def open_and_shut(self, ws, clock, seconds: float, rounds: int = 2, before=None) -> tuple[float, float]:
+        """The hall view open for `seconds`, then shut for as long, `rounds` times, every timer run's server CPU
+        noted (clock: the presenter's server's CPU s; before: called before each window); the server CPU per s
+        of the open windows and of the shut ones."""
+        spent = {True: [0.0, 0.0], False: [0.0, 0.0]}  # open or not -> [CPU s, s]
+        for on in (True, False) * rounds:
+            if before:
+                before()
+            await self.show_hall(ws, on)
+            await self.tick(ws, time.perf_counter() + 2.0)  # the click's run and its echoes done
             self.meter, began, cpu = clock, time.perf_counter(), clock()
             await self.tick(ws, began + seconds)
-            rates.append((clock() - cpu) / (time.perf_counter() - began))
+            spent[on][0] += clock() - cpu
+            spent[on][1] += time.perf_counter() - began
             self.meter = None
-        return rates[0], rates[1]
+        return spent[True][0] / spent[True][1], spent[False][0] / spent[False][1]

@@ -78,7 +78,7 @@ def answers_kept(stored: list[tuple[str, str, str]], options: dict[str, list], s
     qid, choice; options: qid -> [[value, label], ...]): each must be there with the option sent last."""
     held = {(seat, qid): choice for seat, qid, choice in stored}
     lost = [
-        (seat, qid)
+        (seat, qid, held.get((seat, qid)), options[qid][index][0])
         for seat, given in sent.items()
         for qid, index in given.items()
         if held.get((seat, qid)) != options[qid][index][0]
@@ -114,14 +114,18 @@ def handles(store, code: str) -> dict[str, int]:
 
 def hall_cost(metered, timers: dict[str, float], windows: tuple[float, float], one_student: float) -> dict:
     """What the open hall view costs the presenter's server, in ms a second, two ways: a run of the fragment
-    that draws it, with the hall against without (medians), times its runs a second (its timer); and the
+    that draws it, with the hall against without (medians; a fragment of the hall's own: its whole run),
+    times its runs a second (its timer); and the
     server's CPU a second with the box open against shut. metered: (fragment id, drew the hall, CPU s) of
     every timer run in the two windows; timers: fragment id -> s; windows: CPU s a second open, shut;
     one_student: cores."""
     drew = next((f for f, hall, _ in metered if hall), None)
     with_hall = [c for f, hall, c in metered if f == drew and hall]
     without = [c for f, hall, c in metered if f == drew and not hall]
-    per_run = statistics.median(with_hall) - statistics.median(without) if with_hall and without else None
+    if not with_hall:
+        per_run = None
+    else:  # a fragment of the hall's own (it never runs without it): its whole run
+        per_run = statistics.median(with_hall) - (statistics.median(without) if without else 0.0)
     rate = 1 / timers[drew] if drew in timers else 0.0
     return {
         "open_ms_per_s": None if per_run is None else round(1000 * per_run * rate, 3),
@@ -157,7 +161,19 @@ def hall_figures(presenter, students, clicks: dict, store, code: str, windows, o
 def answers_of(store, code: str, students) -> dict:
     stored, options = read_answers(store, code)
     sent = {seat_of(s.query): s.confirmed for s in students}
-    return answers_kept(stored, options, sent) | {"cut_and_sent_again": sum(s.cut for s in students)}
+    kept = answers_kept(stored, options, sent)
+    lost = {x[0] for x in kept["lost_samples"]}
+    kept["lost_tabs_queries"] = [sorted(s.seats) for s in students if seat_of(s.query) in lost][:3]
+    return kept | {"cut_and_sent_again": sum(s.cut for s in students)}
+
+
+def still_here(store, code: str, seats: list[str]) -> None:
+    """The students' rows kept in the hall after they left (a beat each, written from here): the hall view
+    then reads as many rows as during the lesson."""
+    from services.poll import presence
+
+    for seat in seats:
+        presence.beat(store, code, seat, "", None, True)
 
 
 def verdict(report: dict) -> list[str]:

@@ -2,7 +2,8 @@
 file, students join a room that follows a lesson and reach every step the presenter's Next opens, over
 Streamlit's own websocket protocol; replica r1 is killed mid-lesson and its students reconnect onto the
 current step. Skipped without haproxy, unless REQUIRE_BROWSER=1 (CI). A step reaches each student well within
-the fallback timer: the room's change was pushed (ui/poll/push.py), not found by the student's check."""
+the fallback timer: the room's change was pushed (ui/poll/push.py), not found by the student's check. The
+presenter's hall view, open throughout, says every student is on each step, and no answer is lost."""
 
 from __future__ import annotations
 
@@ -49,6 +50,9 @@ def hall(*extra: str) -> dict:
     report = json.loads(body)
     assert report["missed_steps"] == 0 and report["errors"] == 0 and report["step_s"]["count"] == 8 * 4
     assert report["check_every_s"] == follow.WATCH_PUSHED_S  # the server pushes: its timer is the fallback
+    # Issue 51: the presenter's hall view (box open) was right after every step, every answer is in the store
+    assert report["hall"]["never_right"] == [] and report["hall"]["expected"] == 8, report["hall"]
+    assert report["answers"]["lost"] == 0 and report["answers"]["sent"] >= 8, report["answers"]
     return report
 
 

@@ -71,6 +71,8 @@ def test_the_hall_views_cost_is_its_runs_with_the_hall_less_without():
     cost = lr.hall_cost(metered, {"panel": 1.5, "check": 10.0}, (0.025, 0.022), 0.0009)
     assert cost["of_a_run_ms"] == pytest.approx(2.0) and cost["open_ms_per_s"] == pytest.approx(2.0 / 1.5, abs=1e-3)
     assert cost["open_minus_shut_ms_per_s"] == pytest.approx(3.0) and cost["one_student_ms_per_s"] == 0.9
+    own = [("hall", True, 0.011)] * 4 + [("panel", False, 0.010)] * 6  # a fragment of its own, every 2 s
+    assert lr.hall_cost(own, {"hall": 2.0, "panel": 1.5}, (0.03, 0.02), 0.0009)["open_ms_per_s"] == pytest.approx(5.5)
 
 
 def report(**hall):
