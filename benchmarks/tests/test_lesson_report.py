@@ -62,7 +62,7 @@ def test_an_answer_is_lost_when_the_store_lacks_it_or_holds_another_choice():
     stored = [("s1", "q1", "b"), ("s1", "q2", "x"), ("s2", "q1", "a")]
     assert lr.answers_kept(stored, options, sent)["lost"] == 0
     kept = lr.answers_kept([("s1", "q1", "a"), ("s1", "q2", "x")], options, sent)
-    assert kept["lost"] == 2 and set(kept["lost_samples"]) == {("s1", "q1"), ("s2", "q1")}
+    assert kept["lost"] == 2 and set(kept["lost_samples"]) == {("s1", "q1", "a", "b"), ("s2", "q1", None, "a")}
     assert kept["sent"] == 3 and kept["stored"] == 2
 
 
