@@ -25,13 +25,14 @@ from harness.page import (
     chart_shapes,
     instrument,
     open_expander,
+    opener,
     overlaps,
     settle,
     slider,
     slider_value,
     wait_ready,
 )
-from harness.server import ARTIFACTS, ROOT, Server, free_port, free_ports
+from harness.server import ARTIFACTS, ROOT, Server, free_port, free_ports, poll_server
 from ui.shell import site
 
 # The harness's whole interface, read as harness.browser.X by the tests and the benchmarks (the server lives in
@@ -58,6 +59,8 @@ __all__ = [
     "instrument",
     "missing_browser_reason",
     "open_expander",
+    "opener",
+    "poll_server",
     "overlaps",
     "settle",
     "slider",

@@ -132,3 +132,17 @@ class Server:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+@contextlib.contextmanager
+def poll_server(folder: Path, log_name: str):
+    """(a Server, its class poll's SQLite file in `folder`): the server process inherits the file's path
+    (ATTENTION_LAB_POLL_DB), restored afterwards."""
+    db = Path(folder) / "poll.sqlite3"
+    saved = os.environ.get("ATTENTION_LAB_POLL_DB")
+    os.environ["ATTENTION_LAB_POLL_DB"] = str(db)
+    try:
+        with Server(log_name=log_name) as srv:
+            yield srv, db
+    finally:
+        os.environ.pop("ATTENTION_LAB_POLL_DB") if saved is None else os.environ.update(ATTENTION_LAB_POLL_DB=saved)

@@ -10,7 +10,6 @@ Skipped without Chromium and Playwright unless REQUIRE_BROWSER=1 (CI)."""
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from urllib.parse import parse_qs, unquote, urlparse
@@ -33,14 +32,8 @@ BAD = b'title = "x"\nsummary = "y"\n[[steps]]\ntitle = "z"\npage = "scores"\ntex
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    db = tmp_path_factory.mktemp("lessons") / "poll.sqlite3"
-    saved = os.environ.get("ATTENTION_LAB_POLL_DB")
-    os.environ["ATTENTION_LAB_POLL_DB"] = str(db)
-    try:
-        with bs.Server(log_name="lessons-browser.log") as srv:
-            yield srv
-    finally:
-        os.environ.pop("ATTENTION_LAB_POLL_DB") if saved is None else os.environ.update(ATTENTION_LAB_POLL_DB=saved)
+    with bs.poll_server(tmp_path_factory.mktemp("lessons"), "lessons-browser.log") as (srv, db):
+        yield srv
 
 
 @pytest.fixture(scope="module")
@@ -82,14 +75,7 @@ def test_a_presenter_and_three_students_take_a_lesson(browser, server):
     SHOTS.mkdir(parents=True, exist_ok=True)
     errors: list[str] = []
     contexts = []
-
-    def page_in(options):
-        context = browser.new_context(**options)
-        bs.instrument(context)
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        return page
+    page_in = bs.opener(browser, contexts, errors, instrumented=True)
 
     try:
         lecturer = page_in(LAPTOP)

@@ -7,7 +7,6 @@ Skipped without Chromium and Playwright unless REQUIRE_BROWSER=1 (CI)."""
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from urllib.parse import parse_qs, unquote, urlparse
@@ -26,14 +25,8 @@ STUDENTS = (("laptop", LAPTOP, "0: AI"), ("phone-1", PHONE, "1: builds"), ("phon
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    db = tmp_path_factory.mktemp("poll") / "poll.sqlite3"
-    saved = os.environ.get("ATTENTION_LAB_POLL_DB")
-    os.environ["ATTENTION_LAB_POLL_DB"] = str(db)  # the server process inherits it
-    try:
-        with bs.Server(log_name="poll-browser.log") as srv:
-            yield srv
-    finally:
-        os.environ.pop("ATTENTION_LAB_POLL_DB") if saved is None else os.environ.update(ATTENTION_LAB_POLL_DB=saved)
+    with bs.poll_server(tmp_path_factory.mktemp("poll"), "poll-browser.log") as (srv, db):
+        yield srv
 
 
 @pytest.fixture(scope="module")
@@ -60,26 +53,25 @@ def wait_text(locator, pattern: str, timeout: float = 20) -> str:
     raise AssertionError(f"{pattern!r} did not appear within {timeout} s; last text: {text[:300]!r}")
 
 
+def open_room(lecturer, url: str):
+    """The presenter opens `url` and starts a class poll: (its panel, the join link, the room code)."""
+    lecturer.goto(url)
+    lecturer.get_by_role("button", name="Start a class poll").click(timeout=60_000)
+    panel = lecturer.locator(".st-key-poll_panel")
+    join = wait_text(panel.locator("[data-testid='stCode']"), r"room=", timeout=60).strip()
+    return panel, join, re.search(r"room=([A-Z2-9]{4})", join).group(1)
+
+
 def test_presenter_and_three_students(browser, server):
     SHOTS.mkdir(parents=True, exist_ok=True)
     errors: list[str] = []
     contexts = []
-
-    def page_in(options):
-        context = browser.new_context(**options)
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        return page
+    page_in = bs.opener(browser, contexts, errors)
 
     try:
         lecturer = page_in(LAPTOP)
-        lecturer.goto(server.url + "/softmax?present=1")
-        lecturer.get_by_role("button", name="Start a class poll").click(timeout=60_000)
-        panel = lecturer.locator(".st-key-poll_panel")
-        join = wait_text(panel.locator("[data-testid='stCode']"), r"room=", timeout=60).strip()
+        panel, join, code = open_room(lecturer, server.url + "/softmax?present=1")
         wait_text(panel, r"Room [A-Z2-9]{4}")
-        code = re.search(r"room=([A-Z2-9]{4})", join).group(1)
         kept = {c["name"]: c["value"] for c in lecturer.context.cookies()}
         key = unquote(kept["attention_lab_presenter"]).split(".")[1]  # kept by the browser, never in the URL
         assert key not in join and "present" not in join and "key" not in query(lecturer)

@@ -8,7 +8,6 @@ Skipped without Chromium and Playwright unless REQUIRE_BROWSER=1 (CI)."""
 
 from __future__ import annotations
 
-import os
 import re
 
 import pytest
@@ -17,7 +16,7 @@ from axe_playwright_python.sync_playwright import Axe
 from harness import browser as bs
 from services.poll import drawn
 from services.poll.store import Store
-from tests.test_poll_browser import LAPTOP, PHONE, browser, wait_text  # noqa: F401 - fixture
+from tests.test_poll_browser import LAPTOP, PHONE, browser, open_room, wait_text  # noqa: F401 - fixture
 from ui.poll import drawq
 
 pytestmark = pytest.mark.browser
@@ -29,14 +28,8 @@ SERIOUS = ("critical", "serious")
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
     """(server, the poll's SQLite file): the server process inherits the file's path."""
-    db = tmp_path_factory.mktemp("poll-draw") / "poll.sqlite3"
-    saved = os.environ.get("ATTENTION_LAB_POLL_DB")
-    os.environ["ATTENTION_LAB_POLL_DB"] = str(db)
-    try:
-        with bs.Server(log_name="poll-draw-browser.log") as srv:
-            yield srv, db
-    finally:
-        os.environ.pop("ATTENTION_LAB_POLL_DB") if saved is None else os.environ.update(ATTENTION_LAB_POLL_DB=saved)
+    with bs.poll_server(tmp_path_factory.mktemp("poll-draw"), "poll-draw-browser.log") as (srv, db):
+        yield srv, db
 
 
 def serious(page, selector: str) -> list[dict]:
@@ -63,21 +56,11 @@ def test_a_student_draws_a_row_and_the_presenter_sees_the_overlay(browser, serve
     SHOTS.mkdir(parents=True, exist_ok=True)
     errors: list[str] = []
     contexts = []
-
-    def page_in(options):
-        context = browser.new_context(**options)
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        return page
+    page_in = bs.opener(browser, contexts, errors)
 
     try:
         lecturer = page_in(LAPTOP)
-        lecturer.goto(server.url + "/softmax?present=1&cell=2,1")
-        lecturer.get_by_role("button", name="Start a class poll").click(timeout=60_000)
-        panel = lecturer.locator(".st-key-poll_panel")
-        join = wait_text(panel.locator("[data-testid='stCode']"), r"room=", timeout=60).strip()
-        code = re.search(r"room=([A-Z2-9]{4})", join).group(1)
+        panel, join, code = open_room(lecturer, server.url + "/softmax?present=1&cell=2,1")
         panel.get_by_role("button", name="Ask: draw where row 2's weight goes").click()
         wait_text(panel, r"answered\s*0")
 

@@ -18,13 +18,12 @@ from urllib.parse import unquote, urlencode
 import pytest
 
 from harness import browser as bs
+from tests.test_poll_browser import LAPTOP, PHONE, browser, open_room  # noqa: F401 - fixture
 from ui.poll import hallview
 
 pytestmark = pytest.mark.browser
 
 SHOTS = bs.ARTIFACTS / "poll"
-LAPTOP = {"viewport": {"width": 1400, "height": 1000}}
-PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "has_touch": True, "is_mobile": True}
 HALL = "The hall: who is where, who answered"
 HOLD = "Look at the projector"
 TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
@@ -32,21 +31,8 @@ TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    db = tmp_path_factory.mktemp("poll") / "poll.sqlite3"
-    saved = os.environ.get("ATTENTION_LAB_POLL_DB")
-    os.environ["ATTENTION_LAB_POLL_DB"] = str(db)  # the server process inherits it
-    try:
-        with bs.Server(log_name="poll-hallview-browser.log") as srv:
-            yield srv
-    finally:
-        os.environ.pop("ATTENTION_LAB_POLL_DB") if saved is None else os.environ.update(ATTENTION_LAB_POLL_DB=saved)
-
-
-@pytest.fixture(scope="module")
-def browser(playwright):
-    instance = playwright.chromium.launch(executable_path=bs.chromium_path(), args=bs.CHROMIUM_FLAGS, headless=True)
-    yield instance
-    instance.close()
+    with bs.poll_server(tmp_path_factory.mktemp("poll"), "poll-hallview-browser.log") as (srv, db):
+        yield srv
 
 
 def wait_text(locator, pattern: str, timeout: float = 20) -> float:
@@ -100,22 +86,11 @@ def test_hall_view_and_eyes_up(browser, server):
     SHOTS.mkdir(parents=True, exist_ok=True)
     errors: list[str] = []
     contexts = []
-
-    def page_in(options):
-        context = browser.new_context(**options)
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        return page
+    page_in = bs.opener(browser, contexts, errors)
 
     try:
         lecturer = page_in(LAPTOP)
-        lecturer.goto(server.url + "/softmax?present=1")
-        lecturer.get_by_role("button", name="Start a class poll").click(timeout=60_000)
-        panel = lecturer.locator(".st-key-poll_panel")
-        wait_text(panel.locator("[data-testid='stCode']"), r"room=", timeout=60)
-        join = panel.locator("[data-testid='stCode']").first.inner_text().strip()
-        code = re.search(r"room=([A-Z2-9]{4})", join).group(1)
+        panel, join, code = open_room(lecturer, server.url + "/softmax?present=1")
         key = unquote({c["name"]: c["value"] for c in lecturer.context.cookies()}["attention_lab_presenter"]).split(
             "."
         )[1]

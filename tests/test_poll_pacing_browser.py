@@ -30,14 +30,7 @@ def test_a_student_moves_within_the_range_by_keyboard_and_a_late_answer_is_refus
     SHOTS.mkdir(parents=True, exist_ok=True)
     errors: list[str] = []
     contexts = []
-
-    def page_in(options):
-        context = browser.new_context(**options)
-        bs.instrument(context)
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        return page
+    page_in = bs.opener(browser, contexts, errors, instrumented=True)
 
     try:
         lecturer = page_in(LAPTOP)
