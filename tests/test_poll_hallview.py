@@ -144,3 +144,23 @@ def test_a_closed_room_takes_no_eyes_up(make):
     s.close_room(room.code, room.key)
     with pytest.raises(NoRoom):
         hallview.hold(s, room.code, room.key, True)
+
+
+def test_the_halls_sentence_counts_from_its_numbers():
+    """ui/poll/hallview.summary: who is here, following or exploring, answered of those here; nobody here says
+    so without an '0 of 0'; once revealed, how many were right."""
+    from ui.poll.hallview import summary
+
+    def seat(handle, follows, answered, right=None):
+        return hallview.Here(presence.Seat(handle, "softmax", 2, 2, follows, 0.0), answered, None, right)
+
+    nobody = hallview.Hall((), "softmax", False, False)
+    assert summary(nobody) == "Nobody is in the room now."
+    one = hallview.Hall((seat(1, True, True),), "softmax", False, False)
+    assert summary(one) == "1 in the room now: 1 follows, 0 explore; 1 of 1 has answered the question “the top key”."
+    three = hallview.Hall(
+        (seat(1, True, True, True), seat(2, False, True, False), seat(3, True, False)), "softmax", True, False
+    )
+    assert summary(three) == (
+        "3 in the room now: 2 follow, 1 explores; 2 of 3 have answered the question “the top key” (revealed: 1 right)."
+    )

@@ -83,7 +83,7 @@ def summary(hall) -> str:
     else:
         follow, explore = hall.following, n - hall.following
         said = f"{n} in the room now: {follow} follow{'s' * (follow == 1)}, {explore} explore{'s' * (explore == 1)}"
-    if hall.qid is not None:
+    if hall.qid is not None and n:  # nobody here: no "0 of 0"
         have = "has" if n == 1 else "have"
         said += f"; {hall.answered} of {n} {have} answered the question “{questions.title(hall.qid)}”"
         said += f" (revealed: {hall.right} right)" if hall.revealed else ""
