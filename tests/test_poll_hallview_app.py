@@ -18,6 +18,13 @@ pytestmark = pytest.mark.usefixtures("poll_db")  # conftest: a fresh SQLite file
 HOLD = "Look at the projector"
 
 
+def eyes_up(at, on: bool):
+    """The presenter's eyes-up switch as drawn (its key carries the room's state and change counter)."""
+    found = [t for t in at.toggle if t.key.startswith(f"{eyesup.EYES}_{int(on)}_")]
+    assert len(found) == 1, [t.key for t in at.toggle]
+    return found[0]
+
+
 def hall_text(at) -> str:
     return "\n".join(m.value for m in at.markdown)
 
@@ -63,9 +70,9 @@ def test_eyes_up_holds_following_students_and_late_joiners_not_explorers():
     follower, explorer = (open_app("pages/softmax.py", {"room": code}) for _ in range(2))
     explorer.toggle(key=participant.FOLLOW).set_value(False).run()
     assert not held(follower) and follower.radio
-    at.toggle(key=eyesup.key(False)).set_value(True).run()
+    eyes_up(at, False).set_value(True).run()
     assert not at.exception and live.watch(poll_panel.store(), code).hold
-    assert at.toggle(key=eyesup.key(True)).value  # drawn at the room's value
+    assert eyes_up(at, True).value  # drawn at the room's value
     follower.run()
     late = open_app("pages/softmax.py", {"room": code})
     for student in (follower, late):
@@ -77,8 +84,8 @@ def test_eyes_up_holds_following_students_and_late_joiners_not_explorers():
     assert not held(explorer) and explorer.radio
     assert any("look at the projector" in i.value for i in explorer.info)
     at.run()
-    assert at.toggle(key=eyesup.key(True)).value
-    at.toggle(key=eyesup.key(True)).set_value(False).run()
+    assert eyes_up(at, True).value
+    eyes_up(at, True).set_value(False).run()
     for student in (follower, late):
         student.run()
         assert not held(student) and student.radio
@@ -105,13 +112,13 @@ def test_a_held_student_in_a_lesson_sees_no_step_and_comes_back_where_the_presen
     code = code_of(at)
     follower = student(code)
     assert "Step 1 of 8" in bar_text(follower)
-    at.toggle(key=eyesup.key(False)).set_value(True).run()
+    eyes_up(at, False).set_value(True).run()
     follower.run()
     assert held(follower) and "Step 1" not in bar_text(follower)  # nor the step's text: the card alone
     at.button(key=progress.NEXT).click().run()
     follower.run()
     assert not follower.exception and held(follower)
-    at.toggle(key=eyesup.key(True)).set_value(False).run()
+    eyes_up(at, True).set_value(False).run()
     follower.run()
     assert not held(follower) and "Step 2 of 8" in bar_text(follower)
     assert follower.title[0].value == at.title[0].value

@@ -131,12 +131,12 @@ def test_hall_view_and_eyes_up(browser, server):
         assert serious(lecturer, ".st-key-poll_panel") == []  # the hall view is in the panel
 
         started = time.monotonic()
-        lecturer.locator(".st-key-poll_eyes_up_0 input").focus()
+        lecturer.locator("[class*='st-key-poll_eyes_up_0_'] input").focus()
         lecturer.keyboard.press("Space")  # by keyboard
         for page, _ in students[:2]:
             wait_until(lambda page=page: held(page), timeout=10, what="the hold card")
         print(f"eyes up: both followers on the hold card {time.monotonic() - started:.2f} s after the switch")
-        focused = "!!document.activeElement.closest('.st-key-poll_eyes_up_1')"
+        focused = "!!document.activeElement.closest(\"[class*='st-key-poll_eyes_up_1_']\")"
         wait_until(lambda: lecturer.evaluate(focused), 10, "the focus on the switch drawn on")  # not lost to <body>
         status = students[0][0].get_by_role("status")
         assert "Your page comes back by itself" in status.inner_text()
@@ -153,7 +153,9 @@ def test_hall_view_and_eyes_up(browser, server):
         phone.goto(join + "&" + urlencode({"key": key, "present": "1"}))
         phone_hall = open_hall(phone)
         wait_text(phone_hall, r"4 in the room now")
-        assert phone.locator(".st-key-poll_eyes_up_1 input").is_checked()  # the switch drawn at the room's value
+        assert phone.locator(
+            "[class*='st-key-poll_eyes_up_1_'] input"
+        ).is_checked()  # the switch drawn at the room's value
         width = phone.evaluate("document.documentElement.scrollWidth")
         phone_hall.scroll_into_view_if_needed()
         phone.screenshot(path=str(SHOTS / "hall-presenter-phone.png"), full_page=True)
@@ -162,7 +164,7 @@ def test_hall_view_and_eyes_up(browser, server):
 
         started = time.monotonic()
         phone.locator(".st-key-poll_panel").get_by_text("Eyes up", exact=True).click()  # off, from the phone
-        wait_until(lambda: phone.locator(".st-key-poll_eyes_up_0").count() == 1, 20, "the switch drawn off")
+        wait_until(lambda: phone.locator("[class*='st-key-poll_eyes_up_0_']").count() == 1, 20, "the switch drawn off")
         for name, page in (("student 1", students[0][0]), ("student 2", students[1][0]), ("late", late)):
             try:  # each redraws the whole page (2 cores shared with other work: measured 1.5-2.4 s for all three)
                 wait_until(lambda page=page: not held(page) and page.locator(".st-key-poll_box").count(), 30, name)
@@ -172,7 +174,9 @@ def test_hall_view_and_eyes_up(browser, server):
                     row = db.execute("SELECT hold, rev FROM poll_rooms WHERE code = ?", (code,)).fetchone()
                 raise AssertionError(f"{err}; the room's (hold, rev) in the store: {row}") from None
         print(f"eyes up off: the followers' pages back {time.monotonic() - started:.2f} s after the switch")
-        wait_until(lambda: lecturer.locator(".st-key-poll_eyes_up_0").count() == 1, 20, "the laptop's switch off")
+        wait_until(
+            lambda: lecturer.locator("[class*='st-key-poll_eyes_up_0_']").count() == 1, 20, "the laptop's switch off"
+        )
         time.sleep(3)  # the laptop's panel reruns its fragments meanwhile (1.5 s): none may switch eyes up back on
         with sqlite3.connect(os.environ["ATTENTION_LAB_POLL_DB"]) as db:
             assert db.execute("SELECT hold FROM poll_rooms WHERE code = ?", (code,)).fetchone() == (0,)

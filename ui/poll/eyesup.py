@@ -17,7 +17,7 @@ from ui.poll import participant, room
 from ui.poll.db import store
 from ui.poll.link import Link
 
-EYES = "poll_eyes_up"  # the presenter's switch (its widget key: key(on))
+EYES = "poll_eyes_up"  # the presenter's switch (its widget key: key(on, rev))
 CARD = "poll_hold"  # the hold card (a container's key)
 _FOCUS = "_poll_eyes_up_focus"  # this session switched it: the next draw gives the new switch the focus back
 # The switch is a new widget after each change (key(on)): the browser drops the focus of the old one, so a
@@ -42,22 +42,25 @@ _CARD_CSS = (
 )
 
 
-def key(on: bool) -> str:
-    """The switch's widget key while eyes up is `on` or off: one key per state of the room, so a browser's echo
-    of the switch as it was drawn before someone changed the room elsewhere (the presenter's phone) is a widget
-    no longer drawn, not a click that switches it back."""
-    return f"{EYES}_{int(bool(on))}"
+def key(on: bool, rev: int = 0) -> str:
+    """The switch's widget key while eyes up is `on` or off at the room's change counter `rev`: one key per
+    state of the room, never drawn again once the room changed, so a browser's echo of the switch as it was
+    drawn before someone changed the room elsewhere (the presenter's phone) is a widget no longer drawn, not a
+    click that switches it back (a key per on/off alone came back at the next change: the browser test saw the
+    laptop's stale switch turn eyes up on again)."""
+    return f"{EYES}_{int(bool(on))}_{int(rev)}"
 
 
 def switch(link: Link, now) -> None:
     """The presenter's switch, drawn at the room's value (`now`: the room's live view, or None)."""
     held_now = bool(now is not None and now.hold)
+    widget = key(held_now, 0 if now is None else now.rev)
     st.toggle(
         "Eyes up",
         value=held_now,
-        key=key(held_now),
+        key=widget,
         on_change=_switched,
-        args=(link, key(held_now)),
+        args=(link, widget),
         help="On: every student who follows you sees only a card asking them to look at the projector, students "
         "who join now too, until you switch it off. Students exploring on their own keep their page, with a note.",
     )
@@ -66,7 +69,7 @@ def switch(link: Link, now) -> None:
     turn = st.session_state.pop(_FOCUS, None)
     if turn is not None:
         with st.sidebar:
-            _refocus(key=f"{EYES}_refocus", data={"selector": f".st-key-{key(held_now)} input", "turn": turn}, height=0)
+            _refocus(key=f"{EYES}_refocus", data={"selector": f".st-key-{widget} input", "turn": turn}, height=0)
 
 
 def _switched(link: Link, widget: str) -> None:
