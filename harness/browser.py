@@ -25,7 +25,6 @@ from harness.page import (
     chart_shapes,
     instrument,
     open_expander,
-    opener,
     overlaps,
     settle,
     slider,
@@ -128,3 +127,20 @@ def chromium(playwright, **context_options):
         with contextlib.suppress(Exception):
             context.close()
         shutil.rmtree(profile, ignore_errors=True)
+
+
+def opener(browser, contexts: list, errors: list, instrumented: bool = False):
+    """How a test with several people opens each one's device: page_in(options) gives a page in a browser
+    context of its own (options: viewport, touch), its page errors collected in `errors`, the context kept in
+    `contexts` for the test to close."""
+
+    def page_in(options):
+        context = browser.new_context(**options)
+        if instrumented:
+            instrument(context)
+        contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        return page
+
+    return page_in

@@ -79,23 +79,6 @@ def instrument(context) -> None:
     context.add_init_script(INSTRUMENT)
 
 
-def opener(browser, contexts: list, errors: list, instrumented: bool = False):
-    """How a test with several people opens each one's device: page_in(options) gives a page in a browser
-    context of its own (options: viewport, touch), its page errors collected in `errors`, the context kept in
-    `contexts` for the test to close."""
-
-    def page_in(options):
-        context = browser.new_context(**options)
-        if instrumented:
-            instrument(context)
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        return page
-
-    return page_in
-
-
 class Runs:
     """Watches the page's Streamlit websocket from Python: finished script runs and bytes received.
 
