@@ -153,7 +153,8 @@ def maps_payload(
 ) -> dict:
     """Side-by-side maps in frames (frames[f] = the Panels of frame f, the same number and shape in each), one
     colour scale over all of them (`domain`, else their own); options go to attention_map.payload. `built`: the
-    frames' maps as map_frames built them with this domain (cached by the caller), else built here."""
+    frames' maps as map_frames built them with this domain (cached by the caller), else built here; with it only
+    frames[start] is read (the others may be None)."""
     if built is not None and domain is None:
         raise ValueError("frames built elsewhere need the domain they were built with")
     domain = domain_of(frames, signed) if domain is None else (float(domain[0]), float(domain[1]))

@@ -88,7 +88,8 @@ def beta_maps(view: View, t: engine.Trace, h: int, cell: tuple[int, int] | None,
     (no run); released, it sets β (one run of this fragment; β travels in the link). A pick on the map shown first
     is answered in the browser with its worked calculation (the model's β = 1) and written into the link's cell=."""
     start = state.BETAS.index(beta)
-    frames = _frames(t, h, view.layer, compute.worked_cells(view.model, view.words, view.layer, h), start)
+    frames: list = [None] * len(state.BETAS)  # the other β's maps are in `built`: this run reads none of them
+    frames[start] = [_panel(t, h, view.layer, beta, compute.worked_cells(view.model, view.words, view.layer, h))]
     domain, built = _built(view.model, view.words, view.layer, h)
     data = attention_frames.maps_payload(
         frames,
@@ -111,19 +112,11 @@ def beta_maps(view: View, t: engine.Trace, h: int, cell: tuple[int, int] | None,
     attention_frames.draw(data, key=session.SOFTMAX_MAP, on_frame=_beta_released)
 
 
-def _frames(t: engine.Trace, h: int, layer: int, work: dict | None, start: int | None) -> list[list[Panel]]:
-    """Head h's weights at every β of state.BETAS, one map a frame (the worked cells on frame `start`)."""
-    return [
-        [
-            Panel(
-                analysis.read_head(t, h, b)[0],
-                f"weights{'' if b == 1 else f' at β = {b:g}'}, head {h}{stages.where(t.config, layer)}: {t.T} × {t.T}",
-                t.mask,
-                work=work if f == start else None,
-            )
-        ]
-        for f, b in enumerate(state.BETAS)
-    ]
+def _panel(t: engine.Trace, h: int, layer: int, beta: float, work: dict | None = None) -> Panel:
+    """Head h's weights at one β of state.BETAS, as one frame's map (the worked cells on the frame shown first)."""
+    at = "" if beta == 1 else f" at β = {beta:g}"
+    title = f"weights{at}, head {h}{stages.where(t.config, layer)}: {t.T} × {t.T}"
+    return Panel(analysis.read_head(t, h, beta)[0], title, t.mask, work=work)
 
 
 @st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=compute.KEYS)
@@ -131,7 +124,7 @@ def _built(model: Handle, words: tuple[str, ...], layer: int, head: int):
     """The β frames' colour scale and maps as the component reads them, built once per model, text and head: a
     released β reruns this page's fragment, which re-sends them without rebuilding them (issue 49)."""
     t = compute.trace(model, words, layer)
-    frames = _frames(t, head, layer, None, None)
+    frames = [[_panel(t, head, layer, b)] for b in state.BETAS]
     domain = attention_frames.domain_of(frames, signed=False)
     return domain, attention_frames.map_frames(frames, t.labels, domain)
 
