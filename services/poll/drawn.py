@@ -112,15 +112,12 @@ def from_counts(counts: dict[str, int]) -> list[list[float]]:
     return [json.loads(v) for v, n in sorted(counts.items()) for _ in range(n)]
 
 
-def right(frozen: str | None, choice: str) -> bool:
-    """A drawn answer counts as right (the export's `right`) within TV_WITHIN of the true row."""
-    return tv(json.loads(choice), json.loads(frozen)["row"]) <= TV_WITHIN + 1e-12
-
-
 def is_right(choice: str, answer: str, frozen: str | None) -> bool:
-    """Any question's answer right: a choice among the question's right ones (`answer`, their JSON); a drawn row
-    (the question's `frozen` truth set) within TV_WITHIN of the true row."""
-    return right(frozen, choice) if frozen else choice in json.loads(answer)
+    """Any question's answer right (the export's `right`, the hall's): a choice among the question's right ones
+    (`answer`, their JSON); a drawn row (the question's `frozen` truth set) within TV_WITHIN of the true row."""
+    if frozen:
+        return tv(json.loads(choice), json.loads(frozen)["row"]) <= TV_WITHIN + 1e-12
+    return choice in json.loads(answer)
 
 
 def ask(store, code: str, key: str, qid: str, prompt: str, frozen: dict, page: str, settings: dict) -> None:

@@ -111,13 +111,13 @@ def read(store: Store, code: str, key: str, qid: str | None = None) -> Hall:
     statement. qid: the question of the presenter's page or step (else the latest asked is the open one)."""
     with store._tx(write=False) as conn:
         rows = conn.execute(HALL, {"code": code, "qid": qid or "", "since": store.clock() - TIMEOUT_S}).all()
-    if not rows or rows[0].expires_at <= store.clock():
+    first = rows[0] if rows else None
+    if first is None or first.expires_at <= store.clock():
         raise NoRoom(f"There is no room {code}: check the code (rooms expire after {store.ttl_s / 3600:g} h).")
-    if not hmac.compare_digest(rows[0].key_sha256, digest(key)):
+    if not hmac.compare_digest(first.key_sha256, digest(key)):
         raise NotPresenter(f"Only the presenter of room {code} can do that.")
-    if rows[0].closed:
+    if first.closed:
         raise NoRoom(f"Room {code} is closed: the presenter ended the poll.")
-    first = rows[0]
     labels = dict(map(tuple, json.loads(first.options))) if first.revealed and first.options else {}
     answer, frozen = first.answer, first.frozen
     seats = tuple(  # the rows unpacked by position: by name, each cell costs a lookup (a hundred rows a refresh)
@@ -135,10 +135,8 @@ def read(store: Store, code: str, key: str, qid: str | None = None) -> Hall:
 _NOT_YET = (None, None)  # no answer, or not revealed: nothing of what was said
 
 
-def _revealed(choice: str | None, labels: dict, answer: str, frozen: str | None) -> tuple[str | None, bool | None]:
+def _revealed(choice: str, labels: dict, answer: str, frozen: str | None) -> tuple[str, bool]:
     """A revealed answer: its option's label (a drawn row: "a drawn row") and whether it is right."""
-    if choice is None:
-        return None, None
     return ("a drawn row" if frozen else str(labels.get(choice, choice))), drawn.is_right(choice, answer, frozen)
 
 
