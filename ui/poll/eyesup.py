@@ -20,9 +20,9 @@ from ui.poll.link import Link
 EYES = "poll_eyes_up"  # the presenter's switch (its widget key: key(on, rev))
 CARD = "poll_hold"  # the hold card (a container's key)
 _FOCUS = "_poll_eyes_up_focus"  # this session switched it: the next draw gives the new switch the focus back
-# The switch is a new widget after each change (key(on)): the browser drops the focus of the old one, so a
-# keyboard user would start again from the top of the page. This puts it on the new switch (a selector the app
-# makes; nothing is fetched or drawn).
+# The switch is a new widget after each change of the room (key(on, rev)): the browser drops the focus of the old
+# one, so a keyboard user would start again from the top of the page. This puts it on the new switch (a selector
+# the app makes; nothing is fetched or drawn).
 _REFOCUS_JS = """
 export default function ({ data }) {
   let tries = 0;
@@ -42,7 +42,7 @@ _CARD_CSS = (
 )
 
 
-def key(on: bool, rev: int = 0) -> str:
+def key(on: bool, rev: int) -> str:
     """The switch's widget key while eyes up is `on` or off at the room's change counter `rev`: one key per
     state of the room, never drawn again once the room changed, so a browser's echo of the switch as it was
     drawn before someone changed the room elsewhere (the presenter's phone) is a widget no longer drawn, not a
