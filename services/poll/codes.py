@@ -30,6 +30,7 @@ TTL_S = float(os.environ.get("ATTENTION_LAB_POLL_TTL_S", 24 * 3600))  # rooms an
 DEFAULT_DB = Path(__file__).resolve().parents[2] / ".poll" / "poll.sqlite3"  # git-ignored
 MAX_OPTIONS = 16
 MAX_TEXT = 200  # a question's prompt or option label (ours, not a student's)
+MIN_S, MAX_S = 10, 600  # a question's countdown, in seconds (0: none; services/poll/pace.py sets it)
 
 _CODE = re.compile(rf"[{ALPHABET}]{{{CODE_LEN}}}")
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{8,64}")  # what secrets.token_urlsafe gives

@@ -20,11 +20,10 @@ import tomllib
 
 import sqlalchemy as sa
 
-from services.poll.codes import PollError
+from services.poll.codes import MAX_S, MIN_S, PollError
 from services.poll.schema import questions, rooms
 from services.poll.store import Store
 
-MIN_S, MAX_S = 10, 600  # a countdown's bounds, in seconds (0: none)
 _code = sa.bindparam("code")
 PACE = sa.select(rooms.c.pace_from, rooms.c.pace_to).where(rooms.c.code == _code)
 

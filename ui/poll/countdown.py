@@ -12,11 +12,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from services.poll.codes import Question
+from services.poll.codes import MAX_S, MIN_S, Question
 from ui.poll import participant
 from ui.poll.db import store
-
-MIN_S, MAX_S = 10, 600  # as services/poll/pace.py (not imported here: it loads SQLAlchemy)
 
 _JS = """
 export default function ({ parentElement, data }) {
