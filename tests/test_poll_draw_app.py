@@ -13,6 +13,7 @@ import engine
 from engine import analysis
 from services.poll import drawn
 from tests.conftest import open_app
+from ui.charts import attention_map as am
 from ui.poll import drawing, drawq, participant
 from ui.poll import panel as poll_panel
 from ui.shell import session
@@ -21,7 +22,7 @@ pytestmark = pytest.mark.usefixtures("poll_db")  # conftest: a fresh SQLite file
 
 
 def component(at) -> dict | None:
-    found = [drawing.decoded(e) for e in at.get("bidi_component") if e.proto.component_name.endswith(drawing.NAME)]
+    found = [am.decoded(e) for e in at.get("bidi_component") if e.proto.component_name.endswith(drawing.NAME)]
     return found[0] if found else None
 
 

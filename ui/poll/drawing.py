@@ -56,11 +56,6 @@ def _status(revealed: bool, stored: bool) -> str:
     return "Your row is in: you can change it and submit again until the reveal." if stored else ""
 
 
-def decoded(element) -> dict:
-    """A drawing element's payload (AppTest's bidi_component)."""
-    return json.loads(element.proto.bytes.decode("utf-8"))
-
-
 def _submitted(code: str, seat: str, q: Question, key: str) -> None:
     value = st.session_state.get(key) or {}
     row = value.get("submit") if hasattr(value, "get") else getattr(value, "submit", None)

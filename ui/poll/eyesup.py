@@ -82,9 +82,7 @@ def _switched(link: Link, widget: str) -> None:
     st.session_state[_FOCUS] = st.session_state.get(f"{_FOCUS}_n", 0) + 1
     st.session_state[f"{_FOCUS}_n"] = st.session_state[_FOCUS]
     room.forget(link.room)
-    now = room.current(link.room)
-    if now is not None:
-        participant.set_seen(now.rev)  # this session's own change: no second run for it
+    room.seen(link.room)  # this session's own change: no second run for it
 
 
 def held(link: Link) -> bool:
