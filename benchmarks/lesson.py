@@ -281,7 +281,7 @@ def main() -> None:
     parser.add_argument("--sliders", action="store_true", help="every student moves a slider every ~--pause s")
     parser.add_argument("--pause", type=float, default=5.0)
     parser.add_argument("--no-lesson", action="store_true", help="the same hall without a room: the baseline")
-    parser.add_argument("--quiet", type=float, default=15.0, help="s with the hall view open, then shut (twice)")
+    parser.add_argument("--quiet", type=float, default=30.0, help="s with the hall view open, then shut (twice)")
     parser.add_argument("--timeout", type=float, default=60.0)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()

@@ -177,7 +177,7 @@ def test_hall_view_and_eyes_up(browser, server):
         wait_until(
             lambda: lecturer.locator("[class*='st-key-poll_eyes_up_0_']").count() == 1, 20, "the laptop's switch off"
         )
-        time.sleep(3)  # the laptop's panel reruns its fragments meanwhile (1.5 s): none may switch eyes up back on
+        time.sleep(3)  # the laptop's panel reruns its fragments meanwhile (each second): none may turn eyes up on
         with sqlite3.connect(os.environ["ATTENTION_LAB_POLL_DB"]) as db:
             assert db.execute("SELECT hold FROM poll_rooms WHERE code = ?", (code,)).fetchone() == (0,)
         assert errors == []

@@ -32,7 +32,7 @@ _CSS = (
     ".st-key-poll_hall table th { overflow-wrap: normal; }"
     ".st-key-poll_hall table td:first-child { white-space: nowrap; }</style>"
 )
-HALL_EVERY_S = 1.5  # the presenter's panel refreshes this often, the hall view with it (the issue: within 3 s)
+HALL_EVERY_S = 1.0  # the presenter's panel refreshes this often, the hall view with it (the issue: within 3 s)
 TITLE = "The hall: who is where, who answered"
 
 
