@@ -51,9 +51,12 @@ def _csv(link: Link, name: str) -> bytes:
 
 
 def downloads(link: Link, where: str) -> None:
-    """The three files, side by side (where: the buttons' key suffix, so the confirmation's are others)."""
-    for column, (name, label) in zip(st.columns(len(FILES)), FILES, strict=True):
-        column.download_button(
+    """The three files in a row that wraps (each button as wide as its label: in three equal columns the
+    longer two were cut to "Summary per questi…"); where: the buttons' key suffix, so the confirmation's are
+    others."""
+    row = st.container(horizontal=True, wrap=True)
+    for name, label in FILES:
+        row.download_button(
             label,
             data=lambda name=name: _csv(link, name),
             file_name=f"attention-lab-poll-{link.room}-{name}.csv",

@@ -62,7 +62,8 @@ def draw(hall) -> None:
     with box:
         st.caption(
             "For your own screen, not the projector: it shows who has not answered yet. It updates itself every "
-            f"{HALL_EVERY_S:g} s; where each student is, as their page last reported it."
+            f"{'second' if HALL_EVERY_S == 1 else f'{HALL_EVERY_S:g} s'}; where each student is, as their page "
+            "last reported it."
         )
         if isinstance(hall, str):
             st.warning(md_escape(hall), icon=":material/groups:")
