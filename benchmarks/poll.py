@@ -7,9 +7,9 @@ writes into its URL, and then, with a pause of about 2 s before each, moves the 
 or answers one of the room's questions (a radio in the poll box: a rerun of the box's fragment carrying
 the radio's new value), three of each, in turns. Between actions its page checks the room every second
 as a browser's does (the auto rerun of ui/poll/follow.py's one-row check, which draws nothing unless the
-room changed). A presenter session on the same room refreshes its panel
-every 1.5 s and its "answered" count is read from what it draws. The benchmark (holding the room's
-key) creates the room and asks the questions through the store, as the presenter's buttons do.
+room changed). A presenter session on the same room refreshes its panel every second
+(ui.poll.hallview.HALL_EVERY_S) and its "answered" count is read from what it draws. The benchmark (holding
+the room's key) creates the room and asks the questions through the store, as the presenter's buttons do.
 
 With --no-poll the same hall does the same slider moves without a room (no poll box, no answers,
 no refreshes): the baseline for the students' rerun time. With --kill one replica is SIGKILLed in
@@ -43,9 +43,10 @@ from benchmarks.poll_student import PollStudent
 from benchmarks.rss import RssSampler
 from deploy import replicas
 from harness import browser as bs
+from ui.poll.hallview import HALL_EVERY_S
 
 PAGE = "softmax"
-PRESENTER_REFRESH_S = 1.5  # ui.poll.panel's run_every (a student's: benchmarks.poll_student.STUDENT_REFRESH_S)
+PRESENTER_REFRESH_S = HALL_EVERY_S  # ui.poll.panel's run_every (a student's: benchmarks.poll_student.STUDENT_REFRESH_S)
 MAX_STUDENTS = 200
 
 
