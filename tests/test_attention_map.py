@@ -304,3 +304,36 @@ def test_a_tap_on_a_phone_picks_a_cell(playwright):
         assert "query w39" in work_text(page), work_text(page)
         page.wait_for_timeout(400)
         assert runs.finished == 1
+
+
+def test_the_legend_names_what_the_colours_stand_for_and_the_hint_what_a_pick_shows():
+    a = np.array([[1.0, -1.0], [0.0, 0.5]])
+    plain = am.payload([a], ["x", "y"])  # a signed matrix that is not a score (X, Q, a concat): its entries
+    assert plain["legend"]["title"] == "entry" and plain["hint"].endswith("its value appears below.")
+    assert am.payload([a], ["x", "y"], legend="score")["legend"]["title"] == "score"
+    spread = am.payload([np.full((2, 2), 0.5)], ["x", "y"], signed=False, domain=(0.0, 1.0), legend="spread")
+    assert spread["legend"]["title"] == "spread (fixed 0–1)"
+    q, k, mask, scores, weights = case(4)
+    work = am.worked(q, k, weights, mask)
+    picked = am.payload([am.Panel(scores, "S", None, work)], list("abcd"), legend="score")
+    assert picked["hint"].endswith("its calculation appears below.")
+
+
+@pytest.mark.parametrize(
+    "page, title, legend",
+    [
+        ("scores", "raw scores", "score"),
+        ("heads", "spread", "spread (fixed 0–1)"),
+        ("heads", "concat", "entry"),
+        ("output", "FFN hidden", "activation"),
+        ("qkv", "Q", "entry"),
+    ],
+)
+def test_each_pages_maps_say_what_their_colours_are(page, title, legend):
+    from conftest import attention_maps, open_app
+    from ui.shell import site
+
+    at = open_app(site.by_path(page).file)
+    found = [m for m in attention_maps(at) if m["title"].startswith(title)]
+    assert found, [m["title"] for m in attention_maps(at)]
+    assert all(m["data"]["legend"]["title"] == legend for m in found)

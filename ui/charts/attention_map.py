@@ -108,7 +108,9 @@ def colour_index(values: np.ndarray, shown: np.ndarray, scheme: str, domain: tup
     return index
 
 
-def _legend(scheme: str, domain: tuple[float, float]) -> dict:
+def _legend(scheme: str, domain: tuple[float, float], name: str | None = None) -> dict:
+    """The colour bar: its stops, its end ticks (and 0 on a signed scale) and its title, the quantity's name
+    (default: 'entry' on a signed map, 'weight' on a weights map, whose title also says fixed or stretched)."""
     stops = co.ramp_domain(scheme, domain)
     low, high = stops[0], stops[-1]
     colours = co.scheme_colours(scheme)
@@ -117,7 +119,10 @@ def _legend(scheme: str, domain: tuple[float, float]) -> dict:
     ticks = [[0.0, number(low)], [100.0, number(high)]]
     if scheme == co.SIGNED and low < 0 < high:
         ticks.insert(1, [round(100 * (0 - low) / span, 2), "0"])
-    title = "score" if scheme == co.SIGNED else f"weight ({co.weight_legend(domain)})"
+    if scheme == co.SIGNED:
+        title = name or "entry"
+    else:
+        title = f"{name or 'weight'} ({co.weight_legend(domain)})"
     return {"title": title, "stops": [[p, c] for p, c in zip(at, colours)], "ticks": ticks}
 
 
@@ -188,10 +193,12 @@ def payload(
     area: int | None = None,
     link: str | None = None,
     across: int | None = None,
+    legend: str | None = None,
 ) -> dict:
     """The component's data: what attention_map sends (see the module's docstring for its size); `link` names the
     URL parameter a pick writes ('cell' on the maps whose pick is the page's picked cell), None for none; `across`
-    the maps a row."""
+    the maps a row; `legend` the quantity the colours stand for ('score', 'spread', ...; default: 'entry' on a
+    signed map, 'weight' on a weights map)."""
     panels = [m if isinstance(m, Panel) else Panel(np.asarray(m)) for m in maps]
     if not panels:
         raise ValueError("an attention map needs at least one map")
@@ -241,7 +248,7 @@ def payload(
         "works": works,
         "palette": colours,
         "ink": ink,
-        "legend": _legend(scheme, domain),
+        "legend": _legend(scheme, domain, legend),
         "mask": {"fill": co.MASK_FILL, "ink": co.MASK_TEXT, "word": mask_word, "why": why, "shown": any_hidden},
         "highlight": None if highlight is None else int(highlight),
         "highlightColour": co.HIGHLIGHT_STROKE,
@@ -255,7 +262,7 @@ def payload(
         "across": across,  # maps a row (None: all in one row)
         "report": bool(report_pick),
         "hint": "Click or tap a cell, or Tab to the map, move with the arrow keys and press Enter or Space: "
-        "its calculation appears below.",
+        + ("its calculation appears below." if works else "its value appears below."),
     }
 
 

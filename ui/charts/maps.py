@@ -41,6 +41,7 @@ def heatmap(
     work: dict | None = None,
     link: str | None = None,
     on_pick=None,
+    legend: str | None = None,
 ):
     """Draw one labelled heatmap no wider than `width` px (the width of the column it is in), its cells' area at
     most `area` px wide.
@@ -50,7 +51,8 @@ def heatmap(
     attention_map.worked) is the worked calculation a pick shows, answered in the browser; link='cell' writes a
     pick into the page's URL; on_pick (a callback) makes each pick also run the script once, with the pick in
     st.session_state[key].pick ({'map', 'row', 'col'}), for a part the server draws. A masked cell reads '−∞'
-    on a signed map (a score), '0' on a weights map.
+    on a signed map (a score), '0' on a weights map. legend: what the colours stand for (attention_map.payload's
+    default: 'entry' on a signed map, 'weight' on a weights map).
     """
     matrix = np.asarray(matrix)
     if matrix.ndim != 2 or matrix.shape != (len(rows), len(cols)):
@@ -78,5 +80,6 @@ def heatmap(
         area=int(area),
         link=link,
         report_pick=on_pick is not None,
+        legend=legend,
         on_pick=on_pick,
     )

@@ -117,6 +117,7 @@ def explain(view: View, ext: analysis.Extension) -> None:
             b.labels,
             b.labels,
             title=f"after − before, old {T} × {T} block",
+            legend="weight change",
             x_title="key",
             y_title="query",
             mask=b.mask,

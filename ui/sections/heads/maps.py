@@ -64,6 +64,7 @@ def draw(view: View) -> None:
         domain=(0.0, 1.0),
         mask=~np.isnan(spread.T),
         mask_word="1 key",
+        legend="spread",
         why="the row sees one key only",
         key="heads_spread",
         present=present,

@@ -64,6 +64,7 @@ def draw(view: View) -> None:
         area=600,
         mask_word="0",
         why="ReLU: the value before it was ≤ 0",
+        legend="activation",
     )
 
     layout.notice(output_words.output_notice(t))

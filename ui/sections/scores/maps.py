@@ -61,6 +61,7 @@ def picked(view: View) -> None:
         width=view.width,
         area=230,
         link="cell",
+        legend="score",
     )
     st.caption(
         "One colour scale for both maps, so the shrinking shows. Hover a cell for its exact value; click (or tap) it, "
