@@ -39,6 +39,7 @@ LEVELS = 255  # colours along a scale; index 255 is a masked cell
 MASKED = 255
 PRODUCTS_MAX = 8192  # per-dimension products sent per map (T² · d_head)
 MAX_LABELLED = 12  # print values inside cells up to this many rows and columns
+PICK_HINT = "Click or tap a cell, or Tab to the map, move with the arrow keys and press Enter or Space: its "
 CANVAS_CELLS = 1024  # from this many cells a map is painted on a canvas (one focusable cell, no per-cell ARIA)
 _HERE = Path(__file__).resolve().parent
 # One module: the helpers' top-level functions (export and zoom, sentence view, grid and frames), then the map's.
@@ -109,8 +110,7 @@ def colour_index(values: np.ndarray, shown: np.ndarray, scheme: str, domain: tup
 
 
 def _legend(scheme: str, domain: tuple[float, float], name: str | None = None) -> dict:
-    """The colour bar: its stops, its end ticks (and 0 on a signed scale) and its title, the quantity's name
-    (default: 'entry' on a signed map, 'weight' on a weights map, whose title also says fixed or stretched)."""
+    """The colour bar; its title names the quantity (default 'entry' signed, 'weight (fixed 0–1 or stretched)')."""
     stops = co.ramp_domain(scheme, domain)
     low, high = stops[0], stops[-1]
     colours = co.scheme_colours(scheme)
@@ -119,10 +119,7 @@ def _legend(scheme: str, domain: tuple[float, float], name: str | None = None) -
     ticks = [[0.0, number(low)], [100.0, number(high)]]
     if scheme == co.SIGNED and low < 0 < high:
         ticks.insert(1, [round(100 * (0 - low) / span, 2), "0"])
-    if scheme == co.SIGNED:
-        title = name or "entry"
-    else:
-        title = f"{name or 'weight'} ({co.weight_legend(domain)})"
+    title = (name or "entry") if scheme == co.SIGNED else f"{name or 'weight'} ({co.weight_legend(domain)})"
     return {"title": title, "stops": [[p, c] for p, c in zip(at, colours)], "ticks": ticks}
 
 
@@ -195,10 +192,8 @@ def payload(
     across: int | None = None,
     legend: str | None = None,
 ) -> dict:
-    """The component's data: what attention_map sends (see the module's docstring for its size); `link` names the
-    URL parameter a pick writes ('cell' on the maps whose pick is the page's picked cell), None for none; `across`
-    the maps a row; `legend` the quantity the colours stand for ('score', 'spread', ...; default: 'entry' on a
-    signed map, 'weight' on a weights map)."""
+    """The component's data (its size: the module's docstring); `link`: the URL parameter a pick writes ('cell'),
+    None for none; `across`: the maps a row; `legend`: what the colours stand for ('score', 'spread'; _legend)."""
     panels = [m if isinstance(m, Panel) else Panel(np.asarray(m)) for m in maps]
     if not panels:
         raise ValueError("an attention map needs at least one map")
@@ -261,8 +256,7 @@ def payload(
         "link": link,
         "across": across,  # maps a row (None: all in one row)
         "report": bool(report_pick),
-        "hint": "Click or tap a cell, or Tab to the map, move with the arrow keys and press Enter or Space: "
-        + ("its calculation appears below." if works else "its value appears below."),
+        "hint": f"{PICK_HINT}{'calculation' if works else 'value'} appears below.",
     }
 
 
@@ -282,9 +276,8 @@ def attention_map(
     fit `width` px, the column's, their cells at most `area` px wide). With report_pick=True each pick also reruns
     the script once (the result's `pick`; on_pick is its callback)."""
     data = encoded(payload(maps, rows, cols, report_pick=report_pick, **options))
-    if report_pick:
-        return _component(key=key, data=data, on_pick_change=on_pick or _read_later)
-    return _component(key=key, data=data)
+    picks = {"on_pick_change": on_pick or _read_later} if report_pick else {}
+    return _component(key=key, data=data, **picks)
 
 
 def _read_later() -> None:  # a reported pick is read from the result: nothing to do when it arrives
