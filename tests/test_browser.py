@@ -257,6 +257,24 @@ def test_sixteen_tokens_keep_every_label_on_both_axes(tab):
     tab.assert_clean()
 
 
+ROW_LABELS = """() => window.__lab.maps().map(m => {
+    const rows = [...m.map.querySelectorAll('th.row .label')];
+    const shown = rows.filter(t => getComputedStyle(t).opacity !== '0');
+    return {title: m.title, rows: rows.map(t => t.textContent), shown: shown.map(t => t.textContent),
+            px: Math.min(...shown.map(t => parseFloat(getComputedStyle(t).fontSize)))};
+  })"""
+
+
+def test_four_tokens_show_every_row_label_of_a_wide_matrix(tab):
+    """At 4 tokens the block output's 4 × 16 matrices have cells a little under a line high: every row keeps its
+    label, in a smaller font (10 px at least), where one thinning step for rows and columns hid every other one."""
+    tab.open("/output?seq_len=4")
+    wide = [m for m in tab.page.evaluate(ROW_LABELS) if m["title"].startswith(("X + attn", "output"))]
+    assert len(wide) == 2, tab.page.evaluate(ROW_LABELS)
+    assert all(len(m["rows"]) == 4 and m["shown"] == m["rows"] and m["px"] >= 10 for m in wide), wide
+    tab.assert_clean()
+
+
 FORMULA_LINES = """() => [...document.querySelectorAll("[data-testid='stMain'] .katex-display")].map(d => {
     const box = d.getBoundingClientRect(), lines = [];
     let last = Infinity;

@@ -114,7 +114,11 @@ export default function attentionMap(component) {
     const tilted = !(grid && grid.tiny) && longCol * font * 0.62 > cell - 4;
     const colPx = grid && grid.tiny ? 4 : tilted ? Math.min(data.present ? 160 : 120, Math.ceil(longCol * font * 0.62) + 10) : font + 10;
     const valuePx = Math.max(9, Math.min(data.present ? 20 : 14, Math.round(cell * 0.3)));
-    const thin = (i) => (grid && grid.tiny) || data.highlight !== i && i % step !== 0;
+    // Row labels lie flat: rows a little under a line high (a 4 × 16 matrix at 4 tokens) keep every label in a
+    // smaller font (10 px at least, 13 in presenter view) instead of hiding every other one.
+    const small = Math.max(data.present ? 13 : 10, Math.floor(cell * 0.8));
+    const rowFont = step > 1 && small * 1.25 <= cell ? small : font;
+    const thin = (i, row) => (grid && grid.tiny) || data.highlight !== i && i % (row && rowFont < font ? 1 : step) !== 0;
 
     const tip = el('div', 'tip');
     tip.setAttribute('aria-hidden', 'true');
@@ -182,7 +186,9 @@ export default function attentionMap(component) {
     };
 
     const labelSpan = (text, i, cls) => {
-      const s = el('span', `label ${cls}${thin(i) ? ' thin' : ''}${data.highlight === i ? ' hl' : ''}`, text);
+      const row = cls[0] === 'y';
+      const s = el('span', `label ${cls}${thin(i, row) ? ' thin' : ''}${data.highlight === i ? ' hl' : ''}`, text);
+      if (row && rowFont < font) s.style.fontSize = `${rowFont}px`;
       s.style.maxWidth = `${(cls[0] === 'y' ? rowPx : colPx) - 8}px`; // cut with …; whole on hover and focus
       return s;
     };
