@@ -192,7 +192,9 @@ def main() -> None:
         help="profile this in-page interaction (sent with its fragment id) instead of full reruns",
     )
     parser.add_argument("--pages", default="", help="comma-separated URL paths (default: every page)")
-    parser.add_argument("--presets", default="defaults,trained", help="defaults, trained or both")
+    parser.add_argument(
+        "--presets", default="defaults,trained", help="defaults, trained, or both (also written defaults,trained)"
+    )
     parser.add_argument("--top", type=int, default=15, help="list this many of the checkout's hottest functions")
     parser.add_argument("--timeout", type=float, default=60.0)
     parser.add_argument("--seed", type=int, default=1)
@@ -200,7 +202,7 @@ def main() -> None:
     parser.add_argument("--keep", metavar="DIR", help="keep the probe's regions there (one JSON per station)")
     args = parser.parse_args()
     args.pages = [p.strip().strip("/") for p in args.pages.split(",") if p.strip()]
-    args.presets = [p.strip() for p in args.presets.split(",") if p.strip()]
+    args.presets = [p.strip() for p in args.presets.replace("both", "defaults,trained").split(",") if p.strip()]
     if not set(args.presets) <= {"defaults", "trained"} or not args.presets:
         parser.error("--presets: defaults, trained or both")
     if args.reruns < 1:

@@ -214,11 +214,13 @@ def grid_payload(
     )
 
 
-def draw(data: dict, *, key: str, on_frame: Callable[[], None], on_pick: Callable[[], None] | None = None):
-    """Mount the component with frames: on_frame runs once per rested scrub (the frame is `result.frame`)."""
+def draw(data: dict | bytes, *, key: str, on_frame: Callable[[], None], on_pick: Callable[[], None] | None = None):
+    """Mount the component with frames (a payload, or its bytes as ui.charts.memo kept them): on_frame runs once
+    per rested scrub (the frame is `result.frame`)."""
+    data = data if isinstance(data, bytes) else am.encoded(data)
     if on_pick is not None:
-        return am._component(key=key, data=am.encoded(data), on_frame_change=on_frame, on_pick_change=on_pick)
-    return am._component(key=key, data=am.encoded(data), on_frame_change=on_frame)
+        return am._component(key=key, data=data, on_frame_change=on_frame, on_pick_change=on_pick)
+    return am._component(key=key, data=data, on_frame_change=on_frame)
 
 
 def frame_of(key: str) -> int | None:

@@ -20,6 +20,7 @@ import numpy as np
 
 from ui.charts import attention_map as am
 from ui.charts import colours as co
+from ui.charts import memo
 from ui.charts.describe import matrix as describe_matrix
 from ui.charts.describe import number as describe_num
 
@@ -147,17 +148,11 @@ def model_view(
 ):
     """Draw (L, H, T, T) weights as an L × H grid of maps with `labels` as token labels; with on_open, a click on
     a map reports it (one run; on_open is its callback, reading `st.session_state[key]['pick']['map']`)."""
-    data = payload(
-        weights,
-        labels,
-        title=title,
-        mask=mask,
-        domain=domain,
-        info=info,
-        pick=pick,
-        present=present,
-        report=on_open is not None,
+    options = dict(
+        title=title, mask=mask, domain=domain, info=info, pick=pick, present=present, report=on_open is not None
     )
+    made = lambda: am.encoded(payload(weights, labels, **options))  # noqa: E731
+    data = memo.once(("grid", weights, labels, options, co.stretched()), made)  # a stretched scale is another map
     if on_open is not None:
-        return am._component(key=key, data=am.encoded(data), on_pick_change=on_open)
-    return am._component(key=key, data=am.encoded(data))
+        return am._component(key=key, data=data, on_pick_change=on_open)
+    return am._component(key=key, data=data)

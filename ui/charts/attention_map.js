@@ -189,7 +189,7 @@ export default function attentionMap(component) {
       const row = cls[0] === 'y';
       const s = el('span', `label ${cls}${thin(i, row) ? ' thin' : ''}${data.highlight === i ? ' hl' : ''}`, text);
       if (row && rowFont < font) s.style.fontSize = `${rowFont}px`;
-      s.style.maxWidth = `${(cls[0] === 'y' ? rowPx : colPx) - 8}px`; // cut with …; whole on hover and focus
+      s.style.maxWidth = `${(row ? rowPx : colPx) - 8}px`; // cut with …; whole on hover and focus
       return s;
     };
 

@@ -31,7 +31,7 @@ import numpy as np
 import streamlit as st
 
 from ui.charts import colours as co
-from ui.charts import describe
+from ui.charts import describe, memo
 from ui.prose.numbers import fmt
 
 NAME = "attention_lab_attention_map"  # unique in the app
@@ -275,18 +275,14 @@ def attention_map(
     the picked cell across runs; `options` are payload's (`pick` = (map, row, col) picks from the server; the maps
     fit `width` px, the column's, their cells at most `area` px wide). With report_pick=True each pick also reruns
     the script once (the result's `pick`; on_pick is its callback)."""
-    data = encoded(payload(maps, rows, cols, report_pick=report_pick, **options))
+    made = lambda: encoded(payload(maps, rows, cols, report_pick=report_pick, **options))  # noqa: E731
+    data = memo.once(("map", maps, rows, cols, report_pick, options, co.stretched()), made)  # the bytes sent before
     picks = {"on_pick_change": on_pick or _read_later} if report_pick else {}
     return _component(key=key, data=data, **picks)
 
 
 def _read_later() -> None:  # a reported pick is read from the result: nothing to do when it arrives
     pass
-
-
-def mount(key: str, data: dict):
-    """Mount the component with data made elsewhere (ui/charts/attention_sentence.py's sentence view)."""
-    return _component(key=key, data=encoded(data))
 
 
 def encoded(data: dict) -> bytes:

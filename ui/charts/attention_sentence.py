@@ -18,6 +18,7 @@ import numpy as np
 
 from ui.charts import attention_map as am
 from ui.charts import colours as co
+from ui.charts import memo
 from ui.prose.numbers import fmt
 
 TOP = 3  # keys named in a word's sentence
@@ -75,4 +76,7 @@ def sentence_payload(
 
 def sentence_view(weights: np.ndarray, tokens: Sequence[str], *, key: str, title: str, mask=None, domain=(0.0, 1.0)):
     """Draw the sentence view (see the module's docstring) with the attention-map component."""
-    return am.mount(key, sentence_payload(weights, tokens, title=title, mask=mask, domain=domain))
+    made = lambda: am.encoded(sentence_payload(weights, tokens, title=title, mask=mask, domain=domain))  # noqa: E731
+    return am._component(
+        key=key, data=memo.once(("sentence", weights, tokens, title, mask, domain, co.stretched()), made)
+    )

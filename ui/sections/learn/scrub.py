@@ -12,7 +12,8 @@ import streamlit as st
 
 from services.weights import Model
 from ui import compute
-from ui.charts import attention_frames
+from ui.charts import attention_frames, memo
+from ui.charts import attention_map as am
 from ui.charts.attention_map import Panel
 from ui.sections.learn import words as learn_words
 from ui.sections.learn.task import Sequence
@@ -52,42 +53,12 @@ def scrubbed_step(view: View, trained: Model, seq: Sequence) -> int:
     cells = L * H * T * T
     exact = L == 1 and len(steps) * cells < attention_frames.EXACT_CELLS  # one layer's maps send exact tips
     sent = attention_frames.thinned(len(steps), attention_frames.frame_bytes(cells, exact=exact), steps.index(at_step))
-    weights = compute.replay_weights(trained, tuple(steps[i] for i in sent), seq.ids)
     st.session_state[REPLAY_SENT] = [steps[i] for i in sent]
-    scrubber = dict(
-        start=sent.index(steps.index(at_step)),
-        labels=[f"step {steps[i]:,}" for i in sent],
-        texts=[f"the weights after step {steps[i]:,} of {steps[-1]:,}" for i in sent],
-        values=[str(steps[i]) for i in sent],
-        label="Replay: the weights after",  # its value reads "step N"
-        param=url.URL_KEY.get(FIELD.replay_step, FIELD.replay_step),
-    )
-    mask = stack.layers[0].mask
-    built = _built(trained, tuple(steps[i] for i in sent), seq.ids, tuple(stack.labels))
-    if L > 1:
-        data = attention_frames.grid_payload(
-            list(weights),
-            stack.labels,
-            mask=mask,
-            title="every layer × head",
-            present=view.present,
-            built=built,
-            **scrubber,
-        )
-    else:
-        data = attention_frames.maps_payload(
-            _panels(weights, mask, seq.expected),
-            stack.labels,
-            domain=DOMAIN,
-            signed=False,
-            mask_text="0",
-            across=min(H, 2),
-            width=int(view.width),
-            area=MAP_AREA,
-            present=view.present,
-            built=built,
-            **scrubber,
-        )
+    shown = tuple(steps[i] for i in sent)
+    at = ("replay", trained.digest, shown, steps.index(at_step), seq.ids, seq.expected, view.present, int(view.width))
+    made = lambda: am.encoded(_payload(view, trained, stack, seq, shown, sent.index(steps.index(at_step))))  # noqa: E731
+    data = memo.once(at, made)  # the same run, steps, sequence and size: the bytes sent before (ui.charts.memo)
+    if L == 1:
         st.caption(
             "Each head's weights on the sequence above, one colour scale from 0 to 1"
             + (" (grey: hidden by the causal mask)" if trained.config.causal else "")
@@ -99,6 +70,45 @@ def scrubbed_step(view: View, trained: Model, seq: Sequence) -> int:
         + ("" if len(sent) == len(steps) else f" {len(sent)} of the {len(steps)} saved steps are sent to scrub.")
     )
     return at_step
+
+
+def _payload(view: View, trained: Model, stack, seq: Sequence, shown: tuple[int, ...], start: int) -> dict:
+    """The replay's component data: the sent steps' maps (a stack's model view, else each head's map)."""
+    steps = list(trained.steps)
+    weights = compute.replay_weights(trained, shown, seq.ids)
+    scrubber = dict(
+        start=start,
+        labels=[f"step {s:,}" for s in shown],
+        texts=[f"the weights after step {s:,} of {steps[-1]:,}" for s in shown],
+        values=[str(s) for s in shown],
+        label="Replay: the weights after",  # its value reads "step N"
+        param=url.URL_KEY.get(FIELD.replay_step, FIELD.replay_step),
+    )
+    mask = stack.layers[0].mask
+    built = _built(trained, shown, seq.ids, tuple(stack.labels))
+    if stack.n_layers > 1:
+        return attention_frames.grid_payload(
+            list(weights),
+            stack.labels,
+            mask=mask,
+            title="every layer × head",
+            present=view.present,
+            built=built,
+            **scrubber,
+        )
+    return attention_frames.maps_payload(
+        _panels(weights, mask, seq.expected),
+        stack.labels,
+        domain=DOMAIN,
+        signed=False,
+        mask_text="0",
+        across=min(trained.config.num_heads, 2),
+        width=int(view.width),
+        area=MAP_AREA,
+        present=view.present,
+        built=built,
+        **scrubber,
+    )
 
 
 def _panels(weights, mask, expected) -> list[list[Panel]]:

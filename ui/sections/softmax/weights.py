@@ -10,7 +10,8 @@ import engine.attention
 from engine import analysis
 from services.handle import Handle
 from ui import charts, compute
-from ui.charts import attention_frames
+from ui.charts import attention_frames, memo
+from ui.charts import attention_map as am
 from ui.charts.attention_map import Panel
 from ui.page import footer, layout, tables
 from ui.poll import drawq
@@ -86,12 +87,22 @@ def draw(view: View) -> None:
 def beta_maps(view: View, t: engine.Trace, h: int, cell: tuple[int, int] | None, beta: float, width: int) -> None:
     """The weights at every β of state.BETAS, sent once: the component's β control redraws the map as it moves
     (no run); released, it sets β (one run of this fragment; β travels in the link). A pick on the map shown first
-    is answered in the browser with its worked calculation (the model's β = 1) and written into the link's cell=."""
+    is answered in the browser with its worked calculation (the model's β = 1) and written into the link's cell=.
+    The same model, text, head, β, pick, colour scale and size send the bytes made before (ui.charts.memo)."""
+    made = lambda: am.encoded(_beta_payload(view, t, h, cell, beta, width))  # noqa: E731
+    stretch = charts.colours.stretched()  # the colour scale (colours.weight_domain)
+    at = ("beta", view.model.digest, repr(view.model.config), view.words, view.layer, h, cell, beta, stretch)
+    at += (view.present, width)
+    attention_frames.draw(memo.once(at, made), key=session.SOFTMAX_MAP, on_frame=_beta_released)
+
+
+def _beta_payload(view: View, t: engine.Trace, h: int, cell: tuple[int, int] | None, beta: float, width: int):
+    """The β maps' payload: the map at β with its worked cells, the other β's maps from _built."""
     start = state.BETAS.index(beta)
     frames: list = [None] * len(state.BETAS)  # the other β's maps are in `built`: this run reads none of them
     frames[start] = [_panel(t, h, view.layer, beta, compute.worked_cells(view.model, view.words, view.layer, h))]
-    domain, built = _built(view.model, view.words, view.layer, h)
-    data = attention_frames.maps_payload(
+    domain, built = _built(view.model, view.words, view.layer, h, charts.colours.stretched())
+    return attention_frames.maps_payload(
         frames,
         t.labels,
         start=start,
@@ -109,7 +120,6 @@ def beta_maps(view: View, t: engine.Trace, h: int, cell: tuple[int, int] | None,
         domain=domain,
         built=built,
     )
-    attention_frames.draw(data, key=session.SOFTMAX_MAP, on_frame=_beta_released)
 
 
 def _panel(t: engine.Trace, h: int, layer: int, beta: float, work: dict | None = None) -> Panel:
@@ -120,9 +130,10 @@ def _panel(t: engine.Trace, h: int, layer: int, beta: float, work: dict | None =
 
 
 @st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=compute.KEYS)
-def _built(model: Handle, words: tuple[str, ...], layer: int, head: int):
-    """The β frames' colour scale and maps as the component reads them, built once per model, text and head: a
-    released β reruns this page's fragment, which re-sends them without rebuilding them (issue 49)."""
+def _built(model: Handle, words: tuple[str, ...], layer: int, head: int, stretch: bool):
+    """The β frames' colour scale and maps as the component reads them, built once per model, text, head and colour
+    stretch (the scale: colours.weight_domain reads it): a released β reruns this page's fragment, which re-sends
+    them without rebuilding them (issue 49)."""
     t = compute.trace(model, words, layer)
     frames = [[_panel(t, head, layer, b)] for b in state.BETAS]
     domain = attention_frames.domain_of(frames, signed=False)
