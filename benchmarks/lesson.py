@@ -23,8 +23,8 @@ Next to the first hall saying every student is in the room, follows and is on th
 over steps; per student too); around the kill, its lowest count and when right again. Each student answers
 every question the lesson opens (steps 4, 5, 7, 8) once, within 1.5 gaps of seeing it, again if the kill cut
 its run; every answer whose run finished must be in the store as sent. Then the students leave (their rows
-kept: the benchmark beats for them) and the hall view is open --quiet s, shut as long, twice: its cost is a run
-of the fragment drawing it with the hall less one without (medians) times its runs a second (also the
+kept: the benchmark beats for them) and the hall view is open --quiet s, shut as long, twice: its cost is each
+timer fragment's run with the box open less shut (medians) times its runs a second, summed (also the
 presenter's server CPU open less shut), against one student's (idle cores / N).
 
     python -m benchmarks.lesson --students 100                      # one process

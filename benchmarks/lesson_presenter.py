@@ -69,7 +69,8 @@ class Presenter(Follower):
         self.texts: dict[str, str] = {}  # a hall message's hash -> its text (sent again by reference)
         self.runs: Counter = Counter()  # timer runs per fragment id
         self.meter = None  # a CPU clock: while set, each timer run's server CPU is noted in `metered`
-        self.metered: list[tuple[str, bool, float]] = []  # (fragment id, drew the hall, server CPU s)
+        self.metered: list[tuple[str, bool, bool, float]] = []  # (fragment id, box open, drew the hall, CPU s)
+        self.box_open = False  # the hall box, as the last show_hall left it
         self._count: int | None = None
         self._rows: dict | None = None
         self._hall_run = False
@@ -127,7 +128,7 @@ class Presenter(Follower):
             await self._run(ws, fragment, auto=True)
             if self.meter:
                 await asyncio.sleep(SETTLE_S)
-                self.metered.append((fragment, self._hall_run, self.meter() - before))
+                self.metered.append((fragment, self.box_open, self._hall_run, self.meter() - before))
             self.runs[fragment] += 1
             if fragment in self.timers:
                 self.due[fragment] = max(at + self.timers[fragment], time.perf_counter())
@@ -137,6 +138,7 @@ class Presenter(Follower):
         state = WidgetState(id=self.hall_box)
         state.bool_value = on
         self.widgets[self.hall_box] = state
+        self.box_open = on
         await self._run(ws)
 
     async def open_and_shut(self, ws, clock, seconds: float, rounds: int = 2, before=None) -> tuple[float, float]:

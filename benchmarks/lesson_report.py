@@ -113,26 +113,25 @@ def handles(store, code: str) -> dict[str, int]:
 
 
 def hall_cost(metered, timers: dict[str, float], windows: tuple[float, float], one_student: float) -> dict:
-    """What the open hall view costs the presenter's server, in ms a second, two ways: a run of the fragment
-    that draws it, with the hall against without (medians; a fragment of the hall's own: its whole run),
-    times its runs a second (its timer); and the
-    server's CPU a second with the box open against shut. metered: (fragment id, drew the hall, CPU s) of
-    every timer run in the two windows; timers: fragment id -> s; windows: CPU s a second open, shut;
-    one_student: cores."""
-    drew = next((f for f, hall, _ in metered if hall), None)
-    with_hall = [c for f, hall, c in metered if f == drew and hall]
-    without = [c for f, hall, c in metered if f == drew and not hall]
-    if not with_hall:
-        per_run = None
-    else:  # a fragment of the hall's own (it never runs without it): its whole run
-        per_run = statistics.median(with_hall) - (statistics.median(without) if without else 0.0)
-    rate = 1 / timers[drew] if drew in timers else 0.0
+    """What the open hall view costs the presenter's server, in ms a second, two ways: each timer fragment's runs
+    with the box open against shut (medians; the hall drawn or not: an unchanged hall is not sent again), times
+    its runs a second (its timer), summed over the fragments; and the server's CPU a second with the box open
+    against shut. metered: (fragment id, box open, drew the hall, CPU s) of every timer run in the two windows;
+    timers: fragment id -> s; windows: CPU s a second open, shut; one_student: cores."""
+    per_s, of_run, runs = 0.0, {}, {}
+    for f in sorted({f for f, *_ in metered}):
+        on = [c for g, is_open, _, c in metered if g == f and is_open]
+        off = [c for g, is_open, _, c in metered if g == f and not is_open]
+        if on and off and f in timers:
+            of_run[f] = statistics.median(on) - statistics.median(off)
+            per_s += of_run[f] / timers[f]
+            runs[f] = {"open": spread([1000 * c for c in on]), "shut": spread([1000 * c for c in off])}
+    drew = [d for _, is_open, d, _ in metered if is_open]
     return {
-        "open_ms_per_s": None if per_run is None else round(1000 * per_run * rate, 3),
-        "of_a_run_ms": None if per_run is None else round(1000 * per_run, 3),
-        "its_runs_per_s": round(rate, 3),
-        "run_with_hall_ms": spread([1000 * c for c in with_hall]) | {"count": len(with_hall)},
-        "run_without_ms": spread([1000 * c for c in without]) | {"count": len(without)},
+        "open_ms_per_s": round(1000 * per_s, 3) if of_run else None,
+        "of_a_run_ms": {f: round(1000 * v, 3) for f, v in of_run.items()},
+        "runs_ms": runs,
+        "open_runs_that_drew_it": f"{sum(drew)} of {len(drew)}",
         "open_minus_shut_ms_per_s": round(1000 * (windows[0] - windows[1]), 3),
         "presenter_server_ms_per_s_open": round(1000 * windows[0], 3),
         "presenter_server_ms_per_s_shut": round(1000 * windows[1], 3),

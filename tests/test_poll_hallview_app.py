@@ -140,3 +140,41 @@ def test_the_hall_view_stays_open_when_the_presenter_moves_to_another_page_and_s
     at.run()
     at.switch_page("pages/softmax.py").run()
     assert not at.exception and "in the room now" not in hall_text(at)
+
+
+class _Slot:
+    """A placeholder as the panel's refresh writes into it: what each write put there."""
+
+    def __init__(self):
+        self.writes = []
+
+    def markdown(self, body):
+        self.writes.append(("markdown", body))
+
+    def warning(self, body, icon=None):
+        self.writes.append(("warning", body))
+
+
+def test_a_refresh_sends_the_hall_only_when_it_changed(monkeypatch):
+    """The hall goes into a placeholder the panel's whole run draws, outside the refresh's fragment (Streamlit keeps
+    what a fragment wrote elsewhere): a refresh that reads the hall as it was writes nothing, a changed hall or a
+    refused read is written, and a whole run (hallview.box) draws it anew."""
+    from services.poll.hallview import Hall, Here
+    from services.poll.presence import Seat
+
+    monkeypatch.setattr(hallview.st, "session_state", {})
+    slot = _Slot()
+    seats = tuple(Here(Seat(h, "softmax", 4, 4, True, 0.0), h == 2) for h in (1, 2))
+    hall = Hall(seats, "softmax@4", False, False)
+    for _ in range(3):
+        hallview.show(slot, hall)
+    assert len(slot.writes) == 1 and "| student 2 | Softmax weights\\, step 4 | follows | yes |" in slot.writes[0][1]
+    moved = Hall((seats[0], Here(Seat(2, "scores", 5, 5, True, 0.0), True)), "softmax@4", False, False)
+    hallview.show(slot, moved)
+    hallview.show(slot, "The room's database did not answer.")
+    hallview.show(slot, "The room's database did not answer.")
+    assert [w[0] for w in slot.writes] == ["markdown", "markdown", "warning"] and "step 5" in slot.writes[1][1]
+    hallview.show(None, hall)  # the box shut: nothing to write into
+    hallview.st.session_state[hallview.SHOWN] = None  # what a whole run's hallview.box does
+    hallview.show(slot, moved)
+    assert len(slot.writes) == 4

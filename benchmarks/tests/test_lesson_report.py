@@ -66,13 +66,17 @@ def test_an_answer_is_lost_when_the_store_lacks_it_or_holds_another_choice():
     assert kept["sent"] == 3 and kept["stored"] == 2
 
 
-def test_the_hall_views_cost_is_its_runs_with_the_hall_less_without():
-    metered = [("panel", True, 0.012)] * 5 + [("panel", False, 0.010)] * 5 + [("check", False, 0.008)] * 2
+def test_the_hall_views_cost_is_each_timers_runs_with_the_box_open_less_shut():
+    metered = (
+        [("panel", True, True, 0.012)] + [("panel", True, False, 0.011)] * 4 + [("panel", False, False, 0.010)] * 5
+    )
+    metered += [("check", True, False, 0.008), ("check", False, False, 0.008)]
     cost = lr.hall_cost(metered, {"panel": 1.5, "check": 10.0}, (0.025, 0.022), 0.0009)
-    assert cost["of_a_run_ms"] == pytest.approx(2.0) and cost["open_ms_per_s"] == pytest.approx(2.0 / 1.5, abs=1e-3)
+    assert cost["of_a_run_ms"] == {"check": pytest.approx(0.0), "panel": pytest.approx(1.0)}
+    assert cost["open_ms_per_s"] == pytest.approx(1.0 / 1.5, abs=1e-3) and cost["open_runs_that_drew_it"] == "1 of 6"
     assert cost["open_minus_shut_ms_per_s"] == pytest.approx(3.0) and cost["one_student_ms_per_s"] == 0.9
-    own = [("hall", True, 0.011)] * 4 + [("panel", False, 0.010)] * 6  # a fragment of its own, every 2 s
-    assert lr.hall_cost(own, {"hall": 2.0, "panel": 1.5}, (0.03, 0.02), 0.0009)["open_ms_per_s"] == pytest.approx(5.5)
+    shut_only = [("panel", False, False, 0.010)] * 3  # never open: no figure, not zero
+    assert lr.hall_cost(shut_only, {"panel": 1.0}, (0.02, 0.02), 0.0009)["open_ms_per_s"] is None
 
 
 def report(**hall):

@@ -4,10 +4,13 @@ students are in the room now, each by the anonymous handle the room gives ("stud
 lesson step each is on, whether each follows or explores, and for the open question whether each has
 answered (yes or no; what, and whether it is right, only once the presenter revealed it).
 
-It is drawn by the presenter panel's own refresh (ui/poll/panel.py, every HALL_EVERY_S): no timer of its own,
-so while open it costs that refresh one statement on the store (services/poll/hallview.py: the room, the
-open question, the presence rows and their answers, joined; its count stands in for the panel's own count
-query) and the table drawn, and nothing while closed; it is right on every replica. It stays open when the
+The box and its caption are drawn by the panel's whole run; the hall inside it by the presenter panel's own
+refresh (ui/poll/panel.py, every HALL_EVERY_S): no timer of its own, so while open it costs that refresh one
+statement on the store (services/poll/hallview.py: the room, the open question, the presence rows and their
+answers, joined; its count stands in for the panel's own count query), and the table only when it changed:
+the refresh writes into a placeholder outside its fragment, which keeps what it holds (Streamlit clears a
+fragment's own elements on each of its runs, not those it wrote elsewhere). Nothing while closed; it is right
+on every replica. It stays open when the
 lesson moves the presenter to another page (ui/shell/lazy.py keeps it). Where each student is comes from
 their last beat (services/poll/presence.py: one every BEAT_EVERY_S at most). Every cell is escaped text."""
 
@@ -34,6 +37,7 @@ _CSS = (
 )
 HALL_EVERY_S = 1.0  # the presenter's panel refreshes this often, the hall view with it (the issue: within 3 s)
 TITLE = "The hall: who is where, who answered"
+SHOWN = "poll_hall_shown"  # (a warning?, its text): what the box's placeholder holds now
 
 
 def read(link: Link, qid: str | None):
@@ -54,21 +58,41 @@ def count_of(hall) -> int | None:
     return None if hall is None or isinstance(hall, str) else hall.count
 
 
-def draw(hall) -> None:
-    """The box, and while it is open the hall `read` gave (drawn in the panel's refresh fragment)."""
+def box():
+    """The box, drawn by the panel's whole run (the refresh redraws neither it nor its caption), and while it is
+    open the placeholder the refresh fills (show); None while shut."""
+    st.session_state[SHOWN] = None  # a whole run draws the box anew: its placeholder is empty
     box = lazy.opened(TITLE, BOX, icon=":material/groups:", keep=True)
     if box is None:
-        return
+        return None
     with box:
         st.caption(
             "For your own screen, not the projector: it shows who has not answered yet. It updates itself every "
             f"{'second' if HALL_EVERY_S == 1 else f'{HALL_EVERY_S:g} s'}; where each student is, as their page "
             "last reported it."
         )
-        if isinstance(hall, str):
-            st.warning(md_escape(hall), icon=":material/groups:")
-        elif hall is not None:  # one element: each costs the refresh its own message
-            st.markdown(f"**{md_escape(summary(hall))}**" + (f"\n\n{table(hall)}" if hall.seats else ""))
+        return st.empty()
+
+
+def show(slot, hall) -> None:
+    """The hall `read` gave into the box's placeholder (from the panel's refresh), only when it differs from what
+    the placeholder holds: the placeholder lies outside the refresh's fragment, so a refresh that sends nothing
+    leaves it as it was, and a hall that has not changed costs the refresh its read alone."""
+    if slot is None or hall is None:
+        return
+    text = (
+        hall
+        if isinstance(hall, str)
+        else f"**{md_escape(summary(hall))}**" + (f"\n\n{table(hall)}" if hall.seats else "")
+    )
+    said = (isinstance(hall, str), text)
+    if st.session_state.get(SHOWN) == said:
+        return
+    st.session_state[SHOWN] = said
+    if isinstance(hall, str):
+        slot.warning(md_escape(hall), icon=":material/groups:")
+    else:  # one element: summary and table
+        slot.markdown(text)
 
 
 def style() -> None:

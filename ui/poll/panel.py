@@ -151,7 +151,10 @@ def _presenter(view, link: Link, join_url: str, here: dict) -> None:
                     "Questions are on the Scaled scores, Softmax weights and Exercise pages: open one and ask it."
                 )
             countdown.setting()
-            _presenter_live(link.room, link.key, questions.step_qid(view.page.path, step), view.present)
+            counts = st.container()  # the refresh's counts above the hall's box, which the whole run draws
+            slot = hallview.box()
+            with counts:
+                _presenter_live(link.room, link.key, questions.step_qid(view.page.path, step), view.present, slot)
             eyesup.switch(link, now)
             closing.draw(link)
     hallview.style()
@@ -176,13 +179,14 @@ def _act(what: str, link: Link, qid: str) -> None:
 
 
 @st.fragment(run_every=PRESENTER_EVERY_S)
-def _presenter_live(code: str, key: str, qid: str, present: bool) -> None:
-    """The question of this page or step (else the latest asked): how many answered, the distribution; then
-    the hall view's box, drawn by this same refresh while open (a timer of its own cost the server a run of
-    its own every refresh: benchmarks/README.md), its read giving the count of who is in the room."""
+def _presenter_live(code: str, key: str, qid: str, present: bool, slot) -> None:
+    """The question of this page or step (else the latest asked): how many answered, the distribution; then,
+    while the hall view's box is open, the hall into its placeholder `slot` (hallview.box, drawn by the whole
+    run) when it changed. One refresh for both (a timer of its own cost the server a run of its own every
+    refresh: benchmarks/README.md); the hall's read gives the count of who is in the room."""
     hall = hallview.read(Link(code, key), qid)
     _question_live(code, key, qid, present, hallview.count_of(hall))
-    hallview.draw(hall)
+    hallview.show(slot, hall)
 
 
 def _question_live(code: str, key: str, qid: str, present: bool, in_room: int | None) -> None:
