@@ -59,6 +59,13 @@ def test_the_same_inputs_make_the_bytes_once_and_any_change_makes_new_ones():
     assert memo.digest((zeros,)) != memo.digest((-zeros,))  # 0.0 and −0.0: two entries, never a wrong hit
 
 
+def test_parts_that_cannot_be_pickled_are_made_every_time():
+    made = []
+    for _ in range(2):
+        assert memo.once(("x", lambda: 0), lambda: made.append(1) or b"{}") == b"{}"
+    assert made == [1, 1] and not memo._kept
+
+
 def test_the_store_is_bounded_in_bytes_and_drops_the_least_recently_used(monkeypatch):
     monkeypatch.setattr(memo, "SIZE", 250)
     for i in range(3):

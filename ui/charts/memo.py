@@ -28,8 +28,12 @@ def digest(parts: tuple) -> bytes:
 
 
 def once(parts: tuple, build: Callable[[], bytes]) -> bytes:
-    """build()'s bytes, made only if no earlier call had the same `parts`."""
-    key = digest(parts)
+    """build()'s bytes, made only if no earlier call had the same `parts` (parts that cannot be pickled: made
+    every time, never a wrong hit)."""
+    try:
+        key = digest(parts)
+    except (pickle.PicklingError, TypeError, AttributeError):
+        return build()
     with _lock:
         kept = _kept.get(key)
         if kept is not None:
