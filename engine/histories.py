@@ -11,6 +11,7 @@ from .sample import Sample, followed
 from .tasks import Task, get_task
 
 HISTORY_N, HISTORY_SEED = 50, 2  # the sequences a run's heads are followed on, step by step (history_sample)
+LOCKED = 0.9  # a head has locked on (its task's head formed) once this share of its weight lands on the task's keys
 
 
 def history_sample(task: str | Task, n: int = HISTORY_N, seed: int = HISTORY_SEED) -> Sample:
@@ -52,3 +53,14 @@ def history_of(arrays: dict, sample: Sample) -> bool:
     held_out = bool(arrays["history held out"]) if "history held out" in arrays else False
     repeats = float(arrays["history repeats"]) if "history repeats" in arrays else 0.0
     return (held_out, repeats) == (sample.held_out, sample.repeats)
+
+
+def lock(steps: np.ndarray, shares: np.ndarray) -> tuple[int, int, int] | None:
+    """(layer, head, step): the first saved step where some head's share (shares: (S, L, H), each head's weight on
+    the task's keys at each of `steps`) reaches LOCKED, or None: where the Learn page says a head locked on, and a
+    class experiment's run formed its head."""
+    for k, step in enumerate(steps):
+        if shares[k].max() >= LOCKED:
+            layer, head = np.unravel_index(int(np.argmax(shares[k])), shares[k].shape)
+            return int(layer), int(head), int(step)
+    return None

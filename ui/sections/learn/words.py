@@ -6,13 +6,13 @@ import numpy as np
 
 import engine
 from engine.analysis import NEAR_UNIFORM, spread
+from engine.histories import LOCKED, lock
 from engine.loss_curve import Fall
 from engine.sample import Sample
 from ui.prose.numbers import fmt, names
 from ui.prose.sample import said as sample_said
 from ui.sections.learn.words_loss import fall, plateau  # noqa: F401 (fall: the lesson facts read it here)
 
-LOCKED = 0.9  # a head has locked on once this share of its weight lands on the expected keys
 HALF = 0.5  # a head "looks at" its keys once more than half of its weight lands on them
 
 
@@ -167,15 +167,6 @@ def untrained(weights: np.ndarray, visible: np.ndarray, expected: np.ndarray | N
         f"spread gives {fmt(fair.mean(), '.0%')}. "
     )
     return said + f"Press Train and watch the dashed cells take the weight ({seconds})."
-
-
-def lock(steps: np.ndarray, shares: np.ndarray) -> tuple[int, int, int] | None:
-    """(layer, head, step): the first checkpoint where some head's share reaches LOCKED, or None."""
-    for k, step in enumerate(steps):
-        if shares[k].max() >= LOCKED:
-            layer, head = np.unravel_index(int(np.argmax(shares[k])), shares[k].shape)
-            return int(layer), int(head), int(step)
-    return None
 
 
 def _right(accuracy: float) -> str:
