@@ -178,3 +178,19 @@ def test_a_refresh_sends_the_hall_only_when_it_changed(monkeypatch):
     hallview.st.session_state[hallview.SHOWN] = None  # what a whole run's hallview.box does
     hallview.show(slot, moved)
     assert len(slot.writes) == 4
+
+
+def test_the_panel_refreshes_twice_as_often_just_after_the_room_moved(monkeypatch):
+    """For hallview.SOON_S after the room's counter changed (a Next, a question asked), the presenter's panel runs
+    its quick refresh (students are arriving: the hall is right one refresh after the last of them), then asks
+    for one whole run, which draws the usual one again."""
+    clock = [100.0]
+    monkeypatch.setattr(hallview.st, "session_state", {})
+    monkeypatch.setattr(hallview.time, "monotonic", lambda: clock[0])
+    assert hallview.soon(7) and not hallview.settled()  # a first look: the room has just been opened
+    clock[0] += hallview.SOON_S - 0.1
+    assert hallview.soon(7) and not hallview.settled()
+    clock[0] += 0.2
+    assert not hallview.soon(7) and hallview.settled()  # settled: the quick refresh asks for a whole run
+    assert hallview.soon(8) and not hallview.settled()  # moved again
+    assert hallview.SOON_EVERY_S < hallview.HALL_EVERY_S and poll_panel.PRESENTER_EVERY_S == hallview.HALL_EVERY_S

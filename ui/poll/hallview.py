@@ -17,6 +17,7 @@ their last beat (services/poll/presence.py: one every BEAT_EVERY_S at most). Eve
 from __future__ import annotations
 
 import functools
+import time
 
 import streamlit as st
 
@@ -36,6 +37,9 @@ _CSS = (
     ".st-key-poll_hall table td:first-child { white-space: nowrap; }</style>"
 )
 HALL_EVERY_S = 1.0  # the presenter's panel refreshes this often, the hall view with it (the issue: within 3 s)
+SOON_EVERY_S = 0.5  # ... and this often for SOON_S after the room moved (a Next, a question asked): students are
+SOON_S = 4.0  # arriving then (within ~2.5 s even after a replica died), and the hall is right one refresh later
+MOVED = "poll_hall_moved"  # (the room's counter as this presenter last saw it, time.monotonic() when it changed)
 TITLE = "The hall: who is where, who answered"
 SHOWN = "poll_hall_shown"  # (a warning?, its text): what the box's placeholder holds now
 
@@ -53,6 +57,22 @@ def read(link: Link, qid: str | None):
         return str(err)
 
 
+def soon(rev: int | None) -> bool:
+    """Whether the room moved (its counter changed since this presenter's last look) less than SOON_S ago: the
+    panel then refreshes every SOON_EVERY_S, else every HALL_EVERY_S (ui/poll/panel.py)."""
+    seen = st.session_state.get(MOVED)
+    if seen is None or seen[0] != rev:
+        seen = (rev, time.monotonic())
+        st.session_state[MOVED] = seen
+    return time.monotonic() - seen[1] < SOON_S
+
+
+def settled() -> bool:
+    """SOON_S have passed since the room last moved (the quick refresh asks for a whole run to slow down)."""
+    seen = st.session_state.get(MOVED)
+    return seen is not None and time.monotonic() - seen[1] >= SOON_S
+
+
 def count_of(hall) -> int | None:
     """How many are in the room, from a hall read (None: none read)."""
     return None if hall is None or isinstance(hall, str) else hall.count
@@ -68,8 +88,8 @@ def box():
     with box:
         st.caption(
             "For your own screen, not the projector: it shows who has not answered yet. It updates itself every "
-            f"{'second' if HALL_EVERY_S == 1 else f'{HALL_EVERY_S:g} s'}; where each student is, as their page "
-            "last reported it."
+            f"{'second' if HALL_EVERY_S == 1 else f'{HALL_EVERY_S:g} s'}, every {SOON_EVERY_S:g} s for "
+            f"{SOON_S:g} s after the room moves; where each student is, as their page last reported it."
         )
         return st.empty()
 

@@ -154,7 +154,8 @@ def _presenter(view, link: Link, join_url: str, here: dict) -> None:
             counts = st.container()  # the refresh's counts above the hall's box, which the whole run draws
             slot = hallview.box()
             with counts:
-                _presenter_live(link.room, link.key, questions.step_qid(view.page.path, step), view.present, slot)
+                live = _presenter_soon if hallview.soon(None if now is None else now.rev) else _presenter_live
+                live(link.room, link.key, questions.step_qid(view.page.path, step), view.present, slot)
             eyesup.switch(link, now)
             closing.draw(link)
     hallview.style()
@@ -178,8 +179,7 @@ def _act(what: str, link: Link, qid: str) -> None:
     room.forget(link.room)
 
 
-@st.fragment(run_every=PRESENTER_EVERY_S)
-def _presenter_live(code: str, key: str, qid: str, present: bool, slot) -> None:
+def _live(code: str, key: str, qid: str, present: bool, slot) -> None:
     """The question of this page or step (else the latest asked): how many answered, the distribution; then,
     while the hall view's box is open, the hall into its placeholder `slot` (hallview.box, drawn by the whole
     run) when it changed. One refresh for both (a timer of its own cost the server a run of its own every
@@ -187,6 +187,21 @@ def _presenter_live(code: str, key: str, qid: str, present: bool, slot) -> None:
     hall = hallview.read(Link(code, key), qid)
     _question_live(code, key, qid, present, hallview.count_of(hall))
     hallview.show(slot, hall)
+
+
+@st.fragment(run_every=PRESENTER_EVERY_S)
+def _presenter_live(code: str, key: str, qid: str, present: bool, slot) -> None:
+    """The panel's live part, every HALL_EVERY_S."""
+    _live(code, key, qid, present, slot)
+
+
+@st.fragment(run_every=hallview.SOON_EVERY_S)
+def _presenter_soon(code: str, key: str, qid: str, present: bool, slot) -> None:
+    """The same for hallview.SOON_S after the room moved, every SOON_EVERY_S (students are arriving); then one
+    whole run, which draws _presenter_live again."""
+    _live(code, key, qid, present, slot)
+    if hallview.settled():
+        st.rerun()
 
 
 def _question_live(code: str, key: str, qid: str, present: bool, in_room: int | None) -> None:
