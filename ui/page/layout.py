@@ -3,6 +3,7 @@ on a phone), and the 'what to notice' line."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -134,15 +135,20 @@ def latex(view: View, formula: str) -> None:
     """st.latex, on a phone one equation a line (see formula_lines); elsewhere the line may wrap between
     its equations when the column is too narrow (the frame's CSS lets KaTeX wrap at its break points),
     and not right after an equation's '=' (its right side would start the next line alone)."""
-    if view.stacked:
-        for part in formula_lines(formula, equations=True):
-            st.latex(part)
-        return
-    st.latex(
+    for part in laid_out(formula, view.stacked):
+        st.latex(part)
+
+
+@functools.lru_cache(maxsize=512)
+def laid_out(formula: str, stacked: bool) -> tuple[str, ...]:
+    """What layout.latex draws of a formula (a pure function of it: worked out once a process)."""
+    if stacked:
+        return tuple(formula_lines(formula, equations=True))
+    return (
         r"\qquad\allowbreak ".join(
             r"\quad\allowbreak ".join(_kept(equation) for equation in _equations(part))
             for part in formula_lines(formula)
-        )
+        ),
     )
 
 
