@@ -194,3 +194,45 @@ def test_the_panel_refreshes_twice_as_often_just_after_the_room_moved(monkeypatc
     assert not hallview.soon(7) and hallview.settled()  # settled: the quick refresh asks for a whole run
     assert hallview.soon(8) and not hallview.settled()  # moved again
     assert hallview.SOON_EVERY_S < hallview.HALL_EVERY_S and poll_panel.PRESENTER_EVERY_S == hallview.HALL_EVERY_S
+
+
+def test_a_refresh_reads_the_whole_hall_only_when_the_glance_moved(monkeypatch):
+    """The box open, each refresh glances at the store (one statement, the panel's count); the hall's own
+    statement runs only when the glance's mark moved, after a whole run (the placeholder is empty), or
+    FULL_EVERY_S after the last whole read; the count shown is the glance's."""
+    from services.poll import presence
+    from ui.poll.db import store
+    from ui.poll.link import Link
+
+    clock = [100.0]
+    monkeypatch.setattr(hallview.st, "session_state", {})
+    monkeypatch.setattr(hallview.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(hallview.lazy, "is_open", lambda *a, **k: True)
+    reads = []
+    whole = store_hall.read
+    monkeypatch.setattr(store_hall, "read", lambda *a: reads.append(a) or whole(*a))
+    s = store()
+    room = s.create_room()
+    link, slot = Link(room.code, room.key), _Slot()
+    for seat in ("seat-00001", "seat-00002"):
+        presence.beat(s, room.code, seat, "softmax", 1, True)
+
+    def refresh():
+        clock[0] += hallview.HALL_EVERY_S
+        hall = hallview.read(link, None)
+        hallview.show(slot, hall)
+        return hall
+
+    assert isinstance(refresh(), store_hall.Hall) and len(reads) == 1
+    for _ in range(3):
+        same = refresh()
+        assert same == hallview.Same(2) and hallview.count_of(same) == 2
+    assert len(reads) == 1 and len(slot.writes) == 1
+    presence.beat(s, room.code, "seat-00002", "scores", 1, True)  # a student moved
+    assert isinstance(refresh(), store_hall.Hall) and len(reads) == 2 and "Scaled scores" in slot.writes[-1][1]
+    assert isinstance(refresh(), hallview.Same)
+    clock[0] += hallview.FULL_EVERY_S
+    assert isinstance(refresh(), store_hall.Hall) and len(reads) == 3  # the bound on what a glance can miss
+    hallview.st.session_state[hallview.SHOWN] = None  # a whole run drew the box anew: its placeholder is empty
+    assert isinstance(refresh(), store_hall.Hall) and len(reads) == 4
+    assert len(slot.writes) == 3  # the hall sent when it changed and into the new placeholder, not when reread

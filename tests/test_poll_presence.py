@@ -165,3 +165,50 @@ def test_first_beats_at_once_on_two_replicas_get_distinct_handles(make):
         t.join()
     assert errors == [] and sorted(got) == list(range(1, 17))
     assert presence.count(two, room.code) == 16
+
+
+def test_the_glance_moves_with_every_change_the_hall_view_shows_and_only_then(make):
+    """presence.glance: one statement whose mark moves when a student arrives or leaves, moves, switches
+    following, or answers, and when a question is asked, revealed or reset or eyes up switched (the room's
+    counter); a beat from the same place (a student who stays) or a glance from another replica leaves it."""
+    from services.poll import hallview
+
+    clock = Clock()
+    s, other = make(clock=clock), make(clock=clock)
+    room = s.create_room()
+    marks = []
+
+    def moved() -> bool:
+        marks.append(presence.glance(other, room.code).mark)
+        return len(marks) < 2 or marks[-1] != marks[-2]
+
+    presence.beat(s, room.code, "seat-00001", "softmax", 1, True)
+    assert moved() and presence.glance(s, room.code).count == 1
+    for change in (
+        lambda: presence.beat(s, room.code, "seat-00002", "softmax", 1, True),  # arrives
+        lambda: presence.beat(s, room.code, "seat-00001", "softmax", 2, True),  # another step
+        lambda: presence.beat(s, room.code, "seat-00001", "scores", 2, True),  # another page
+        lambda: presence.beat(s, room.code, "seat-00001", "scores", 2, False),  # explores
+        lambda: s.ask(room.code, room.key, "q1", "Which one?", OPTIONS, "b"),
+        lambda: s.answer(room.code, "seat-00002", "q1", "a"),
+        lambda: s.answer(room.code, "seat-00002", "q1", "b"),  # changed: shown once revealed
+        lambda: s.reveal(room.code, room.key, "q1"),
+        lambda: hallview.hold(s, room.code, room.key, True),
+        lambda: s.reset(room.code, room.key, "q1"),
+    ):
+        clock.now += 1.0
+        change()
+        assert moved()
+    for _ in range(3):  # the same place, a beat written every BEAT_EVERY_S: nothing the hall shows
+        clock.now += presence.BEAT_EVERY_S
+        for seat, place in (("seat-00001", ("scores", 2, False)), ("seat-00002", ("softmax", 1, True))):
+            presence.beat(s, room.code, seat, *place)
+        assert not moved()
+    clock.now += presence.TIMEOUT_S - 1
+    presence.beat(s, room.code, "seat-00002", "softmax", 1, True)
+    assert not moved()
+    clock.now += 2  # seat 1 closed its tab: timed out
+    assert moved() and presence.glance(s, room.code).count == 1
+    s.close_room(room.code, room.key)
+    with pytest.raises(ps.NoRoom):
+        presence.glance(s, room.code)

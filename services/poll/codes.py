@@ -41,7 +41,14 @@ class PollError(ValueError):
 
 
 class NoRoom(PollError):
-    pass
+    @classmethod
+    def gone(cls, code: str, ttl_s: float) -> NoRoom:
+        """A code that names no room now (never made, or expired)."""
+        return cls(f"There is no room {code}: check the code (rooms expire after {ttl_s / 3600:g} h).")
+
+    @classmethod
+    def closed(cls, code: str) -> NoRoom:
+        return cls(f"Room {code} is closed: the presenter ended the poll.")
 
 
 class NotPresenter(PollError):

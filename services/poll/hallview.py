@@ -3,7 +3,7 @@
 The hall: the students in the room now (a beat within presence.TIMEOUT_S), each by the handle the room gives,
 where each is, following or exploring, and whether each has answered the open question (yes or no: never
 what until the presenter reveals it; then each answer's option, or "a drawn row", and whether it is right).
-One statement a read, so the presenter's panel refreshing it costs the store one light query: the room's row
+One statement a read (the presenter's refresh reads it only when presence.glance moved): the room's row
 (its key checked here), the open question, the presence rows and their answers, joined.
 
 Eyes up: the room's `hold` (migration 5). Switching it moves the room's counter, so every student's page
@@ -113,11 +113,11 @@ def read(store: Store, code: str, key: str, qid: str | None = None) -> Hall:
         rows = conn.execute(HALL, {"code": code, "qid": qid or "", "since": store.clock() - TIMEOUT_S}).all()
     first = rows[0] if rows else None
     if first is None or first.expires_at <= store.clock():
-        raise NoRoom(f"There is no room {code}: check the code (rooms expire after {store.ttl_s / 3600:g} h).")
+        raise NoRoom.gone(code, store.ttl_s)
     if not hmac.compare_digest(first.key_sha256, digest(key)):
         raise NotPresenter(f"Only the presenter of room {code} can do that.")
     if first.closed:
-        raise NoRoom(f"Room {code} is closed: the presenter ended the poll.")
+        raise NoRoom.closed(code)
     labels = dict(map(tuple, json.loads(first.options))) if first.revealed and first.options else {}
     answer, frozen = first.answer, first.frozen
     seats = tuple(  # the rows unpacked by position: by name, each cell costs a lookup (a hundred rows a refresh)

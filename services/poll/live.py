@@ -54,9 +54,9 @@ def watch(store: Store, code: str) -> Live:
     with store._tx(write=False) as conn:
         row = conn.execute(WATCH, {"code": code}).first()
     if row is None or row.expires_at <= store.clock():
-        raise NoRoom(f"There is no room {code}: check the code (rooms expire after {store.ttl_s / 3600:g} h).")
+        raise NoRoom.gone(code, store.ttl_s)
     if row.closed:
-        raise NoRoom(f"Room {code} is closed: the presenter ended the poll.")
+        raise NoRoom.closed(code)
     return Live(
         int(row.rev),
         int(row.moves),

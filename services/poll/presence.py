@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 
 from services.poll import seats
-from services.poll.codes import PollError
-from services.poll.schema import presence
+from services.poll.codes import NoRoom, PollError
+from services.poll.schema import presence, rooms
 from services.poll.store import Store
 
 BEAT_EVERY_S = 10.0  # at most one write per student this often while they stay where they are
@@ -62,13 +62,21 @@ def beat(store: Store, code: str, seat: str, page: str, step: int | None, follow
         return kept[1]  # beaten lately from the same place: no write
     p = presence.c
     furthest = p.furthest if step is None else sa.case((p.furthest >= step, p.furthest), else_=step)
+    moved = sa.or_(p.page.is_distinct_from(page), p.step.is_distinct_from(step), p.follows != int(bool(follows)))
     with store._tx() as conn:
         store._room(conn, code)
         handle = seats.handle(conn, code, seat, now)
         conn.execute(
             presence.update()
             .where((p.code == code) & (p.seat == seat))
-            .values(page=page, step=step, furthest=furthest, follows=int(bool(follows)), seen_at=now)
+            .values(
+                page=page,
+                step=step,
+                furthest=furthest,
+                follows=int(bool(follows)),
+                seen_at=now,
+                changes=p.changes + sa.case((moved, 1), else_=0),  # what the hall view shows of it changed
+            )
         )
     if len(store._beats) > _KEPT:
         store._beats = {k: v for k, v in store._beats.items() if now - v[0] < BEAT_EVERY_S}
@@ -80,12 +88,52 @@ def _here(code: str, now: float):
     return (presence.c.code == code) & (presence.c.seen_at > now - TIMEOUT_S)
 
 
-def count(store: Store, code: str) -> int:
-    """How many students are in the open room now (beat within TIMEOUT_S); NoRoom if it is gone."""
+@dataclass(frozen=True)
+class Glance:
+    count: int  # students in the room now
+    mark: tuple[int, ...]  # (the room's counter, students, the sums of their seats' changes and handles)
+
+
+def _glance():
+    """The glance's one statement, built once (bound: :code, :since): the room's row and its seats now."""
+    r, p = rooms.c, presence.c
+    return (
+        sa.select(
+            r.expires_at,
+            r.closed,
+            r.rev,
+            sa.func.count(p.seat),
+            sa.func.coalesce(sa.func.sum(p.changes), 0),
+            sa.func.coalesce(sa.func.sum(p.handle), 0),
+        )
+        .select_from(rooms.outerjoin(presence, (p.code == r.code) & (p.seen_at > sa.bindparam("since"))))
+        .where(r.code == sa.bindparam("code"))
+        .group_by(r.code, r.expires_at, r.closed, r.rev)
+    )
+
+
+GLANCE = _glance()
+
+
+def glance(store: Store, code: str) -> Glance:
+    """How many students are in the open room now (beat within TIMEOUT_S), and a mark that moves with every
+    change the hall view shows: a question asked, revealed or reset, eyes up (the room's counter), a student
+    arriving or leaving (the count and the handles' sum), a student's page, step or mode, an answer given (their
+    seat's counter). Equal marks, the same hall (but see ui/poll/hallview.FULL_EVERY_S). One statement; NoRoom if
+    the room is gone."""
     now = store.clock()
     with store._tx(write=False) as conn:
-        store._room(conn, code)
-        return int(conn.execute(sa.select(sa.func.count()).where(_here(code, now))).scalar_one())
+        row = conn.execute(GLANCE, {"code": code, "since": now - TIMEOUT_S}).first()
+    if row is None or row[0] <= now:
+        raise NoRoom.gone(code, store.ttl_s)
+    if row[1]:
+        raise NoRoom.closed(code)
+    return Glance(int(row[3]), tuple(int(v) for v in row[2:]))
+
+
+def count(store: Store, code: str) -> int:
+    """How many students are in the open room now (beat within TIMEOUT_S); NoRoom if it is gone."""
+    return glance(store, code).count
 
 
 def hall(store: Store, code: str, key: str) -> list[Seat]:

@@ -83,6 +83,9 @@ presence = sa.Table(
     sa.Column("follows", sa.Integer, nullable=False, server_default="1"),
     sa.Column("first_at", sa.Double, nullable=False),
     sa.Column("seen_at", sa.Double, nullable=False),
+    # version 6 (issue 51): how often what the hall view shows of this seat changed (its page, step, following
+    # or not, its answers), so the presenter's refresh can tell from one count that the hall has not changed
+    sa.Column("changes", sa.Integer, nullable=False, server_default="0"),
 )
 
 # Each entry is one schema version; the store applies those it has not applied yet, in one transaction.
@@ -132,4 +135,6 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE poll_questions ADD COLUMN kind TEXT NOT NULL DEFAULT 'choice'",
         "ALTER TABLE poll_questions ADD COLUMN frozen TEXT",
     ),
+    # Version 6 (issue 51): a counter per seat of the changes the hall view shows (services/poll/presence.py).
+    ("ALTER TABLE poll_presence ADD COLUMN changes INTEGER NOT NULL DEFAULT 0",),
 )

@@ -39,7 +39,7 @@ from services.poll.codes import (
     right_answers,
 )
 from services.poll.connect import open_engine
-from services.poll.reads import BUMP, COUNTS, MINE, QUESTIONS, ROOM, question
+from services.poll.reads import BUMP, COUNTS, MINE, QUESTIONS, ROOM, TOUCH, question
 from services.poll.schema import MIGRATIONS, answers, presence, questions, rooms
 
 LOCK_ID = 2727  # PostgreSQL's advisory lock: one process migrates at a time
@@ -138,11 +138,11 @@ class Store:
         """Raises NoRoom for a wrong, expired (or, if open_only, closed) code; NotPresenter for a wrong key."""
         row = conn.execute(ROOM, {"code": code}).first()
         if row is None or row.expires_at <= self.clock():
-            raise NoRoom(f"There is no room {code}: check the code (rooms expire after {self.ttl_s / 3600:g} h).")
+            raise NoRoom.gone(code, self.ttl_s)
         if key is not None and not hmac.compare_digest(row.key_sha256, digest(key)):
             raise NotPresenter(f"Only the presenter of room {code} can do that.")
         if open_only and row.closed:
-            raise NoRoom(f"Room {code} is closed: the presenter ended the poll.")
+            raise NoRoom.closed(code)
 
     def check(self, code: str, key: str | None = None) -> None:
         """NoRoom / NotPresenter unless the room is open (and the key is its presenter's)."""
@@ -277,6 +277,7 @@ class Store:
                     set_={"choice": given.excluded.choice, "answered_at": given.excluded.answered_at},
                 )
             )
+            conn.execute(TOUCH, {"room": code, "at": seat})  # the hall view shows it (presence.glance)
 
     def my_answers(self, code: str, seat: str) -> dict[str, str]:
         with self._tx(write=False) as conn:

@@ -5,19 +5,20 @@ lesson step each is on, whether each follows or explores, and for the open quest
 answered (yes or no; what, and whether it is right, only once the presenter revealed it).
 
 The box and its caption are drawn by the panel's whole run; the hall inside it by the presenter panel's own
-refresh (ui/poll/panel.py, every HALL_EVERY_S): no timer of its own, so while open it costs that refresh one
-statement on the store (services/poll/hallview.py: the room, the open question, the presence rows and their
-answers, joined; its count stands in for the panel's own count query), and the table only when it changed:
-the refresh writes into a placeholder outside its fragment, which keeps what it holds (Streamlit clears a
-fragment's own elements on each of its runs, not those it wrote elsewhere). Nothing while closed; it is right
-on every replica. It stays open when the
-lesson moves the presenter to another page (ui/shell/lazy.py keeps it). Where each student is comes from
-their last beat (services/poll/presence.py: one every BEAT_EVERY_S at most). Every cell is escaped text."""
+refresh (ui/poll/panel.py, every HALL_EVERY_S): no timer of its own. While open it costs that refresh one
+glance at the store (services/poll/presence.glance: the room's counter, who is here and a counter per seat of
+what the hall shows of it, in one statement that stands in for the panel's own count query), and only when the
+glance moved the hall's one statement (services/poll/hallview.py) and the table: the refresh writes into a
+placeholder outside its fragment, which keeps what it holds (Streamlit clears a fragment's own elements on each
+of its runs, not those it wrote elsewhere). Nothing while closed; it is right on every replica. It stays open
+when the lesson moves the presenter to another page (ui/shell/lazy.py keeps it). Where each student is comes
+from their last beat (services/poll/presence.py: one every BEAT_EVERY_S at most). Every cell is escaped text."""
 
 from __future__ import annotations
 
 import functools
 import time
+from dataclasses import dataclass
 
 import streamlit as st
 
@@ -42,19 +43,37 @@ SOON_S = 4.0  # arriving then (within ~2.5 s even after a replica died), and the
 MOVED = "poll_hall_moved"  # (the room's counter as this presenter last saw it, time.monotonic() when it changed)
 TITLE = "The hall: who is where, who answered"
 SHOWN = "poll_hall_shown"  # (a warning?, its text): what the box's placeholder holds now
+SEEN = "poll_hall_seen"  # (the glance's mark with the question, time.monotonic()) at the last whole read
+# Equal marks, the same hall, but for one case: in the same refresh one student leaves and another arrives
+# whose seats' counters and handles sum alike. A whole read at least this often bounds how long that lasts.
+FULL_EVERY_S = 15.0
+
+
+@dataclass(frozen=True)
+class Same:
+    """The hall has not changed since the box's placeholder was filled: nothing to read whole, nothing to send."""
+
+    count: int  # who is in the room now
 
 
 def read(link: Link, qid: str | None):
-    """The hall now while its box is open (read before the panel draws: its count is the panel's), a sentence
-    when the store refused, None while the box is shut. qid: this page's or step's question, if asked."""
+    """While the box is open, the hall now (read before the panel draws: its count is the panel's), or Same when
+    the store's glance says nothing in it changed since the box was filled (at most FULL_EVERY_S ago); a sentence
+    when the store refused; None while the box is shut. qid: this page's or step's question, if asked."""
     if not lazy.is_open(BOX, keep=True):
         return None
-    from services.poll import hallview
+    from services.poll import hallview, presence
 
     try:
-        return hallview.read(store(), link.room, link.key, qid)
+        look = presence.glance(store(), link.room)
+        mark, seen, now = (qid, look.mark), st.session_state.get(SEEN), time.monotonic()
+        if seen is not None and seen[0] == mark and now - seen[1] < FULL_EVERY_S and st.session_state.get(SHOWN):
+            return Same(look.count)
+        hall = hallview.read(store(), link.room, link.key, qid)
     except PollError as err:
         return str(err)
+    st.session_state[SEEN] = (mark, now)
+    return hall
 
 
 def soon(rev: int | None) -> bool:
@@ -74,7 +93,7 @@ def settled() -> bool:
 
 
 def count_of(hall) -> int | None:
-    """How many are in the room, from a hall read (None: none read)."""
+    """How many are in the room, from a hall read or a Same (None: none read)."""
     return None if hall is None or isinstance(hall, str) else hall.count
 
 
@@ -97,8 +116,8 @@ def box():
 def show(slot, hall) -> None:
     """The hall `read` gave into the box's placeholder (from the panel's refresh), only when it differs from what
     the placeholder holds: the placeholder lies outside the refresh's fragment, so a refresh that sends nothing
-    leaves it as it was, and a hall that has not changed costs the refresh its read alone."""
-    if slot is None or hall is None:
+    leaves it as it was."""
+    if slot is None or hall is None or isinstance(hall, Same):
         return
     text = (
         hall
