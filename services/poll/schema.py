@@ -88,6 +88,44 @@ presence = sa.Table(
     sa.Column("changes", sa.Integer, nullable=False, server_default="0"),
 )
 
+# Version 7 (issue 52): a room's class experiment (services/poll/experiment.py): what the presenter set (the task,
+# the fixed settings and the one that varies, JSON), and one run per seat, numbered k from 1 in the order seats
+# asked (k is the run's weight seed and batch seed), with where it is ('queued', 'running', 'done', 'failed',
+# 'cancelled'), its tries, and once done its numbers and its curves (JSON). Deleted with the room.
+experiments = sa.Table(
+    "poll_experiments",
+    metadata,
+    sa.Column("code", sa.Text, primary_key=True),
+    sa.Column("eid", sa.Integer, primary_key=True),  # the room's experiments from 1; the latest is the current one
+    sa.Column("plan", sa.Text, nullable=False),  # JSON: task, steps, lr, layers, width, varies, values
+    sa.Column("started_at", sa.Double, nullable=False),
+    sa.Column("cancelled", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("next_k", sa.Integer, nullable=False, server_default="1"),
+)
+
+runs = sa.Table(
+    "poll_runs",
+    metadata,
+    sa.Column("code", sa.Text, primary_key=True),
+    sa.Column("eid", sa.Integer, primary_key=True),
+    sa.Column("k", sa.Integer, primary_key=True),
+    sa.Column("seat", sa.Text, nullable=False),
+    sa.Column("value", sa.Text, nullable=False, server_default=""),  # the varied setting's value ('' : none)
+    sa.Column("state", sa.Text, nullable=False, server_default="queued"),
+    sa.Column("tries", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("queued_at", sa.Double, nullable=False),
+    sa.Column("started_at", sa.Double),
+    sa.Column("finished_at", sa.Double),
+    sa.Column("final_loss", sa.Double),
+    sa.Column("accuracy", sa.Double),
+    sa.Column("formed", sa.Integer),  # the step its task's head formed (engine.histories.lock), NULL: never
+    sa.Column("roles", sa.Text),  # JSON: the heads that locked on, with their shares
+    sa.Column("curves", sa.Text),  # JSON: loss at every step, the saved steps and every head's share at each
+    sa.Column("error", sa.Text),
+)
+
+ROOM_TABLES = (answers, presence, runs, experiments)  # what closing a room deletes at once (nothing of a student)
+
 # Each entry is one schema version; the store applies those it has not applied yet, in one transaction.
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (
@@ -137,4 +175,16 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     ),
     # Version 6 (issue 51): a counter per seat of the changes the hall view shows (services/poll/presence.py).
     ("ALTER TABLE poll_presence ADD COLUMN changes INTEGER NOT NULL DEFAULT 0",),
+    # Version 7 (issue 52): the class experiment and its runs.
+    (
+        "CREATE TABLE poll_experiments (code TEXT NOT NULL, eid INTEGER NOT NULL, plan TEXT NOT NULL, "
+        "started_at DOUBLE PRECISION NOT NULL, cancelled INTEGER NOT NULL DEFAULT 0, "
+        "next_k INTEGER NOT NULL DEFAULT 1, PRIMARY KEY (code, eid))",
+        "CREATE TABLE poll_runs (code TEXT NOT NULL, eid INTEGER NOT NULL, k INTEGER NOT NULL, seat TEXT NOT NULL, "
+        "value TEXT NOT NULL DEFAULT '', state TEXT NOT NULL DEFAULT 'queued', tries INTEGER NOT NULL DEFAULT 0, "
+        "queued_at DOUBLE PRECISION NOT NULL, started_at DOUBLE PRECISION, finished_at DOUBLE PRECISION, "
+        "final_loss DOUBLE PRECISION, accuracy DOUBLE PRECISION, formed INTEGER, roles TEXT, curves TEXT, "
+        "error TEXT, PRIMARY KEY (code, eid, k))",
+        "CREATE UNIQUE INDEX poll_runs_seat ON poll_runs (code, eid, seat)",
+    ),
 )

@@ -40,7 +40,7 @@ from services.poll.codes import (
 )
 from services.poll.connect import open_engine
 from services.poll.reads import BUMP, COUNTS, MINE, QUESTIONS, ROOM, TOUCH, question
-from services.poll.schema import MIGRATIONS, answers, presence, questions, rooms
+from services.poll.schema import MIGRATIONS, ROOM_TABLES, answers, questions, rooms
 
 LOCK_ID = 2727  # PostgreSQL's advisory lock: one process migrates at a time
 SWEEP_EVERY_S = 60.0  # expired rooms are deleted on ordinary use of a store this often (issue 51)
@@ -157,21 +157,22 @@ class Store:
         return True
 
     def close_room(self, code: str, key: str) -> None:
-        """The room closes and its answers and presence are deleted in the same transaction (the presenter's
-        panel offers the export first); the questions stay until the room expires (nothing of a student)."""
+        """The room closes and its answers, presence and class experiment are deleted in the same transaction (the
+        presenter's panel offers the export first); the questions stay until the room expires (nothing of a
+        student)."""
         with self._tx() as conn:
             self._room(conn, code, key)
-            for table in (answers, presence):
+            for table in ROOM_TABLES:
                 conn.execute(table.delete().where(table.c.code == code))
             conn.execute(rooms.update().where(rooms.c.code == code).values(closed=1))
             self._bump(conn, code)
 
     def purge(self) -> int:
-        """Delete expired rooms with their questions, answers and presence; how many rooms went."""
+        """Delete expired rooms with everything of theirs (schema.ROOM_TABLES and the questions); how many went."""
         expired = sa.select(rooms.c.code).where(rooms.c.expires_at <= self.clock())
         self._swept = None if self._swept is None else self.clock()  # a sweep too
         with self._tx() as conn:
-            for table in (answers, presence, questions):
+            for table in (*ROOM_TABLES, questions):
                 conn.execute(table.delete().where(table.c.code.in_(expired)))
             return len(
                 conn.execute(rooms.delete().where(rooms.c.expires_at <= self.clock()).returning(rooms.c.code)).all()
