@@ -73,7 +73,7 @@ def test_a_run_is_taken_counted_recorded_once_and_failed_after_its_tries(make):
     room = s.create_room()
     ex.start(s, room.code, room.key, PLAN)
     one, two = (ex.claim(s, room.code, f"seat-0000{i}") for i in (1, 2))
-    assert ex.take(s, room.code, one.eid, one.k) and ex.tally(s, room.code, 1)["running"] == 1
+    assert ex.take(s, room.code, one.eid, one.k) == PLAN and ex.tally(s, room.code, 1)["running"] == 1
     assert ex.record(s, room.code, one.eid, one.k, RESULT)
     assert not ex.record(s, room.code, one.eid, one.k, {**RESULT, "formed": 1})  # delivered twice: kept once
     assert not ex.take(s, room.code, one.eid, one.k)  # done: a second delivery trains nothing
@@ -84,7 +84,7 @@ def test_a_run_is_taken_counted_recorded_once_and_failed_after_its_tries(make):
     with s.engine.connect() as conn:
         formed, error = conn.execute(sa.text("SELECT formed, error FROM poll_runs ORDER BY k")).all()
     assert formed[0] == 212 and "every try" in error[1]
-    assert ex.take(s, room.code, 9, 9) is False  # no such run
+    assert ex.take(s, room.code, 9, 9) is None  # no such run
 
 
 def test_cancel_stops_queued_runs_and_new_seats_but_keeps_finished_ones(make):

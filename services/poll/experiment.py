@@ -217,20 +217,24 @@ def claim(store: Store, code: str, seat: str) -> Ticket:
         return Ticket(found.eid, int(k), found.plan.settings(int(k)), "queued")
 
 
-def take(store: Store, code: str, eid: int, k: int) -> bool:
-    """A worker takes run k: True when it should train it (now 'running', one more try); False when it is done,
-    cancelled, failed, or its room is gone (nothing to train). A run taken MAX_TRIES times fails."""
+def take(store: Store, code: str, eid: int, k: int) -> Plan | None:
+    """A worker takes run k: the plan to train it with (it is now 'running', one more try); None when there is
+    nothing to train (done, cancelled, failed, or its room gone). A run taken MAX_TRIES times fails."""
     r = runs.c
     this = (r.code == code) & (r.eid == eid) & (r.k == k)
     with store._tx() as conn:
-        row = conn.execute(sa.select(r.state, r.tries).where(this)).first()
+        row = conn.execute(
+            sa.select(r.state, r.tries, experiments.c.plan)
+            .join(experiments, (experiments.c.code == r.code) & (experiments.c.eid == r.eid))
+            .where(this)
+        ).first()
         if row is None or row.state in ("done", "failed", "cancelled"):
-            return False
+            return None
         if row.tries >= MAX_TRIES:
             conn.execute(runs.update().where(this).values(state="failed", error="its worker stopped every try"))
-            return False
+            return None
         conn.execute(runs.update().where(this).values(state="running", tries=r.tries + 1, started_at=store.clock()))
-    return True
+    return Plan.from_json(row.plan)
 
 
 def record(store: Store, code: str, eid: int, k: int, result: dict) -> bool:
