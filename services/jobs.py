@@ -1,0 +1,178 @@
+"""The task queue of the class experiment's runs (issue 52): DBOS (https://docs.dbos.dev), a maintained library
+whose queue lives in a database, chosen for what the hall needs (README, "The class experiment's queue"):
+- at-least-once: a job whose worker dies is run again when a worker with the dead one's executor id starts (the
+  supervisor below restarts it, a Kubernetes StatefulSet's pod keeps its name), at most MAX_TRIES times;
+- embedded: on one machine the queue is a SQLite file beside the rooms' and the app starts its workers itself, as
+  niced subprocesses (services/jobrunner.py), never inside the server process;
+- distributed: on PostgreSQL (DATABASE_URL, the rooms' database; DBOS keeps its tables in its own schema) the
+  workers are their own service that scales apart from the app (deploy/k8s/workers.yaml, docker-compose.yml).
+
+The server only enqueues and cancels, through DBOSClient (it runs no job and imports no job code). A job names its
+run (room, experiment, k) and nothing else: the worker reads the run's plan from the rooms' database and writes the
+run's numbers there (services/classwork.py), where every replica and the presenter read them. A job's id is the
+run's own, so a seat asking twice, or two replicas submitting the same run, make one job. No Streamlit here.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import sys
+import threading
+import time
+from pathlib import Path
+
+QUEUE = "class-runs"
+VERSION = "attention-lab-class-runs-1"  # every worker's application version: DBOS hands a job only to its own
+POLL_S = 0.2  # how often an idle worker asks the queue (DBOS's default, 1 s, adds ~0.7 s before a run starts)
+WORKFLOW = "class_run"
+MAX_TRIES = 3  # services/poll/experiment.MAX_TRIES: DBOS's recovery limit counts the same starts
+
+
+def rooms_target() -> str:
+    """The rooms' database, as services/poll/store.Store finds it."""
+    from services.poll.codes import DEFAULT_DB
+
+    return os.environ.get("DATABASE_URL") or os.environ.get("ATTENTION_LAB_POLL_DB") or str(DEFAULT_DB)
+
+
+def queue_url(target: str | None = None) -> str:
+    """The queue's database: ATTENTION_LAB_QUEUE_DB if set; else the rooms' PostgreSQL, or a SQLite file beside the
+    rooms' SQLite file."""
+    if os.environ.get("ATTENTION_LAB_QUEUE_DB"):
+        return os.environ["ATTENTION_LAB_QUEUE_DB"]
+    target = target or rooms_target()
+    if target.startswith(("postgres://", "postgresql://")):
+        return "postgresql://" + target.split("://", 1)[1]
+    return f"sqlite:///{Path(target).with_name('queue.sqlite3')}"
+
+
+def _subsec(modifier):
+    """unixepoch('subsec') for a SQLite older than 3.42 (which returns NULL for it): DBOS writes its timestamps with
+    it on Python 3.12 and later, taking a new enough SQLite for granted, where Debian's Python links 3.40."""
+    if modifier == "subsec":
+        return time.time()
+    with sqlite3.connect(":memory:") as plain:  # any other argument: SQLite's own function
+        return plain.execute("SELECT unixepoch(?)", (modifier,)).fetchone()[0]
+
+
+def _old_sqlite_shim(needed: bool | None = None) -> None:
+    """Give every new SQLite connection of this process unixepoch('subsec') where DBOS asks for it (Python 3.12 and
+    later) and SQLite lacks it (before 3.42); needed: whether to, decided by the caller (a test)."""
+    if needed is None:
+        needed = sys.version_info >= (3, 12) and sqlite3.sqlite_version_info < (3, 42)
+    if not needed:
+        return
+    import sqlalchemy as sa
+
+    if not sa.event.contains(sa.pool.Pool, "connect", _connected):
+        sa.event.listen(sa.pool.Pool, "connect", _connected)
+
+
+def _connected(dbapi_connection, record) -> None:
+    if isinstance(dbapi_connection, sqlite3.Connection):
+        dbapi_connection.create_function("unixepoch", 1, _subsec)
+
+
+# ------------------------------------------------------------------------------------------- the server's side
+_client_lock = threading.Lock()
+_clients: dict[str, object] = {}
+
+
+def client(url: str | None = None):
+    """This process's DBOSClient on the queue's database (made once: the schema migrated, the queue registered)."""
+    url = url or queue_url()
+    with _client_lock:
+        found = _clients.get(url)
+        if found is None:
+            _old_sqlite_shim()
+            from dbos import DBOS, DBOSClient
+
+            if url.startswith("sqlite:///"):
+                Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+            DBOS.migrate(url)
+            found = DBOSClient(system_database_url=url)
+            found.register_queue(QUEUE, worker_concurrency=1, polling_interval_sec=POLL_S)
+            _clients[url] = found
+        return found
+
+
+def job_id(code: str, eid: int, k: int) -> str:
+    return f"{code}-run-{eid}-{k}"
+
+
+def submit(code: str, eid: int, k: int, url: str | None = None) -> str:
+    """Queue run k of the room's experiment eid (once: the same run again is the same job); its job id."""
+    wid = job_id(code, eid, k)
+    client(url).enqueue(
+        {"workflow_name": WORKFLOW, "queue_name": QUEUE, "workflow_id": wid, "app_version": VERSION}, code, eid, k
+    )
+    return wid
+
+
+def cancel(code: str, eid: int, url: str | None = None) -> int:
+    """Cancel the experiment's jobs that are queued or running (a running one stops at its next step, and the
+    rooms' store has its run cancelled already: services/poll/experiment.cancel); how many."""
+    c = client(url)
+    ids = [
+        w.workflow_id
+        for w in c.list_workflows(
+            workflow_id_prefix=f"{code}-run-{eid}-", status=["ENQUEUED", "PENDING"], load_input=False, load_output=False
+        )
+    ]
+    if ids:
+        c.cancel_workflows(ids)
+    return len(ids)
+
+
+def close() -> None:
+    """Drop this process's clients (tests; a server shutting down)."""
+    with _client_lock:
+        for found in _clients.values():
+            found.destroy()
+        _clients.clear()
+
+
+# -------------------------------------------------------------------------------------------- a worker's side
+def serve(executor: str, url: str | None = None) -> None:
+    """A worker: runs the queue's jobs one at a time until its parent closes its stdin (when started by the app's
+    supervisor) or it is stopped. `executor` must be stable across its restarts: DBOS recovers the jobs a worker
+    of that id had begun."""
+    _old_sqlite_shim()
+    if os.environ.get("ATTENTION_LAB_WORKER_NICE"):  # the app's supervisor: below the server's pages
+        os.nice(int(os.environ["ATTENTION_LAB_WORKER_NICE"]))
+    from dbos import DBOS
+
+    from services import classwork
+    from services.poll.store import Store
+
+    store = Store(rooms_target())
+
+    @DBOS.step()
+    def train(code: str, eid: int, k: int) -> str:
+        return classwork.work(store, code, eid, k)
+
+    @DBOS.workflow(name=WORKFLOW, max_recovery_attempts=MAX_TRIES)
+    def class_run(code: str, eid: int, k: int) -> str:
+        return train(code, eid, k)
+
+    DBOS(
+        config={
+            "name": "attention-lab",
+            "system_database_url": url or queue_url(),
+            "executor_id": executor,
+            "application_version": VERSION,
+            "log_level": os.environ.get("ATTENTION_LAB_QUEUE_LOG", "WARNING"),
+        }
+    )
+    DBOS.launch()  # the queue itself is in the database (client() registers it): this worker takes it up
+    if os.environ.get("ATTENTION_LAB_WORKER_PARENT") == "1":  # the app's supervisor: leave with it
+        sys.stdin.read()
+        os._exit(0)
+    threading.Event().wait()
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2 or not sys.argv[1].strip():
+        sys.exit("usage: python -m services.jobs EXECUTOR_ID   (stable across restarts, e.g. a pod's name)")
+    serve(sys.argv[1])

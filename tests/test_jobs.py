@@ -1,0 +1,111 @@
+"""Issue 52, the class experiment's queue (services/jobs.py on DBOS, the app's workers from services/jobrunner.py):
+runs submitted by the server are trained by worker subprocesses and land in the rooms' store once, however often
+submitted; a worker killed (SIGKILL) mid-run is started again under its executor id and the run is trained again
+and kept once, its tries counted; a cancelled experiment's queued runs are never trained. Real processes, a real
+SQLite queue (Python 3.12+ with a SQLite older than 3.42 goes through jobs._old_sqlite_shim)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+import uuid
+
+import pytest
+
+from services import jobrunner, jobs
+from services.poll import experiment as ex
+from tests.test_poll import make, pg_url  # noqa: F401 - fixtures
+
+
+@pytest.fixture
+def room_store(make, monkeypatch):
+    """A fresh rooms' store (SQLite or PostgreSQL, test_poll's fixture) that the server and its workers share; the
+    queue beside it (a SQLite file next to the rooms' file, or DBOS's schema in the same PostgreSQL database)."""
+    store = make()
+    for name in ("DATABASE_URL", "ATTENTION_LAB_POLL_DB", "ATTENTION_LAB_QUEUE_DB", "ATTENTION_LAB_WORKERS"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("DATABASE_URL" if store.postgres else "ATTENTION_LAB_POLL_DB", store.target)
+    monkeypatch.setenv("ATTENTION_LAB_REPLICA", f"test-{uuid.uuid4().hex[:8]}")
+    yield store
+    jobrunner.stop()
+    jobs.close()
+
+
+def until(done, seconds: float = 90.0):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if done():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def _state(store, code):
+    with store.engine.connect() as conn:
+        return conn.execute(ex.sa.text("SELECT k, state, tries FROM poll_runs ORDER BY k")).all()
+
+
+def test_the_servers_runs_are_trained_by_its_workers_once(room_store):
+    s = room_store
+    assert jobs.queue_url().endswith("queue.sqlite3" if not s.postgres else s.target.split("://", 1)[1])
+    room = s.create_room()
+    ex.start(s, room.code, room.key, ex.plan("previous", 40, 0.06, 1, 16))
+    tickets = [ex.claim(s, room.code, f"seat-0000{i}") for i in range(1, 4)]
+    for t in tickets + tickets[:1]:  # the first seat asks twice: one job
+        jobs.submit(room.code, t.eid, t.k)
+    assert len(jobrunner.ensure(2)) == 2
+    assert until(lambda: ex.tally(s, room.code, 1)["done"] == 3), _state(s, room.code)
+    assert [tuple(r) for r in _state(s, room.code)] == [(1, "done", 1), (2, "done", 1), (3, "done", 1)]
+    listed = jobs.client().list_workflows(workflow_id_prefix=f"{room.code}-run-1-", load_input=False, load_output=False)
+    assert sorted(w.status for w in listed) == ["SUCCESS"] * 3
+
+
+def test_a_worker_killed_mid_run_is_started_again_and_its_run_trained_again_once(room_store):
+    s = room_store
+    room = s.create_room()
+    ex.start(s, room.code, room.key, ex.plan("induction", 480, 0.02, 2, 32))  # ~3 s a run
+    t = ex.claim(s, room.code, "seat-00001")
+    jobs.submit(room.code, t.eid, t.k)
+    (pid,) = jobrunner.ensure(1)
+    assert until(lambda: ex.tally(s, room.code, 1)["running"] == 1), _state(s, room.code)
+    os.kill(pid, signal.SIGKILL)
+    assert until(lambda: jobrunner._procs and all(p.poll() is not None for p in jobrunner._procs.values()), 10)
+    (again,) = jobrunner.ensure(1)  # the same executor id: DBOS hands it back the job it had begun
+    assert again != pid
+    assert until(lambda: ex.tally(s, room.code, 1)["done"] == 1), _state(s, room.code)
+    assert [tuple(r) for r in _state(s, room.code)] == [(1, "done", 2)]
+
+
+def test_a_cancelled_experiments_queued_runs_are_never_trained(room_store):
+    s = room_store
+    room = s.create_room()
+    ex.start(s, room.code, room.key, ex.plan("induction", 480, 0.02, 2, 32))
+    tickets = [ex.claim(s, room.code, f"seat-0000{i}") for i in range(1, 4)]
+    for t in tickets:
+        jobs.submit(room.code, t.eid, t.k)
+    jobrunner.ensure(1)
+    assert until(lambda: ex.tally(s, room.code, 1)["running"] == 1), _state(s, room.code)
+    ex.cancel(s, room.code, room.key)
+    assert jobs.cancel(room.code, 1) == 3  # the running one and the two queued
+    time.sleep(4)  # longer than a run: the worker would have taken the next by now
+    states = {k: (state, tries) for k, state, tries in _state(s, room.code)}
+    assert states[2] == states[3] == ("cancelled", 0)
+
+
+def test_unixepoch_subsec_is_given_where_sqlite_lacks_it():
+    """DBOS stamps its rows with unixepoch('subsec') on Python 3.12+, which SQLite before 3.42 answers with NULL
+    (Debian's Python links 3.40): the shim answers it with the time in seconds, and other arguments as SQLite."""
+    import sqlite3
+
+    now = time.time()
+    assert abs(jobs._subsec("subsec") - now) < 5
+    assert jobs._subsec("2026-01-01") == 1767225600
+    engine = ex.sa.create_engine("sqlite://")
+    ex.sa.event.listen(engine, "connect", jobs._connected)  # what the shim does for every pool of the process
+    with engine.connect() as conn:
+        value = conn.exec_driver_sql("SELECT unixepoch('subsec') * 1000").scalar()
+    assert value is not None and abs(value / 1000 - now) < 5
+    if sqlite3.sqlite_version_info < (3, 42):  # without it, SQLite's own answer
+        with sqlite3.connect(":memory:") as plain:
+            assert plain.execute("SELECT unixepoch('subsec')").fetchone()[0] is None
