@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from engine import class_runs as cr
-from services import classview, classwork
+from services import classwork
+from services.poll import classview
 from services.poll import experiment as ex
 from services.poll.store import NotPresenter, Store
 

@@ -135,7 +135,9 @@ def test_each_layer_imports_only_what_it_may(path):
         if where.startswith(PURE_UI) or (where.startswith("ui/sections/") and path.stem.startswith(PURE_PAGE_PARTS)):
             assert root != "streamlit", (where, module)
         if layer == "ui" and module.startswith("services"):
-            if module.startswith("services.poll"):
+            if module.startswith(
+                ("services.poll", "services.jobs", "services.jobrunner")
+            ):  # the rooms' experiment's queue
                 assert where.startswith("ui/poll/"), (where, module, "the poll's store is the poll's own")
             elif where not in COMPUTE:
                 named = SERVICE_TYPES if module == "services.weights" else HANDLE_TYPES

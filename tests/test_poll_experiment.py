@@ -107,19 +107,24 @@ def test_cancel_stops_queued_runs_and_new_seats_but_keeps_finished_ones(make):
 
 
 def test_the_queue_position_counts_every_rooms_queued_runs_before(make):
+    from services.poll import classview
+
     clock = Clock()
     s = make(clock=clock)
     rooms_ = [s.create_room() for _ in range(2)]
     for room in rooms_:
         ex.start(s, room.code, room.key, PLAN)
-    tickets = []
+    seats_ = []
     for i in range(4):
         clock.now += 1
         room = rooms_[i % 2]
-        tickets.append((room.code, ex.claim(s, room.code, f"seat-0000{i}")))
-    assert [ex.ahead(s, code, t.eid, t.k) for code, t in tickets] == [0, 1, 2, 3]
-    ex.take(s, tickets[0][0], 1, tickets[0][1].k)
-    assert ex.ahead(s, tickets[3][0], 1, tickets[3][1].k) == 2
+        seats_.append((room.code, ex.claim(s, room.code, f"seat-0000{i}").k, f"seat-0000{i}"))
+    assert [classview.mine(s, code, 1, seat).ahead for code, _, seat in seats_] == [0, 1, 2, 3]
+    ex.take(s, seats_[0][0], 1, seats_[0][1])
+    mine = classview.mine(s, seats_[3][0], 1, seats_[3][2])
+    assert (mine.k, mine.state, mine.ahead) == (2, "queued", 2)
+    assert classview.mine(s, seats_[0][0], 1, seats_[0][2]).ahead == 0  # running: not in the queue
+    assert classview.mine(s, seats_[0][0], 1, "seat-00099") is None
 
 
 def test_closing_or_expiring_a_room_deletes_its_experiment_and_runs(make):

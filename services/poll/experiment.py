@@ -280,13 +280,3 @@ def tally(store: Store, code: str, eid: int) -> dict[str, int]:
         ).all()
     found = dict(rows)
     return {state: int(found.get(state, 0)) for state in STATES}
-
-
-def ahead(store: Store, code: str, eid: int, k: int) -> int:
-    """How many queued runs, of every room on this database, were queued before run k (0: it is next)."""
-    r = runs.c
-    with store._tx(write=False) as conn:
-        mine = sa.select(r.queued_at).where((r.code == code) & (r.eid == eid) & (r.k == k)).scalar_subquery()
-        return int(
-            conn.execute(sa.select(sa.func.count()).where((r.state == "queued") & (r.queued_at < mine))).scalar_one()
-        )

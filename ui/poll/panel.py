@@ -23,6 +23,7 @@ from ui.poll import (
     closing,
     countdown,
     drawq,
+    experiment,
     eyesup,
     follow,
     hallcount,
@@ -157,6 +158,7 @@ def _presenter(view, link: Link, join_url: str, here: dict) -> None:
                 live = _presenter_soon if hallview.soon(None if now is None else now.rev) else _presenter_live
                 live(link.room, link.key, questions.step_qid(view.page.path, step), view.present, slot)
             eyesup.switch(link, now)
+            experiment.draw(link, view.present)
             closing.draw(link)
     hallview.style()
 

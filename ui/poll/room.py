@@ -24,6 +24,7 @@ _lessons: dict[str, tuple[int, str | None]] = {}  # room code -> (counter, lesso
 _asked: dict[str, tuple[int, list]] = {}  # room code -> (counter, its questions): the same for everyone
 _counts: dict[str, tuple[int, dict]] = {}  # room code -> (counter, counts once revealed: frozen by then)
 _paces: dict[str, tuple[int, object]] = {}  # room code -> (counter, its student-paced range or None)
+_experiments: dict[str, tuple[int, object]] = {}  # room code -> (counter, its class experiment or None)
 _MINE = "_room_mine"  # (counter, {question: choice}) this student's, in the session
 _guard = threading.Lock()
 
@@ -174,6 +175,14 @@ def _by_rev(kept: dict, code: str, rev: int | None, read):
 def questions(code: str, rev: int | None) -> list:
     """The room's questions (PollError if the room is gone), once per process per change of the room."""
     return _by_rev(_asked, code, rev, lambda: store().questions(code))
+
+
+def experiment(code: str, rev: int | None):
+    """The room's class experiment (services/poll/experiment.Experiment, or None), once per process per change of
+    the room (starting or cancelling one moves its counter)."""
+    from services.poll import experiment as ex
+
+    return _by_rev(_experiments, code, rev, lambda: ex.current(store(), code))
 
 
 def counts(code: str, rev: int | None) -> dict:

@@ -43,3 +43,50 @@ def compared(c: Comparison, setting: str) -> str:
         f"With {setting} {c.a} the head formed {fmt(abs(c.difference), ',.0f')} steps {sooner} than with {c.b} "
         f"(difference of the medians; {interval}, which excludes 0): an effect."
     )
+
+
+SETTINGS = {"steps": "steps", "lr": "learning rate", "layers": "layers", "width": "width"}
+HEADS = {"induction": "an induction head", "previous": "a previous-token head"}  # what a task's run forms
+
+
+def plan(settings: dict, varies: str | None, values: tuple, title: str) -> str:
+    """'induction, 480 steps, learning rate 0.02, 2 layers, width 32; the learning rate varies: 0.02, 0.005'."""
+    words = {
+        "steps": count(int(settings["steps"]), "step"),
+        "lr": f"learning rate {fmt(settings['lr'], 'g')}",
+        "layers": count(int(settings["layers"]), "layer"),
+        "width": f"width {int(settings['width'])}",
+    }
+    said = ", ".join([title, *(said for name, said in words.items() if name != varies)])
+    if varies is not None:
+        said += f"; the {SETTINGS[varies]} varies across the hall: {', '.join(fmt(v, 'g') for v in values)}"
+    return said
+
+
+def seeds(k: int | None = None) -> str:
+    """What run k's seed is (the student's own, or every run's for the presenter)."""
+    if k is None:
+        return (
+            "Run k uses k both as its weight seed (the initial weights) and as its batch seed (the training "
+            "sequences), so the spread you see comes from both."
+        )
+    return f"You are run {k}: seed {k}, for your initial weights and for your training sequences."
+
+
+def yours(formed_at: int | None, accuracy: float | None, done: int, steps: list[int], head: str) -> str:
+    """A student's run among the hall's: 'your head formed at step 212; the hall's median is 240 (of 35 runs).'"""
+    import statistics
+
+    said = (
+        f"Your run formed {head} at step {formed_at:,}"
+        if formed_at is not None
+        else f"Your run did not form {head} (it ended at {fmt(accuracy or 0.0, '.0%')} accuracy)"
+    )
+    if done <= 1:
+        return said + "; the hall's runs appear here as they finish."
+    if not steps:
+        return said + f"; none of the hall's {count(done, 'finished run')} formed it."
+    median = statistics.median(steps)
+    return said + (
+        f"; the hall's median is step {fmt(median, ',.0f')} ({len(steps)} of {count(done, 'finished run')} formed it)."
+    )

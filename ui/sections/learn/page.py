@@ -5,6 +5,7 @@ The page's header (its title, intro and formulas), then its sections: pages/lear
 from __future__ import annotations
 
 from ui.page import layout
+from ui.poll import classrun
 from ui.sections.learn import live, replay
 from ui.sections.learn import task as tasks
 from ui.sections.learn import words as learn_words
@@ -21,6 +22,7 @@ def draw(view: View) -> None:
         intro(view.controls.task),
         learn_words.formula(cfg),
     )
+    classrun.draw()  # a student in a room with a class experiment: their run (issue 52)
     task = tasks.choose(view)
     training = tasks.training(view)
     seq = tasks.sequence(view, task)

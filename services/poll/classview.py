@@ -150,3 +150,45 @@ def npz(done: list[Finished]) -> bytes:
         shares=shares,
     )
     return buffer.getvalue()
+
+
+@dataclass(frozen=True)
+class Mine:
+    """A student's own run as their Learn page shows it."""
+
+    k: int
+    state: str
+    formed: int | None
+    accuracy: float | None
+    ahead: int  # queued runs before it (0 unless queued)
+
+
+def mine(store: Store, code: str, eid: int, seat: str) -> Mine | None:
+    """The seat's run in experiment eid (None: it has none)."""
+    r = runs.c
+    with store._tx(write=False) as conn:
+        row = conn.execute(
+            sa.select(r.k, r.state, r.formed, r.accuracy, r.queued_at).where(
+                (r.code == code) & (r.eid == eid) & (r.seat == seat)
+            )
+        ).first()
+        if row is None:
+            return None
+        ahead = 0
+        if row.state == "queued":
+            ahead = conn.execute(
+                sa.select(sa.func.count()).where((r.state == "queued") & (r.queued_at < row.queued_at))
+            ).scalar_one()
+    return Mine(int(row.k), row.state, row.formed, row.accuracy, int(ahead))
+
+
+def hall_formed(store: Store, code: str, eid: int) -> tuple[int, list[int]]:
+    """How many of the experiment's runs are done, and the steps at which those that formed their head formed it."""
+    r = runs.c
+    with store._tx(write=False) as conn:
+        rows = (
+            conn.execute(sa.select(r.formed).where((r.code == code) & (r.eid == eid) & (r.state == "done")))
+            .scalars()
+            .all()
+        )
+    return len(rows), sorted(int(f) for f in rows if f is not None)

@@ -1,0 +1,100 @@
+"""Issue 52 in the app (AppTest): the presenter opens the class experiment's box, starts one (a refused plan says
+why in words and starts nothing), students on the Learn page see it and press Train my run (a run number each, in
+order, with its seed; the job goes to the queue), a finished run shows the student where it sits among the hall's,
+the presenter's overlay says the hall's numbers with the exports, and Cancel stops queued runs and late seats.
+The queue and its workers are tests/test_jobs.py's: here runs are trained in-process (services/classwork.work)."""
+
+from __future__ import annotations
+
+import pytest
+
+from services import classwork
+from services.poll import experiment as ex
+from tests.conftest import open_app
+from tests.test_poll_app import presenter, room_of
+from ui.poll import classrun
+from ui.poll import experiment as box
+from ui.poll.db import store
+
+pytestmark = pytest.mark.usefixtures("poll_db")
+
+
+@pytest.fixture
+def queued(monkeypatch):
+    """The jobs the app submits, kept here (no worker starts)."""
+    import services.jobrunner
+    import services.jobs
+
+    sent = []
+    monkeypatch.setattr(services.jobs, "submit", lambda code, eid, k, url=None: sent.append((code, eid, k)))
+    monkeypatch.setattr(services.jobs, "cancel", lambda code, eid, url=None: 0)
+    monkeypatch.setattr(services.jobrunner, "ensure", lambda count=None: [])
+    return sent
+
+
+def text(at) -> str:
+    return "\n".join([m.value for m in at.markdown] + [c.value for c in at.caption]).replace("\\", "")
+
+
+def started(steps: int = 40, varies: str | None = None, values: str = ""):
+    at = presenter()
+    at.session_state[box.BOX] = True
+    at.run()
+    at.selectbox(key=box.TASK).set_value("previous").run()
+    at.number_input(key=f"{box.STEPS}_previous").set_value(steps)
+    at.selectbox(key=f"{box.VARIES}_previous").set_value(varies)
+    at.text_input(key=f"{box.VALUES}_previous").set_value(values)
+    next(b for b in at.button if b.label == "Start the experiment").click().run()
+    assert not at.exception
+    return at
+
+
+def test_the_presenter_starts_an_experiment_and_students_train_their_runs(queued):
+    at = started(40, "width", "16, 8")
+    code, key = room_of(at)
+    assert "Experiment 1:" in text(at) and "the width varies across the hall: 16, 8" in text(at)
+    assert "Run k uses k both as its weight seed" in text(at)
+    assert [m.value for m in at.metric if m.label in ("queued", "done")] == ["0", "0"]
+    students = [open_app("pages/learn.py", {"room": code}) for _ in range(3)]
+    for s in students:
+        assert "every student trains a run of previous token, 40 steps" in text(s)
+        s.button(key=classrun.TRAIN).click().run()
+        assert not s.exception
+    assert [k for _, _, k in queued] == [1, 2, 3]
+    assert "You are run 2: seed 2" in text(students[1]) and "next in the queue" not in text(students[1])
+    assert "1 run before it in the queue" in text(students[1])
+    for k in (1, 2):
+        assert classwork.work(store(), code, 1, k) == "done"
+    students[1].run()
+    said = text(students[1])
+    assert "You are run 2: seed 2" in said and ("Your run formed" in said or "Your run did not form" in said)
+    assert "finished run" in said  # two are done: where it sits among the hall's
+    at.run()
+    assert [m.value for m in at.metric if m.label in ("queued", "done")] == ["1", "2"]
+    overlay = text(at)
+    assert "width 16:" in overlay and "width 8:" in overlay
+    assert len(at.get("vega_lite_chart")) >= 2
+    assert {b.label for b in at.get("download_button")} >= {"Runs (CSV)", "Curves (CSV)", "Curves (npz)"}
+
+
+def test_a_plan_the_store_refuses_is_said_and_starts_nothing(queued):
+    at = started(40, "lr", "0.02, fast")
+    code, _ = room_of(at)
+    assert any("numbers separated by commas" in w.value for w in at.warning)
+    assert ex.current(store(), code) is None
+    at = started(40, "layers", "1, 1")
+    assert any("different from each other" in w.value for w in at.warning)
+
+
+def test_cancel_stops_queued_runs_and_a_late_student_sees_why(queued):
+    at = started()
+    code, _ = room_of(at)
+    first = open_app("pages/learn.py", {"room": code})
+    first.button(key=classrun.TRAIN).click().run()
+    at.button(key=box.CANCEL).click().run()
+    assert not at.exception and "was cancelled" in text(at)
+    assert ex.tally(store(), code, 1)["cancelled"] == 1
+    first.run()
+    assert "cancelled the experiment before your run started" in text(first)
+    late = open_app("pages/learn.py", {"room": code})
+    assert classrun.TRAIN not in [b.key for b in late.button]  # nothing to join

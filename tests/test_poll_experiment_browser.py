@@ -1,0 +1,76 @@
+"""Issue 52 in real Chromium, with real workers: the presenter (laptop) starts a class experiment from the room's
+panel, three students (phones, separate browser contexts) press Train my run on their Learn page, the server's own
+worker subprocesses (services/jobrunner.py) train the runs from the DBOS queue, each student sees their run number
+and, once it is done, where it sits among the hall's, and the presenter's box counts the runs and draws the overlay
+(the sentence, the curves, the exports). axe-core finds no serious or critical issue in either box. The times are
+printed (pytest -s).
+
+Skipped without Chromium and Playwright unless REQUIRE_BROWSER=1 (CI)."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+from harness import browser as bs
+from tests.test_poll_browser import LAPTOP, PHONE, browser, open_room  # noqa: F401 - fixture
+from tests.test_poll_hallview_browser import serious, wait_text
+from ui.poll import classrun
+from ui.poll import experiment as box
+
+pytestmark = pytest.mark.browser
+
+SHOTS = bs.ARTIFACTS / "poll"
+TITLE = "Class experiment: every student trains a run"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    with bs.poll_server(tmp_path_factory.mktemp("poll"), "poll-experiment-browser.log") as (srv, db):
+        yield srv
+
+
+@pytest.mark.timeout(600)
+def test_a_class_experiment_from_start_to_overlay(browser, server):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    errors: list[str] = []
+    contexts = []
+    page_in = bs.opener(browser, contexts, errors)
+    try:
+        lecturer = page_in(LAPTOP)
+        panel, join, code = open_room(lecturer, server.url + "/learn?present=1")
+        panel.locator("[data-testid='stExpander'] summary", has_text=TITLE).first.click()
+        mine = lecturer.locator(f".st-key-{box.BOX}")
+        wait_text(mine, r"Start the experiment", timeout=30)
+        mine.get_by_role("button", name="Start the experiment").click()
+        wait_text(mine, r"Experiment 1:.*induction, 480 steps", timeout=30)
+        started = time.monotonic()
+        students = []
+        for _ in range(3):
+            page = page_in(PHONE)
+            page.goto(join)
+            run_box = page.locator(f".st-key-{classrun.BOX}")
+            wait_text(run_box, r"The class experiment", timeout=60)
+            run_box.get_by_role("button", name="Train my run").click()
+            students.append((page, run_box))
+        for i, (_, run_box) in enumerate(students, start=1):
+            wait_text(run_box, rf"You are run {i}: seed {i}", timeout=30)
+        for _, run_box in students:
+            wait_text(run_box, r"Your run (formed|did not form)", timeout=120)
+        print(f"\nclass experiment: 3 runs of induction done {time.monotonic() - started:.1f} s after the first click")
+        said = students[-1][1].inner_text()
+        assert re.search(r"the hall's (median is step [\d,]+|runs appear here)|none of the hall's", said), said
+        wait_text(mine, r"done\s*3", timeout=30)
+        wait_text(mine, r"(of 3 runs|all 3 runs|none of the 3 runs) formed an induction head", timeout=30)
+        assert mine.locator("[data-testid='stVegaLiteChart']").count() >= 2
+        assert mine.get_by_role("button", name=re.compile("Runs \\(CSV\\)")).count() == 1
+        lecturer.screenshot(path=str(SHOTS / "experiment-presenter.png"), full_page=True)
+        students[0][0].screenshot(path=str(SHOTS / "experiment-student.png"), full_page=True)
+        assert serious(lecturer, f".st-key-{box.BOX}") == []
+        assert serious(students[0][0], f".st-key-{classrun.BOX}") == []
+        assert errors == []
+    finally:
+        for context in contexts:
+            context.close()

@@ -1,0 +1,178 @@
+"""A class experiment's charts (issue 52), for the presenter: every run's loss curve (thin, one colour per value of
+the varied setting, Okabe-Ito) under the median curve (dashed grey: legible on light and dark), the histogram of
+the steps at which the task's head formed, and each run's final accuracy; each with its text alternative from the
+numbers. The curves come thinned (services/classview.py), so 300 runs stay light."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import streamlit as st
+
+from ui.charts import colours as co
+from ui.charts import spec as sp
+from ui.charts.describe import number
+from ui.charts.line_charts import describe
+
+
+def _axis(present: bool) -> dict:
+    size = sp.font(present)
+    return {"labelFontSize": size, "titleFontSize": size}
+
+
+def _colour(groups: list[str], setting: str) -> dict:
+    """One colour per value of the varied setting (one scale for the whole figure); grey when nothing varies."""
+    if groups == [""]:
+        return {"value": co.BLUE}
+    return {
+        "field": "group",
+        "type": "nominal",
+        "title": setting,
+        "scale": {"domain": groups, "range": list(co.SERIES[: len(groups)])},
+    }
+
+
+def curves(shown, setting: str, present: bool = False, box=st) -> None:
+    """Every run's loss against the step, thin and translucent, and the hall's median curve on top."""
+    groups = [g.group for g in shown.groups]
+    rows = {"k": [], "group": [], "step": [], "loss": []}
+    for k, group, steps, loss in shown.curves:
+        rows["k"] += [k] * len(steps)
+        rows["group"] += [group] * len(steps)
+        rows["step"] += steps.tolist()
+        rows["loss"] += loss.tolist()
+    data = pa.table(
+        {
+            "k": pa.array(rows["k"], pa.int32()),
+            "group": pa.array(rows["group"], pa.string()),
+            "step": pa.array(rows["step"], pa.int32()),
+            "loss": pa.array(np.asarray(rows["loss"], dtype=np.float32)),
+        }
+    )
+    steps, median = shown.median
+    middle = pa.table({"step": pa.array(steps, pa.int32()), "loss": pa.array(np.asarray(median, dtype=np.float32))})
+    x = {"field": "step", "type": "quantitative", "title": "training step", "axis": _axis(present)}
+    y = {"field": "loss", "type": "quantitative", "title": "loss (cross-entropy)", "axis": _axis(present)}
+    about = (
+        f"The loss curves of {len(shown.curves)} runs, one thin line each"
+        + ("" if groups == [""] else f", coloured by {setting} ({', '.join(groups)})")
+        + ", and their median as a thick dashed grey line. "
+        + describe([("median loss", steps, median)], "training step")
+    )
+    spec = {
+        "height": 300 if present else 240,
+        "title": {**sp.title(present), "text": "every run's loss, and the median"},
+        "description": about,
+        "layer": [
+            {
+                "data": {"name": "runs"},
+                "mark": {"type": "line", "strokeWidth": 1, "opacity": 0.35},
+                "encoding": {
+                    "x": x,
+                    "y": y,
+                    "detail": {"field": "k", "type": "nominal"},
+                    "color": _colour(groups, setting),
+                    "tooltip": [
+                        {"field": "k", "type": "quantitative", "title": "run"},
+                        {"field": "step", "type": "quantitative"},
+                        {"field": "loss", "type": "quantitative", "format": ".3f"},
+                    ],
+                },
+            },
+            {
+                "data": {"name": "median"},
+                "mark": {"type": "line", "strokeWidth": 3, "strokeDash": [8, 3], "color": co.VALUE_TEXT},
+                "encoding": {
+                    "x": x,
+                    "y": y,
+                    "tooltip": [
+                        {"field": "step", "type": "quantitative"},
+                        {"field": "loss", "type": "quantitative", "format": ".3f", "title": "median loss"},
+                    ],
+                },
+            },
+        ],
+    }
+    box.vega_lite_chart(spec={**spec, "datasets": {"runs": data, "median": middle}}, width="stretch")
+
+
+def formed(shown, present: bool = False, box=st) -> None:
+    """How many runs formed their head in each stretch of steps."""
+    counts, edges = shown.histogram
+    if not len(counts):
+        return
+    data = pa.table(
+        {
+            "from": pa.array(edges[:-1], pa.float64()),
+            "to": pa.array(edges[1:], pa.float64()),
+            "runs": pa.array(counts, pa.int32()),
+        }
+    )
+    busiest = int(np.argmax(counts))
+    about = (
+        f"Histogram of the step at which {int(counts.sum())} runs formed their head, in {len(counts)} stretches "
+        f"from step {number(edges[0])} to {number(edges[-1])}; the most, {int(counts[busiest])}, between steps "
+        f"{number(edges[busiest])} and {number(edges[busiest + 1])}."
+    )
+    spec = {
+        "height": 200 if present else 160,
+        "title": {**sp.title(present), "text": "the step at which each run's head formed"},
+        "description": about,
+        "data": {"name": "bins"},
+        "mark": {"type": "bar", "color": co.BAR_REST},
+        "encoding": {
+            "x": {"field": "from", "type": "quantitative", "bin": {"binned": True}, "title": "training step"}
+            | {"axis": _axis(present)},
+            "x2": {"field": "to"},
+            "y": {
+                "field": "runs",
+                "type": "quantitative",
+                "title": "runs",
+                "axis": {**_axis(present), "tickMinStep": 1},
+            },
+            "tooltip": [
+                {"field": "from", "type": "quantitative", "format": ",.0f", "title": "from step"},
+                {"field": "to", "type": "quantitative", "format": ",.0f", "title": "to step"},
+                {"field": "runs", "type": "quantitative"},
+            ],
+        },
+    }
+    box.vega_lite_chart(spec={**spec, "datasets": {"bins": data}}, width="stretch")
+
+
+def accuracy(shown, setting: str, present: bool = False, box=st) -> None:
+    """Each run's final accuracy, a tick per run (by the varied setting's value when one varies)."""
+    groups = [g.group for g in shown.groups]
+    data = pa.table(
+        {
+            "k": pa.array([r.k for r in shown.runs], pa.int32()),
+            "group": pa.array([r.group or "all runs" for r in shown.runs], pa.string()),
+            "accuracy": pa.array([r.accuracy for r in shown.runs], pa.float64()),
+        }
+    )
+    about = "Final accuracy of each run: " + "; ".join(
+        f"{g.group or 'all runs'}: {g.runs} runs, median {number(g.accuracy)}" for g in shown.groups
+    )
+    spec = {
+        "height": {"step": 36 if present else 28},
+        "title": {**sp.title(present), "text": "each run's final accuracy"},
+        "description": about + ".",
+        "data": {"name": "runs"},
+        "mark": {"type": "tick", "thickness": 2},
+        "encoding": {
+            "x": {
+                "field": "accuracy",
+                "type": "quantitative",
+                "title": "accuracy on fresh sequences",
+                "scale": {"domain": [0, 1]},
+                "axis": {**_axis(present), "format": ".0%"},
+            },
+            "y": {"field": "group", "type": "nominal", "title": setting or None, "axis": _axis(present)},
+            "color": _colour(groups, setting) if groups != [""] else {"value": co.BLUE},
+            "tooltip": [
+                {"field": "k", "type": "quantitative", "title": "run"},
+                {"field": "accuracy", "type": "quantitative", "format": ".1%"},
+            ],
+        },
+    }
+    box.vega_lite_chart(spec={**spec, "datasets": {"runs": data}}, width="stretch")
