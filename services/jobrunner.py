@@ -84,3 +84,23 @@ def stop() -> None:
                 proc.kill()
                 proc.wait(timeout=5)
         _procs.clear()
+
+
+def main() -> None:
+    """`python -m services.jobrunner`: a worker service's container (docker compose's `workers`, the Kubernetes
+    StatefulSet deploy/k8s/workers.yaml): keeps this machine's workers running (one per core it may use), each
+    started again under its id when it dies, until SIGTERM or SIGINT, which stops them."""
+    import signal
+
+    stopping = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stopping.set())
+    os.environ.pop("ATTENTION_LAB_WORKERS", None)  # this process is where the workers run
+    while not stopping.is_set():
+        ensure()
+        stopping.wait(1.0)
+    stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -109,3 +109,30 @@ def test_unixepoch_subsec_is_given_where_sqlite_lacks_it():
     if sqlite3.sqlite_version_info < (3, 42):  # without it, SQLite's own answer
         with sqlite3.connect(":memory:") as plain:
             assert plain.execute("SELECT unixepoch('subsec')").fetchone()[0] is None
+
+
+@pytest.mark.parametrize("make", ["sqlite"], indirect=True)  # the service is the same on PostgreSQL
+def test_a_worker_service_trains_the_runs_and_stops_its_workers_on_sigterm(room_store, monkeypatch):
+    """`python -m services.jobrunner` (compose's `workers`, the Kubernetes StatefulSet): the app with
+    ATTENTION_LAB_WORKERS=external starts none, the service's own workers train the runs, and SIGTERM stops them."""
+    import subprocess
+    import sys
+
+    s = room_store
+    monkeypatch.setenv("ATTENTION_LAB_WORKERS", "external")
+    assert jobrunner.ensure() == []
+    room = s.create_room()
+    ex.start(s, room.code, room.key, ex.plan("previous", 40, 0.06, 1, 16))
+    t = ex.claim(s, room.code, "seat-00001")
+    jobs.submit(room.code, t.eid, t.k)
+    service = subprocess.Popen([sys.executable, "-m", "services.jobrunner"], cwd=jobrunner.workers.ROOT)
+    try:
+        assert until(lambda: ex.tally(s, room.code, 1)["done"] == 1, 60), _state(s, room.code)
+        service.send_signal(signal.SIGTERM)
+        assert service.wait(timeout=20) == 0
+    finally:
+        if service.poll() is None:
+            service.kill()
+    replica = os.environ["ATTENTION_LAB_REPLICA"]
+    left = subprocess.run(["pgrep", "-f", f"services.jobs {replica}-"], capture_output=True, text=True).stdout
+    assert left.strip() == ""  # its workers left with it

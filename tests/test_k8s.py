@@ -23,7 +23,12 @@ def documents(path: Path) -> list[dict]:
 
 
 def resources() -> dict[str, dict]:
-    return {doc["kind"]: doc for path in FILES for doc in documents(path)}
+    """The app's resources by kind (the workers' own, in workers.yaml, are workers())."""
+    return {doc["kind"]: doc for path in FILES if path.name != "workers.yaml" for doc in documents(path)}
+
+
+def workers() -> dict[str, dict]:
+    return {doc["kind"]: doc for doc in documents(K8S / "workers.yaml")}
 
 
 def test_the_folder_holds_every_manifest():
@@ -33,6 +38,7 @@ def test_the_folder_holds_every_manifest():
         "ingress.yaml",
         "hpa.yaml",
         "secret.example.yaml",
+        "workers.yaml",
     }
 
 
@@ -118,3 +124,24 @@ def test_the_image_holds_everything_the_app_reads_and_compiles_its_modules():
     compiled = {word for line in lines if "compileall" in line for word in line.split()[line.split().index("-q") + 1 :]}
     python = {name for name in needed if name.endswith(".py") or any((ROOT / name).rglob("*.py"))}
     assert python and compiled == python, (compiled, python)
+
+
+def env_of(container: dict) -> dict:
+    return {e["name"]: e.get("value", e.get("valueFrom")) for e in container["env"]}
+
+
+def test_the_workers_are_a_statefulset_of_their_own_with_stable_ids_and_the_apps_database():
+    """The class experiment's queue workers (issue 52) scale apart from the app: a StatefulSet (stable pod names,
+    so a restarted pod's workers recover the runs they had begun) running services.jobrunner, on the rooms'
+    PostgreSQL from the app's secret; the app starts no workers of its own there."""
+    found = workers()
+    sts, service = found["StatefulSet"], found["Service"]
+    assert sts["spec"]["serviceName"] == service["metadata"]["name"] and service["spec"]["clusterIP"] == "None"
+    (container,) = sts["spec"]["template"]["spec"]["containers"]
+    assert container["command"] == ["python", "-m", "services.jobrunner"]
+    env = env_of(container)
+    assert env["ATTENTION_LAB_REPLICA"] == {"fieldRef": {"fieldPath": "metadata.name"}}
+    assert env["DATABASE_URL"] == {"secretKeyRef": {"name": "attention-lab", "key": "database-url"}}
+    (app,) = resources()["Deployment"]["spec"]["template"]["spec"]["containers"]
+    assert env_of(app)["ATTENTION_LAB_WORKERS"] == "external" and env_of(app)["DATABASE_URL"] == env["DATABASE_URL"]
+    assert "database-url" in resources()["Secret"]["stringData"]
