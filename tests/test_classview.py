@@ -13,7 +13,7 @@ import pytest
 from engine import class_runs as cr
 from services import classwork
 from services.poll import classview
-from services.poll import experiment as ex
+from services.poll import experiment as cx
 from services.poll.store import NotPresenter, Store
 
 
@@ -23,10 +23,10 @@ def hall(tmp_path_factory):
     varying 16 / 8, and a fifth seat whose run is not done."""
     store = Store(tmp_path_factory.mktemp("hall") / "poll.sqlite3")
     room = store.create_room()
-    plan = ex.plan("previous", 60, 0.06, 1, 16, "width", [16, 8])
-    eid = ex.start(store, room.code, room.key, plan)
+    plan = cx.plan("previous", 60, 0.06, 1, 16, "width", [16, 8])
+    eid = cx.start(store, room.code, room.key, plan)
     for i in range(1, 6):
-        ex.claim(store, room.code, f"seat-0000{i}")
+        cx.claim(store, room.code, f"seat-0000{i}")
     for k in range(1, 5):
         assert classwork.work(store, room.code, eid, k) == "done"
     yield store, room, plan, classview.finished(store, room.code, room.key, eid)

@@ -14,7 +14,7 @@ import engine
 from engine.evidence import position_metrics
 from engine.histories import history_arrays, lock
 from services import classwork
-from services.poll import experiment as ex
+from services.poll import experiment as cx
 from services.poll.store import Store
 
 
@@ -26,7 +26,7 @@ def store(tmp_path):
 
 
 def test_run_k_is_seeded_by_k_in_its_weights_and_its_batches():
-    settings = ex.plan("previous", 30, 0.06, 1, 16).settings(1)
+    settings = cx.plan("previous", 30, 0.06, 1, 16).settings(1)
     assert classwork.config_of(settings, 7) == dataclasses.replace(engine.TASKS["previous"].config, seed=7)
     same, again, other = (classwork.trained(settings, k) for k in (7, 7, 8))
     np.testing.assert_allclose(same.losses, again.losses, rtol=0, atol=1e-12)
@@ -37,13 +37,13 @@ def test_run_k_is_seeded_by_k_in_its_weights_and_its_batches():
 
 def test_a_run_is_trained_once_and_its_numbers_are_the_engines(store):
     room = store.create_room()
-    ex.start(store, room.code, room.key, ex.plan("previous", 80, 0.06, 1, 16, "width", [16, 8]))
-    ticket = ex.claim(store, room.code, "seat-00001")
-    ex.claim(store, room.code, "seat-00002")
+    cx.start(store, room.code, room.key, cx.plan("previous", 80, 0.06, 1, 16, "width", [16, 8]))
+    ticket = cx.claim(store, room.code, "seat-00001")
+    cx.claim(store, room.code, "seat-00002")
     assert classwork.work(store, room.code, ticket.eid, 2) == "done"  # the second seat's run: width 8
     assert classwork.work(store, room.code, ticket.eid, 2) == "skipped"  # delivered again: nothing trained
     with store.engine.connect() as conn:
-        row = conn.execute(ex.runs.select().where(ex.runs.c.k == 2)).mappings().one()
+        row = conn.execute(cx.runs.select().where(cx.runs.c.k == 2)).mappings().one()
     run = engine.train("previous", classwork.config_of({**ticket.settings, "width": 8}, 2), 80, seed=2, lr=0.06)
     assert run.config.d_model == 8
     arrays = history_arrays(run)
@@ -62,9 +62,9 @@ def test_a_run_is_trained_once_and_its_numbers_are_the_engines(store):
 
 def test_a_cancelled_run_or_a_closed_room_trains_nothing(store):
     room = store.create_room()
-    ex.start(store, room.code, room.key, ex.plan("previous", 30, 0.06, 1, 16))
-    ticket = ex.claim(store, room.code, "seat-00001")
-    ex.cancel(store, room.code, room.key)
+    cx.start(store, room.code, room.key, cx.plan("previous", 30, 0.06, 1, 16))
+    ticket = cx.claim(store, room.code, "seat-00001")
+    cx.cancel(store, room.code, room.key)
     assert classwork.work(store, room.code, ticket.eid, ticket.k) == "skipped"
     store.close_room(room.code, room.key)
     assert classwork.work(store, room.code, ticket.eid, ticket.k) == "skipped"

@@ -14,7 +14,7 @@ import uuid
 import pytest
 
 from services import jobrunner, jobs
-from services.poll import experiment as ex
+from services.poll import experiment as cx
 from tests.test_poll import make, pg_url  # noqa: F401 - fixtures
 
 
@@ -43,19 +43,19 @@ def until(done, seconds: float = 90.0):
 
 def _state(store, code):
     with store.engine.connect() as conn:
-        return conn.execute(ex.sa.text("SELECT k, state, tries FROM poll_runs ORDER BY k")).all()
+        return conn.execute(cx.sa.text("SELECT k, state, tries FROM poll_runs ORDER BY k")).all()
 
 
 def test_the_servers_runs_are_trained_by_its_workers_once(room_store):
     s = room_store
     assert jobs.queue_url().endswith("queue.sqlite3" if not s.postgres else s.target.split("://", 1)[1])
     room = s.create_room()
-    ex.start(s, room.code, room.key, ex.plan("previous", 40, 0.06, 1, 16))
-    tickets = [ex.claim(s, room.code, f"seat-0000{i}") for i in range(1, 4)]
+    cx.start(s, room.code, room.key, cx.plan("previous", 40, 0.06, 1, 16))
+    tickets = [cx.claim(s, room.code, f"seat-0000{i}") for i in range(1, 4)]
     for t in tickets + tickets[:1]:  # the first seat asks twice: one job
         jobs.submit(room.code, t.eid, t.k)
     assert len(jobrunner.ensure(2)) == 2
-    assert until(lambda: ex.tally(s, room.code, 1)["done"] == 3), _state(s, room.code)
+    assert until(lambda: cx.tally(s, room.code, 1)["done"] == 3), _state(s, room.code)
     assert [tuple(r) for r in _state(s, room.code)] == [(1, "done", 1), (2, "done", 1), (3, "done", 1)]
     listed = jobs.client().list_workflows(workflow_id_prefix=f"{room.code}-run-1-", load_input=False, load_output=False)
     assert sorted(w.status for w in listed) == ["SUCCESS"] * 3
@@ -64,29 +64,29 @@ def test_the_servers_runs_are_trained_by_its_workers_once(room_store):
 def test_a_worker_killed_mid_run_is_started_again_and_its_run_trained_again_once(room_store):
     s = room_store
     room = s.create_room()
-    ex.start(s, room.code, room.key, ex.plan("induction", 480, 0.02, 2, 32))  # ~3 s a run
-    t = ex.claim(s, room.code, "seat-00001")
+    cx.start(s, room.code, room.key, cx.plan("induction", 480, 0.02, 2, 32))  # ~3 s a run
+    t = cx.claim(s, room.code, "seat-00001")
     jobs.submit(room.code, t.eid, t.k)
     (pid,) = jobrunner.ensure(1)
-    assert until(lambda: ex.tally(s, room.code, 1)["running"] == 1), _state(s, room.code)
+    assert until(lambda: cx.tally(s, room.code, 1)["running"] == 1), _state(s, room.code)
     os.kill(pid, signal.SIGKILL)
     assert until(lambda: jobrunner._procs and all(p.poll() is not None for p in jobrunner._procs.values()), 10)
     (again,) = jobrunner.ensure(1)  # the same executor id: DBOS hands it back the job it had begun
     assert again != pid
-    assert until(lambda: ex.tally(s, room.code, 1)["done"] == 1), _state(s, room.code)
+    assert until(lambda: cx.tally(s, room.code, 1)["done"] == 1), _state(s, room.code)
     assert [tuple(r) for r in _state(s, room.code)] == [(1, "done", 2)]
 
 
 def test_a_cancelled_experiments_queued_runs_are_never_trained(room_store):
     s = room_store
     room = s.create_room()
-    ex.start(s, room.code, room.key, ex.plan("induction", 480, 0.02, 2, 32))
-    tickets = [ex.claim(s, room.code, f"seat-0000{i}") for i in range(1, 4)]
+    cx.start(s, room.code, room.key, cx.plan("induction", 480, 0.02, 2, 32))
+    tickets = [cx.claim(s, room.code, f"seat-0000{i}") for i in range(1, 4)]
     for t in tickets:
         jobs.submit(room.code, t.eid, t.k)
     jobrunner.ensure(1)
-    assert until(lambda: ex.tally(s, room.code, 1)["running"] == 1), _state(s, room.code)
-    ex.cancel(s, room.code, room.key)
+    assert until(lambda: cx.tally(s, room.code, 1)["running"] == 1), _state(s, room.code)
+    cx.cancel(s, room.code, room.key)
     assert jobs.cancel(room.code, 1) == 3  # the running one and the two queued
     time.sleep(4)  # longer than a run: the worker would have taken the next by now
     states = {k: (state, tries) for k, state, tries in _state(s, room.code)}
@@ -101,8 +101,8 @@ def test_unixepoch_subsec_is_given_where_sqlite_lacks_it():
     now = time.time()
     assert abs(jobs._subsec("subsec") - now) < 5
     assert jobs._subsec("2026-01-01") == 1767225600
-    engine = ex.sa.create_engine("sqlite://")
-    ex.sa.event.listen(engine, "connect", jobs._connected)  # what the shim does for every pool of the process
+    engine = cx.sa.create_engine("sqlite://")
+    cx.sa.event.listen(engine, "connect", jobs._connected)  # what the shim does for every pool of the process
     with engine.connect() as conn:
         value = conn.exec_driver_sql("SELECT unixepoch('subsec') * 1000").scalar()
     assert value is not None and abs(value / 1000 - now) < 5
@@ -122,12 +122,12 @@ def test_a_worker_service_trains_the_runs_and_stops_its_workers_on_sigterm(room_
     monkeypatch.setenv("ATTENTION_LAB_WORKERS", "external")
     assert jobrunner.ensure() == []
     room = s.create_room()
-    ex.start(s, room.code, room.key, ex.plan("previous", 40, 0.06, 1, 16))
-    t = ex.claim(s, room.code, "seat-00001")
+    cx.start(s, room.code, room.key, cx.plan("previous", 40, 0.06, 1, 16))
+    t = cx.claim(s, room.code, "seat-00001")
     jobs.submit(room.code, t.eid, t.k)
     service = subprocess.Popen([sys.executable, "-m", "services.jobrunner"], cwd=jobrunner.workers.ROOT)
     try:
-        assert until(lambda: ex.tally(s, room.code, 1)["done"] == 1, 60), _state(s, room.code)
+        assert until(lambda: cx.tally(s, room.code, 1)["done"] == 1, 60), _state(s, room.code)
         service.send_signal(signal.SIGTERM)
         assert service.wait(timeout=20) == 0
     finally:

@@ -11,11 +11,11 @@ import threading
 import pytest
 import sqlalchemy as sa
 
-from services.poll import experiment as ex
+from services.poll import experiment as cx
 from services.poll import store as ps
 from tests.test_poll import Clock, make, pg_url  # noqa: F401 - fixtures
 
-PLAN = ex.plan("induction", 480, 0.02, 2, 32)
+PLAN = cx.plan("induction", 480, 0.02, 2, 32)
 RESULT = {"final_loss": 0.31, "accuracy": 0.97, "formed": 212, "roles": [], "curves": {"loss": [2.0, 0.3]}}
 
 
@@ -27,21 +27,21 @@ def rows(s: ps.Store, table: str, code: str) -> int:
 def test_seats_get_runs_in_order_and_a_seat_asking_again_keeps_its_own(make):
     s, other = make(), make()  # two replicas on one database
     room = s.create_room()
-    assert ex.current(s, room.code) is None
+    assert cx.current(s, room.code) is None
     with pytest.raises(ps.PollError, match="not started"):
-        ex.claim(s, room.code, "seat-00001")
-    assert ex.start(s, room.code, room.key, PLAN) == 1
-    got = [ex.claim(s if i % 2 else other, room.code, f"seat-0000{i}") for i in range(1, 4)]
+        cx.claim(s, room.code, "seat-00001")
+    assert cx.start(s, room.code, room.key, PLAN) == 1
+    got = [cx.claim(s if i % 2 else other, room.code, f"seat-0000{i}") for i in range(1, 4)]
     assert [t.k for t in got] == [1, 2, 3] and got[0].settings == {**PLAN.settings(1)} and got[0].state == "queued"
-    assert ex.claim(other, room.code, "seat-00002").k == 2 and got[1].job == "run-1-2"
-    assert ex.current(other, room.code) == ex.Experiment(1, PLAN, ex.current(s, room.code).started_at, False)
+    assert cx.claim(other, room.code, "seat-00002").k == 2 and got[1].job == "run-1-2"
+    assert cx.current(other, room.code) == cx.Experiment(1, PLAN, cx.current(s, room.code).started_at, False)
 
 
 def test_the_varied_setting_is_handed_out_in_turn(make):
     s = make()
     room = s.create_room()
-    ex.start(s, room.code, room.key, ex.plan("previous", 250, 0.06, 1, 16, "lr", [0.06, 0.01, 0.003]))
-    given = [ex.claim(s, room.code, f"seat-0000{i}").settings["lr"] for i in range(1, 8)]
+    cx.start(s, room.code, room.key, cx.plan("previous", 250, 0.06, 1, 16, "lr", [0.06, 0.01, 0.003]))
+    given = [cx.claim(s, room.code, f"seat-0000{i}").settings["lr"] for i in range(1, 8)]
     assert given == [0.06, 0.01, 0.003, 0.06, 0.01, 0.003, 0.06]
     with s.engine.connect() as conn:
         values = conn.execute(sa.text("SELECT value FROM poll_runs ORDER BY k")).scalars().all()
@@ -51,12 +51,12 @@ def test_the_varied_setting_is_handed_out_in_turn(make):
 def test_first_claims_at_once_on_two_replicas_get_distinct_numbers(make):
     s, other = make(), make()
     room = s.create_room()
-    ex.start(s, room.code, room.key, PLAN)
+    cx.start(s, room.code, room.key, PLAN)
     got, errors = [], []
 
     def ask(store, i):
         try:
-            got.append(ex.claim(store, room.code, f"seat-{i:05d}").k)
+            got.append(cx.claim(store, room.code, f"seat-{i:05d}").k)
         except Exception as err:  # noqa: BLE001 - any error fails the test below
             errors.append(err)
 
@@ -71,39 +71,39 @@ def test_first_claims_at_once_on_two_replicas_get_distinct_numbers(make):
 def test_a_run_is_taken_counted_recorded_once_and_failed_after_its_tries(make):
     s = make()
     room = s.create_room()
-    ex.start(s, room.code, room.key, PLAN)
-    one, two = (ex.claim(s, room.code, f"seat-0000{i}") for i in (1, 2))
-    assert ex.take(s, room.code, one.eid, one.k) == PLAN and ex.tally(s, room.code, 1)["running"] == 1
-    assert ex.record(s, room.code, one.eid, one.k, RESULT)
-    assert not ex.record(s, room.code, one.eid, one.k, {**RESULT, "formed": 1})  # delivered twice: kept once
-    assert not ex.take(s, room.code, one.eid, one.k)  # done: a second delivery trains nothing
-    for _ in range(ex.MAX_TRIES):  # its worker died every time
-        assert ex.take(s, room.code, two.eid, two.k)
-    assert not ex.take(s, room.code, two.eid, two.k)
-    assert ex.tally(s, room.code, 1) == {"queued": 0, "running": 0, "done": 1, "failed": 1, "cancelled": 0}
+    cx.start(s, room.code, room.key, PLAN)
+    one, two = (cx.claim(s, room.code, f"seat-0000{i}") for i in (1, 2))
+    assert cx.take(s, room.code, one.eid, one.k) == PLAN and cx.tally(s, room.code, 1)["running"] == 1
+    assert cx.record(s, room.code, one.eid, one.k, RESULT)
+    assert not cx.record(s, room.code, one.eid, one.k, {**RESULT, "formed": 1})  # delivered twice: kept once
+    assert not cx.take(s, room.code, one.eid, one.k)  # done: a second delivery trains nothing
+    for _ in range(cx.MAX_TRIES):  # its worker died every time
+        assert cx.take(s, room.code, two.eid, two.k)
+    assert not cx.take(s, room.code, two.eid, two.k)
+    assert cx.tally(s, room.code, 1) == {"queued": 0, "running": 0, "done": 1, "failed": 1, "cancelled": 0}
     with s.engine.connect() as conn:
         formed, error = conn.execute(sa.text("SELECT formed, error FROM poll_runs ORDER BY k")).all()
     assert formed[0] == 212 and "every try" in error[1]
-    assert ex.take(s, room.code, 9, 9) is None  # no such run
+    assert cx.take(s, room.code, 9, 9) is None  # no such run
 
 
 def test_cancel_stops_queued_runs_and_new_seats_but_keeps_finished_ones(make):
     s = make()
     room = s.create_room()
-    ex.start(s, room.code, room.key, PLAN)
-    done, running, queued = (ex.claim(s, room.code, f"seat-0000{i}") for i in (1, 2, 3))
-    ex.take(s, room.code, 1, done.k)
-    ex.record(s, room.code, 1, done.k, RESULT)
-    ex.take(s, room.code, 1, running.k)
+    cx.start(s, room.code, room.key, PLAN)
+    done, running, queued = (cx.claim(s, room.code, f"seat-0000{i}") for i in (1, 2, 3))
+    cx.take(s, room.code, 1, done.k)
+    cx.record(s, room.code, 1, done.k, RESULT)
+    cx.take(s, room.code, 1, running.k)
     with pytest.raises(ps.NotPresenter):
-        ex.cancel(s, room.code, "x" * 22)
-    ex.cancel(s, room.code, room.key)
-    assert ex.tally(s, room.code, 1) == {"queued": 0, "running": 1, "done": 1, "failed": 0, "cancelled": 1}
-    assert not ex.take(s, room.code, 1, queued.k)
+        cx.cancel(s, room.code, "x" * 22)
+    cx.cancel(s, room.code, room.key)
+    assert cx.tally(s, room.code, 1) == {"queued": 0, "running": 1, "done": 1, "failed": 0, "cancelled": 1}
+    assert not cx.take(s, room.code, 1, queued.k)
     with pytest.raises(ps.PollError, match="cancelled"):
-        ex.claim(s, room.code, "seat-00009")
-    assert ex.claim(s, room.code, "seat-00001").state == "done"  # a seat with a run still sees it
-    assert ex.start(s, room.code, room.key, PLAN) == 2 and ex.claim(s, room.code, "seat-00001").k == 1  # anew
+        cx.claim(s, room.code, "seat-00009")
+    assert cx.claim(s, room.code, "seat-00001").state == "done"  # a seat with a run still sees it
+    assert cx.start(s, room.code, room.key, PLAN) == 2 and cx.claim(s, room.code, "seat-00001").k == 1  # anew
 
 
 def test_the_queue_position_counts_every_rooms_queued_runs_before(make):
@@ -113,14 +113,14 @@ def test_the_queue_position_counts_every_rooms_queued_runs_before(make):
     s = make(clock=clock)
     rooms_ = [s.create_room() for _ in range(2)]
     for room in rooms_:
-        ex.start(s, room.code, room.key, PLAN)
+        cx.start(s, room.code, room.key, PLAN)
     seats_ = []
     for i in range(4):
         clock.now += 1
         room = rooms_[i % 2]
-        seats_.append((room.code, ex.claim(s, room.code, f"seat-0000{i}").k, f"seat-0000{i}"))
+        seats_.append((room.code, cx.claim(s, room.code, f"seat-0000{i}").k, f"seat-0000{i}"))
     assert [classview.mine(s, code, 1, seat).ahead for code, _, seat in seats_] == [0, 1, 2, 3]
-    ex.take(s, seats_[0][0], 1, seats_[0][1])
+    cx.take(s, seats_[0][0], 1, seats_[0][1])
     mine = classview.mine(s, seats_[3][0], 1, seats_[3][2])
     assert (mine.k, mine.state, mine.ahead) == (2, "queued", 2)
     assert classview.mine(s, seats_[0][0], 1, seats_[0][2]).ahead == 0  # running: not in the queue
@@ -132,18 +132,18 @@ def test_closing_or_expiring_a_room_deletes_its_experiment_and_runs(make):
     s = make(clock=clock)
     closed, expiring, kept = (s.create_room() for _ in range(3))
     for room in (closed, expiring, kept):
-        ex.start(s, room.code, room.key, PLAN)
-        ex.claim(s, room.code, "seat-00001")
+        cx.start(s, room.code, room.key, PLAN)
+        cx.claim(s, room.code, "seat-00001")
     s.close_room(closed.code, closed.key)
     assert rows(s, "poll_runs", closed.code) == rows(s, "poll_experiments", closed.code) == 0
     with pytest.raises(ps.NoRoom):
-        ex.claim(s, closed.code, "seat-00002")
+        cx.claim(s, closed.code, "seat-00002")
     with s.engine.begin() as conn:
         conn.execute(sa.text("UPDATE poll_rooms SET expires_at = 0 WHERE code = :c"), {"c": expiring.code})
     s.purge()
     assert rows(s, "poll_runs", expiring.code) == rows(s, "poll_experiments", expiring.code) == 0
     assert rows(s, "poll_runs", kept.code) == 1
-    assert not ex.record(s, closed.code, 1, 1, RESULT)  # a worker finishing after the close writes nothing
+    assert not cx.record(s, closed.code, 1, 1, RESULT)  # a worker finishing after the close writes nothing
 
 
 @pytest.mark.parametrize(
@@ -165,16 +165,16 @@ def test_closing_or_expiring_a_room_deletes_its_experiment_and_runs(make):
 )
 def test_a_plan_the_learn_page_would_not_train_is_refused_in_words(args, said):
     with pytest.raises(ps.PollError, match=said.replace("(", r"\(").replace(")", r"\)")):
-        ex.plan(*args)
+        cx.plan(*args)
 
 
 def test_only_the_presenter_starts_and_a_student_seat_must_be_one_a_link_gives(make):
     s = make()
     room = s.create_room()
     with pytest.raises(ps.NotPresenter):
-        ex.start(s, room.code, s.create_room().key, PLAN)
-    assert ex.current(s, room.code) is None
-    ex.start(s, room.code, room.key, PLAN)
+        cx.start(s, room.code, s.create_room().key, PLAN)
+    assert cx.current(s, room.code) is None
+    cx.start(s, room.code, room.key, PLAN)
     with pytest.raises(ps.PollError):
-        ex.claim(s, room.code, "<script>")
-    assert ex.tally(s, room.code, 1)["queued"] == 0
+        cx.claim(s, room.code, "<script>")
+    assert cx.tally(s, room.code, 1)["queued"] == 0

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from services import classwork
-from services.poll import experiment as ex
+from services.poll import experiment as cx
 from tests.conftest import open_app
 from tests.test_poll_app import presenter, room_of
 from ui.poll import classrun
@@ -81,7 +81,7 @@ def test_a_plan_the_store_refuses_is_said_and_starts_nothing(queued):
     at = started(40, "lr", "0.02, fast")
     code, _ = room_of(at)
     assert any("numbers separated by commas" in w.value for w in at.warning)
-    assert ex.current(store(), code) is None
+    assert cx.current(store(), code) is None
     at = started(40, "layers", "1, 1")
     assert any("different from each other" in w.value for w in at.warning)
 
@@ -93,7 +93,7 @@ def test_cancel_stops_queued_runs_and_a_late_student_sees_why(queued):
     first.button(key=classrun.TRAIN).click().run()
     at.button(key=box.CANCEL).click().run()
     assert not at.exception and "was cancelled" in text(at)
-    assert ex.tally(store(), code, 1)["cancelled"] == 1
+    assert cx.tally(store(), code, 1)["cancelled"] == 1
     first.run()
     assert "cancelled the experiment before your run started" in text(first)
     late = open_app("pages/learn.py", {"room": code})

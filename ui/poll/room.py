@@ -180,9 +180,9 @@ def questions(code: str, rev: int | None) -> list:
 def experiment(code: str, rev: int | None):
     """The room's class experiment (services/poll/experiment.Experiment, or None), once per process per change of
     the room (starting or cancelling one moves its counter)."""
-    from services.poll import experiment as ex
+    from services.poll import experiment as cx
 
-    return _by_rev(_experiments, code, rev, lambda: ex.current(store(), code))
+    return _by_rev(_experiments, code, rev, lambda: cx.current(store(), code))
 
 
 def counts(code: str, rev: int | None) -> dict:

@@ -68,7 +68,7 @@ def seeds(k: int | None = None) -> str:
     if k is None:
         return (
             "Run k uses k both as its weight seed (the initial weights) and as its batch seed (the training "
-            "sequences), so the spread you see comes from both."
+            "sequences): the spread you see comes from both sources."
         )
     return f"You are run {k}: seed {k}, for your initial weights and for your training sequences."
 
