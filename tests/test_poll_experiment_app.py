@@ -69,8 +69,12 @@ def test_the_presenter_starts_an_experiment_and_students_train_their_runs(queued
     said = text(students[1])
     assert "You are run 2: seed 2" in said and ("Your run formed" in said or "Your run did not form" in said)
     assert "finished run" in said  # two are done: where it sits among the hall's
-    at.run()
+    specs = [c.proto.spec for c in students[1].get("vega_lite_chart")]
+    assert any("Training loss and accuracy" in spec for spec in specs)  # the run itself, as the Learn page draws one
+    at.session_state[box.SHOWN] = (1, 0, 0.0)  # an overlay drawn long ago with fewer runs: this run draws it anew
+    at.run(timeout=10)  # and asks for no other whole run (it once asked for one again and again, before drawing)
     assert [m.value for m in at.metric if m.label in ("queued", "done")] == ["1", "2"]
+    assert at.session_state[box.SHOWN][:2] == (1, 2)
     overlay = text(at)
     assert "width 16:" in overlay and "width 8:" in overlay
     assert len(at.get("vega_lite_chart")) >= 2

@@ -26,6 +26,12 @@ SHOTS = bs.ARTIFACTS / "poll"
 TITLE = "Class experiment: every student trains a run"
 
 
+def idle(page) -> None:
+    """The page's script not running (a click lands on the elements drawn, not on ones a run is replacing)."""
+    page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']", timeout=30_000)
+    page.wait_for_timeout(300)
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     with bs.poll_server(tmp_path_factory.mktemp("poll"), "poll-experiment-browser.log") as (srv, db):
@@ -44,6 +50,7 @@ def test_a_class_experiment_from_start_to_overlay(browser, server):
         panel.locator("[data-testid='stExpander'] summary", has_text=TITLE).first.click()
         mine = lecturer.locator(f".st-key-{box.BOX}")
         wait_text(mine, r"Start the experiment", timeout=30)
+        idle(lecturer)
         mine.get_by_role("button", name="Start the experiment").click()
         wait_text(mine, r"Experiment 1:.*induction, 480 steps", timeout=30)
         started = time.monotonic()
@@ -53,6 +60,7 @@ def test_a_class_experiment_from_start_to_overlay(browser, server):
             page.goto(join)
             run_box = page.locator(f".st-key-{classrun.BOX}")
             wait_text(run_box, r"The class experiment", timeout=60)
+            idle(page)
             run_box.get_by_role("button", name="Train my run").click()
             students.append((page, run_box))
         for i, (_, run_box) in enumerate(students, start=1):
@@ -63,7 +71,7 @@ def test_a_class_experiment_from_start_to_overlay(browser, server):
         said = students[-1][1].inner_text()
         assert re.search(r"the hall's (median is step [\d,]+|runs appear here)|none of the hall's", said), said
         wait_text(mine, r"done\s*3", timeout=30)
-        wait_text(mine, r"(of 3 runs|all 3 runs|none of the 3 runs) formed an induction head", timeout=30)
+        wait_text(mine, r"(?i)(of 3 runs|all 3 runs|none of the 3 runs) formed an induction head", timeout=30)
         assert mine.locator("[data-testid='stVegaLiteChart']").count() >= 2
         assert mine.get_by_role("button", name=re.compile("Runs \\(CSV\\)")).count() == 1
         lecturer.screenshot(path=str(SHOTS / "experiment-presenter.png"), full_page=True)

@@ -115,6 +115,8 @@ def test_hall_view_and_eyes_up(browser, server):
             "student 3",
         ]
         assert all(rows.nth(i).locator("td").nth(3).inner_text() == "no" for i in range(3))
+        time.sleep(3 * hallview.HALL_EVERY_S)  # refreshes with nothing new: the table stays (it once vanished)
+        assert rows.count() == 3 and "3 in the room now" in hall.inner_text()
 
         first, first_box = students[0]
         first_box.get_by_text("1: builds", exact=True).click()

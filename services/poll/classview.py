@@ -192,3 +192,13 @@ def hall_formed(store: Store, code: str, eid: int) -> tuple[int, list[int]]:
             .all()
         )
     return len(rows), sorted(int(f) for f in rows if f is not None)
+
+
+def curves_of(store: Store, code: str, eid: int, seat: str) -> dict | None:
+    """The seat's finished run's curves (loss, batch_accuracy, steps, shares), None before it is done."""
+    r = runs.c
+    with store._tx(write=False) as conn:
+        text = conn.execute(
+            sa.select(r.curves).where((r.code == code) & (r.eid == eid) & (r.seat == seat) & (r.state == "done"))
+        ).scalar()
+    return None if text is None else json.loads(text)

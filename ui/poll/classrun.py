@@ -22,11 +22,11 @@ from ui.prose.text import md_escape
 
 BOX = "poll_class_run"  # the container's key
 TRAIN = "poll_class_run_train"
-EVERY_S = 1.0
+EVERY_S = 5.0  # a waiting page asks where its run is this often (100 waiting: 20 light runs a second)
 SAID = "poll_class_run_said"
 
 
-def draw() -> None:
+def draw(present: bool = False) -> None:
     """The box, for a student in a room with a class experiment (nothing otherwise)."""
     link = participant.link()
     if not link.student or not link.seat:
@@ -34,12 +34,18 @@ def draw() -> None:
     now = room.current(link.room)
     try:
         found = None if now is None else room.experiment(link.room, now.rev)
-        mine = None if found is None else _mine(link, found.eid)
     except PollError:
         return  # the room's own box says why
-    if found is None or (found.cancelled and mine is None):
+    if found is None:
+        return
+    try:
+        mine = _mine(link, found.eid)
+    except PollError:
+        return
+    if found.cancelled and mine is None:
         return
     plan = found.plan
+    # Not a fragment: a click on Train my run while the page still ran was lost in Chromium as a fragment's rerun.
     with st.container(border=True, key=BOX):
         said = words.plan(plan.settings(1), plan.varies, plan.values, engine.TASKS[plan.task].title)
         st.markdown(f"**The class experiment:** every student trains a run of {md_escape(said)}.")
@@ -60,7 +66,7 @@ def draw() -> None:
         elif mine.state in ("queued", "running"):
             _waiting(link.room, found.eid, link.seat)
         else:
-            _finished(link, found, mine)
+            _finished(link, found, mine, present)
 
 
 def _mine(link: Link, eid: int):
@@ -100,7 +106,7 @@ def _waiting(code: str, eid: int, seat: str) -> None:
         st.caption("Your run is training on a worker now.")
 
 
-def _finished(link: Link, found, mine) -> None:
+def _finished(link: Link, found, mine, present: bool) -> None:
     from services.poll import classview
 
     st.markdown(words.seeds(mine.k))
@@ -114,3 +120,10 @@ def _finished(link: Link, found, mine) -> None:
         return
     done, steps = classview.hall_formed(store(), link.room, found.eid)
     st.markdown(md_escape(words.yours(mine.formed, mine.accuracy, done, steps, words.HEADS[found.plan.task])))
+    curves = classview.curves_of(store(), link.room, found.eid, link.seat)
+    if curves is not None:  # the run itself, as the Learn page draws one
+        from ui.charts import run_charts
+
+        run_charts.curves(curves["loss"], curves["batch_accuracy"], at_step=mine.formed, present=present)
+        if mine.formed is not None:
+            st.caption(f"The dotted line: step {mine.formed:,}, where your run's head formed.")

@@ -1,7 +1,7 @@
 """The overlay of a class experiment's finished runs (issue 52), for the presenter: the sentence from the numbers
 (each group's, and each comparison of two groups: an effect only when its bootstrap interval excludes zero), every
 loss curve and the median, the formation steps' histogram, each run's final accuracy, the heads locked on, and the
-exports. Written into the presenter's placeholder (ui/poll/experiment.py) only when another run finished."""
+exports. Drawn by the presenter panel's whole run (ui/poll/experiment.py asks for one when another run finished)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from ui.prose.numbers import count
 from ui.prose.text import md_escape
 
 
-def show(slot, code: str, key: str, eid: int, present: bool) -> None:
+def show(slot, code: str, key: str, eid: int, present: bool) -> int:
+    """The overlay into `slot` (a container of the panel's whole run); how many finished runs it shows."""
     from services.poll import classview, experiment
 
     try:
@@ -24,10 +25,10 @@ def show(slot, code: str, key: str, eid: int, present: bool) -> None:
         done = classview.finished(store(), code, key, eid)
     except PollError as err:
         slot.warning(md_escape(str(err)))
-        return
+        return 0
     if found is None or found.eid != eid or not done:
         slot.caption("The hall's runs appear here as they finish.")
-        return
+        return 0
     plan, shown = found.plan, classview.overlay(done)
     head = words.HEADS[plan.task]
     setting = words.SETTINGS.get(plan.varies or "", "")
@@ -54,6 +55,7 @@ def show(slot, code: str, key: str, eid: int, present: bool) -> None:
                 + "."
             )
         _downloads(code, key, eid, plan)
+    return len(done)
 
 
 def _downloads(code: str, key: str, eid: int, plan) -> None:

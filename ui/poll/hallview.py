@@ -8,9 +8,9 @@ The box and its caption are drawn by the panel's whole run; the hall inside it b
 refresh (ui/poll/panel.py, every HALL_EVERY_S): no timer of its own. While open it costs that refresh one
 glance at the store (services/poll/presence.glance: the room's counter, who is here and a counter per seat of
 what the hall shows of it, in one statement that stands in for the panel's own count query), and only when the
-glance moved the hall's one statement (services/poll/hallview.py) and the table: the refresh writes into a
-placeholder outside its fragment, which keeps what it holds (Streamlit clears a fragment's own elements on each
-of its runs, not those it wrote elsewhere). Nothing while closed; it is right on every replica. It stays open
+glance moved the hall's one statement (services/poll/hallview.py) and the table's text; the refresh writes the
+text into a placeholder the whole run drew, at every refresh (the browser drops what a fragment's run wrote that
+its next run does not write again). Nothing while closed; it is right on every replica. It stays open
 when the lesson moves the presenter to another page (ui/shell/lazy.py keeps it). Where each student is comes
 from their last beat (services/poll/presence.py: one every BEAT_EVERY_S at most). Every cell is escaped text."""
 
@@ -114,24 +114,28 @@ def box():
 
 
 def show(slot, hall) -> None:
-    """The hall `read` gave into the box's placeholder (from the panel's refresh), only when it differs from what
-    the placeholder holds: the placeholder lies outside the refresh's fragment, so a refresh that sends nothing
-    leaves it as it was."""
-    if slot is None or hall is None or isinstance(hall, Same):
+    """The hall `read` gave into the box's placeholder (from the panel's refresh), at every refresh: the browser
+    drops what a fragment's run wrote outside the fragment when its next run does not write it again (the table
+    vanished a second after it was drawn). A hall that has not changed (Same) is sent as the text made for it
+    before, not made again."""
+    if slot is None or hall is None:
         return
-    text = (
-        hall
-        if isinstance(hall, str)
-        else f"**{md_escape(summary(hall))}**" + (f"\n\n{table(hall)}" if hall.seats else "")
-    )
-    said = (isinstance(hall, str), text)
-    if st.session_state.get(SHOWN) == said:
-        return
-    st.session_state[SHOWN] = said
-    if isinstance(hall, str):
-        slot.warning(md_escape(hall), icon=":material/groups:")
+    if isinstance(hall, Same):
+        said = st.session_state.get(SHOWN)
+        if said is None:
+            return
+    else:
+        text = (
+            hall
+            if isinstance(hall, str)
+            else f"**{md_escape(summary(hall))}**" + (f"\n\n{table(hall)}" if hall.seats else "")
+        )
+        said = (isinstance(hall, str), text)
+        st.session_state[SHOWN] = said
+    if said[0]:
+        slot.warning(md_escape(said[1]), icon=":material/groups:")
     else:  # one element: summary and table
-        slot.markdown(text)
+        slot.markdown(said[1])
 
 
 def style() -> None:

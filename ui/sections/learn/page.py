@@ -22,7 +22,7 @@ def draw(view: View) -> None:
         intro(view.controls.task),
         learn_words.formula(cfg),
     )
-    classrun.draw()  # a student in a room with a class experiment: their run (issue 52)
+    classrun.draw(view.present)  # a student in a room with a class experiment: their run (issue 52)
     task = tasks.choose(view)
     training = tasks.training(view)
     seq = tasks.sequence(view, task)
