@@ -45,7 +45,7 @@ def draw(present: bool = False) -> None:
     if found.cancelled and mine is None:
         return
     plan = found.plan
-    # Not a fragment: a click on Train my run while the page still ran was lost in Chromium as a fragment's rerun.
+    # A whole run of the page on Train my run (a fragment would cost less: benchmarks/README.md, not measured alone).
     with st.container(border=True, key=BOX):
         said = words.plan(plan.settings(1), plan.varies, plan.values, engine.TASKS[plan.task].title)
         st.markdown(f"**The class experiment:** every student trains a run of {md_escape(said)}.")
