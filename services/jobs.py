@@ -29,19 +29,14 @@ WORKFLOW = "class_run"
 MAX_TRIES = 3  # services/poll/experiment.MAX_TRIES: DBOS's recovery limit counts the same starts
 
 
-def rooms_target() -> str:
-    """The rooms' database, as services/poll/store.Store finds it."""
-    from services.poll.codes import DEFAULT_DB
-
-    return os.environ.get("DATABASE_URL") or os.environ.get("ATTENTION_LAB_POLL_DB") or str(DEFAULT_DB)
-
-
 def queue_url(target: str | None = None) -> str:
     """The queue's database: ATTENTION_LAB_QUEUE_DB if set; else the rooms' PostgreSQL, or a SQLite file beside the
     rooms' SQLite file."""
     if os.environ.get("ATTENTION_LAB_QUEUE_DB"):
         return os.environ["ATTENTION_LAB_QUEUE_DB"]
-    target = target or rooms_target()
+    from services.poll.connect import default_target
+
+    target = target or default_target()
     if target.startswith(("postgres://", "postgresql://")):
         return "postgresql://" + target.split("://", 1)[1]
     return f"sqlite:///{Path(target).with_name('queue.sqlite3')}"
@@ -146,7 +141,7 @@ def serve(executor: str, url: str | None = None) -> None:
     from services import classwork
     from services.poll.store import Store
 
-    store = Store(rooms_target())
+    store = Store()  # the rooms' database, found as the server finds it
 
     @DBOS.step()
     def train(code: str, eid: int, k: int) -> str:

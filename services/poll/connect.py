@@ -3,7 +3,17 @@ mode, whose every write transaction takes the write lock at once (services/poll/
 
 from __future__ import annotations
 
+import os
+
 import sqlalchemy as sa
+
+
+def default_target() -> str:
+    """The rooms' database when none is given: DATABASE_URL (PostgreSQL), else ATTENTION_LAB_POLL_DB (a SQLite
+    file), else the project's .poll/poll.sqlite3 (the server and the class experiment's workers alike)."""
+    from services.poll.codes import DEFAULT_DB
+
+    return os.environ.get("DATABASE_URL") or os.environ.get("ATTENTION_LAB_POLL_DB") or str(DEFAULT_DB)
 
 
 def _url(target: str) -> sa.URL | str:

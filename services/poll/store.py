@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import hmac
 import json
-import os
 import secrets
 import time
 from pathlib import Path
@@ -24,7 +23,6 @@ from services.poll import drawn, seats
 from services.poll.codes import (
     ALPHABET,
     CODE_LEN,
-    DEFAULT_DB,
     KEY_BYTES,
     MAX_OPTIONS,
     MAX_TEXT,
@@ -38,7 +36,7 @@ from services.poll.codes import (
     digest,
     right_answers,
 )
-from services.poll.connect import open_engine
+from services.poll.connect import default_target, open_engine
 from services.poll.reads import BUMP, COUNTS, MINE, QUESTIONS, ROOM, TOUCH, question
 from services.poll.schema import MIGRATIONS, ROOM_TABLES, answers, questions, rooms
 
@@ -50,7 +48,7 @@ class Store:
     """The poll's tables in SQLite (a file path) or PostgreSQL (a postgresql:// URL)."""
 
     def __init__(self, target: str | Path | None = None, ttl_s: float = TTL_S, clock=time.time):
-        target = target or os.environ.get("DATABASE_URL") or os.environ.get("ATTENTION_LAB_POLL_DB") or DEFAULT_DB
+        target = target or default_target()
         self.target = str(target)
         self.postgres = self.target.startswith(("postgres://", "postgresql://"))
         self.ttl_s, self.clock = ttl_s, clock
