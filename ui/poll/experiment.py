@@ -79,7 +79,7 @@ def draw(link: Link, present: bool) -> None:
             from ui.poll import experiment_overlay
 
             counts = st.container()  # the refresh's counts above the overlay, which this whole run draws first
-            drawn = experiment_overlay.show(st.container(), link.room, link.key, found.eid, present)
+            drawn = experiment_overlay.show(st.container(), link.room, link.key, found, present)
             st.session_state[SHOWN] = (found.eid, drawn, time.monotonic())
             with counts:  # the refresh run inline now sees the overlay just drawn: no whole run asked for again
                 _status(link.room, link.key, found.eid)

@@ -16,17 +16,18 @@ from ui.prose.numbers import count
 from ui.prose.text import md_escape
 
 
-def show(slot, code: str, key: str, eid: int, present: bool) -> int:
-    """The overlay into `slot` (a container of the panel's whole run); how many finished runs it shows."""
-    from services.poll import classview, experiment
+def show(slot, code: str, key: str, found, present: bool) -> int:
+    """The overlay of experiment `found` (services/poll/experiment.Experiment, as the panel's run read it) into
+    `slot` (a container of that whole run); how many finished runs it shows."""
+    from services.poll import classview
 
+    eid = found.eid
     try:
-        found = experiment.current(store(), code)
         done = classview.finished(store(), code, key, eid)
     except PollError as err:
         slot.warning(md_escape(str(err)))
         return 0
-    if found is None or found.eid != eid or not done:
+    if not done:
         slot.caption("The hall's runs appear here as they finish.")
         return 0
     plan, shown = found.plan, classview.overlay(done)

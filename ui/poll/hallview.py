@@ -51,7 +51,8 @@ FULL_EVERY_S = 15.0
 
 @dataclass(frozen=True)
 class Same:
-    """The hall has not changed since the box's placeholder was filled: nothing to read whole, nothing to send."""
+    """The hall has not changed since the box's placeholder was filled: nothing to read whole or to make again
+    (show sends the text made before)."""
 
     count: int  # who is in the room now
 
