@@ -55,6 +55,11 @@ def thinned(values: np.ndarray, points: int = POINTS) -> tuple[np.ndarray, np.nd
     return at + 1, values[at]
 
 
+def median_step(steps: Sequence[int]) -> float | None:
+    """The median of formation steps (None for none): the hall's, a group's, the one a student's page names."""
+    return float(np.median(steps)) if len(steps) else None
+
+
 def median_curve(runs: Sequence[Run]) -> np.ndarray:
     """The median loss at each step over the runs that reached it (runs may differ in length)."""
     if not runs:
@@ -91,7 +96,7 @@ class Group:
 
     @property
     def median_formed(self) -> float | None:
-        return float(np.median(self.formed)) if self.formed else None
+        return median_step(self.formed)
 
 
 @dataclass(frozen=True)

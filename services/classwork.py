@@ -61,7 +61,7 @@ def result_of(run: engine.TrainRun) -> dict:
             "loss": [float(v) for v in run.losses],
             "batch_accuracy": [float(v) for v in run.accuracies],
             "steps": [int(s) for s in steps],
-            "shares": shares.round(6).tolist(),
+            "shares": shares.tolist(),  # whole: histories.lock on them gives `formed` again
         },
     }
 

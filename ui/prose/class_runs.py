@@ -3,7 +3,7 @@ a difference between groups called an effect only when its bootstrap interval ex
 
 from __future__ import annotations
 
-from engine.class_runs import LEVEL, Comparison, Group
+from engine.class_runs import LEVEL, Comparison, Group, median_step
 from ui.prose.numbers import count, fmt
 
 
@@ -75,8 +75,6 @@ def seeds(k: int | None = None) -> str:
 
 def yours(formed_at: int | None, accuracy: float | None, done: int, steps: list[int], head: str) -> str:
     """A student's run among the hall's: 'your head formed at step 212; the hall's median is 240 (of 35 runs).'"""
-    import statistics
-
     said = (
         f"Your run formed {head} at step {formed_at:,}"
         if formed_at is not None
@@ -86,7 +84,5 @@ def yours(formed_at: int | None, accuracy: float | None, done: int, steps: list[
         return said + "; the hall's runs appear here as they finish."
     if not steps:
         return said + f"; none of the hall's {count(done, 'finished run')} formed it."
-    median = statistics.median(steps)
-    return said + (
-        f"; the hall's median is step {fmt(median, ',.0f')} ({len(steps)} of {count(done, 'finished run')} formed it)."
-    )
+    median = fmt(median_step(steps), ",.0f")
+    return said + f"; the hall's median is step {median} ({len(steps)} of {count(done, 'finished run')} formed it)."
