@@ -61,10 +61,16 @@ def test_a_class_experiment_from_start_to_overlay(browser, server):
             run_box = page.locator(f".st-key-{classrun.BOX}")
             wait_text(run_box, r"The class experiment", timeout=60)
             idle(page)
-            run_box.get_by_role("button", name="Train my run").click()
+            run_box.get_by_role("button", name="Train my run").focus()  # the keyboard's path (a layout that still
+            page.keyboard.press("Enter")  # moves, as a phone's does while it draws, does not move it)
             students.append((page, run_box))
-        for i, (_, run_box) in enumerate(students, start=1):
-            wait_text(run_box, rf"You are run {i}: seed {i}", timeout=30)
+        for i, (page, run_box) in enumerate(students, start=1):
+            try:
+                wait_text(run_box, rf"You are run {i}: seed {i}", timeout=30)
+            except AssertionError as err:  # what the page and the server said, for a run on another machine
+                page.screenshot(path=str(SHOTS / f"experiment-student-{i}-stuck.png"), full_page=True)
+                said = page.locator("[data-testid='stMain']").inner_text()[-1500:]
+                raise AssertionError(f"{err}\nthe student's page:\n{said}\nthe server's log:\n{server.log()}") from err
         for _, run_box in students:
             wait_text(run_box, r"Your run (formed|did not form)", timeout=120)
         print(f"\nclass experiment: 3 runs of induction done {time.monotonic() - started:.1f} s after the first click")
