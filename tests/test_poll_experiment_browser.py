@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import time
+from urllib.parse import unquote, urlencode
 
 import pytest
 
@@ -61,8 +62,12 @@ def test_a_class_experiment_from_start_to_overlay(browser, server):
             run_box = page.locator(f".st-key-{classrun.BOX}")
             wait_text(run_box, r"The class experiment", timeout=60)
             idle(page)
-            run_box.get_by_role("button", name="Train my run").focus()  # the keyboard's path (a layout that still
-            page.keyboard.press("Enter")  # moves, as a phone's does while it draws, does not move it)
+            train = run_box.get_by_role("button", name="Train my run")
+            if len(students) % 2:  # the second student by the keyboard's path, the others by a tap
+                train.focus()
+                page.keyboard.press("Enter")
+            else:
+                train.click()
             students.append((page, run_box))
         for i, (page, run_box) in enumerate(students, start=1):
             try:
@@ -81,6 +86,23 @@ def test_a_class_experiment_from_start_to_overlay(browser, server):
         assert mine.locator("[data-testid='stVegaLiteChart']").count() >= 2
         assert mine.get_by_role("button", name=re.compile("Runs \\(CSV\\)")).count() == 1
         lecturer.screenshot(path=str(SHOTS / "experiment-presenter.png"), full_page=True)
+        kept = {c["name"]: c["value"] for c in lecturer.context.cookies()}
+        key = unquote(kept["attention_lab_presenter"]).split(".")[1]
+        phone = page_in(PHONE)  # the presenter's own phone, by the presenter's link
+        phone.goto(join + "&" + urlencode({"key": key, "present": "1"}))
+        summary = phone.locator(".st-key-poll_panel [data-testid='stExpander'] summary", has_text=TITLE).first
+        summary.wait_for(timeout=60_000)
+        idle(phone)
+        summary.focus()  # the keyboard's path, as for Train my run
+        phone.keyboard.press("Enter")
+        on_phone = phone.locator(f".st-key-{box.BOX}")
+        wait_text(on_phone, r"(?i)(of 3 runs|all 3 runs|none of the 3 runs) formed an induction head", timeout=60)
+        on_phone.locator("[data-testid='stVegaLiteChart']").last.scroll_into_view_if_needed()  # the overlay's end
+        wider = phone.evaluate("""() => { const main = document.querySelector("[data-testid='stMain']");
+                                          return main.scrollWidth - main.clientWidth; }""")
+        phone.screenshot(path=str(SHOTS / "experiment-presenter-phone.png"))
+        assert wider <= 0, f"the presenter's phone scrolls sideways: {wider} px"
+        assert serious(phone, f".st-key-{box.BOX}") == []
         students[0][0].screenshot(path=str(SHOTS / "experiment-student.png"), full_page=True)
         assert serious(lecturer, f".st-key-{box.BOX}") == []
         assert serious(students[0][0], f".st-key-{classrun.BOX}") == []

@@ -3,6 +3,10 @@ started one: the plan in words, **Train my run** (the room gives the seat its ru
 task queue: services/jobs.py), then where it is (its place in the queue, running, done) and, once done, where it
 sits among the hall's ("your run formed an induction head at step 212; the hall's median is step 240").
 
+Train my run is a whole run of the page, not a fragment's: a press inside a fragment that reaches the server while
+a whole run of the page is under way (a phone's first run redraws the page at its measured width) is dropped by
+Streamlit (the fragment it names is not there until that run draws it again), where a whole run's press waits for it
+and is kept (tests/test_poll_experiment_browser.py lost 1 press in 2 runs as a fragment, none in 10 as a whole run).
 The run trains in a worker, not in this page: the page checks its state every EVERY_S while it waits (one read),
 and runs whole once when it is done. The experiment is read once per process per change of the room
 (ui/poll/room.experiment)."""
@@ -41,11 +45,10 @@ def draw(present: bool = False) -> None:
     try:
         mine = _mine(link, found.eid)
     except PollError:
-        return
+        return  # the room's own box says why
     if found.cancelled and mine is None:
         return
     plan = found.plan
-    # A whole run of the page on Train my run (a fragment would cost less: benchmarks/README.md, not measured alone).
     with st.container(border=True, key=BOX):
         said = words.plan(plan.settings(1), plan.varies, plan.values, engine.TASKS[plan.task].title)
         st.markdown(f"**The class experiment:** every student trains a run of {md_escape(said)}.")
@@ -120,7 +123,7 @@ def _finished(link: Link, found, mine, present: bool) -> None:
         return
     done, steps = classview.hall_formed(store(), link.room, found.eid)
     st.markdown(md_escape(words.yours(mine.formed, mine.accuracy, done, steps, words.HEADS[found.plan.task])))
-    curves = classview.curves_of(store(), link.room, found.eid, link.seat)
+    curves = mine.curves
     if curves is not None:  # the run itself, as the Learn page draws one
         from ui.charts import run_charts
 
