@@ -11,6 +11,7 @@ import threading
 import pytest
 import sqlalchemy as sa
 
+from services.poll import classview
 from services.poll import experiment as cx
 from services.poll import store as ps
 from tests.test_poll import Clock, make, pg_url  # noqa: F401 - fixtures
@@ -74,7 +75,10 @@ def test_a_run_is_taken_counted_recorded_once_and_failed_after_its_tries(make):
     cx.start(s, room.code, room.key, PLAN)
     one, two = (cx.claim(s, room.code, f"seat-0000{i}") for i in (1, 2))
     assert cx.take(s, room.code, one.eid, one.k) == PLAN and cx.tally(s, room.code, 1)["running"] == 1
+    assert classview.mine(s, room.code, one.eid, "seat-00001").curves is None  # running: nothing to draw yet
     assert cx.record(s, room.code, one.eid, one.k, RESULT)
+    shown = classview.mine(s, room.code, one.eid, "seat-00001")  # one read: the student's page draws these
+    assert (shown.state, shown.formed, shown.curves) == ("done", 212, RESULT["curves"])
     assert not cx.record(s, room.code, one.eid, one.k, {**RESULT, "formed": 1})  # delivered twice: kept once
     assert not cx.take(s, room.code, one.eid, one.k)  # done: a second delivery trains nothing
     for _ in range(cx.MAX_TRIES):  # its worker died every time

@@ -161,6 +161,7 @@ class Mine:
     formed: int | None
     accuracy: float | None
     ahead: int  # queued runs before it (0 unless queued)
+    curves: dict | None = None  # once done: its loss, batch_accuracy, steps and shares, as recorded
 
 
 def mine(store: Store, code: str, eid: int, seat: str) -> Mine | None:
@@ -168,7 +169,7 @@ def mine(store: Store, code: str, eid: int, seat: str) -> Mine | None:
     r = runs.c
     with store._tx(write=False) as conn:
         row = conn.execute(
-            sa.select(r.k, r.state, r.formed, r.accuracy, r.queued_at).where(
+            sa.select(r.k, r.state, r.formed, r.accuracy, r.queued_at, r.curves).where(
                 (r.code == code) & (r.eid == eid) & (r.seat == seat)
             )
         ).first()
@@ -179,7 +180,8 @@ def mine(store: Store, code: str, eid: int, seat: str) -> Mine | None:
             ahead = conn.execute(
                 sa.select(sa.func.count()).where((r.state == "queued") & (r.queued_at < row.queued_at))
             ).scalar_one()
-    return Mine(int(row.k), row.state, row.formed, row.accuracy, int(ahead))
+    curves = json.loads(row.curves) if row.state == "done" and row.curves else None
+    return Mine(int(row.k), row.state, row.formed, row.accuracy, int(ahead), curves)
 
 
 def hall_formed(store: Store, code: str, eid: int) -> tuple[int, list[int]]:
@@ -192,13 +194,3 @@ def hall_formed(store: Store, code: str, eid: int) -> tuple[int, list[int]]:
             .all()
         )
     return len(rows), sorted(int(f) for f in rows if f is not None)
-
-
-def curves_of(store: Store, code: str, eid: int, seat: str) -> dict | None:
-    """The seat's finished run's curves (loss, batch_accuracy, steps, shares), None before it is done."""
-    r = runs.c
-    with store._tx(write=False) as conn:
-        text = conn.execute(
-            sa.select(r.curves).where((r.code == code) & (r.eid == eid) & (r.seat == seat) & (r.state == "done"))
-        ).scalar()
-    return None if text is None else json.loads(text)

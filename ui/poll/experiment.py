@@ -173,9 +173,9 @@ def _status(code: str, key: str, eid: int) -> None:
         return
     if tally["queued"] or tally["running"]:
         ensure()  # an app worker that died starts again (its run is recovered)
-    cells = st.columns(4)
-    for cell, state in zip(cells, ("queued", "running", "done", "failed"), strict=True):
-        cell.metric(state, tally[state])
+    with st.container(horizontal=True, gap="medium"):  # side by side on a phone too (columns would stack)
+        for state in ("queued", "running", "done", "failed"):
+            st.metric(state, tally[state], width="content")
     shown = st.session_state.get(SHOWN)
     if shown is not None and (shown[0], shown[1]) != (eid, tally["done"]):
         if time.monotonic() - shown[2] >= OVERLAY_EVERY_S:
