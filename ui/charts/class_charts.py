@@ -61,7 +61,7 @@ def curves(shown, setting: str, present: bool = False, box=st) -> None:
     )
     spec = {
         "height": 300 if present else 240,
-        "title": {**sp.title(present), "text": "every run's loss, and the median"},
+        "title": {**sp.title(present), "text": ["every run's loss,", "and the median"]},
         "description": about,
         "layer": [
             {
@@ -116,7 +116,7 @@ def formed(shown, present: bool = False, box=st) -> None:
     )
     spec = {
         "height": 200 if present else 160,
-        "title": {**sp.title(present), "text": "the step at which each run's head formed"},
+        "title": {**sp.title(present), "text": ["the step at which", "each run's head formed"]},
         "description": about,
         "data": {"name": "bins"},
         "mark": {"type": "bar", "color": co.BAR_REST},
