@@ -103,6 +103,12 @@ class Trainer(PollStudent):
         return self.result
 
 
+def _cpu(pid: int) -> float:
+    """User + system CPU seconds of a process so far (all its threads)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 async def storm(args) -> dict:
     from services.poll import experiment as cx
     from services.poll.store import Store
@@ -126,6 +132,7 @@ async def storm(args) -> dict:
         for group in range(0, len(trainers), 10):  # the hall on the Learn page first, ten at a time
             await asyncio.gather(*(t.arrive() for t in trainers[group : group + 10]))
         started = time.perf_counter()
+        cpu = (_cpu(server.pid), sum(os.times()[:2]))  # the server's and this benchmark's (its clients')
         crowd = [  # moving all through the storm, not only its first seconds
             Student(server.url, "", "", "Sequence length", args.moves, 2.0, random.Random(rng.random()), args.timeout)
             for _ in range(args.others)
@@ -136,21 +143,29 @@ async def storm(args) -> dict:
             return await trainer.train()
 
         busy, _ = await asyncio.gather(hall(crowd, args.spread, rng), asyncio.gather(*(arrive(t) for t in trainers)))
+        wall = time.perf_counter() - started
+        cpu = (_cpu(server.pid) - cpu[0], sum(os.times()[:2]) - cpu[1])
         tally = cx.tally(store, room.code, 1)
         store.close()
     finally:
         server.stop()
     during = [x for r in busy[0] for x in r.reruns]
+    pressing = started + args.spread + 1.0  # the presses' whole runs (a press's run ends within ~1 s of it)
+    presses = [x for r in busy[0] for x, end in zip(r.reruns, r.ended) if end <= pressing]
+    after = [x for r in busy[0] for x, end in zip(r.reruns, r.ended) if end > pressing]
     idle_reruns = [x for r in idle for x in r.reruns]
     done = [t.done_at - started for t in trainers if t.done_at is not None]
     return {
         "idle": idle_reruns,
         "during": during,
+        "presses": presses,
+        "after": after,
         "clicks": [t.result.reruns[0] for t in trainers if t.result.reruns],
         "last_done_s": max(done, default=None),
         "trained": len(done),
         "largest_queue_position": max((t.ahead for t in trainers), default=0),
         "tally": tally,
+        "cores": (cpu[0] / wall, cpu[1] / wall),  # cores the server and the clients used through the storm
         "errors": sorted({e for r in idle + busy[0] + [t.result for t in trainers] for e in r.errors}),
     }
 
@@ -173,11 +188,17 @@ def main() -> None:
         f"  others storm   rerun p50 {pct(during, 50):.3f} s  p95 {pct(during, 95):.3f} s  ({len(during)} reruns)"
         f"  = {ratio:.2f}× idle p95 (target ≤ {TARGET}×)"
     )
+    for name, part in (("while pressed", report["presses"]), ("after", report["after"])):
+        print(f"    {name:<13}rerun p50 {pct(part, 50):.3f} s  p95 {pct(part, 95):.3f} s  ({len(part)} reruns)")
     clicks = report["clicks"]
     print(f"  Train my run   click → page p50 {pct(clicks, 50):.3f} s  p95 {pct(clicks, 95):.3f} s")
     print(
         f"  runs           {report['trained']} of {args.trainers} done, the last {report['last_done_s']:.1f} s after "
         f"the storm began; largest queue position shown {report['largest_queue_position']}; store {report['tally']}"
+    )
+    server_cores, client_cores = report["cores"]
+    print(
+        f"  cores used     server {server_cores:.2f}, this benchmark's clients {client_cores:.2f} (through the storm)"
     )
     print(f"  errors         {report['errors'] or 'none'}")
     print("OK" if ratio <= TARGET and not report["errors"] else "FAIL")

@@ -35,6 +35,7 @@ def widget_state(element) -> WidgetState | None:
 class Result:
     first: float | None = None
     reruns: list[float] = field(default_factory=list)
+    ended: list[float] = field(default_factory=list)  # time.perf_counter() as each rerun ended
     first_bytes: int = 0
     rerun_bytes: list[int] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
@@ -166,6 +167,7 @@ class Student:
                     self._move()
                     seconds, received = await self._run(ws)
                     self.result.reruns.append(seconds)
+                    self.result.ended.append(time.perf_counter())
                     self.result.rerun_bytes.append(received)
         except TimeoutError:
             self.result.errors.append(f"timeout ({self.timeout} s)")

@@ -92,3 +92,32 @@ def test_the_frozen_row_is_the_engines_row_at_the_pages_beta():
     long = analysis.run(engine.Config(d_model=16, num_heads=2), tuple(f"w{i}" for i in range(17))).layers[0]
     with pytest.raises(drawn.PollError, match="at most 16 bars"):
         drawq.row_question(long, 0, 0)
+
+
+def test_a_drawn_question_takes_the_panels_countdown_and_closes_with_it(monkeypatch):
+    """The presenter's countdown applies to a drawn question as to a picked one: the hall sees the time left, and
+    once it ends the bars are locked, the page says why, and a late row is refused by the store."""
+    at = open_app("pages/softmax.py", {"present": "1", "cell": "2,1", "head": "1"})
+    at.button(key=participant.START).click().run()
+    at.number_input(key=participant.COUNTDOWN).set_value(30)
+    at.button(key=drawq.ASK).click().run()
+    assert not at.exception
+    code = at.query_params["room"]
+    code = code if isinstance(code, str) else code[0]
+    store = poll_panel.store()
+    (q,) = store.questions(code)
+    assert q.kind == "draw" and q.closes_at == pytest.approx(q.asked_at + 30, abs=0.5)
+
+    student = open_app("pages/softmax.py", {"room": code, "cell": "2,1", "head": "1"})
+    timers = [
+        json.loads(e.proto.json) for e in student.get("bidi_component") if e.proto.component_name.endswith("countdown")
+    ]
+    assert [t["left"] for t in timers] == [pytest.approx(30, abs=5)]
+    assert not component(student)["disabled"]
+    monkeypatch.setattr(store, "clock", lambda: q.closes_at + 0.5)  # the countdown ran out
+    n = len(q.frozen["keys"])
+    with pytest.raises(drawn.PollError, match="no longer taken"):
+        store.answer(code, student.session_state["_poll"].seat, q.qid, [1.0] + [0.0] * (n - 1), q.asked_at)
+    student.run()
+    sent = component(student)
+    assert sent["disabled"] and sent["status"].startswith("The countdown has ended")

@@ -13,7 +13,7 @@ import streamlit as st
 
 from services.poll import drawn
 from services.poll.codes import PollError, Question
-from ui.poll import participant, room
+from ui.poll import countdown, participant, room
 from ui.poll.db import store
 from ui.prose.numbers import fmt
 from ui.prose.text import md_escape
@@ -32,9 +32,9 @@ HELP = (
 )
 
 
-def payload(q: Question, key: str, stored: list[float] | None) -> dict:
+def payload(q: Question, key: str, stored: list[float] | None, closed: bool = False) -> dict:
     """What the browser gets: the key labels, the row to start from (the student's stored answer, else even
-    shares), and the texts it prints."""
+    shares), and the texts it prints. closed: the question's countdown has ended (the bars no longer move)."""
     keys = q.frozen["keys"]
     return {
         "id": key,
@@ -42,17 +42,18 @@ def payload(q: Question, key: str, stored: list[float] | None) -> dict:
         "help": HELP,
         "keys": keys,
         "value": stored or [1 / len(keys)] * len(keys),
-        "disabled": q.revealed,
+        "disabled": q.revealed or closed,
         "submit": "Submit my row",
         "sending": "Sending…",
         "sum_text": "Sum of the bars:",
-        "status": _status(q.revealed, stored is not None),
+        "status": _status(q.revealed, stored is not None, closed),
     }
 
 
-def _status(revealed: bool, stored: bool) -> str:
-    if revealed:
-        return "The answer is revealed: rows can no longer change." + ("" if stored else " You sent none.")
+def _status(revealed: bool, stored: bool, closed: bool = False) -> str:
+    if revealed or closed:
+        why = "The answer is revealed" if revealed else "The countdown has ended"
+        return f"{why}: rows can no longer change." + ("" if stored else " You sent none.")
     return "Your row is in: you can change it and submit again until the reveal." if stored else ""
 
 
@@ -73,9 +74,11 @@ def ask_row(code: str, seat: str, q: Question, stored: str | None) -> None:
     """A drawn question for a student: the bars until the reveal, then their row next to the true one."""
     key = participant.answer_key(f"{q.qid}_{int(q.asked_at * 1000)}")  # asked afresh: a new component
     mine = json.loads(stored) if stored else None
+    countdown.left(q, key=f"{key}_countdown")
+    closed = q.closes_at is not None and store().clock() > q.closes_at
     _component(
         key=key,
-        data=json.dumps(payload(q, key, mine), ensure_ascii=False).encode("utf-8"),
+        data=json.dumps(payload(q, key, mine, closed), ensure_ascii=False).encode("utf-8"),
         on_submit_change=functools.partial(_submitted, code, seat, q, key),
     )
     if q.revealed:

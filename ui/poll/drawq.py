@@ -90,7 +90,9 @@ def _ask(link, view, step: int | None) -> None:
     try:
         prompt, frozen = question(view)
         here = room.here(view.page.path, view.controls)
-        drawn.ask(store(), link.room, link.key, step_qid(QID, step), prompt, frozen, here["page"], here["params"])
+        qid = step_qid(QID, step)
+        drawn.ask(store(), link.room, link.key, qid, prompt, frozen, here["page"], here["params"])
+        room.count_down(link, qid)  # the panel's countdown, as a picked question's
     except PollError as err:
         participant.say(str(err))
     room.forget(link.room)

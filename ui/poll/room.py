@@ -110,13 +110,19 @@ def ask(link: Link, qid: str, asked, here: dict | None = None) -> None:
     at = {"page": here["page"], "settings": here["params"]} if here else {}
     try:
         store().ask(link.room, link.key, qid, asked.prompt, asked.options, asked.answers, **at)
-        seconds = st.session_state.get(participant.COUNTDOWN) or 0
-        if seconds:
-            _pace().countdown(store(), link.room, link.key, qid, seconds)
+        count_down(link, qid)
     except PollError as err:
         participant.say(str(err))
     forget(link.room)
     seen(link.room)
+
+
+def count_down(link: Link, qid: str) -> None:
+    """Start the countdown the presenter's panel sets (0: none) on the question just asked (a picked or a drawn
+    one); PollError if the store refuses."""
+    seconds = st.session_state.get(participant.COUNTDOWN) or 0
+    if seconds:
+        _pace().countdown(store(), link.room, link.key, qid, seconds)
 
 
 def seen(code: str) -> None:
