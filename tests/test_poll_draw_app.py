@@ -121,3 +121,27 @@ def test_a_drawn_question_takes_the_panels_countdown_and_closes_with_it(monkeypa
     student.run()
     sent = component(student)
     assert sent["disabled"] and sent["status"].startswith("The countdown has ended")
+
+
+@pytest.mark.parametrize("page", ["scores", "model", "exercise"])
+def test_every_page_with_the_models_weights_hides_them_until_the_reveal(page):
+    """The Scaled scores page (its worked cell gives a cell's softmax share), the model view (every head) and the
+    exercise (its maps before and after) hide their weights from a student while the drawn row is open, as the
+    Softmax and Per-head pages do; the reveal brings them back."""
+    at = open_app("pages/softmax.py", {"present": "1", "cell": "2,1", "head": "1"})
+    at.button(key=participant.START).click().run()
+    at.button(key=drawq.ASK).click().run()
+    code = at.query_params["room"]
+    code = code if isinstance(code, str) else code[0]
+
+    def hidden(app) -> bool:
+        return any(drawq.HIDDEN in i.value for i in app.info)
+
+    def maps(app) -> list:
+        return [e for e in app.get("bidi_component") if e.proto.component_name.endswith(am.NAME)]
+
+    student = open_app(f"pages/{page}.py", {"room": code})
+    assert not student.exception and hidden(student) and not maps(student)
+    at.button(key=participant.REVEAL).click().run()
+    student.run()
+    assert not student.exception and not hidden(student) and maps(student)

@@ -5,8 +5,9 @@
   (services/poll/drawn.py refuses a row of more than 16 keys, or of one);
 * overlay: the class's mean and interquartile range per key over the true row, with the share of students
   within total-variation distance drawn.TV_WITHIN of it and the median distance (drawn.summary computes them);
-* hides: a student's Softmax weights and Per-head maps pages hide their weights (maps, numbers, worked cell)
-  while a drawn question is open (other pages that draw weights, as the model view, do not)."""
+* hides: a student's pages that draw the sidebar model's weights (HIDING: Softmax weights, Per-head maps, Scaled
+  scores with its worked cell's softmax share, the model view, the exercise's maps) hide them (maps, numbers,
+  worked cell) while a drawn question is open."""
 
 from __future__ import annotations
 
@@ -26,7 +27,9 @@ from ui.prose.numbers import count, fmt
 from ui.shell import session
 
 PAGE = "softmax"  # the page a drawn question is asked on
-HIDING = (PAGE, "heads")  # the pages that hide their weights from a student while one is open
+# The pages that hide their weights from a student while one is open: every page that draws the sidebar model's
+# weights or a worked cell (its softmax share). Experiments vary a setting and Learn trains its own model: not these.
+HIDING = (PAGE, "heads", "scores", "model", "exercise")
 QID = "softmax:draw"  # its id in the room (with a lesson step: 'softmax:draw@5')
 TITLE = "draw the row"
 ASK = "poll_ask_draw"

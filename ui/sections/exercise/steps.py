@@ -11,6 +11,7 @@ import engine
 import engine.tokens
 from ui import charts, compute
 from ui.page import footer, layout
+from ui.poll import drawq
 from ui.prose.text import md_escape, quote
 from ui.sections.exercise import keys, outcome
 from ui.sections.exercise import words as exercise_words
@@ -184,6 +185,9 @@ def hide() -> None:
 def draw(view: View) -> None:
     """The exercise from the prediction to the result, as one fragment: a choice, the reveal, a twist rerun only
     this."""
+    if drawq.hides(view):  # a student while the class draws a row: the maps before and after would show it
+        st.info(drawq.HIDDEN, icon=":material/draw:")
+        return
     T = len(view.words)
     before = compute.trace(view.model, view.words)  # layer 0
     prediction = predict(view, before)

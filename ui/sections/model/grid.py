@@ -9,6 +9,7 @@ from engine import analysis
 from ui import compute
 from ui.charts import attention_grid
 from ui.page import footer, layout
+from ui.poll import drawq
 from ui.prose.numbers import count
 from ui.sections.model import knockout
 from ui.sections.model import words as model_words
@@ -20,6 +21,9 @@ from ui.shell.view import View
 def draw(view: View) -> None:
     """Everything under the header, as one fragment: a knock-out pick reruns only this (a click on a map asks
     for the per-head page: the whole app reruns to open it)."""
+    if drawq.hides(view):  # a student while the class draws a row: every head's weights would show it
+        st.info(drawq.HIDDEN, icon=":material/draw:")
+        return
     cfg = view.config
     knocked = knockout.control(view)
     stack = compute.stack(view.model, view.words)

@@ -7,6 +7,7 @@ import streamlit as st
 from ui import charts, compute
 from ui.charts.attention_map import Panel, attention_map
 from ui.page import footer, layout
+from ui.poll import drawq
 from ui.prose import stages
 from ui.sections.cell import worked
 from ui.sections.scores import words as scores_words
@@ -40,6 +41,9 @@ def picked(view: View) -> None:
     """The two maps on one colour scale in one component (a pick on either is answered in the browser, with its
     worked calculation, and written into the URL's cell=), their notice and the keyboard path's selectors (which
     rerun only this part)."""
+    if drawq.hides(view):  # a student while the class draws a row: a worked cell gives its softmax share
+        st.info(drawq.HIDDEN, icon=":material/draw:")
+        return
     t = compute.trace(view.model, view.words, view.layer)
     cfg, h, present = view.config, view.controls.head, view.present
     mask = t.mask
