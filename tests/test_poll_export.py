@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import csv
 import io
+import threading
+import time
 
 import pytest
+import sqlalchemy as sa
 
-from services.poll import export, live, presence
+from services.poll import export, live, presence, sweeper
 from services.poll import store as ps
 from tests.test_poll import OPTIONS, Clock, make, pg_url  # noqa: F401 - fixtures
 from tests.test_poll_presence import rows
@@ -107,6 +110,62 @@ def test_expired_rooms_are_swept_at_most_once_a_minute_per_store(make):
     with pytest.raises(ps.NoRoom):
         replica.check(second.code)
     assert rows(s, "poll_rooms", second.code) == 0
+
+
+def test_a_room_nobody_uses_is_deleted_by_the_stores_sweeper(make):
+    """After the lecture nobody opens the app: the server's sweeper thread deletes the expired room anyway (the
+    store is never used here: the rows are counted on the engine itself, which sweeps nothing), and it ends with
+    its store."""
+    clock = Clock()
+    s = make(clock=clock, ttl_s=600)
+    old, young = room_with_answers(s, clock), s.create_room()
+    clock.now += 601  # the old room expired (the young one too: made at the same time)
+
+    def left(name: str) -> int:
+        with s.engine.connect() as conn:
+            return conn.execute(
+                sa.select(sa.func.count()).select_from(sa.table(name)).where(sa.column("code") == old.code)
+            ).scalar()
+
+    assert left("poll_answers") == 4 and left("poll_presence") == 4
+    thread = sweeper.sweep_in_background(s, every_s=0.05)
+    deadline = time.monotonic() + 10
+    while left("poll_rooms") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for name in ("poll_rooms", "poll_questions", "poll_answers", "poll_presence"):
+        assert left(name) == 0, name
+    assert young.code != old.code
+    s.close()
+    thread.join(timeout=5)
+    assert not thread.is_alive()
+
+
+def test_a_server_asks_for_the_sweeper_once_and_only_where_a_database_is(monkeypatch, tmp_path):
+    from ui.poll import db
+
+    started = []
+    monkeypatch.setattr(db.internals, "can_push", lambda: True)  # as in a Streamlit server's session
+    monkeypatch.setattr(db, "_started", threading.Event())
+    monkeypatch.setattr(db, "_open_if_there", lambda: started.append(1))
+    db.sweep_later(after_s=0.01)
+    db.sweep_later(after_s=0.01)
+    time.sleep(0.3)
+    assert started == [1]
+    monkeypatch.setattr(db.internals, "can_push", lambda: False)  # AppTest, a bare script: never
+    monkeypatch.setattr(db, "_started", threading.Event())
+    db.sweep_later(after_s=0.01)
+    time.sleep(0.2)
+    assert started == [1]
+    opened = []
+    monkeypatch.undo()
+    monkeypatch.setattr(db, "store", lambda: opened.append(1))
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    monkeypatch.setenv("ATTENTION_LAB_POLL_DB", str(tmp_path / "none.sqlite3"))
+    db._open_if_there()  # no rooms' database: nothing to sweep, none made
+    assert opened == []
+    (tmp_path / "none.sqlite3").write_bytes(b"")
+    db._open_if_there()
+    assert opened == [1]
 
 
 # ------------------------------------------------------------------------------------ bad input

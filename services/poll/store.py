@@ -13,6 +13,7 @@ import contextlib
 import hmac
 import json
 import secrets
+import threading
 import time
 from pathlib import Path
 
@@ -41,7 +42,7 @@ from services.poll.reads import BUMP, COUNTS, MINE, QUESTIONS, ROOM, TOUCH, ques
 from services.poll.schema import MIGRATIONS, ROOM_TABLES, answers, questions, rooms
 
 LOCK_ID = 2727  # PostgreSQL's advisory lock: one process migrates at a time
-SWEEP_EVERY_S = 60.0  # expired rooms are deleted on ordinary use of a store this often (issue 51)
+SWEEP_EVERY_S = 60.0  # expired rooms are deleted on a store's use, and by services/poll/sweeper.py, this often
 
 
 class Store:
@@ -61,6 +62,7 @@ class Store:
         self.engine = open_engine(self.target, self.postgres)
         self._swept: float | None = None  # when this store last deleted expired rooms (None: not yet migrated)
         self._beats: dict[tuple[str, str], tuple] = {}  # (room, seat) -> (last beat written, handle, its place)
+        self.closed = threading.Event()  # set by close(): a background sweeper ends
         self.migrate()
         self._swept = float("-inf")
 
@@ -91,6 +93,7 @@ class Store:
             self.purge()
 
     def close(self) -> None:
+        self.closed.set()
         self.engine.dispose()
 
     def migrate(self) -> int:

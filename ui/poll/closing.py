@@ -27,8 +27,9 @@ def kept(ttl_s: float) -> str:
     """What a room keeps, and how long (the presenter's panel)."""
     return (
         "This room keeps the answers and, for each student, an anonymous number (\u201cstudent 17\u201d) and the "
-        f"page and step they are on, until you close it, {ttl_s / 3600:g} h at most; nothing else about a student "
-        "is stored (no name, no address)."
+        f"page and step they are on, until you close it or for {ttl_s / 3600:g} h at most (then deleted within a "
+        "minute while the app runs, else when it starts again); nothing else about a student is stored (no name, "
+        "no address)."
     )
 
 
@@ -36,7 +37,8 @@ def kept_for_student(ttl_s: float) -> str:
     """The same, as a student reads it where they join."""
     return (
         "Your answers and the page and step you are on are kept under an anonymous number until the presenter "
-        f"closes the room, {ttl_s / 3600:g} h at most; nothing else about you is stored (no name, no address)."
+        f"closes the room or for {ttl_s / 3600:g} h at most (then deleted within a minute while the app runs, else "
+        "when it starts again); nothing else about you is stored (no name, no address)."
     )
 
 

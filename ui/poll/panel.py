@@ -22,6 +22,7 @@ from ui import compute
 from ui.poll import (
     closing,
     countdown,
+    db,
     drawq,
     experiment,
     eyesup,
@@ -259,7 +260,9 @@ def _question_live(code: str, key: str, qid: str, present: bool, in_room: int | 
 
 
 def _read(params: dict[str, str]) -> list[str]:
-    """A session's first run: the poll's part of the URL (a student gets a seat here)."""
+    """A session's first run: the poll's part of the URL (a student gets a seat here); the process's first
+    session also asks for the expired rooms' sweeper (ui/poll/db.sweep_later)."""
+    db.sweep_later()
     found, problems = links.from_params(params, keep.remembered(params.get("room")))
     participant.set_link(found)
     return ["The class poll link was not usable: " + "; ".join(problems) + "."] if problems else []
