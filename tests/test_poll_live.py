@@ -14,10 +14,13 @@ from services.poll import store as ps
 VIEW = {"page": "softmax", "params": {"preset": "day33", "beta": "4"}}
 
 
-def test_a_version_2_database_is_migrated_and_keeps_its_rooms(tmp_path, monkeypatch):
-    path = tmp_path / "poll.sqlite3"
+def test_a_version_2_database_is_migrated_and_keeps_its_rooms(make, monkeypatch):
+    """A database made by the code of schema version 2 (SQLite and PostgreSQL) is brought to the newest: its rooms
+    and questions stay readable, and every later migration's columns and tables are there (the lesson's live view,
+    eyes up, the drawn question's kind, frozen row and countdown, presence with its handle and change counter)."""
     monkeypatch.setattr(ps, "MIGRATIONS", schema.MIGRATIONS[:2])
-    old = ps.Store(path)
+    old = make()
+    assert old.schema_version() == 2
     room = ps.Room("K7QF", "k" * 22)
     with old.engine.begin() as conn:  # a room and a question made by the code of version 2
         conn.execute(
@@ -26,25 +29,29 @@ def test_a_version_2_database_is_migrated_and_keeps_its_rooms(tmp_path, monkeypa
             )
         )
         conn.execute(
-            schema.questions.insert().values(
-                code=room.code,
-                qid="softmax",
-                prompt="Which?",
-                options='[["a", "first"], ["b", "second"]]',
-                answer='["b"]',
-                asked_at=1.0,
-            )
+            sa.text(
+                "INSERT INTO poll_questions (code, qid, prompt, options, answer, asked_at) "
+                "VALUES (:code, 'softmax', 'Which?', :options, :answer, 1.0)"
+            ),
+            {"code": room.code, "options": '[["a", "first"], ["b", "second"]]', "answer": '["b"]'},
         )
     old.close()
     monkeypatch.setattr(ps, "MIGRATIONS", schema.MIGRATIONS)
-    new = ps.Store(path)
-    assert new.schema_version() == len(schema.MIGRATIONS) >= 3
+    new = make()
+    assert new.schema_version() == len(schema.MIGRATIONS) >= 6
     now = live.watch(new, room.code)
     assert (now.rev, now.moves, now.step, now.view, now.lesson) == (0, 0, None, None, False)
-    assert new.questions(room.code)[0].qid == "softmax"
-    columns = {c["name"] for c in sa.inspect(new.engine).get_columns("poll_rooms")}
-    assert {"rev", "moves", "lesson", "lesson_step", "view", "changed_at"} <= columns
-    new.close()
+    (q,) = new.questions(room.code)
+    assert (q.qid, q.kind, q.frozen, q.closes_at) == ("softmax", "choice", None, None)
+    inspect = sa.inspect(new.engine)
+
+    def columns(table: str) -> set[str]:
+        return {c["name"] for c in inspect.get_columns(table)}
+
+    assert {"rev", "moves", "lesson", "lesson_step", "view", "changed_at", "hold"} <= columns("poll_rooms")
+    assert {"kind", "frozen", "closes_at"} <= columns("poll_questions")
+    assert {"seat", "handle", "page", "step", "furthest", "follows", "seen_at", "changes"} <= columns("poll_presence")
+    assert new.is_presenter(room.code, room.key)
 
 
 def test_only_the_presenter_key_moves_the_room(make):
