@@ -1,10 +1,12 @@
-"""Pacing and the countdown in real Chromium (issue 51 item 3): a presenter and a student, each in a browser
-context of their own. The presenter lets the hall move between steps 1 and 3; the student moves with PageDown,
-PageUp and a focused button's Enter, cannot go past step 3 (the key does nothing, the button is disabled), and
-the student's page with those controls passes axe-core with no serious or critical issue (so does it with a
-countdown running). The presenter then sets a 10 s countdown and moves to step 4 (outside the range: it ends,
-the student is brought along); step 4's question shows the time left, counted down in the student's browser
-and on the projector, and an answer after it is refused with the time it closed.
+"""Pacing and the countdown in real Chromium (issue 51 item 3): a presenter and three students (two laptops and a
+phone), each in a browser context of their own. The presenter lets the hall move between steps 1 and 3; the
+first student moves with PageDown, PageUp and a focused button's Enter, cannot go past step 3 (the key does
+nothing, the button is disabled), and the student's page with those controls passes axe-core with no serious or
+critical issue (so does it with a countdown running); the third moves to step 3 by keyboard, the phone stays,
+and the presenter's hall view shows each on their own step. The presenter then sets a 10 s countdown and moves
+to step 4 (outside the range: it ends, the students are brought along); step 4's question shows the time left,
+counted down in the student's browser and on the projector, and an answer after it is refused with the time it
+closed.
 
 Skipped without Chromium and Playwright unless REQUIRE_BROWSER=1 (CI)."""
 
@@ -17,7 +19,8 @@ import time
 import pytest
 from test_a11y import FAILING, audit, tolerated
 from test_lessons_browser import browser, heading, server, wait_step  # noqa: F401  (fixtures)
-from test_poll_browser import LAPTOP, wait_text
+from test_poll_browser import LAPTOP, PHONE, wait_text
+from test_poll_hallview_browser import HALL, open_hall
 
 from harness import browser as bs
 
@@ -45,6 +48,12 @@ def test_a_student_moves_within_the_range_by_keyboard_and_a_late_answer_is_refus
         student = page_in(LAPTOP)
         student.goto(join)
         wait_step(student, 1, timeout=90)
+        others = []  # two more: a phone that stays where it is, a laptop that moves on its own to step 3
+        for options in (PHONE, LAPTOP):
+            other = page_in(options)
+            other.goto(join)
+            wait_step(other, 1, timeout=90)
+            others.append(other)
 
         bs.wait_ready(lecturer)
         for widget, value in (("pace_from", "1"), ("pace_to", "3")):
@@ -79,6 +88,28 @@ def test_a_student_moves_within_the_range_by_keyboard_and_a_late_answer_is_refus
         student.keyboard.press("PageUp")
         wait_step(student, 2)
         assert heading(lecturer) == "Inputs X"  # the presenter stayed at step 1
+        mover = others[1]
+        bs.wait_ready(mover)
+        for number in (2, 3):
+            mover.keyboard.press("PageDown")
+            wait_step(mover, number)
+            bs.wait_ready(mover)
+        hall = open_hall(lecturer)  # the hall view shows where each is: steps 2, 1 and 3, all following
+        wait_text(hall, r"3 in the room now: 3 follow, 0 explore", timeout=30)
+        rows = hall.locator("table tbody tr")
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            steps = [
+                re.search(r"step (\d+)", rows.nth(i).locator("td").nth(1).inner_text()) for i in range(rows.count())
+            ]
+            if [int(m.group(1)) if m else None for m in steps] == [2, 1, 3]:
+                break
+            time.sleep(0.2)
+        shown = [rows.nth(i).inner_text() for i in range(rows.count())]
+        assert [int(re.search(r"step (\d+)", r).group(1)) for r in shown] == [2, 1, 3], shown
+        lecturer.screenshot(path=str(SHOTS / "presenter-hall-paced.png"), full_page=True)
+        hall_summary = lecturer.locator("[data-testid='stExpander'] summary", has_text=HALL).first
+        hall_summary.click()  # shut again: the rest of this test is the projector's
 
         # The countdown: 10 s on the next question; the room to step 4 (outside the range: the range ends).
         field = panel.locator(".st-key-poll_countdown input")
@@ -93,6 +124,8 @@ def test_a_student_moves_within_the_range_by_keyboard_and_a_late_answer_is_refus
             wait_step(lecturer, number)
             bs.wait_ready(lecturer)
         wait_step(student, 4)
+        for other in others:  # the range ended: everyone who follows is brought to the presenter's step
+            wait_step(other, 4)
         box = student.locator(".st-key-poll_box")
         wait_text(box, r"what happens to the spread", timeout=30)
         timer = box.locator(".countdown")  # in the component's shadow root (Playwright's CSS reaches it)
