@@ -1,7 +1,8 @@
 """Draw your prediction in real Chromium (issue 51): the presenter asks on the Softmax weights page; a student's
 page hides the weights while the question is open; the student drags a bar with the mouse and moves another with
-the arrow keys (the bars still sum to 1) and submits once; a phone's tap sets a bar too; the store holds the row;
-the presenter reveals and sees the overlay with 1 answer; the student's weights come back. axe-core finds no
+the arrow keys (the bars still sum to 1) and submits once; a phone's tap sets a bar and submits; a third student
+uses the keyboard alone (End, Tab, Enter); the store holds the three rows; the presenter reveals and sees the
+overlay with 3 answers and their median distance; the student's weights come back. axe-core finds no
 serious issue on the student's drawn question or on the presenter's overlay.
 
 Skipped without Chromium and Playwright unless REQUIRE_BROWSER=1 (CI)."""
@@ -9,6 +10,7 @@ Skipped without Chromium and Playwright unless REQUIRE_BROWSER=1 (CI)."""
 from __future__ import annotations
 
 import re
+import statistics
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
@@ -103,7 +105,7 @@ def test_a_student_draws_a_row_and_the_presenter_sees_the_overlay(browser, serve
         assert sliders.nth(1).get_attribute("aria-valuetext").startswith(f"{box.locator('.key').nth(1).inner_text()}:")
         box.get_by_role("button", name="Submit my row").click()
 
-        # a phone: a tap on a bar sets it (touch), every bar a target at least 24 px high; not submitted
+        # a phone: a tap on a bar sets it (touch), every bar a target at least 24 px high; a tap submits it
         phone = page_in(PHONE)
         phone.goto(join)
         bars = phone.locator(".st-key-poll_box").get_by_role("slider")
@@ -115,20 +117,38 @@ def test_a_student_draws_a_row_and_the_presenter_sees_the_overlay(browser, serve
         tapped = values(bars)
         assert tapped[0] == pytest.approx(0.3, abs=0.03) and sum(tapped) == pytest.approx(1.0, abs=3e-3)
         phone.screenshot(path=str(SHOTS / "student-phone.png"))
+        phone_box = phone.locator(".st-key-poll_box")
+        phone_box.get_by_role("button", name="Submit my row").tap()
+        wait_text(phone_box.locator(".status"), r"Your row is in")
 
-        wait_text(panel, r"answered\s*1")
+        # a third student, by keyboard alone: the last bar to 1 (End), then Tab to Submit and Enter
+        third = page_in(LAPTOP)
+        third.goto(join)
+        third_box = third.locator(".st-key-poll_box")
+        keys = third_box.get_by_role("slider")
+        keys.first.wait_for(timeout=60_000)
+        keys.nth(n - 1).focus()
+        third.keyboard.press("End")
+        assert values(keys) == pytest.approx([0.0] * (n - 1) + [1.0], abs=1e-3)
+        submit = third_box.get_by_role("button", name="Submit my row")
+        submit.focus()
+        third.keyboard.press("Enter")
+        wait_text(third_box.locator(".status"), r"Your row is in")
+
+        wait_text(panel, r"answered\s*3")
         stored = Store(db)
         try:
             q = stored.questions(code)[0]
             rows = drawn.from_counts(stored.counts(code)[q.qid])
         finally:
             stored.close()
-        assert len(rows) == 1 and rows[0] == pytest.approx(after_keys, abs=2e-3)
-        assert sum(rows[0]) == pytest.approx(1.0, abs=1e-6)
+        assert len(rows) == 3 and all(sum(row) == pytest.approx(1.0, abs=1e-6) for row in rows)
+        for sent in (after_keys, tapped, [0.0] * (n - 1) + [1.0]):
+            assert any(row == pytest.approx(sent, abs=2e-3) for row in rows), (sent, rows)
 
         panel.get_by_role("button", name="Reveal the answer").click()
-        text = wait_text(panel, r"1 answer\.")
-        tv = drawn.tv(rows[0], q.frozen["row"])
+        text = wait_text(panel, r"3 answers\.")
+        tv = statistics.median(drawn.tv(row, q.frozen["row"]) for row in rows)
         assert f"median distance is {tv:.2f}" in text
         overlay = lecturer.locator(f".st-key-{drawq.OVERLAY}")
         overlay.locator("canvas, svg").first.wait_for(timeout=30_000)
