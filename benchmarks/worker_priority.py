@@ -2,7 +2,7 @@
 
 A stand-in for a page's run (PROBE_MS of pure-Python work after a short sleep, as a request arrives) is timed on
 this process, first alone, then beside --workers busy NumPy processes (OPENBLAS_NUM_THREADS=1, as the app starts
-its workers) at the two priorities a worker may have: nice 10 (services/workers.NICE) and nice 10 in Linux's idle
+its workers) at the two priorities a worker may have: nice 10 (services/jobrunner.NICE) and nice 10 in Linux's idle
 scheduling class (services/jobs.idle_class, what the app's class-run workers use). The modes alternate, --rounds
 times each. Reported: the probe's p50 / p95 / p99 in ms per mode, and each mode's p95 over the probe alone.
 

@@ -1,2 +1,3 @@
-"""What serves the app but draws nothing: the trained weights at a setting (weights.py) and the
-worker processes that train them (workers.py). Pure Python and NumPy: no Streamlit here."""
+"""What serves the app but draws nothing: the trained weights at a setting (weights.py), the one queue whose
+workers train them (jobs.py, jobrunner.py, learnruns.py) and the class poll's store (poll/). Pure Python and
+NumPy: no Streamlit here."""

@@ -1,13 +1,17 @@
-"""The app's own queue workers (issue 52, the embedded mode): where no worker service runs (Streamlit Community
-Cloud's one container, a laptop), the server starts the class experiment's workers itself, as subprocesses
-(`python -m services.jobs EXECUTOR`), never inside its own process, which would slow every student's rerun.
+"""The app's own queue workers (the embedded mode): where no worker service runs (Streamlit Community Cloud's one
+container, a laptop), the server starts the queue's workers itself, as subprocesses (`python -m services.jobs
+EXECUTOR`), never inside its own process, which would slow every student's rerun. They train every run the app
+asks for: the Learn page's (services/learnruns.py) and the class experiment's (services/classwork.py).
 
-As many as the trainer's workers may be (services/workers.WORKERS: one per core the process may use, at most
-MAX_WORKERS), each at nice NICE, so a student's page gets a core before a run. Each has a stable executor id,
-"<replica>-<i>" (ATTENTION_LAB_REPLICA, else the host's name): one that died is started again under the same id,
-and DBOS then runs again the job it had begun (at-least-once). They leave with the server (their stdin closes).
-ATTENTION_LAB_WORKERS=external: the workers are a service of their own (docker-compose.yml, deploy/k8s/) and the
-server starts none. No Streamlit here.
+A training step is a few hundred small NumPy calls, and Python runs one thread's Python code at a time: trained
+inside the server, ten students' trainings took turns with every other student's page on one core (benchmarks/
+storm.py: the others' rerun p95 rose 10x). So there are WORKERS of them: one per core the process may use (a
+container's CPU limit included), at most MAX_WORKERS, each at nice NICE and in Linux's idle class, so a student's
+page gets a core before a run. Each has a stable executor id, "<replica>-<i>" (ATTENTION_LAB_REPLICA, else the
+host's name): one that died is started again under the same id, and DBOS then runs again the job it had begun
+(at-least-once). Each is told its queue's database: when that changes (a test's own), they are started again on
+it. They leave with the server (their stdin closes). ATTENTION_LAB_WORKERS=external: the workers are a service of
+their own (docker-compose.yml, deploy/k8s/) and the server starts none. No Streamlit here.
 """
 
 from __future__ import annotations
@@ -17,12 +21,32 @@ import socket
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
-from services import workers
+NICE = 10  # the workers' priority, below the server's (0)
+MAX_WORKERS = 4  # each worker holds an interpreter, NumPy and DBOS (~80 MB): at most this many
+ROOT = Path(__file__).resolve().parents[1]
 
-NICE = workers.NICE
+
+def _cores(cpu_max: Path = Path("/sys/fs/cgroup/cpu.max")) -> int:
+    """The cores this process may use: its CPU affinity, capped by a container's CPU limit (cgroup v2's
+    cpu.max, "quota period" or "max period"; a Kubernetes limit of 1 CPU is "100000 100000")."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cores = os.cpu_count() or 1
+    try:
+        quota, period = cpu_max.read_text().split()[:2]
+        if quota != "max":
+            cores = min(cores, max(1, -(-int(quota) // int(period))))  # a limit of 1.5 CPUs: 2 workers
+    except (OSError, ValueError):
+        pass  # no cgroup v2 limit to read
+    return cores
+
+
+WORKERS = max(1, min(MAX_WORKERS, _cores()))  # trainings at once; more wait their turn in the queue
 _lock = threading.Lock()
-_procs: dict[str, subprocess.Popen] = {}
+_procs: dict[str, tuple[str, subprocess.Popen]] = {}  # executor id: (its queue's database, its process)
 
 
 def external() -> bool:
@@ -35,10 +59,11 @@ def replica() -> str:
     return "".join(c if c.isalnum() or c in "-_." else "-" for c in name)[:60]
 
 
-def _start(executor: str) -> subprocess.Popen:
+def _start(executor: str, url: str) -> subprocess.Popen:
     env = {
         **os.environ,
-        "PYTHONPATH": os.pathsep.join(filter(None, [str(workers.ROOT), os.environ.get("PYTHONPATH")])),
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+        "ATTENTION_LAB_QUEUE_DB": url,
         "ATTENTION_LAB_WORKER_PARENT": "1",
         "ATTENTION_LAB_WORKER_NICE": str(NICE),
         "OMP_NUM_THREADS": "1",
@@ -46,7 +71,7 @@ def _start(executor: str) -> subprocess.Popen:
     }
     return subprocess.Popen(
         [sys.executable, "-m", "services.jobs", executor],
-        cwd=workers.ROOT,
+        cwd=ROOT,
         env=env,
         stdin=subprocess.PIPE,
         stdout=subprocess.DEVNULL,
@@ -55,34 +80,53 @@ def _start(executor: str) -> subprocess.Popen:
 
 
 def ensure(count: int | None = None) -> list[int]:
-    """The app's workers running: started where missing, started again under the same id where one died (its
-    begun job runs again). Cheap when all run (a poll of each). Their process ids; none with external workers."""
+    """The app's workers running on the queue's database of now: started where missing, started again under the
+    same id where one died (its begun job runs again) or listens to another database. Cheap when all run (a poll
+    of each). Their process ids; none with external workers."""
     if external():
         return []
-    count = workers.WORKERS if count is None else count
+    from services.jobs import queue_url
+
+    count = WORKERS if count is None else count
+    url = queue_url()
     with _lock:
+        stale = {e: p for e, (u, p) in _procs.items() if u != url}
+        _end(stale.values())
+        for executor in stale:
+            del _procs[executor]
         for i in range(count):
             executor = f"{replica()}-{i}"
-            proc = _procs.get(executor)
-            if proc is None or proc.poll() is not None:
-                _procs[executor] = _start(executor)
-        return [p.pid for p in _procs.values() if p.poll() is None]
+            found = _procs.get(executor)
+            if found is None or found[1].poll() is not None:
+                _procs[executor] = (url, _start(executor, url))
+        return pids()
+
+
+def pids() -> list[int]:
+    """The process ids of the app's workers that run (tests and benchmarks)."""
+    return [p.pid for _, p in _procs.values() if p.poll() is None]
+
+
+def _end(procs) -> None:
+    """Stop these workers: their stdin closed, killed if they linger."""
+    procs = list(procs)
+    for proc in procs:
+        try:
+            proc.stdin.close()
+        except OSError:
+            pass
+    for proc in procs:
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=5)
 
 
 def stop() -> None:
-    """Stop the app's workers (tests; a server shutting down): their stdin closed, killed if they linger."""
+    """Stop the app's workers (tests; a server shutting down)."""
     with _lock:
-        for proc in _procs.values():
-            try:
-                proc.stdin.close()
-            except OSError:
-                pass
-        for proc in _procs.values():
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(timeout=5)
+        _end(p for _, p in _procs.values())
         _procs.clear()
 
 

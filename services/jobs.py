@@ -1,5 +1,5 @@
-"""The task queue of the class experiment's runs (issue 52): DBOS (https://docs.dbos.dev), a maintained library
-whose queue lives in a database, chosen for what the hall needs (README, "The class experiment's queue"):
+"""The app's one task queue, for every training it asks for (issue 52): DBOS (https://docs.dbos.dev), a maintained
+library whose queue lives in a database, chosen for what the hall needs (README, "The class experiment's queue"):
 - at-least-once: a job whose worker dies is run again when a worker with the dead one's executor id starts (the
   supervisor below restarts it, a Kubernetes StatefulSet's pod keeps its name), at most MAX_TRIES times;
 - embedded: on one machine the queue is a SQLite file beside the rooms' and the app starts its workers itself, as
@@ -7,10 +7,14 @@ whose queue lives in a database, chosen for what the hall needs (README, "The cl
 - distributed: on PostgreSQL (DATABASE_URL, the rooms' database; DBOS keeps its tables in its own schema) the
   workers are their own service that scales apart from the app (deploy/k8s/workers.yaml, docker-compose.yml).
 
-The server only enqueues and cancels, through DBOSClient (it runs no job and imports no job code). A job names its
-run (room, experiment, k) and nothing else: the worker reads the run's plan from the rooms' database and writes the
-run's numbers there (services/classwork.py), where every replica and the presenter read them. A job's id is the
-run's own, so a seat asking twice, or two replicas submitting the same run, make one job. No Streamlit here.
+Two kinds of job share the queue and its workers:
+- a Learn page's training (services/learnruns.py), which a student watches live: its progress and then the run come
+  back through a DBOS stream, and it goes before any class run (LEARN_PRIORITY < CLASS_PRIORITY);
+- a class experiment's run k: a job names its run (room, experiment, k) and nothing else; the worker reads the
+  run's plan from the rooms' database and writes the run's numbers there (services/classwork.py), where every
+  replica and the presenter read them. Its id is the run's own, so a seat asking twice, or two replicas submitting
+  the same run, make one job.
+The server only enqueues, reads and cancels, through DBOSClient (it runs no job). No Streamlit here.
 """
 
 from __future__ import annotations
@@ -26,6 +30,11 @@ QUEUE = "class-runs"
 VERSION = "attention-lab-class-runs-1"  # every worker's application version: DBOS hands a job only to its own
 POLL_S = 0.2  # how often an idle worker asks the queue (DBOS's default, 1 s, adds ~0.7 s before a run starts)
 WORKFLOW = "class_run"
+LEARN_WORKFLOW = "learn_run"
+LEARN_STREAM = (
+    "run"  # a Learn job's one stream: ("progress", args), then ("done", run), ("refused", why) or ("failed", why)
+)
+LEARN_PRIORITY, CLASS_PRIORITY = 1, 10  # DBOS takes the lowest first: a student watching goes before the hall's runs
 MAX_TRIES = 3  # services/poll/experiment.MAX_TRIES: DBOS's recovery limit counts the same starts
 
 
@@ -113,9 +122,8 @@ def job_id(code: str, eid: int, k: int) -> str:
 def submit(code: str, eid: int, k: int, url: str | None = None) -> str:
     """Queue run k of the room's experiment eid (once: the same run again is the same job); its job id."""
     wid = job_id(code, eid, k)
-    client(url).enqueue(
-        {"workflow_name": WORKFLOW, "queue_name": QUEUE, "workflow_id": wid, "app_version": VERSION}, code, eid, k
-    )
+    options = {"workflow_name": WORKFLOW, "queue_name": QUEUE, "workflow_id": wid, "app_version": VERSION}
+    client(url).enqueue({**options, "priority": CLASS_PRIORITY}, code, eid, k)
     return wid
 
 
@@ -143,6 +151,43 @@ def close() -> None:
 
 
 # -------------------------------------------------------------------------------------------- a worker's side
+class _Left(Exception):
+    """The job was cancelled: its page was left."""
+
+
+def learn(task, cfg, steps: int, seed: int, lr) -> str:
+    """A Learn page's job (services/learnruns.py), in a worker's DBOS step: engine.train, its progress and then the
+    run (or why not) on the job's stream; stops at a progress call once the job is cancelled. What happened, in a
+    word."""
+    from dbos import DBOS
+
+    import engine
+
+    wid = DBOS.workflow_id
+
+    def send(kind: str, payload) -> None:
+        DBOS.write_stream(LEARN_STREAM, (kind, payload))
+
+    def progress(*args) -> None:
+        status = DBOS.get_workflow_status(wid)
+        if status is None or status.status == "CANCELLED":
+            raise _Left
+        send("progress", args)
+
+    try:
+        run = engine.train(task, cfg, steps, seed=seed, lr=lr, on_progress=progress)
+    except _Left:
+        return "left"
+    except ValueError as error:  # a refused argument: the caller raises it too
+        send("refused", str(error))
+        return "refused"
+    except Exception as error:  # anything else: reported, not lost
+        send("failed", f"{type(error).__name__}: {error}")
+        return "failed"
+    send("done", run)
+    return "done"
+
+
 def serve(executor: str, url: str | None = None) -> None:
     """A worker: runs the queue's jobs one at a time until its parent closes its stdin (when started by the app's
     supervisor) or it is stopped. `executor` must be stable across its restarts: DBOS recovers the jobs a worker
@@ -156,11 +201,19 @@ def serve(executor: str, url: str | None = None) -> None:
     from services import classwork
     from services.poll.store import Store
 
-    store = Store()  # the rooms' database, found as the server finds it
+    stores: list[Store] = []  # the rooms' database, found as the server finds it, opened by the first class run
 
     @DBOS.step()
     def train(code: str, eid: int, k: int) -> str:
-        return classwork.work(store, code, eid, k)
+        if not stores:
+            stores.append(Store())
+        return classwork.work(stores[0], code, eid, k)
+
+    learn_step = DBOS.step(name="learn")(learn)
+
+    @DBOS.workflow(name=LEARN_WORKFLOW, max_recovery_attempts=MAX_TRIES)
+    def learn_run(task, cfg, steps: int, seed: int, lr) -> str:
+        return learn_step(task, cfg, steps, seed, lr)
 
     @DBOS.workflow(name=WORKFLOW, max_recovery_attempts=MAX_TRIES)
     def class_run(code: str, eid: int, k: int) -> str:

@@ -7,7 +7,7 @@ Where a model comes from, in this order, the first that has it:
    a pinned arithmetic, so the defaults are one model on every machine, whatever its CPU;
 3. the disk store ($ATTENTION_LAB_CACHE): a run trained earlier, by this server or by another replica
    sharing the folder;
-4. a training in a worker process (services.workers), then kept in the store, where the first run
+4. a training on the queue's workers (services.learnruns), then kept in the store, where the first run
    stored wins: a replica that trained the same setting at the same time shows that one, not its own.
 
 A Model carries a digest of its final weights. Every number derived from a model (an accuracy, a
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import engine
 from factory import store
-from services import workers
+from services import learnruns
 
 MEMORY = 32  # models kept in this process's memory (the least recently used go first)
 ORIGINS = {  # where a model's weights came from, as a page says it
@@ -165,7 +165,7 @@ def find(cfg: engine.Config, training: Training) -> Model | None:
 
 
 def get(cfg: engine.Config, training: Training, on_progress: Callable | None = None) -> Model:
-    """The model with these settings: found, or trained now in a worker process (on_progress is called
+    """The model with these settings: found, or trained now as a job on the queue (on_progress is called
     as engine.train calls it) and kept. A second caller waits for the first one's run; a run that another
     process stored first replaces this one's."""
     key = training.key(cfg)
@@ -173,7 +173,7 @@ def get(cfg: engine.Config, training: Training, on_progress: Callable | None = N
     with _lock(name):
         model = _remembered(name) or _load(cfg, training, key)
         if model is None:
-            run = workers.train(
+            run = learnruns.train(
                 training.task, cfg, training.steps, seed=training.seed, lr=training.lr, on_progress=on_progress
             )
             kept = store.keep_first(run, store.cache_folder())

@@ -12,7 +12,7 @@ import json, sys
 import engine
 from engine import analysis, experiments
 from factory import corpus, ship, shipped_measures, store, shown
-from services import weights, workers
+from services import learnruns, weights
 trace = engine.run_preset("part4").layers[0]
 analysis.extend(engine.PRESETS["day33"].config, engine.PRESETS["day33"].tokens, 9)
 experiments.shuffle(engine.PRESETS["part4"].config, engine.PRESETS["part4"].tokens, 0)

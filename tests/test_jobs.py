@@ -74,7 +74,7 @@ def test_a_worker_killed_mid_run_is_started_again_and_its_run_trained_again_once
     (pid,) = jobrunner.ensure(1)
     assert until(lambda: cx.tally(s, room.code, 1)["running"] == 1), _state(s, room.code)
     os.kill(pid, signal.SIGKILL)
-    assert until(lambda: jobrunner._procs and all(p.poll() is not None for p in jobrunner._procs.values()), 10)
+    assert until(lambda: jobrunner._procs and all(p.poll() is not None for _, p in jobrunner._procs.values()), 10)
     (again,) = jobrunner.ensure(1)  # the same executor id: DBOS hands it back the job it had begun
     assert again != pid
     assert until(lambda: cx.tally(s, room.code, 1)["done"] == 1), _state(s, room.code)
@@ -129,7 +129,7 @@ def test_a_worker_service_trains_the_runs_and_stops_its_workers_on_sigterm(room_
     cx.start(s, room.code, room.key, cx.plan("previous", 40, 0.06, 1, 16))
     t = cx.claim(s, room.code, "seat-00001")
     jobs.submit(room.code, t.eid, t.k)
-    service = subprocess.Popen([sys.executable, "-m", "services.jobrunner"], cwd=jobrunner.workers.ROOT)
+    service = subprocess.Popen([sys.executable, "-m", "services.jobrunner"], cwd=jobrunner.ROOT)
     try:
         assert until(lambda: cx.tally(s, room.code, 1)["done"] == 1, 60), _state(s, room.code)
         service.send_signal(signal.SIGTERM)

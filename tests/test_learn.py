@@ -62,10 +62,10 @@ def test_a_trained_preset_reads_only_its_vocabulary():
 
 
 def test_one_training_however_many_sessions_ask_at_once(monkeypatch):
-    from services import workers as training_process
+    from services import learnruns as training_process
 
     calls = []
-    real = training_process.train  # the app trains in a worker process
+    real = training_process.train  # the app trains as a job on the queue
 
     def counted(*args, **kwargs):
         calls.append(args)

@@ -30,7 +30,7 @@ import engine
 import engine.measure
 from conftest import APP, ROOT, assert_clean
 from factory import store
-from services import weights, workers
+from services import learnruns, weights
 from services.handle import Handle
 from services.weights import Model, Training
 from ui import compute, compute_experiments
@@ -216,7 +216,7 @@ def unshipped(monkeypatch, tmp_path):
     weights.forget()
     fresh()
     callers, trained = [], []
-    entry, real_worker = compute.train, workers.train
+    entry, real_worker = compute.train, learnruns.train
 
     def train(cfg, training, on_progress=None):
         here = inspect.stack()
@@ -235,7 +235,7 @@ def unshipped(monkeypatch, tmp_path):
         return run
 
     monkeypatch.setattr(compute, "train", train)
-    monkeypatch.setattr(workers, "train", worker)
+    monkeypatch.setattr(learnruns, "train", worker)
     yield callers, trained
     weights.forget()
     fresh()

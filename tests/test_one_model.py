@@ -18,7 +18,7 @@ import engine
 import engine.evidence
 from conftest import assert_clean, attention_maps, open_app, replay_steps, replay_to, tables
 from factory import store
-from services import weights, workers
+from services import learnruns, weights
 from ui import compute
 from ui.poll import questions
 from ui.shell import presets, site, state, url
@@ -33,13 +33,13 @@ def fresh(monkeypatch, tmp_path):
     import streamlit as st
 
     monkeypatch.setenv(store.CACHE_ENV, str(tmp_path / "cache"))
-    trained, real = [], workers.train
+    trained, real = [], learnruns.train
 
     def counted(*args, **kwargs):
         trained.append(args[:3])
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(workers, "train", counted)
+    monkeypatch.setattr(learnruns, "train", counted)
     monkeypatch.setattr(weights, "_sleep", lambda s: None)  # replays without waiting
     weights.forget()
     st.cache_resource.clear()

@@ -14,8 +14,8 @@ import engine
 from conftest import assert_clean, open_app, replay_steps
 from engine.params import flatten, unflatten
 from factory import evidence_files, ship, shipped_measures, shipped_roles, shipped_runs, store
+from services import learnruns as training_process
 from services import weights
-from services import workers as training_process
 from ui.shell import presets, site, state, url
 
 TRAINED = [presets.TRAINED_PREFIX + t for t in presets.TRAINED_TASKS]
@@ -115,7 +115,7 @@ def no_training(monkeypatch, tmp_path):
 
     monkeypatch.setattr(engine, "train", refuse)
     monkeypatch.setattr(engine.training, "train", refuse)
-    monkeypatch.setattr(training_process, "train", refuse)  # where the app trains: a worker process
+    monkeypatch.setattr(training_process, "train", refuse)  # where the app trains: a job on the queue
     weights.forget()
     yield
     st.cache_resource.clear()  # later tests must not see weights drawn under this fixture

@@ -86,9 +86,9 @@ def _app_train(monkeypatch, folder):
     from ui.shell import presets
 
     monkeypatch.setenv(store.CACHE_ENV, str(folder))
-    from services import workers as training_process
+    from services import learnruns as training_process
 
-    calls, real = [], training_process.train  # the app trains in a worker process
+    calls, real = [], training_process.train  # the app trains as a job on the queue
 
     def counting(*args, **kwargs):
         calls.append(args)
@@ -230,7 +230,7 @@ from dataclasses import replace
 from pathlib import Path
 import engine
 from engine.params import flatten, unflatten
-from services import weights, workers
+from services import learnruns, weights
 folder, tag = Path(sys.argv[1]), int(sys.argv[2])
 
 def tagged(task, cfg, steps, seed=0, lr=None, on_progress=None):
@@ -245,7 +245,7 @@ def tagged(task, cfg, steps, seed=0, lr=None, on_progress=None):
         time.sleep(0.01)
     return replace(run, params=params, checkpoints=run.checkpoints[:-1] + ((steps, params),), losses=losses)
 
-workers.train = tagged
+learnruns.train = tagged
 task = engine.TASKS["first"]
 training = weights.Training(task="first", steps=12, seed=3)
 first = weights.get(task.config, training)
@@ -296,16 +296,16 @@ SECOND_SERVER = r"""
 import json, sys
 sys.path.insert(0, "tests")
 from conftest import open_app, replay_sent
-from services import workers
+from services import jobrunner, learnruns
 from ui.shell import site
 
 def refuse(*args, **kwargs):
     raise AssertionError("a training run on the second server")
 
-workers.train = refuse
+learnruns.train = refuse
 at = open_app(site.by_path("learn").file, {"task": "induction", "train_seed": "1"}, timeout=120)
 print(json.dumps({"exceptions": [e.message for e in at.exception], "replay": replay_sent(at) is not None,
-                  "buttons": [b.key for b in at.button], "workers": workers.worker_pids(),
+                  "buttons": [b.key for b in at.button], "workers": jobrunner.pids(),
                   "notice": [s.value for s in at.success]}))
 """
 
