@@ -28,7 +28,7 @@ from pathlib import Path
 
 QUEUE = "class-runs"
 VERSION = "attention-lab-class-runs-1"  # every worker's application version: DBOS hands a job only to its own
-POLL_S = 0.2  # how often an idle worker asks the queue (DBOS's default, 1 s, adds ~0.7 s before a run starts)
+POLL_S = 0.1  # how often an idle worker asks the queue (DBOS's default, 1 s, adds ~0.7 s before a run starts)
 WORKFLOW = "class_run"
 LEARN_WORKFLOW = "learn_run"
 LEARN_STREAM = (
@@ -78,6 +78,28 @@ def _connected(dbapi_connection, record) -> None:
         dbapi_connection.create_function("unixepoch", 1, _subsec)
 
 
+def _wal(url: str) -> None:
+    """The queue's SQLite file in WAL mode (kept by the file) and every SQLite connection of this process at WAL's
+    durable-enough sync, as the rooms' file (services/poll/connect.py): DBOS leaves SQLite in its rollback journal,
+    where a page polling a job's stream holds off the worker writing it, and every write waits for the disk."""
+    if not url.startswith("sqlite:///"):
+        return
+    import sqlalchemy as sa
+
+    path = Path(url.removeprefix("sqlite:///"))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with sqlite3.connect(path, timeout=30) as plain:
+        plain.execute("PRAGMA journal_mode=WAL")
+    plain.close()
+    if not sa.event.contains(sa.pool.Pool, "connect", _normal_sync):
+        sa.event.listen(sa.pool.Pool, "connect", _normal_sync)
+
+
+def _normal_sync(dbapi_connection, record) -> None:
+    if isinstance(dbapi_connection, sqlite3.Connection):
+        dbapi_connection.execute("PRAGMA synchronous=NORMAL")
+
+
 def idle_class() -> bool:
     """Put this process (and the threads it starts afterwards) in Linux's idle scheduling class, where it runs only
     on a core nothing else wants: a page's run then takes the core at once, where a nice-10 process still holds it
@@ -106,8 +128,7 @@ def client(url: str | None = None):
             _old_sqlite_shim()
             from dbos import DBOS, DBOSClient
 
-            if url.startswith("sqlite:///"):
-                Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+            _wal(url)
             DBOS.migrate(url)
             found = DBOSClient(system_database_url=url)
             found.register_queue(QUEUE, worker_concurrency=1, polling_interval_sec=POLL_S)
@@ -193,6 +214,7 @@ def serve(executor: str, url: str | None = None) -> None:
     supervisor) or it is stopped. `executor` must be stable across its restarts: DBOS recovers the jobs a worker
     of that id had begun."""
     _old_sqlite_shim()
+    _wal(url or queue_url())
     if os.environ.get("ATTENTION_LAB_WORKER_NICE"):  # the app's supervisor: below the server's pages
         os.nice(int(os.environ["ATTENTION_LAB_WORKER_NICE"]))
         idle_class()

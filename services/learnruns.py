@@ -14,6 +14,7 @@ The worker's side is services/jobs.learn (where the workers' jobs are). Pure Pyt
 
 from __future__ import annotations
 
+import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -24,7 +25,8 @@ import numpy as np
 import engine
 
 PREFIX = "learn-"  # every Learn job's id starts so (the class runs' ids start with their room's code)
-READ_POLL_S = 0.05  # how often the server looks for the next value on SQLite (PostgreSQL notifies)
+QUEUED_POLL_S, READ_POLL_S = 0.1, 0.1  # how often the server looks for the next value on SQLite (PostgreSQL
+# notifies): while the job waits for a worker, and while it runs (a page draws its maps every LIVE_EVERY_S, 0.25 s)
 WATCH_S = 5.0  # no word from the job for this long: the app's workers are checked (a dead one started again)
 KEEP_S = 600.0  # an ended job nobody read (its page went away) is deleted after this long
 ENDED = ["SUCCESS", "ERROR", "CANCELLED", "MAX_RECOVERY_ATTEMPTS_EXCEEDED"]
@@ -70,9 +72,14 @@ def train(
     read, answer = 0, None
     try:
         while answer is None:
+            running = read > 0
             try:
                 for kind, payload in queue.read_stream(
-                    wid, jobs.LEARN_STREAM, offset=read, polling_interval_sec=READ_POLL_S, timeout_seconds=WATCH_S
+                    wid,
+                    jobs.LEARN_STREAM,
+                    offset=read,
+                    polling_interval_sec=READ_POLL_S if running else QUEUED_POLL_S,
+                    timeout_seconds=WATCH_S,
                 ):
                     read += 1
                     if kind != "progress":
@@ -82,6 +89,8 @@ def train(
                         step, steps_, losses, accuracies, params = payload
                         _freeze([losses, accuracies] + engine.params.param_arrays(params))
                         on_progress(step, steps_, losses, accuracies, params)
+                    if not running:
+                        break  # it has begun: read on at the running pace
                 else:  # the stream ended, and no run on it
                     status = queue.retrieve_workflow(wid).get_status().status
                     answer = ("failed", f"the training job ended without its run (status {status})")
@@ -90,7 +99,7 @@ def train(
     finally:
         if answer is None:  # left mid-run: nobody wants the run
             queue.cancel_workflow(wid)
-    _delete_when_ended(queue, wid)
+    threading.Thread(target=_delete_when_ended, args=(queue, wid), daemon=True).start()  # the page goes on
     kind, payload = answer
     if kind == "done":
         return _frozen(payload)
