@@ -6,12 +6,13 @@ asks for: the Learn page's (services/learnruns.py) and the class experiment's (s
 A training step is a few hundred small NumPy calls, and Python runs one thread's Python code at a time: trained
 inside the server, ten students' trainings took turns with every other student's page on one core (benchmarks/
 storm.py: the others' rerun p95 rose 10x). So there are WORKERS of them: one per core the process may use (a
-container's CPU limit included), at most MAX_WORKERS, each at nice NICE and in Linux's idle class, so a student's
-page gets a core before a run. Each has a stable executor id, "<replica>-<i>" (ATTENTION_LAB_REPLICA, else the
-host's name): one that died is started again under the same id, and DBOS then runs again the job it had begun
-(at-least-once). Each is told its queue's database: when that changes (a test's own), they are started again on
-it. They leave with the server (their stdin closes). ATTENTION_LAB_WORKERS=external: the workers are a service of
-their own (docker-compose.yml, deploy/k8s/) and the server starts none. No Streamlit here.
+container's CPU limit included), at most MAX_WORKERS, each at nice NICE (a class run in Linux's idle class
+too: services/jobs.in_a_thread), so a student's page gets a core before a run. Each has a stable executor id,
+"<replica>-<i>" (ATTENTION_LAB_REPLICA, else the host's name): one that died is started again under the same id,
+and DBOS then runs again the job it had begun (at-least-once). Each is told its queue's database: when that
+changes (a test's own), they are started again on it. They leave with the server (their stdin closes).
+ATTENTION_LAB_WORKERS=external: the workers are a service of their own (docker-compose.yml, deploy/k8s/) and the
+server starts none. No Streamlit here.
 """
 
 from __future__ import annotations

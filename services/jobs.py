@@ -100,10 +100,32 @@ def _normal_sync(dbapi_connection, record) -> None:
         dbapi_connection.execute("PRAGMA synchronous=NORMAL")
 
 
+def in_a_thread(idle: bool, fn, *args):
+    """fn(*args) in a thread of its own, put in Linux's idle class first if `idle` (a class run: every page of the
+    server first, where a Learn job, which a student watches, keeps nice 10: a thread cannot leave the idle class
+    again, so each class run gets a new one). Its result, or its exception raised here."""
+    out: dict = {}
+
+    def run() -> None:
+        if idle:
+            idle_class()
+        try:
+            out["value"] = fn(*args)
+        except BaseException as error:  # noqa: BLE001 - raised again in the caller's thread
+            out["error"] = error
+
+    thread = threading.Thread(target=run, name="class-run", daemon=True)
+    thread.start()
+    thread.join()
+    if "error" in out:
+        raise out["error"]
+    return out["value"]
+
+
 def idle_class() -> bool:
-    """Put this process (and the threads it starts afterwards) in Linux's idle scheduling class, where it runs only
-    on a core nothing else wants: a page's run then takes the core at once, where a nice-10 process still holds it
-    for a time slice. Whether it could (not on other systems)."""
+    """Put the calling thread (and the threads it starts afterwards) in Linux's idle scheduling class, where it runs
+    only on a core nothing else wants: a page's run then takes the core at once, where a nice-10 process still holds
+    it for a time slice. Whether it could (not on other systems)."""
     policy = getattr(os, "SCHED_IDLE", None)
     if policy is None:
         return False
@@ -215,9 +237,9 @@ def serve(executor: str, url: str | None = None) -> None:
     of that id had begun."""
     _old_sqlite_shim()
     _wal(url or queue_url())
-    if os.environ.get("ATTENTION_LAB_WORKER_NICE"):  # the app's supervisor: below the server's pages
+    idle = bool(os.environ.get("ATTENTION_LAB_WORKER_NICE"))
+    if idle:  # the app's supervisor: below the server's pages
         os.nice(int(os.environ["ATTENTION_LAB_WORKER_NICE"]))
-        idle_class()
     from dbos import DBOS
 
     from services import classwork
@@ -229,7 +251,7 @@ def serve(executor: str, url: str | None = None) -> None:
     def train(code: str, eid: int, k: int) -> str:
         if not stores:
             stores.append(Store())
-        return classwork.work(stores[0], code, eid, k)
+        return in_a_thread(idle, classwork.work, stores[0], code, eid, k)
 
     learn_step = DBOS.step(name="learn")(learn)
 

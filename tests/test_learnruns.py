@@ -154,7 +154,11 @@ def test_ended_jobs_nobody_read_are_deleted_later(monkeypatch):
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads a process's priority from /proc")
 def test_workers_run_below_the_servers_priority_one_per_core_at_most():
-    learnruns.train("first", TASK.config, 2)
+    from tests.test_jobs import idle_threads
+
+    seen = []
+    learnruns.train("first", TASK.config, 40, on_progress=lambda *a: seen.append(idle_threads(jobrunner.pids())))
+    assert seen and not any(seen), "a Learn job, which a student watches, is not in the idle class (class runs are)"
     assert jobrunner.WORKERS == max(1, min(jobrunner.MAX_WORKERS, len(os.sched_getaffinity(0))))
     assert len(jobrunner.pids()) == jobrunner.WORKERS
     server = os.getpriority(os.PRIO_PROCESS, 0)  # this test runner may be niced itself
