@@ -3,7 +3,7 @@
 A stand-in for a page's run (PROBE_MS of pure-Python work after a short sleep, as a request arrives) is timed on
 this process, first alone, then beside --workers busy NumPy processes (OPENBLAS_NUM_THREADS=1, as the app starts
 its workers) at the two priorities a worker may have: nice 10 (services/jobrunner.NICE) and nice 10 in Linux's idle
-scheduling class (services/jobs.idle_class, what the app's class-run workers use). The modes alternate, --rounds
+scheduling class (services/jobwork.idle_class, what the app's class-run workers use). The modes alternate, --rounds
 times each. Reported: the probe's p50 / p95 / p99 in ms per mode, and each mode's p95 over the probe alone.
 
     python -m benchmarks.worker_priority                  # 2 workers, 2 rounds of 8 s each
@@ -26,7 +26,7 @@ _BUSY = """
 import os, sys
 os.nice(10)
 if sys.argv[1] == "idle":
-    from services.jobs import idle_class
+    from services.jobwork import idle_class
     assert idle_class(), "no idle scheduling class here"
 import numpy as np
 a = np.random.RandomState(0).rand(200, 200)

@@ -29,10 +29,17 @@ def config_of(settings: dict, k: int) -> engine.Config:
     return dataclasses.replace(task.config, seed=k, n_layers=settings["layers"], d_model=settings["width"])
 
 
-def trained(settings: dict, k: int) -> engine.TrainRun:
-    """Run k trained: k seeds the weights and the batches."""
+def trained(settings: dict, k: int, on_progress=None) -> engine.TrainRun:
+    """Run k trained: k seeds the weights and the batches; on_progress((step, steps, loss, batch accuracy)) as it
+    goes (the numbers the Learn page's progress bar says)."""
     task = engine.TASKS[settings["task"]]
-    return engine.train(task, config_of(settings, k), settings["steps"], seed=k, lr=settings["lr"])
+    told = None
+    if on_progress is not None:
+
+        def told(step, steps, losses, accuracies, params) -> None:
+            on_progress((int(step), int(steps), float(losses[-1]), float(accuracies[-1])))
+
+    return engine.train(task, config_of(settings, k), settings["steps"], seed=k, lr=settings["lr"], on_progress=told)
 
 
 def _heads(shares: np.ndarray, role: str) -> list[dict]:
@@ -66,14 +73,15 @@ def result_of(run: engine.TrainRun) -> dict:
     }
 
 
-def work(store: Store, code: str, eid: int, k: int) -> str:
-    """Run k of the room's experiment eid, end to end: taken (a try counted), trained, recorded. What happened, in
-    a word: 'done', 'skipped' (done already, cancelled, failed or its room gone: nothing trained), 'failed'."""
+def work(store: Store, code: str, eid: int, k: int, on_progress=None) -> str:
+    """Run k of the room's experiment eid, end to end: taken (a try counted), trained (its progress to on_progress,
+    as trained() says it), recorded. What happened, in a word: 'done', 'skipped' (done already, cancelled, failed or
+    its room gone: nothing trained), 'failed'."""
     plan = experiment.take(store, code, eid, k)
     if plan is None:
         return "skipped"
     try:
-        run = trained(plan.settings(k), k)
+        run = trained(plan.settings(k), k, on_progress)
     except ValueError as err:  # settings the engine refuses: another try would not change that
         experiment.fail(store, code, eid, k, str(err))
         return "failed"

@@ -7,7 +7,7 @@ A training step is a few hundred small NumPy calls, and Python runs one thread's
 inside the server, ten students' trainings took turns with every other student's page on one core (benchmarks/
 storm.py: the others' rerun p95 rose 10x). So there are WORKERS of them: one per core the process may use (a
 container's CPU limit included), at most MAX_WORKERS, each at nice NICE (a class run in Linux's idle class
-too: services/jobs.in_a_thread), so a student's page gets a core before a run. Each has a stable executor id,
+too: services/jobwork.in_a_thread), so a student's page gets a core before a run. Each has a stable executor id,
 "<replica>-<i>" (ATTENTION_LAB_REPLICA, else the host's name): one that died is started again under the same id,
 and DBOS then runs again the job it had begun (at-least-once). Each is told its queue's database: when that
 changes (a test's own), they are started again on it. They leave with the server (their stdin closes).

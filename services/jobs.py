@@ -26,14 +26,13 @@ import threading
 import time
 from pathlib import Path
 
+from services.jobwork import PROGRESS, in_a_thread, learn
+
 QUEUE = "class-runs"
 VERSION = "attention-lab-class-runs-1"  # every worker's application version: DBOS hands a job only to its own
 POLL_S = 0.1  # how often an idle worker asks the queue (DBOS's default, 1 s, adds ~0.7 s before a run starts)
 WORKFLOW = "class_run"
 LEARN_WORKFLOW = "learn_run"
-LEARN_STREAM = (
-    "run"  # a Learn job's one stream: ("progress", args), then ("done", run), ("refused", why) or ("failed", why)
-)
 LEARN_PRIORITY, CLASS_PRIORITY = 1, 10  # DBOS takes the lowest first: a student watching goes before the hall's runs
 MAX_TRIES = 3  # services/poll/experiment.MAX_TRIES: DBOS's recovery limit counts the same starts
 
@@ -100,42 +99,6 @@ def _normal_sync(dbapi_connection, record) -> None:
         dbapi_connection.execute("PRAGMA synchronous=NORMAL")
 
 
-def in_a_thread(idle: bool, fn, *args):
-    """fn(*args) in a thread of its own, put in Linux's idle class first if `idle` (a class run: every page of the
-    server first, where a Learn job, which a student watches, keeps nice 10: a thread cannot leave the idle class
-    again, so each class run gets a new one). Its result, or its exception raised here."""
-    out: dict = {}
-
-    def run() -> None:
-        if idle:
-            idle_class()
-        try:
-            out["value"] = fn(*args)
-        except BaseException as error:  # noqa: BLE001 - raised again in the caller's thread
-            out["error"] = error
-
-    thread = threading.Thread(target=run, name="class-run", daemon=True)
-    thread.start()
-    thread.join()
-    if "error" in out:
-        raise out["error"]
-    return out["value"]
-
-
-def idle_class() -> bool:
-    """Put the calling thread (and the threads it starts afterwards) in Linux's idle scheduling class, where it runs
-    only on a core nothing else wants: a page's run then takes the core at once, where a nice-10 process still holds
-    it for a time slice. Whether it could (not on other systems)."""
-    policy = getattr(os, "SCHED_IDLE", None)
-    if policy is None:
-        return False
-    try:
-        os.sched_setscheduler(0, policy, os.sched_param(0))
-    except OSError:
-        return False
-    return True
-
-
 # ------------------------------------------------------------------------------------------- the server's side
 _client_lock = threading.Lock()
 _clients: dict[str, object] = {}
@@ -170,6 +133,12 @@ def submit(code: str, eid: int, k: int, url: str | None = None) -> str:
     return wid
 
 
+def progress(code: str, eid: int, k: int, url: str | None = None) -> tuple[int, int, float, float] | None:
+    """Where run k is, as its worker last said (step, steps, loss, batch accuracy); None before its first word."""
+    found = client(url).get_event(job_id(code, eid, k), PROGRESS, timeout_seconds=0)
+    return None if found is None else tuple(found)
+
+
 def cancel(code: str, eid: int, url: str | None = None) -> int:
     """Cancel the experiment's jobs that are queued or running (a running one stops at its next step, and the
     rooms' store has its run cancelled already: services/poll/experiment.cancel); how many."""
@@ -194,43 +163,6 @@ def close() -> None:
 
 
 # -------------------------------------------------------------------------------------------- a worker's side
-class _Left(Exception):
-    """The job was cancelled: its page was left."""
-
-
-def learn(task, cfg, steps: int, seed: int, lr) -> str:
-    """A Learn page's job (services/learnruns.py), in a worker's DBOS step: engine.train, its progress and then the
-    run (or why not) on the job's stream; stops at a progress call once the job is cancelled. What happened, in a
-    word."""
-    from dbos import DBOS
-
-    import engine
-
-    wid = DBOS.workflow_id
-
-    def send(kind: str, payload) -> None:
-        DBOS.write_stream(LEARN_STREAM, (kind, payload))
-
-    def progress(*args) -> None:
-        status = DBOS.get_workflow_status(wid)
-        if status is None or status.status == "CANCELLED":
-            raise _Left
-        send("progress", args)
-
-    try:
-        run = engine.train(task, cfg, steps, seed=seed, lr=lr, on_progress=progress)
-    except _Left:
-        return "left"
-    except ValueError as error:  # a refused argument: the caller raises it too
-        send("refused", str(error))
-        return "refused"
-    except Exception as error:  # anything else: reported, not lost
-        send("failed", f"{type(error).__name__}: {error}")
-        return "failed"
-    send("done", run)
-    return "done"
-
-
 def serve(executor: str, url: str | None = None) -> None:
     """A worker: runs the queue's jobs one at a time until its parent closes its stdin (when started by the app's
     supervisor) or it is stopped. `executor` must be stable across its restarts: DBOS recovers the jobs a worker
@@ -251,7 +183,7 @@ def serve(executor: str, url: str | None = None) -> None:
     def train(code: str, eid: int, k: int) -> str:
         if not stores:
             stores.append(Store())
-        return in_a_thread(idle, classwork.work, stores[0], code, eid, k)
+        return in_a_thread(idle, classwork.work, stores[0], code, eid, k, relay=lambda v: DBOS.set_event(PROGRESS, v))
 
     learn_step = DBOS.step(name="learn")(learn)
 

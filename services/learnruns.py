@@ -9,7 +9,7 @@ dies mid-run is started again under its id and DBOS hands it the job again (at-l
 and the page sees its progress start over, then the run. An ended job's rows (its stream holds the weights at each
 progress call) are deleted as soon as it is read, and any left behind by a page that went away after KEEP_S.
 
-The worker's side is services/jobs.learn (where the workers' jobs are). Pure Python, no Streamlit.
+The worker's side is services/jobwork.learn. Pure Python, no Streamlit.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def train(
     its run (failed, or its worker died MAX_TRIES times) is a RuntimeError."""
     from dbos._error import DBOSStreamTimeoutError
 
-    from services import jobrunner, jobs
+    from services import jobrunner, jobs, jobwork
 
     task = engine.get_task(task)  # the Task itself goes to the worker, which may not know the name
     jobrunner.ensure()
@@ -76,7 +76,7 @@ def train(
             try:
                 for kind, payload in queue.read_stream(
                     wid,
-                    jobs.LEARN_STREAM,
+                    jobwork.LEARN_STREAM,
                     offset=read,
                     polling_interval_sec=READ_POLL_S if running else QUEUED_POLL_S,
                     timeout_seconds=WATCH_S,

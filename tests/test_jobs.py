@@ -94,6 +94,22 @@ def test_a_worker_killed_mid_run_is_started_again_and_its_run_trained_again_once
     assert [tuple(r) for r in _state(s, room.code)] == [(1, "done", 2)]
 
 
+def test_a_running_class_run_says_its_progress_and_the_page_reads_it(room_store):
+    s = room_store
+    room = s.create_room()
+    cx.start(s, room.code, room.key, cx.plan("induction", 2000, 0.02, 2, 32))  # several seconds
+    t = cx.claim(s, room.code, "seat-00001")
+    assert jobs.progress(room.code, t.eid, t.k) is None, "no word before the job exists"
+    jobs.submit(room.code, t.eid, t.k)
+    jobrunner.ensure(1)
+    said = []
+    assert until(lambda: said.append(jobs.progress(room.code, t.eid, t.k)) or (said[-1] and said[-1][0] > 100))
+    step, steps, loss, accuracy = said[-1]
+    assert steps == 2000 and 0 < step < steps and loss > 0 and 0 <= accuracy <= 1
+    assert until(lambda: cx.tally(s, room.code, 1)["done"] == 1)
+    assert jobs.progress(room.code, t.eid, t.k)[0] >= step, "the newest word, never an older one"
+
+
 def test_a_cancelled_experiments_queued_runs_are_never_trained(room_store):
     s = room_store
     room = s.create_room()

@@ -81,6 +81,33 @@ def test_the_presenter_starts_an_experiment_and_students_train_their_runs(queued
     assert {b.label for b in at.get("download_button")} >= {"Runs (CSV)", "Curves (CSV)", "Curves (npz)"}
 
 
+def test_a_running_run_shows_its_workers_progress_as_the_learn_pages_bar(queued, monkeypatch):
+    import services.jobs
+
+    at = started()
+    code, _ = room_of(at)
+    student = open_app("pages/learn.py", {"room": code})
+    student.button(key=classrun.TRAIN).click().run()
+    assert cx.take(store(), code, 1, 1) is not None  # a worker took it: running
+    said = {}
+    monkeypatch.setattr(services.jobs, "progress", lambda c, e, k, url=None: said.get((c, e, k)))
+    student.run()
+    assert "Your run is training on a worker now." in text(student) and not student.get("progress")
+    said[(code, 1, 1)] = (240, 480, 1.23456, 0.4512)
+    student.run()
+    (bar,) = student.get("progress")
+    assert (
+        bar.proto.value == 50 and bar.proto.text == "Your run, on a worker: step 240 of 480: loss 1.235, accuracy 45%."
+    )
+
+    def unreachable(*args, **kwargs):
+        raise OSError("the queue's database is gone")
+
+    monkeypatch.setattr(services.jobs, "progress", unreachable)
+    student.run()
+    assert not student.exception and "Your run is training on a worker now." in text(student)
+
+
 def test_a_plan_the_store_refuses_is_said_and_starts_nothing(queued):
     at = started(40, "lr", "0.02, fast")
     code, _ = room_of(at)

@@ -7,8 +7,9 @@ Train my run is a whole run of the page, not a fragment's: a press inside a frag
 a whole run of the page is under way (a phone's first run redraws the page at its measured width) is dropped by
 Streamlit (the fragment it names is not there until that run draws it again), where a whole run's press waits for it
 and is kept (tests/test_poll_experiment_browser.py lost 1 press in 2 runs as a fragment, none in 10 as a whole run).
-The run trains in a worker, not in this page: the page checks its state every EVERY_S while it waits (one read),
-and runs whole once when it is done. The experiment is read once per process per change of the room
+The run trains in a worker, not in this page: the page checks its state every EVERY_S while it waits (one read; while
+it trains, one more for its progress: step, loss and accuracy, as the Learn page's bar says them), and runs whole
+once when it is done. The experiment is read once per process per change of the room
 (ui/poll/room.experiment)."""
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from ui.poll import participant, room
 from ui.poll.db import store
 from ui.poll.link import Link
 from ui.prose import class_runs as words
-from ui.prose.numbers import count
+from ui.prose.numbers import count, training
 from ui.prose.text import md_escape
 
 BOX = "poll_class_run"  # the container's key
@@ -106,7 +107,26 @@ def _waiting(code: str, eid: int, seat: str) -> None:
         ahead = "next in the queue" if mine.ahead == 0 else f"{count(mine.ahead, 'run')} before it in the queue"
         st.caption(f"Your run is waiting for a worker: {ahead}.")
     else:
-        st.caption("Your run is training on a worker now.")
+        said = _progress(code, eid, mine.k)
+        if said is None:
+            st.caption("Your run is training on a worker now.")
+        else:  # the Learn page's progress bar, as its worker last said it (every PROGRESS_EVERY_S)
+            step, steps, loss, accuracy = said
+            st.progress(step / steps, text=f"Your run, on a worker: {training(step, steps, loss, accuracy)}.")
+
+
+def _progress(code: str, eid: int, k: int) -> tuple | None:
+    """Where the run is, from its job (services/jobs.progress); None before its first word or if the queue cannot
+    be read (the page then says it trains, as before)."""
+    import sqlalchemy as sa
+    from dbos._error import DBOSException
+
+    from services.jobs import progress
+
+    try:
+        return progress(code, eid, k)
+    except (OSError, sa.exc.SQLAlchemyError, DBOSException):
+        return None
 
 
 def _finished(link: Link, found, mine, present: bool) -> None:

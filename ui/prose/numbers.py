@@ -143,6 +143,12 @@ def next_to(ratio: float) -> str:
     return f"{fmt(ratio, '.2g')} times" if ratio < LARGE else "large next to"
 
 
+def training(step: int, steps: int, loss: float, accuracy: float) -> str:
+    """A training's progress line (the Learn page's bar; a class run's): 'step 240 of 480: loss 1.234, accuracy
+    45%'."""
+    return f"step {step} of {steps}: loss {fmt(loss, '.3f')}, accuracy {fmt(accuracy, '.0%')}"
+
+
 def count(n: int, noun: str, plural: str | None = None) -> str:
     """'1 row', '2 rows', '8,192 hidden values': the one helper for a count and its noun (thousands separated,
     as fmt(n, ',.0f') prints every other count)."""

@@ -13,6 +13,7 @@ from services.weights import Model, Training
 from ui import charts, compute
 from ui.charts import attention_grid
 from ui.page import footer, layout
+from ui.prose import numbers
 from ui.sections.learn import words as learn_words
 from ui.sections.learn.task import TRAIN, Sequence
 from ui.shell.view import View
@@ -109,7 +110,7 @@ def train_live(view: View, cfg: engine.Config, run_of: Training, seq: Sequence, 
     live = [box.box.empty() for box in boxes]
 
     def progress(step, steps, losses, accuracies, params) -> None:
-        bar.progress(step / steps, text=f"step {step} of {steps}: loss {losses[-1]:.3f}, accuracy {accuracies[-1]:.0%}")
+        bar.progress(step / steps, text=numbers.training(step, steps, losses[-1], accuracies[-1]))
         if time.perf_counter() - last[0] < LIVE_EVERY_S and step < steps:
             return
         last[0] = time.perf_counter()
