@@ -161,7 +161,13 @@ class Cluster:
                     "true",
                     *self.extra,
                 ]
-                self.replicas.append(self._spawn(name, port, cmd, "streamlit", env))
+                # each replica's queue workers under ids of their own ("<host>-r1-0", ...): two workers with one
+                # executor id would each take back, on starting, the jobs the other has begun (services/jobrunner.py)
+                own = {
+                    **env,
+                    "ATTENTION_LAB_REPLICA": f"{env.get('ATTENTION_LAB_REPLICA') or socket.gethostname()}-{name}",
+                }
+                self.replicas.append(self._spawn(name, port, cmd, "streamlit", own))
             deadline = time.monotonic() + timeout
             waiting = list(self.replicas)
             while waiting:

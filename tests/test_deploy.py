@@ -134,6 +134,20 @@ def test_generated_configs_pass_haproxy_check(tmp_path):
 
 # ------------------------------------------------------------------------------------------ browser
 @pytest.mark.browser
+def test_each_replicas_queue_workers_have_ids_of_their_own(cluster):
+    """Two processes' workers under one executor id would each take back, on starting, the jobs the other had begun:
+    each replica's ATTENTION_LAB_REPLICA is its own (services/jobrunner.py names its workers from it)."""
+    names = []
+    for proc in cluster.replicas:
+        env = dict(
+            line.split("=", 1) for line in Path(f"/proc/{proc.pid}/environ").read_text().split("\0") if "=" in line
+        )
+        names.append(env.get("ATTENTION_LAB_REPLICA"))
+    assert (
+        all(names) and len(set(names)) == 2 and all(n.endswith(f"-{p.name}") for n, p in zip(names, cluster.replicas))
+    )
+
+
 def test_two_replicas_sticky_downloads_and_failover(playwright, cluster):
     with bs.chromium(playwright, accept_downloads=True) as context:
         bs.instrument(context)
