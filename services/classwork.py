@@ -85,5 +85,8 @@ def work(store: Store, code: str, eid: int, k: int, on_progress=None) -> str:
     except ValueError as err:  # settings the engine refuses: another try would not change that
         experiment.fail(store, code, eid, k, str(err))
         return "failed"
+    except Exception as err:  # a crash: said, counted as failed, never left "running" (the hall's other runs go on)
+        experiment.fail(store, code, eid, k, f"{type(err).__name__}: {err}")
+        return "failed"
     experiment.record(store, code, eid, k, result_of(run))
     return "done"

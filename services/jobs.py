@@ -24,6 +24,7 @@ import sqlite3
 import sys
 import threading
 import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from services.jobwork import PROGRESS, in_a_thread, learn
@@ -34,6 +35,8 @@ POLL_S = 0.1  # how often an idle worker asks the queue (DBOS's default, 1 s, ad
 WORKFLOW = "class_run"
 LEARN_WORKFLOW = "learn_run"
 LEARN_PRIORITY, CLASS_PRIORITY = 1, 10  # DBOS takes the lowest first: a student watching goes before the hall's runs
+KEEP_S = 600.0  # an ended job is deleted after this long (a Learn job's page may still be reading it)
+ENDED = ["SUCCESS", "ERROR", "CANCELLED", "MAX_RECOVERY_ATTEMPTS_EXCEEDED"]
 MAX_TRIES = 3  # services/poll/experiment.MAX_TRIES: DBOS's recovery limit counts the same starts
 
 
@@ -152,6 +155,35 @@ def cancel(code: str, eid: int, url: str | None = None) -> int:
     if ids:
         c.cancel_workflows(ids)
     return len(ids)
+
+
+def tidy(url: str | None = None) -> int:
+    """Delete the jobs of either kind that ended KEEP_S ago or more (a class run's numbers are in the rooms' store,
+    a read Learn job is deleted by its reader): what the queue keeps of a run goes with it; how many went."""
+    c = client(url)
+    before = (datetime.now(UTC) - timedelta(seconds=KEEP_S)).isoformat()
+    old = [w.workflow_id for w in c.list_workflows(status=ENDED, end_time=before, load_input=False, load_output=False)]
+    if old:
+        c.delete_workflows(old)
+    return len(old)
+
+
+def forget(code: str, url: str | None = None) -> int:
+    """Cancel and delete every job of the room's class runs (the room is closed: nothing of it stays); how many."""
+    c = client(url)
+    ids = [
+        w.workflow_id for w in c.list_workflows(workflow_id_prefix=f"{code}-run-", load_input=False, load_output=False)
+    ]
+    if ids:
+        c.cancel_workflows(ids)
+        c.delete_workflows(ids)
+    return len(ids)
+
+
+def exists(url: str | None = None) -> bool:
+    """Whether the queue's database is there (a SQLite file; PostgreSQL always), so a tidy need not make one."""
+    url = url or queue_url()
+    return not url.startswith("sqlite:///") or Path(url.removeprefix("sqlite:///")).exists()
 
 
 def close() -> None:

@@ -7,7 +7,7 @@ caller's thread, so a page draws the run live as it did when it trained itself. 
 call raises) cancels the job, and the worker stops at its next progress call, which frees its core. A worker that
 dies mid-run is started again under its id and DBOS hands it the job again (at-least-once): the run starts over
 and the page sees its progress start over, then the run. An ended job's rows (its stream holds the weights at each
-progress call) are deleted as soon as it is read, and any left behind by a page that went away after KEEP_S.
+progress call) are deleted as soon as it is read, and any left behind by a page that went away later (jobs.tidy).
 
 The worker's side is services/jobwork.learn. Pure Python, no Streamlit.
 """
@@ -18,7 +18,6 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
 
 import numpy as np
 
@@ -28,8 +27,6 @@ PREFIX = "learn-"  # every Learn job's id starts so (the class runs' ids start w
 QUEUED_POLL_S, READ_POLL_S = 0.1, 0.1  # how often the server looks for the next value on SQLite (PostgreSQL
 # notifies): while the job waits for a worker, and while it runs (a page draws its maps every LIVE_EVERY_S, 0.25 s)
 WATCH_S = 5.0  # no word from the job for this long: the app's workers are checked (a dead one started again)
-KEEP_S = 600.0  # an ended job nobody read (its page went away) is deleted after this long
-ENDED = ["SUCCESS", "ERROR", "CANCELLED", "MAX_RECOVERY_ATTEMPTS_EXCEEDED"]
 
 
 def _freeze(arrays) -> None:
@@ -65,7 +62,7 @@ def train(
     task = engine.get_task(task)  # the Task itself goes to the worker, which may not know the name
     jobrunner.ensure()
     queue = jobs.client()
-    _tidy(queue)
+    jobs.tidy()
     wid = f"{PREFIX}{uuid.uuid4().hex}"
     options = {"workflow_name": jobs.LEARN_WORKFLOW, "queue_name": jobs.QUEUE, "workflow_id": wid}
     queue.enqueue({**options, "app_version": jobs.VERSION, "priority": jobs.LEARN_PRIORITY}, task, cfg, steps, seed, lr)
@@ -109,20 +106,12 @@ def train(
 
 
 def _delete_when_ended(queue, wid: str, seconds: float = 2.0) -> None:
-    """Delete the job's rows once it has ended (a moment after its last value); else _tidy does later."""
+    """Delete the job's rows once it has ended (a moment after its last value); else jobs.tidy does later."""
+    from services import jobs
+
     end = time.monotonic() + seconds
     while time.monotonic() < end:
-        if queue.retrieve_workflow(wid).get_status().status in ENDED:
+        if queue.retrieve_workflow(wid).get_status().status in jobs.ENDED:
             queue.delete_workflow(wid)
             return
         time.sleep(0.02)
-
-
-def _tidy(queue) -> None:
-    """Delete the Learn jobs that ended and were left unread for KEEP_S (their pages went away)."""
-    before = (datetime.now(UTC) - timedelta(seconds=KEEP_S)).isoformat()
-    old = queue.list_workflows(
-        workflow_id_prefix=PREFIX, status=ENDED, end_time=before, load_input=False, load_output=False
-    )
-    if old:
-        queue.delete_workflows([w.workflow_id for w in old])

@@ -112,3 +112,44 @@ def test_the_hall_in_words_says_its_numbers_and_calls_an_effect_only_outside_zer
     assert "excludes 0): an effect." in effect
     none_shown = words.compared(cr.Comparison("1 layer", "2 layers", 12.0, -30.0, 50.0), "layers")
     assert "no difference the runs can tell" in none_shown and "includes 0" in none_shown and "effect" not in none_shown
+
+
+def _hall(outcome: str) -> list[cr.Run]:
+    """A hall's runs for each outcome of the grid the overlay's sentence must say right."""
+    if outcome == "all formed":
+        return [_run(k, formed_at=180 + 20 * k) for k in range(8)]  # 180 … 320, at saved steps (every 20)
+    if outcome == "none formed":
+        return [_run(k, formed_at=None, accuracy=a) for k, a in enumerate((0.30, 0.31, 0.36))]
+    if outcome == "an effect":  # 100-140 against 300-340: apart far beyond each group's spread
+        return [_run(k, "0.01", formed_at=100 + 20 * (k % 3)) for k in range(6)] + [
+            _run(6 + k, "0.001", formed_at=300 + 20 * (k % 3)) for k in range(6)
+        ]
+    # no effect: the two groups' steps interleave, medians 20 apart within a spread of 200
+    return [_run(k, "0.01", formed_at=100 + 40 * k) for k in range(6)] + [
+        _run(6 + k, "0.001", formed_at=120 + 40 * k) for k in range(6)
+    ]
+
+
+@pytest.mark.parametrize("outcome", ["all formed", "none formed", "an effect", "no effect"])
+def test_the_overlays_sentence_over_the_grid_of_outcomes(outcome):
+    """From runs to the presenter's sentence (ui/poll/experiment_overlay.py writes words.formed for each group,
+    then words.compared for each pair): every outcome of the grid, every number from the runs."""
+    from ui.prose import class_runs as words
+
+    found = cr.groups(_hall(outcome))
+    said = [words.formed(g, "an induction head") for g in found]
+    said += [words.compared(c, "learning rate") for c in cr.compare(found, seed=0)]
+    if outcome == "all formed":
+        assert said == ["All 8 runs formed an induction head, between steps 180 and 320 (median 250)."]
+    elif outcome == "none formed":
+        assert said == ["None of the 3 runs formed an induction head; they ended at 31% accuracy (median)."]
+    elif outcome == "an effect":
+        fast, slow, versus = said
+        assert fast == "All 6 runs formed an induction head, between steps 100 and 140 (median 120)."
+        assert slow == "All 6 runs formed an induction head, between steps 300 and 340 (median 320)."
+        assert versus.startswith("With learning rate 0.01 the head formed 200 steps earlier than with 0.001")
+        assert versus.endswith("which excludes 0): an effect.")
+    else:
+        _, _, versus = said
+        assert versus.startswith("learning rate 0.01 and 0.001: no difference the runs can tell (medians 20 steps")
+        assert versus.endswith("which includes 0).") and "effect" not in versus

@@ -68,6 +68,13 @@ def test_the_exports_hold_every_runs_numbers(hall):
     assert rows[0] == list(classview.SUMMARY) and len(rows) == 5
     assert rows[2][:4] == ["2", "2", "width", "8"] and float(rows[2][6]) == done[1].accuracy
     assert rows[2][4] == ("" if done[1].formed is None else str(done[1].formed))
+    for row, f in zip(rows[1:], done, strict=True):  # every run's final loss and its heads, as the store keeps them
+        assert float(row[5]) == f.final_loss and float(row[6]) == f.accuracy
+        assert row[7] == "; ".join(
+            f"layer {r['layer']} head {r['head']} {r['role']} ({r['share']:.2f})" for r in f.roles
+        )
+    locked = [row[7] for row in rows[1:] if row[7]]
+    assert locked and all(h.startswith("layer 1 head ") for h in locked)  # a real run's roles are named
     curves = list(csv.reader(io.StringIO(classview.curves_csv(done))))
     assert len(curves) == 1 + 4 * 60 and curves[61][:3] == ["2", "8", "1"]
     assert float(curves[61][3]) == done[1].curves["loss"][0]

@@ -68,3 +68,51 @@ def test_a_cancelled_run_or_a_closed_room_trains_nothing(store):
     assert classwork.work(store, room.code, ticket.eid, ticket.k) == "skipped"
     store.close_room(room.code, room.key)
     assert classwork.work(store, room.code, ticket.eid, ticket.k) == "skipped"
+
+
+def _runs(store, code):
+    with store.engine.connect() as conn:
+        return [
+            tuple(r)
+            for r in conn.execute(
+                cx.sa.text("SELECT k, state, tries FROM poll_runs WHERE code = :c ORDER BY k"), {"c": code}
+            )
+        ]
+
+
+def test_a_job_that_crashes_is_a_failed_run_that_says_why_and_the_others_go_on(store, monkeypatch):
+    room = store.create_room()
+    cx.start(store, room.code, room.key, cx.plan("previous", 30, 0.06, 1, 16))
+    first, second = (cx.claim(store, room.code, f"seat-0000{i}") for i in (1, 2))
+    real = classwork.trained
+
+    def crash(settings, k, on_progress=None):
+        if k == first.k:
+            raise MemoryError("out of memory in the worker")
+        return real(settings, k, on_progress)
+
+    monkeypatch.setattr(classwork, "trained", crash)
+    assert classwork.work(store, room.code, first.eid, first.k) == "failed"
+    assert classwork.work(store, room.code, second.eid, second.k) == "done"
+    assert _runs(store, room.code) == [(1, "failed", 1), (2, "done", 1)], "never left running"
+    with store.engine.connect() as conn:
+        error = conn.execute(cx.sa.text("SELECT error FROM poll_runs WHERE k = 1")).scalar()
+    assert error == "MemoryError: out of memory in the worker"
+    assert classwork.work(store, room.code, first.eid, first.k) == "skipped", "a failed run is not tried again"
+
+
+def test_a_result_for_another_room_or_a_forged_run_number_changes_nothing(store):
+    ours, theirs = store.create_room(), store.create_room()
+    for room in (ours, theirs):
+        cx.start(store, room.code, room.key, cx.plan("previous", 30, 0.06, 1, 16))
+    ticket = cx.claim(store, ours.code, "seat-00001")
+    assert classwork.work(store, ours.code, ticket.eid, ticket.k) == "done"
+    before = {room.code: _runs(store, room.code) for room in (ours, theirs)}
+    result = classwork.result_of(classwork.trained(cx.current(store, ours.code).plan.settings(1), 1))
+    assert cx.record(store, theirs.code, ticket.eid, ticket.k, result) is False, "no such run in the other room"
+    assert classwork.work(store, theirs.code, ticket.eid, ticket.k) == "skipped"  # a job naming the other room
+    for forged in (2, 99, -1):  # run numbers the room never gave (a job submitted by hand)
+        assert classwork.work(store, ours.code, ticket.eid, forged) == "skipped"
+        assert cx.record(store, ours.code, ticket.eid, forged, result) is False
+    assert {room.code: _runs(store, room.code) for room in (ours, theirs)} == before
+    assert cx.tally(store, ours.code, 1)["done"] == 1 and sum(cx.tally(store, theirs.code, 1).values()) == 0

@@ -69,9 +69,7 @@ def test_the_servers_runs_are_trained_by_its_workers_once(room_store):
         jobs.submit(room.code, t.eid, t.k)
     pids = jobrunner.ensure(2)
     assert len(pids) == 2
-    if hasattr(os, "SCHED_IDLE"):  # below every page of the server: nice 10, and a class run in Linux's idle class
-        assert until(lambda: idle_threads(pids)), "a class run trains in a thread of the idle class"
-        assert [os.getpriority(os.PRIO_PROCESS, p) for p in pids] == [jobrunner.NICE] * 2
+    assert until(lambda: [os.getpriority(os.PRIO_PROCESS, p) for p in pids] == [jobrunner.NICE] * 2)  # below pages
     assert until(lambda: cx.tally(s, room.code, 1)["done"] == 3), _state(s, room.code)
     assert [tuple(r) for r in _state(s, room.code)] == [(1, "done", 1), (2, "done", 1), (3, "done", 1)]
     listed = jobs.client().list_workflows(workflow_id_prefix=f"{room.code}-run-1-", load_input=False, load_output=False)
@@ -86,6 +84,9 @@ def test_a_worker_killed_mid_run_is_started_again_and_its_run_trained_again_once
     jobs.submit(room.code, t.eid, t.k)
     (pid,) = jobrunner.ensure(1)
     assert until(lambda: cx.tally(s, room.code, 1)["running"] == 1), _state(s, room.code)
+    if hasattr(os, "SCHED_IDLE"):  # a class run trains in a thread of Linux's idle class (its worker at nice 10)
+        assert until(lambda: idle_threads([pid]), 10), "a class run in a thread of the idle class"
+        assert os.sched_getscheduler(pid) != os.SCHED_IDLE, "the worker's own thread is not"
     os.kill(pid, signal.SIGKILL)
     assert until(lambda: jobrunner._procs and all(p.poll() is not None for _, p in jobrunner._procs.values()), 10)
     (again,) = jobrunner.ensure(1)  # the same executor id: DBOS hands it back the job it had begun
@@ -124,6 +125,67 @@ def test_a_cancelled_experiments_queued_runs_are_never_trained(room_store):
     time.sleep(4)  # longer than a run: the worker would have taken the next by now
     states = {k: (state, tries) for k, state, tries in _state(s, room.code)}
     assert states[2] == states[3] == ("cancelled", 0)
+
+
+def test_a_closed_rooms_jobs_leave_the_queue_and_ended_jobs_are_tidied(room_store, monkeypatch):
+    from services.poll import sweeper
+
+    s = room_store
+    closing, staying = s.create_room(), s.create_room()
+    for room in (closing, staying):
+        cx.start(s, room.code, room.key, cx.plan("previous", 30, 0.06, 1, 16))
+        for i in (1, 2):
+            t = cx.claim(s, room.code, f"seat-0000{i}")
+            jobs.submit(room.code, t.eid, t.k)
+    listed = lambda code: sorted(  # noqa: E731
+        w.workflow_id for w in jobs.client().list_workflows(workflow_id_prefix=f"{code}-run-", load_input=False)
+    )
+    assert len(listed(closing.code)) == len(listed(staying.code)) == 2  # queued: no worker yet
+    s.close_room(closing.code, closing.key)
+    assert jobs.forget(closing.code) == 2
+    assert listed(closing.code) == [] and len(listed(staying.code)) == 2, "only the closed room's jobs"
+    jobrunner.ensure(1)
+    assert until(lambda: cx.tally(s, staying.code, 1)["done"] == 2)
+    assert until(lambda: all(w.status == "SUCCESS" for w in jobs.client().list_workflows(load_input=False)))
+    sweeper.tidy_queue()
+    assert len(listed(staying.code)) == 2, "ended less than KEEP_S ago: kept"
+    monkeypatch.setattr(jobs, "KEEP_S", 0.0)
+    sweeper.tidy_queue()  # what the sweeper does each minute
+    assert listed(staying.code) == [], "ended: what the queue kept of the runs is gone (their numbers are the store's)"
+    assert cx.tally(s, staying.code, 1)["done"] == 2
+
+
+def test_a_tidy_makes_no_queue_where_there_is_none(tmp_path, monkeypatch):
+    from services.poll import sweeper
+
+    monkeypatch.setenv("ATTENTION_LAB_QUEUE_DB", f"sqlite:///{tmp_path / 'none' / 'queue.sqlite3'}")
+    assert not jobs.exists()
+    sweeper.tidy_queue()
+    assert not (tmp_path / "none").exists()
+
+
+@pytest.mark.skipif(not hasattr(os, "SCHED_IDLE"), reason="Linux's idle scheduling class")
+def test_a_class_runs_thread_is_in_the_idle_class_and_relays_its_newest_progress():
+    from services import jobwork
+
+    relayed = []
+
+    def run(on_progress):
+        for step in range(5):
+            on_progress(step)
+        time.sleep(1.5 * jobwork.PROGRESS_EVERY_S)
+        on_progress("last")
+        return os.sched_getscheduler(0)
+
+    assert jobwork.in_a_thread(True, run, relay=relayed.append) == os.SCHED_IDLE
+    assert os.sched_getscheduler(0) != os.SCHED_IDLE, "the caller's thread keeps its class"
+    assert relayed == [4, "last"], "the newest value each time, none twice"
+
+    def crash():
+        raise MemoryError("in the run's thread")
+
+    with pytest.raises(MemoryError, match="in the run's thread"):
+        jobwork.in_a_thread(False, crash)
 
 
 def test_unixepoch_subsec_is_given_where_sqlite_lacks_it():

@@ -147,7 +147,7 @@ def test_ended_jobs_nobody_read_are_deleted_later(monkeypatch):
     assert until(lambda: queue.retrieve_workflow(wid).get_status().status == "SUCCESS")
     learnruns.train("first", TASK.config, 5)
     assert until(lambda: [w.workflow_id for w in _jobs()] == [wid], 5), "kept while a page might still read it"
-    monkeypatch.setattr(learnruns, "KEEP_S", 0.0)
+    monkeypatch.setattr(jobs, "KEEP_S", 0.0)
     learnruns.train("first", TASK.config, 5)
     assert until(lambda: _jobs() == [], 5)
 

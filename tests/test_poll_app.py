@@ -147,7 +147,12 @@ def test_a_student_cannot_reveal_with_a_wrong_key():
     assert not poll_panel.store().questions(code)[0].revealed
 
 
-def test_reset_and_close():
+def test_reset_and_close(monkeypatch):
+    import services.jobs
+
+    forgotten = []  # a queue is there: closing takes the room's class runs off it too (tests/test_jobs.py: for real)
+    monkeypatch.setattr(services.jobs, "exists", lambda url=None: True)
+    monkeypatch.setattr(services.jobs, "forget", lambda code, url=None: forgotten.append(code) or 0)
     at = presenter()
     code, key = room_of(at)
     student = open_app("pages/softmax.py", {"room": code})
@@ -170,6 +175,7 @@ def test_reset_and_close():
     at.button(key=closing.CONFIRM).click().run()
     assert not at.exception and "room" not in at.query_params
     assert poll_panel.store().counts(code) == {}  # deleted at once
+    assert forgotten == [code], "closed once, and only then"
     student.run()
     assert any("closed" in w.value for w in student.warning)
 

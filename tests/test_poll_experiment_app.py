@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+import engine
 from services import classwork
 from services.poll import experiment as cx
 from tests.conftest import open_app
@@ -106,6 +107,18 @@ def test_a_running_run_shows_its_workers_progress_as_the_learn_pages_bar(queued,
     monkeypatch.setattr(services.jobs, "progress", unreachable)
     student.run()
     assert not student.exception and "Your run is training on a worker now." in text(student)
+
+
+def test_the_presenter_reads_each_tasks_cost_per_run_before_starting(queued):
+    """The cost is measured: `python -m benchmarks.classrun --task previous --steps 250 --runs 30 --workers 1` gives
+    0.21 core-seconds a run; induction's 480 steps 1.01 (README, "How many workers a hall needs")."""
+    at = presenter()
+    at.session_state[box.BOX] = True
+    at.run()
+    for task, cost in (("previous", "0.2"), ("induction", "1")):
+        at.selectbox(key=box.TASK).set_value(task).run()
+        steps = engine.TASKS[task].steps
+        assert f"A run of {engine.TASKS[task].title} at its {steps} steps takes about {cost} s of one core" in text(at)
 
 
 def test_a_plan_the_store_refuses_is_said_and_starts_nothing(queued):

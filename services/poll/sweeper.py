@@ -1,7 +1,7 @@
 """The expired rooms' sweeper (issue 51): a daemon thread of the server process that deletes expired rooms every
 minute whether or not anyone uses the app, so a room nobody closed goes within a minute of its expiry even on an
-evening after the lecture when nobody opens a page (ordinary use of a store sweeps too: Store._sweep). Pure
-Python: ui/poll/db.py starts it with the process's store."""
+evening after the lecture when nobody opens a page (ordinary use of a store sweeps too: Store._sweep), and the task
+queue's ended jobs with it (services/jobs.tidy). Pure Python: ui/poll/db.py starts it with the process's store."""
 
 from __future__ import annotations
 
@@ -11,6 +11,19 @@ import weakref
 
 from services.poll.codes import PollError
 from services.poll.store import SWEEP_EVERY_S, Store
+
+
+def tidy_queue() -> None:
+    """The task queue's ended jobs deleted too (services/jobs.tidy: a closed or expired room's runs with the rest),
+    where a queue exists; one that does not answer is tidied at the next turn."""
+    import sqlalchemy as sa
+    from dbos._error import DBOSException
+
+    from services import jobs
+
+    if jobs.exists():
+        with contextlib.suppress(OSError, sa.exc.SQLAlchemyError, DBOSException):
+            jobs.tidy()
 
 
 def sweep_in_background(store: Store, every_s: float = SWEEP_EVERY_S) -> threading.Thread:
@@ -26,6 +39,7 @@ def sweep_in_background(store: Store, every_s: float = SWEEP_EVERY_S) -> threadi
                 return
             with contextlib.suppress(PollError):
                 held.purge()
+            tidy_queue()
             del held
             closed.wait(every_s)
 

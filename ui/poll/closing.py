@@ -7,6 +7,8 @@ The store's modules (SQLAlchemy) are imported when a file is made, not by a page
 
 from __future__ import annotations
 
+import contextlib
+
 import streamlit as st
 
 from services.poll.codes import PollError
@@ -100,5 +102,19 @@ def _close(link: Link) -> None:
         return
     finally:
         room.forget(link.room)
+    _forget_jobs(link.room)
     participant.set_link(Link())
     participant.say(f"Room {link.room} is closed: students can no longer answer, and their answers are deleted.")
+
+
+def _forget_jobs(code: str) -> None:
+    """The room's class runs off the queue too (services/jobs.forget), where a queue exists; a queue that does not
+    answer keeps them until its tidy (services/poll/sweeper.py), and the room is closed all the same."""
+    import sqlalchemy as sa
+    from dbos._error import DBOSException
+
+    from services import jobs
+
+    if jobs.exists():
+        with contextlib.suppress(OSError, sa.exc.SQLAlchemyError, DBOSException):
+            jobs.forget(code)
