@@ -143,7 +143,7 @@ def overlay(folder: Path, runs: int, repeat: int) -> dict:
         began = time.perf_counter()
         shown = classview.overlay(classview.finished(store, room.code, room.key, 1))
         class_charts.curves(shown, "learning rate", box=Sink())
-        class_charts.formed(shown, box=Sink())
+        class_charts.formed(shown, "learning rate", box=Sink())
         class_charts.accuracy(shown, "learning rate", box=Sink())
         times.append(time.perf_counter() - began)
     store.close()

@@ -137,6 +137,18 @@ def compare(found: Sequence[Group], seed: int = 0) -> list[Comparison]:
     ]
 
 
+def histograms(runs: Sequence[Run], found: Sequence[Group], bins: int = 20) -> tuple[np.ndarray, np.ndarray]:
+    """The formation steps' histogram split by group: counts (G, bins) on the whole hall's edges (histogram's), one
+    row per group in `found`'s order; (G, 0) when no run formed its head."""
+    counts, edges = histogram([f for r in runs if (f := r.formed) is not None], bins)
+    if not counts.size:
+        return np.zeros((len(found), 0), dtype=int), edges
+    rows = [
+        np.histogram([f for r in runs if r.group == g.group and (f := r.formed) is not None], edges)[0] for g in found
+    ]
+    return np.array(rows, dtype=int), edges  # (G, bins), (bins + 1,)
+
+
 def histogram(steps: Sequence[int], bins: int = 20) -> tuple[np.ndarray, np.ndarray]:
     """How many runs formed their head in each of `bins` equal stretches of steps (counts, edges)."""
     if not len(steps):

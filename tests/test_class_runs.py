@@ -153,3 +153,20 @@ def test_the_overlays_sentence_over_the_grid_of_outcomes(outcome):
         _, _, versus = said
         assert versus.startswith("learning rate 0.01 and 0.001: no difference the runs can tell (medians 20 steps")
         assert versus.endswith("which includes 0).") and "effect" not in versus
+
+
+def test_the_histogram_by_group_counts_each_groups_runs_on_the_halls_edges():
+    runs = _hall("an effect") + [_run(20, "0.001", formed_at=None, accuracy=0.3)]
+    found = cr.groups(runs)
+    by_group, edges = cr.histograms(runs, found, bins=4)
+    counts, hall_edges = cr.histogram([r.formed for r in runs if r.formed is not None], bins=4)
+    np.testing.assert_array_equal(edges, hall_edges)
+    np.testing.assert_array_equal(by_group.sum(axis=0), counts)
+    for g, row in zip(found, by_group, strict=True):
+        expected = [0] * 4
+        for r in runs:  # plain loops: the bin of each of the group's formed runs (the last bin holds its right edge)
+            if r.group == g.group and r.formed is not None:
+                expected[min(3, int((r.formed - edges[0]) // ((edges[-1] - edges[0]) / 4)))] += 1
+        assert row.tolist() == expected
+    none_formed = cr.groups(_hall("none formed"))
+    assert cr.histograms(_hall("none formed"), none_formed)[0].shape == (1, 0)

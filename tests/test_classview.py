@@ -52,12 +52,15 @@ def test_the_overlay_is_made_of_the_runs_numbers(hall):
     assert len(shown.curves) == 4 and all(len(steps) <= cr.POINTS for _, _, steps, _ in shown.curves)
     k, group, steps, loss = shown.curves[1]
     assert (k, group) == (2, "8") and steps[0] == 1 and steps[-1] == 60 and loss[-1] == done[1].final_loss
-    steps, median = shown.median
-    every = np.array([f.curves["loss"] for f in done])  # (4, 60): all the same length here
-    np.testing.assert_allclose(median, np.median(every, axis=0)[steps - 1], rtol=0, atol=1e-12)
+    assert [g for g, _, _ in shown.medians] == ["16", "8"], "a median curve per value of the varied setting"
+    for group, steps, median in shown.medians:
+        every = np.array([f.curves["loss"] for f in done if f.value == group])  # (2, 60): all the same length here
+        np.testing.assert_allclose(median, np.median(every, axis=0)[steps - 1], rtol=0, atol=1e-12)
     assert [g.group for g in shown.groups] == ["16", "8"] and sum(g.runs for g in shown.groups) == 4
-    formed = [f.formed for f in done if f.formed is not None]
-    assert shown.histogram[0].sum() == len(formed)
+    by_group, edges = shown.histogram  # (2, bins): a row per value, on the hall's edges
+    for group, row in zip(["16", "8"], by_group, strict=True):
+        formed = [f.formed for f in done if f.formed is not None and f.value == group]
+        assert row.sum() == len(formed) and (not formed or edges[0] <= min(formed) <= max(formed) <= edges[-1])
     locked = sum(len(f.roles) for f in done)
     assert sum(n for _, n in shown.roles) == locked
 

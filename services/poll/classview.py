@@ -62,10 +62,10 @@ def as_run(f: Finished) -> cr.Run:
 class Overlay:
     runs: tuple[cr.Run, ...]
     curves: tuple[tuple[int, str, np.ndarray, np.ndarray], ...]  # (k, group, steps, loss), thinned
-    median: tuple[np.ndarray, np.ndarray]  # (steps, loss), thinned
+    medians: tuple[tuple[str, np.ndarray, np.ndarray], ...]  # (group, steps, median loss) per group, thinned
     groups: tuple[cr.Group, ...]
     comparisons: tuple[cr.Comparison, ...]
-    histogram: tuple[np.ndarray, np.ndarray]  # (counts, edges) of the formation steps
+    histogram: tuple[np.ndarray, np.ndarray]  # (counts (G, bins), edges) of the formation steps, by group
     roles: tuple[tuple[str, int], ...]  # (a head's role at the end, in how many runs), most first
 
 
@@ -79,10 +79,10 @@ def overlay(done: list[Finished]) -> Overlay | None:
     return Overlay(
         found,
         tuple((r.k, r.group, *cr.thinned(r.loss)) for r in found),
-        cr.thinned(cr.median_curve(found)),
+        tuple((g.group, *cr.thinned(cr.median_curve([r for r in found if r.group == g.group]))) for g in found_groups),
         tuple(found_groups),
         tuple(cr.compare(found_groups)),
-        cr.histogram([f for r in found if (f := r.formed) is not None]),
+        cr.histograms(found, found_groups),
         tuple(roles.most_common()),
     )
 

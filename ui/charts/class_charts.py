@@ -49,15 +49,26 @@ def curves(shown, setting: str, present: bool = False, box=st) -> None:
             "loss": pa.array(np.asarray(rows["loss"], dtype=np.float32)),
         }
     )
-    steps, median = shown.median
-    middle = pa.table({"step": pa.array(steps, pa.int32()), "loss": pa.array(np.asarray(median, dtype=np.float32))})
+    middle = pa.table(
+        {
+            "group": pa.array([g for g, steps, _ in shown.medians for _ in steps], pa.string()),
+            "step": pa.array(np.concatenate([steps for _, steps, _ in shown.medians]), pa.int32()),
+            "loss": pa.array(np.concatenate([m for _, _, m in shown.medians]).astype(np.float32)),
+        }
+    )
     x = {"field": "step", "type": "quantitative", "title": "training step", "axis": _axis(present)}
     y = {"field": "loss", "type": "quantitative", "title": "loss (cross-entropy)", "axis": _axis(present)}
     about = (
         f"The loss curves of {len(shown.curves)} runs, one thin line each"
-        + ("" if groups == [""] else f", coloured by {setting} ({', '.join(groups)})")
-        + ", and their median as a thick dashed grey line. "
-        + describe([("median loss", steps, median)], "training step")
+        + (
+            ", and their median as a thick dashed grey line. "
+            if groups == [""]
+            else f", coloured by {setting} ({', '.join(groups)}), and each value's median as a thick dashed line. "
+        )
+        + describe(
+            [(f"median loss{f' ({setting} {g})' if g else ''}", steps, m) for g, steps, m in shown.medians],
+            "training step",
+        )
     )
     spec = {
         "height": 300 if present else 240,
@@ -85,7 +96,10 @@ def curves(shown, setting: str, present: bool = False, box=st) -> None:
                 "encoding": {
                     "x": x,
                     "y": y,
+                    "detail": {"field": "group", "type": "nominal"},
+                    **({} if groups == [""] else {"color": _colour(groups, setting)}),
                     "tooltip": [
+                        *([] if groups == [""] else [{"field": "group", "type": "nominal", "title": setting}]),
                         {"field": "step", "type": "quantitative"},
                         {"field": "loss", "type": "quantitative", "format": ".3f", "title": "median loss"},
                     ],
@@ -96,23 +110,35 @@ def curves(shown, setting: str, present: bool = False, box=st) -> None:
     box.vega_lite_chart(spec={**spec, "datasets": {"runs": data, "median": middle}}, width="stretch")
 
 
-def formed(shown, present: bool = False, box=st) -> None:
-    """How many runs formed their head in each stretch of steps."""
-    counts, edges = shown.histogram
-    if not len(counts):
+def formed(shown, setting: str = "", present: bool = False, box=st) -> None:
+    """How many runs formed their head in each stretch of steps, stacked by the varied setting's value."""
+    by_group, edges = shown.histogram  # (G, bins), (bins + 1,)
+    if not by_group.shape[1]:
         return
+    groups = [g.group for g in shown.groups]
+    counts = by_group.sum(axis=0)  # (bins,)
     data = pa.table(
         {
-            "from": pa.array(edges[:-1], pa.float64()),
-            "to": pa.array(edges[1:], pa.float64()),
-            "runs": pa.array(counts, pa.int32()),
+            "group": pa.array([g for g in groups for _ in counts], pa.string()),
+            "from": pa.array(np.tile(edges[:-1], len(groups)), pa.float64()),
+            "to": pa.array(np.tile(edges[1:], len(groups)), pa.float64()),
+            "runs": pa.array(by_group.ravel(), pa.int32()),
         }
     )
     busiest = int(np.argmax(counts))
     about = (
         f"Histogram of the step at which {int(counts.sum())} runs formed their head, in {len(counts)} stretches "
         f"from step {number(edges[0])} to {number(edges[-1])}; the most, {int(counts[busiest])}, between steps "
-        f"{number(edges[busiest])} and {number(edges[busiest + 1])}."
+        f"{number(edges[busiest])} and {number(edges[busiest + 1])}"
+        + (
+            "."
+            if groups == [""]
+            else ". By "
+            + setting
+            + ": "
+            + "; ".join(f"{g}: {int(row.sum())} runs" for g, row in zip(groups, by_group, strict=True))
+            + "."
+        )
     )
     spec = {
         "height": 200 if present else 160,
@@ -120,6 +146,7 @@ def formed(shown, present: bool = False, box=st) -> None:
         "description": about,
         "data": {"name": "bins"},
         "mark": {"type": "bar", "color": co.BAR_REST},
+        **({} if groups == [""] else {"transform": [{"filter": "datum.runs > 0"}]}),
         "encoding": {
             "x": {"field": "from", "type": "quantitative", "bin": {"binned": True}, "title": "training step"}
             | {"axis": _axis(present)},
@@ -130,7 +157,9 @@ def formed(shown, present: bool = False, box=st) -> None:
                 "title": "runs",
                 "axis": {**_axis(present), "tickMinStep": 1},
             },
+            **({} if groups == [""] else {"color": _colour(groups, setting)}),
             "tooltip": [
+                *([] if groups == [""] else [{"field": "group", "type": "nominal", "title": setting}]),
                 {"field": "from", "type": "quantitative", "format": ",.0f", "title": "from step"},
                 {"field": "to", "type": "quantitative", "format": ",.0f", "title": "to step"},
                 {"field": "runs", "type": "quantitative"},

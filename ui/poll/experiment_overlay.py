@@ -46,7 +46,7 @@ def show(slot, code: str, key: str, found, present: bool) -> int:
         if plan.varies and not shown.comparisons and len(shown.groups) > 1:
             st.caption("Two groups are compared once each has at least two runs that formed the head.")
         class_charts.curves(shown, setting, present)
-        class_charts.formed(shown, present)
+        class_charts.formed(shown, setting, present)
         class_charts.accuracy(shown, setting, present)
         if shown.roles:
             st.markdown(
