@@ -27,7 +27,7 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from services.jobwork import PROGRESS, in_a_thread, learn
+from services.jobwork import PROGRESS, in_a_thread, learn, leave
 
 QUEUE = "class-runs"
 VERSION = "attention-lab-class-runs-1"  # every worker's application version: DBOS hands a job only to its own
@@ -239,6 +239,7 @@ def serve(executor: str, url: str | None = None) -> None:
     DBOS.launch()  # the queue itself is in the database (client() registers it): this worker takes it up
     if os.environ.get("ATTENTION_LAB_WORKER_PARENT") == "1":  # the app's supervisor: leave with it
         sys.stdin.read()
+        leave()  # the class runs begun first
         os._exit(0)
     threading.Event().wait()
 

@@ -7,10 +7,25 @@ from __future__ import annotations
 import os
 import queue
 import threading
+import time
 
 LEARN_STREAM = "run"  # a Learn job's stream: ("progress", args), then ("done", run), ("refused" | "failed", why)
 PROGRESS = "progress"  # a class run's event: (step, steps, loss, batch accuracy), the newest every PROGRESS_EVERY_S
 PROGRESS_EVERY_S = 1.0
+LEAVE_S = 60.0  # a worker whose server has gone finishes the class runs it had begun, for at most this long
+_leaving = threading.Event()
+_running: set[threading.Thread] = set()  # the class runs in progress
+
+
+def leave(grace_s: float = LEAVE_S) -> None:
+    """The worker's server has gone (a replica killed): a Learn job stops at its next progress call (its page went
+    with the server) and a class run begun finishes, its numbers in the rooms' store (a student's run outlives the
+    replica that served them), for at most grace_s; a class run taken after this waits for the process's end and
+    stays with its executor id, whose next worker runs it again."""
+    _leaving.set()
+    end = time.monotonic() + grace_s
+    for thread in list(_running):
+        thread.join(max(0.0, end - time.monotonic()))
 
 
 def in_a_thread(idle: bool, fn, *args, relay=None):
@@ -30,7 +45,10 @@ def in_a_thread(idle: bool, fn, *args, relay=None):
         except BaseException as error:  # noqa: BLE001 - raised again in the caller's thread
             out["error"] = error
 
+    if _leaving.is_set():  # taken while the worker leaves: left to its executor id's next worker
+        threading.Event().wait()
     thread = threading.Thread(target=run, name="class-run", daemon=True)
+    _running.add(thread)
     thread.start()
     while thread.is_alive():
         thread.join(PROGRESS_EVERY_S)
@@ -39,6 +57,7 @@ def in_a_thread(idle: bool, fn, *args, relay=None):
             value = newest.get()
         if value is not None and relay is not None:
             relay(value)
+    _running.discard(thread)
     if "error" in out:
         raise out["error"]
     return out["value"]
@@ -77,7 +96,7 @@ def learn(task, cfg, steps: int, seed: int, lr) -> str:
 
     def progress(*args) -> None:
         status = DBOS.get_workflow_status(wid)
-        if status is None or status.status == "CANCELLED":
+        if _leaving.is_set() or status is None or status.status == "CANCELLED":
             raise _Left
         send("progress", args)
 

@@ -111,6 +111,22 @@ def test_a_running_class_run_says_its_progress_and_the_page_reads_it(room_store)
     assert jobs.progress(room.code, t.eid, t.k)[0] >= step, "the newest word, never an older one"
 
 
+def test_a_class_run_begun_outlives_the_server_that_started_its_worker(room_store):
+    """A replica killed mid-run: its workers' stdin closes. The worker finishes the run it had begun (its numbers in
+    the rooms' store, where every replica reads them), then leaves."""
+    s = room_store
+    room = s.create_room()
+    cx.start(s, room.code, room.key, cx.plan("induction", 480, 0.02, 2, 32))  # ~1-3 s a run
+    t = cx.claim(s, room.code, "seat-00001")
+    jobs.submit(room.code, t.eid, t.k)
+    jobrunner.ensure(1)
+    (proc,) = [p for _, p in jobrunner._procs.values()]
+    assert until(lambda: cx.tally(s, room.code, 1)["running"] == 1), _state(s, room.code)
+    proc.stdin.close()  # what the server's death does to it
+    assert until(lambda: proc.poll() is not None, 60), "it leaves"
+    assert [tuple(r) for r in _state(s, room.code)] == [(1, "done", 1)], "after its run, trained once"
+
+
 def test_a_cancelled_experiments_queued_runs_are_never_trained(room_store):
     s = room_store
     room = s.create_room()

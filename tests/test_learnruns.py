@@ -21,6 +21,7 @@ from engine.params import flatten, param_arrays
 from services import jobrunner, jobs, learnruns
 from services.poll import experiment as cx
 from services.poll.store import Store
+from tests.test_jobs import idle_threads, until
 
 TASK = engine.TASKS["first"]
 
@@ -35,15 +36,6 @@ def queue(tmp_path, monkeypatch):
     yield tmp_path
     jobrunner.stop()
     jobs.close()
-
-
-def until(done, seconds: float = 60.0) -> bool:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        if done():
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def _jobs(prefix: str = learnruns.PREFIX) -> list:
@@ -154,8 +146,6 @@ def test_ended_jobs_nobody_read_are_deleted_later(monkeypatch):
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads a process's priority from /proc")
 def test_workers_run_below_the_servers_priority_one_per_core_at_most():
-    from tests.test_jobs import idle_threads
-
     seen = []
     learnruns.train("first", TASK.config, 40, on_progress=lambda *a: seen.append(idle_threads(jobrunner.pids())))
     assert seen and not any(seen), "a Learn job, which a student watches, is not in the idle class (class runs are)"
