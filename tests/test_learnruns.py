@@ -70,6 +70,16 @@ def test_a_refused_argument_is_a_value_error_with_the_engines_words():
         learnruns.train("first", TASK.config, 0)
 
 
+def test_a_job_that_crashes_is_an_error_that_says_why_and_the_next_run_works():
+    import copy
+
+    broken = copy.copy(TASK.config)
+    object.__setattr__(broken, "d_model", 16.5)  # past the config's checks: the worker's training crashes
+    with pytest.raises(RuntimeError, match="training failed: TypeError"):
+        learnruns.train("first", broken, 5)
+    assert learnruns.train("first", TASK.config, 5).steps == 5
+
+
 def test_an_unknown_task_is_refused_before_any_job_is_queued():
     with pytest.raises(ValueError, match="unknown task 'nope'"):
         learnruns.train("nope", TASK.config, 5)
