@@ -113,8 +113,8 @@ def _forget_jobs(code: str) -> None:
     import sqlalchemy as sa
     from dbos._error import DBOSException
 
-    from services import jobs
+    from services.jobs import exists, forget
 
-    if jobs.exists():
+    if exists():
         with contextlib.suppress(OSError, sa.exc.SQLAlchemyError, DBOSException):
-            jobs.forget(code)
+            forget(code)
