@@ -24,8 +24,8 @@ import numpy as np
 import engine
 
 PREFIX = "learn-"  # every Learn job's id starts so (the class runs' ids start with their room's code)
-QUEUED_POLL_S, READ_POLL_S = 0.1, 0.1  # how often the server looks for the next value on SQLite (PostgreSQL
-# notifies): while the job waits for a worker, and while it runs (a page draws its maps every LIVE_EVERY_S, 0.25 s)
+READ_POLL_S = 0.1  # how often the server looks for the job's next value on SQLite (PostgreSQL notifies); a page
+# draws its maps every LIVE_EVERY_S (0.25 s)
 WATCH_S = 5.0  # no word from the job for this long: the app's workers are checked (a dead one started again)
 
 
@@ -69,14 +69,9 @@ def train(
     read, answer = 0, None
     try:
         while answer is None:
-            running = read > 0
             try:
                 for kind, payload in queue.read_stream(
-                    wid,
-                    jobwork.LEARN_STREAM,
-                    offset=read,
-                    polling_interval_sec=READ_POLL_S if running else QUEUED_POLL_S,
-                    timeout_seconds=WATCH_S,
+                    wid, jobwork.LEARN_STREAM, offset=read, polling_interval_sec=READ_POLL_S, timeout_seconds=WATCH_S
                 ):
                     read += 1
                     if kind != "progress":
@@ -86,8 +81,6 @@ def train(
                         step, steps_, losses, accuracies, params = payload
                         _freeze([losses, accuracies] + engine.params.param_arrays(params))
                         on_progress(step, steps_, losses, accuracies, params)
-                    if not running:
-                        break  # it has begun: read on at the running pace
                 else:  # the stream ended, and no run on it
                     status = queue.retrieve_workflow(wid).get_status().status
                     answer = ("failed", f"the training job ended without its run (status {status})")
