@@ -186,6 +186,18 @@ def exists(url: str | None = None) -> bool:
     return not url.startswith("sqlite:///") or Path(url.removeprefix("sqlite:///")).exists()
 
 
+def if_it_answers(act, *args, default=None):
+    """`act(*args)` on the queue, or `default` where the queue does not answer (a missing or locked file, a database
+    that is down, DBOS's own errors): the caller's page or sweep goes on without it, and tries again next time."""
+    import sqlalchemy as sa
+    from dbos._error import DBOSException
+
+    try:
+        return act(*args)
+    except (OSError, sa.exc.SQLAlchemyError, DBOSException):
+        return default
+
+
 def close() -> None:
     """Drop this process's clients (tests; a server shutting down)."""
     with _client_lock:

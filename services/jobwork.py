@@ -50,14 +50,16 @@ def in_a_thread(idle: bool, fn, *args, relay=None):
     thread = threading.Thread(target=run, name="class-run", daemon=True)
     _running.add(thread)
     thread.start()
-    while thread.is_alive():
-        thread.join(PROGRESS_EVERY_S)
-        value = None
-        while not newest.empty():
-            value = newest.get()
-        if value is not None and relay is not None:
-            relay(value)
-    _running.discard(thread)
+    try:
+        while thread.is_alive():
+            thread.join(PROGRESS_EVERY_S)
+            value = None
+            while not newest.empty():
+                value = newest.get()
+            if value is not None and relay is not None:
+                relay(value)
+    finally:  # a relay that fails (the queue's database gone) leaves nothing for leave() to wait on
+        _running.discard(thread)
     if "error" in out:
         raise out["error"]
     return out["value"]

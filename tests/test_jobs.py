@@ -180,6 +180,31 @@ def test_a_tidy_makes_no_queue_where_there_is_none(tmp_path, monkeypatch):
     assert not (tmp_path / "none").exists()
 
 
+def test_a_queue_that_does_not_answer_gives_the_default_and_any_other_error_is_raised(tmp_path, monkeypatch):
+    """services/jobs.if_it_answers, the one guard of the sweeper, the closing panel and a student's progress bar: a
+    queue in a directory that cannot be made (sqlite's OperationalError, through SQLAlchemy) gives the default; a bug
+    in the caller is not hidden."""
+    from dbos._error import DBOSException
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("ATTENTION_LAB_QUEUE_DB", f"sqlite:///{blocker / 'queue.sqlite3'}")
+    jobs.close()
+    try:
+        assert jobs.if_it_answers(jobs.progress, "ROOM", 1, 1, default="unread") == "unread"
+        assert jobs.if_it_answers(jobs.forget, "ROOM") is None
+    finally:
+        jobs.close()
+
+    def fails(err):
+        raise err
+
+    assert jobs.if_it_answers(fails, OSError("disk"), default=0) == 0
+    assert jobs.if_it_answers(fails, DBOSException("queue"), default=0) == 0
+    with pytest.raises(KeyError):
+        jobs.if_it_answers(fails, KeyError("a bug"))
+
+
 @pytest.mark.skipif(not hasattr(os, "SCHED_IDLE"), reason="Linux's idle scheduling class")
 def test_a_class_runs_thread_is_in_the_idle_class_and_relays_its_newest_progress():
     from services import jobwork

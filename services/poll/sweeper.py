@@ -16,14 +16,10 @@ from services.poll.store import SWEEP_EVERY_S, Store
 def tidy_queue() -> None:
     """The task queue's ended jobs deleted too (services/jobs.tidy: a closed or expired room's runs with the rest),
     where a queue exists; one that does not answer is tidied at the next turn."""
-    import sqlalchemy as sa
-    from dbos._error import DBOSException
-
     from services import jobs
 
     if jobs.exists():
-        with contextlib.suppress(OSError, sa.exc.SQLAlchemyError, DBOSException):
-            jobs.tidy()
+        jobs.if_it_answers(jobs.tidy)
 
 
 def sweep_in_background(store: Store, every_s: float = SWEEP_EVERY_S) -> threading.Thread:

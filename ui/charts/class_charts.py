@@ -20,9 +20,20 @@ def _axis(present: bool) -> dict:
     return {"labelFontSize": size, "titleFontSize": size}
 
 
+def _varied(shown) -> list[str]:
+    """The varied setting's values, one group of runs each; [] when nothing varies (the one group is named "")."""
+    groups = [g.group for g in shown.groups]
+    return [] if groups == [""] else groups
+
+
+def _by_value(groups: list[str], setting: str) -> list[dict]:
+    """A tooltip's line naming the run's value of the varied setting, where one varies."""
+    return [{"field": "group", "type": "nominal", "title": setting}] if groups else []
+
+
 def _colour(groups: list[str], setting: str) -> dict:
-    """One colour per value of the varied setting (one scale for the whole figure); grey when nothing varies."""
-    if groups == [""]:
+    """One colour per value of the varied setting (one scale for the whole figure); blue when nothing varies."""
+    if not groups:
         return {"value": co.BLUE}
     return {
         "field": "group",
@@ -34,7 +45,7 @@ def _colour(groups: list[str], setting: str) -> dict:
 
 def curves(shown, setting: str, present: bool = False, box=st) -> None:
     """Every run's loss against the step, thin and translucent, and the hall's median curve on top."""
-    groups = [g.group for g in shown.groups]
+    groups = _varied(shown)
     rows = {"k": [], "group": [], "step": [], "loss": []}
     for k, group, steps, loss in shown.curves:
         rows["k"] += [k] * len(steps)
@@ -62,7 +73,7 @@ def curves(shown, setting: str, present: bool = False, box=st) -> None:
         f"The loss curves of {len(shown.curves)} runs, one thin line each"
         + (
             ", and their median as a thick dashed grey line. "
-            if groups == [""]
+            if not groups
             else f", coloured by {setting} ({', '.join(groups)}), and each value's median as a thick dashed line. "
         )
         + describe(
@@ -97,9 +108,9 @@ def curves(shown, setting: str, present: bool = False, box=st) -> None:
                     "x": x,
                     "y": y,
                     "detail": {"field": "group", "type": "nominal"},
-                    **({} if groups == [""] else {"color": _colour(groups, setting)}),
+                    **({"color": _colour(groups, setting)} if groups else {}),
                     "tooltip": [
-                        *([] if groups == [""] else [{"field": "group", "type": "nominal", "title": setting}]),
+                        *_by_value(groups, setting),
                         {"field": "step", "type": "quantitative"},
                         {"field": "loss", "type": "quantitative", "format": ".3f", "title": "median loss"},
                     ],
@@ -115,13 +126,13 @@ def formed(shown, setting: str = "", present: bool = False, box=st) -> None:
     by_group, edges = shown.histogram  # (G, bins), (bins + 1,)
     if not by_group.shape[1]:
         return
-    groups = [g.group for g in shown.groups]
+    names, groups = [g.group for g in shown.groups], _varied(shown)
     counts = by_group.sum(axis=0)  # (bins,)
     data = pa.table(
         {
-            "group": pa.array([g for g in groups for _ in counts], pa.string()),
-            "from": pa.array(np.tile(edges[:-1], len(groups)), pa.float64()),
-            "to": pa.array(np.tile(edges[1:], len(groups)), pa.float64()),
+            "group": pa.array([g for g in names for _ in counts], pa.string()),
+            "from": pa.array(np.tile(edges[:-1], len(names)), pa.float64()),
+            "to": pa.array(np.tile(edges[1:], len(names)), pa.float64()),
             "runs": pa.array(by_group.ravel(), pa.int32()),
         }
     )
@@ -132,7 +143,7 @@ def formed(shown, setting: str = "", present: bool = False, box=st) -> None:
         f"{number(edges[busiest])} and {number(edges[busiest + 1])}"
         + (
             "."
-            if groups == [""]
+            if not groups
             else ". By "
             + setting
             + ": "
@@ -146,7 +157,7 @@ def formed(shown, setting: str = "", present: bool = False, box=st) -> None:
         "description": about,
         "data": {"name": "bins"},
         "mark": {"type": "bar", "color": co.BAR_REST},
-        **({} if groups == [""] else {"transform": [{"filter": "datum.runs > 0"}]}),
+        **({"transform": [{"filter": "datum.runs > 0"}]} if groups else {}),
         "encoding": {
             "x": {"field": "from", "type": "quantitative", "bin": {"binned": True}, "title": "training step"}
             | {"axis": _axis(present)},
@@ -157,9 +168,9 @@ def formed(shown, setting: str = "", present: bool = False, box=st) -> None:
                 "title": "runs",
                 "axis": {**_axis(present), "tickMinStep": 1},
             },
-            **({} if groups == [""] else {"color": _colour(groups, setting)}),
+            **({"color": _colour(groups, setting)} if groups else {}),
             "tooltip": [
-                *([] if groups == [""] else [{"field": "group", "type": "nominal", "title": setting}]),
+                *_by_value(groups, setting),
                 {"field": "from", "type": "quantitative", "format": ",.0f", "title": "from step"},
                 {"field": "to", "type": "quantitative", "format": ",.0f", "title": "to step"},
                 {"field": "runs", "type": "quantitative"},
@@ -171,7 +182,7 @@ def formed(shown, setting: str = "", present: bool = False, box=st) -> None:
 
 def accuracy(shown, setting: str, present: bool = False, box=st) -> None:
     """Each run's final accuracy, a tick per run (by the varied setting's value when one varies)."""
-    groups = [g.group for g in shown.groups]
+    groups = _varied(shown)
     data = pa.table(
         {
             "k": pa.array([r.k for r in shown.runs], pa.int32()),
@@ -197,7 +208,7 @@ def accuracy(shown, setting: str, present: bool = False, box=st) -> None:
                 "axis": {**_axis(present), "format": ".0%"},
             },
             "y": {"field": "group", "type": "nominal", "title": setting or None, "axis": _axis(present)},
-            "color": _colour(groups, setting) if groups != [""] else {"value": co.BLUE},
+            "color": _colour(groups, setting),
             "tooltip": [
                 {"field": "k", "type": "quantitative", "title": "run"},
                 {"field": "accuracy", "type": "quantitative", "format": ".1%"},

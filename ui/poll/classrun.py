@@ -118,15 +118,9 @@ def _waiting(code: str, eid: int, seat: str) -> None:
 def _progress(code: str, eid: int, k: int) -> tuple | None:
     """Where the run is, from its job (services/jobs.progress); None before its first word or if the queue cannot
     be read (the page then says it trains, as before)."""
-    import sqlalchemy as sa
-    from dbos._error import DBOSException
+    from services.jobs import if_it_answers, progress
 
-    from services.jobs import progress
-
-    try:
-        return progress(code, eid, k)
-    except (OSError, sa.exc.SQLAlchemyError, DBOSException):
-        return None
+    return if_it_answers(progress, code, eid, k)
 
 
 def _finished(link: Link, found, mine, present: bool) -> None:

@@ -7,8 +7,6 @@ The store's modules (SQLAlchemy) are imported when a file is made, not by a page
 
 from __future__ import annotations
 
-import contextlib
-
 import streamlit as st
 
 from services.poll.codes import PollError
@@ -110,11 +108,7 @@ def _close(link: Link) -> None:
 def _forget_jobs(code: str) -> None:
     """The room's class runs off the queue too (services/jobs.forget), where a queue exists; a queue that does not
     answer keeps them until its tidy (services/poll/sweeper.py), and the room is closed all the same."""
-    import sqlalchemy as sa
-    from dbos._error import DBOSException
-
-    from services.jobs import exists, forget
+    from services.jobs import exists, forget, if_it_answers
 
     if exists():
-        with contextlib.suppress(OSError, sa.exc.SQLAlchemyError, DBOSException):
-            forget(code)
+        if_it_answers(forget, code)

@@ -129,7 +129,7 @@ def too_long(steps: int, seconds: float) -> str:
     return (
         f"Too long to train live in a lecture ({steps:,} Adam steps took {duration(seconds)} on one core): this "
         "is the run that ships with the app (what python -m factory.ship trains), shown at once. Another batch "
-        "seed, number of steps or learning rate trains here, for real, in a worker process, with its progress."
+        "seed, number of steps or learning rate trains now, for real, on a worker, with its progress."
     )
 
 
@@ -138,7 +138,7 @@ def replay_line(seconds: float) -> str:
     return (
         f"Train replays the run that ships with the app (what python -m factory.ship trains) at the speed it was "
         f"trained, {duration(seconds)}, so every machine shows the same model; another batch seed, number of "
-        "steps or learning rate trains here, for real."
+        "steps or learning rate trains now, for real, on a worker."
     )
 
 
