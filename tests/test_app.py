@@ -10,7 +10,7 @@ import pytest
 
 import engine
 from conftest import PAGES, assert_clean, attention_maps, formulas, open_app, open_exports, open_switches, tables
-from ui.charts import attention_map as am
+from ui.charts import map_texts
 from ui.shell import session, site, state, url
 
 CONCEPT_PAGES = [page.file for page in site.CONCEPT_PAGES]
@@ -303,9 +303,9 @@ def test_cell_inspector_shows_the_traces_numbers(page, preset, head, cell):
     maps = attention_maps(at)
     assert maps[0]["data"]["pick"][1:] == [i, j]  # the server's pick, shown by the map's panel
     work = maps[-1]["data"]["works"][0]
-    assert work["row"]["q"][i].split("|") == [am.factor(x) for x in t.q[head, i]]
-    assert work["col"]["k"][j].split("|") == [am.factor(x) for x in t.k[head, j]]
-    assert work["cell"]["dot"].split("|")[i * t.T + j] == am.number(t.scores[head, i, j])
+    assert work["row"]["q"][i].split("|") == [map_texts.factor(x) for x in t.q[head, i]]
+    assert work["col"]["k"][j].split("|") == [map_texts.factor(x) for x in t.k[head, j]]
+    assert work["cell"]["dot"].split("|")[i * t.T + j] == map_texts.number(t.scores[head, i, j])
     latex = formulas(at)
     assert f"{t.weights[head, i, j]:.5f}" in latex
     flow = next(d for d in tables(at) if any(c.startswith("weight × v") for c in d.columns))

@@ -18,7 +18,9 @@ from ui.charts import attention_frames as af
 from ui.charts import attention_grid as ag
 from ui.charts import attention_map as am
 from ui.charts import colours as co
+from ui.charts import map_texts
 from ui.prose.numbers import parse
+from ui.sections.learn import scrub
 from ui.shell import site, state
 
 PAGE = {page.path: page.file for page in site.PAGES}
@@ -136,7 +138,7 @@ def test_a_one_layer_runs_replay_sends_every_saved_step_with_the_expected_cells_
     assert len(sent["frames"]) == len(steps) and sent["frame"] == 0 and steps[0] == 0 and sent["frames"][0] is None
     assert [m["title"] for m in sent["maps"]] == [f"head {h}" for h in range(H)]
     assert sent["scrub"]["label"] == "Replay: the weights after" and sent["scrub"]["param"] == "replay"
-    assert [tick[1] for tick in sent["legend"]["ticks"]] == [am.number(0.0), am.number(1.0)]  # 0 to 1
+    assert [tick[1] for tick in sent["legend"]["ticks"]] == [map_texts.number(0.0), map_texts.number(1.0)]  # 0 to 1
     ids = np.array([[t.vocab.index(re.sub(r" \(\d+\)$", "", w)) for w in sent["rows"]]])  # 'A (3)': a repeat
     expected = "".join("1" if x else "0" for x in t.expected_keys(ids)[0].ravel())
     assert all(m["expected"] == expected for m in sent["maps"]) and "1" in expected
@@ -192,6 +194,26 @@ def test_a_rested_replay_step_resends_the_frames_without_rebuilding_them(monkeyp
         {k: m[k] for k in ("title", "about", "tips")} for m in first["maps"]
     ]  # the step the scrub left is a frame now, with the numbers its maps had
     assert [m["title"] for m in again["maps"]] == [m["title"] for m in first["frames"][5]] and built == []
+
+
+def test_a_rested_scrub_sends_the_bytes_the_browser_holds():
+    """A scrub that rested on a step (its callback sets the step and says it rested: scrub._scrub_released) reruns
+    the replay's fragment, which sends the very bytes sent before: nothing built or encoded, and the scrubber keeps
+    the step it rests on (attention_map_frames.js keeps its frame while the server's is unchanged). A step set any
+    other way (a link, a lesson) is drawn as the server's frame."""
+    at = open_app(PAGE["learn"], {"task": "previous", "replay": "0"}, timeout=300)
+    assert_clean(at)
+    grid = lambda: next(e for e in at.get("bidi_component") if e.key == scrub.KEY)  # noqa: E731
+    first = grid().proto.bytes
+    steps = [int(v) for v in am.decoded(grid())["scrub"]["values"]]
+    at.session_state["replay_step"] = at.session_state[scrub.RESTED] = steps[5]
+    at.run(timeout=120)
+    assert_clean(at)
+    assert grid().proto.bytes == first and am.decoded(grid())["frame"] == 0
+    assert at.query_params["replay"] == str(steps[5])  # the address names the rested step
+    at.session_state["replay_step"] = steps[7]  # not a rest: the server's frame
+    at.run(timeout=120)
+    assert am.decoded(grid())["frame"] == 7
 
 
 def test_a_released_beta_resends_the_frames_without_rebuilding_them(monkeypatch):

@@ -13,8 +13,11 @@ import re
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis.strategies import floats as st_floats
 
 from ui.charts import attention_map as am
+from ui.charts import map_texts
 from ui.prose.numbers import parse
 
 HOSTILE = ["<img src=x onerror=alert(1)>", "<script>alert(2)</script>", "ok", "cat"]
@@ -213,7 +216,9 @@ def test_picks_are_answered_in_the_browser(tab):
     q, k = rng.normal(size=(4, 4)), rng.normal(size=(4, 4))
     page.locator("[data-testid='attention-map-grid']").first.locator("td[data-r='3'][data-c='1']").click()
     shown = work_text(page).splitlines()
-    assert f"= {am.number(q[3] @ k[1])}" in shown and f"÷ √4 = ÷ 2 → {am.number(q[3] @ k[1] / 2)}" in shown, shown
+    assert (
+        f"= {map_texts.number(q[3] @ k[1])}" in shown and f"÷ √4 = ÷ 2 → {map_texts.number(q[3] @ k[1] / 2)}" in shown
+    ), shown
     assert runs.finished == before
     # roving tab index: one tab stop per grid
     assert grid.locator("[tabindex='0']").count() == 1
@@ -337,3 +342,42 @@ def test_each_pages_maps_say_what_their_colours_are(page, title, legend):
     found = [m for m in attention_maps(at) if m["title"].startswith(title)]
     assert found, [m["title"] for m in attention_maps(at)]
     assert all(m["data"]["legend"]["title"] == legend for m in found)
+
+
+EDGES = [
+    0.0,
+    -0.0,
+    1.0,
+    -1.0,
+    0.5,
+    999.4,
+    999.5,
+    -999.5,
+    1e6,
+    -1e6,
+    123456.0,
+    1e-4,
+    9.99e-5,
+    1.2345e-5,
+    -1e-5,
+    1e-300,
+    5e-324,
+    1.7e308,
+    math.inf,
+    -math.inf,
+    math.nan,
+    0.001,
+    0.0009995,
+    2.675,
+    1234.5,
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st_floats(allow_nan=True, allow_infinity=True, width=64))
+def test_a_whole_array_reads_as_each_value_would(x):
+    """map_texts.numbers and factors (the payloads' fast path) give exactly number(x) and factor(x), every kind of
+    value: an exponent, ±∞, NaN, −0, a rounding to 1000, a subnormal."""
+    values = np.array([x, -x, *EDGES])
+    assert map_texts.numbers(values) == [map_texts.number(v) for v in values]
+    assert map_texts.factors(values.reshape(1, -1)) == [map_texts.factor(v) for v in values]

@@ -31,7 +31,20 @@ def test_a_run_draws_for_the_measured_remembered_or_guessed_screen(monkeypatch, 
     context = SimpleNamespace(cookies={screen.COOKIE: cookie} if cookie else {}, headers={"User-Agent": agent})
     monkeypatch.setattr(screen.st, "context", context)
     monkeypatch.setattr(session, "screen", lambda: tuple(sent) if sent else None)
+    monkeypatch.setattr(session, "screen_guess", lambda guess: guess())  # no session here: guessed each call
     assert inputs.screen(cap) == expected
+
+
+def test_the_screen_is_guessed_once_a_session(monkeypatch):
+    """The guess reads the request's cookie and User-Agent: on a session's first run, not on every run before the
+    browser has measured (a websocket client never does)."""
+    asked = []
+    monkeypatch.setattr(screen, "guess", lambda: asked.append(1) or screen.PHONE_GUESS)
+    at = open_app(site.file("inputs"))
+    at.slider(key=session.FIELD.seq_len).set_value(6).run()
+    assert_clean(at)
+    assert len(asked) == 1
+    assert at.session_state[session.FIELD.seq_len] == 6
 
 
 def test_the_phone_guess_fits_the_narrowest_phone():

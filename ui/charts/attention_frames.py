@@ -29,7 +29,7 @@ import streamlit as st
 from ui.charts import attention_grid as ag
 from ui.charts import attention_map as am
 from ui.charts import colours as co
-from ui.charts import describe
+from ui.charts import describe, map_texts
 
 EXACT_CELLS = 65_536  # frames holding more cells in all send their tips as colour levels
 MAX_BYTES = 900_000  # a scrubbed run's frames are thinned to about this (a Learn run at 64 tokens stays ≤ 1 MB)
@@ -72,10 +72,10 @@ def frame_map(p: am.Panel, rows, cols, scheme, domain, exact: bool, mask_text: s
         "colour": base64.b64encode(am.colour_index(v, shown, scheme, domain).tobytes()).decode("ascii"),
     }
     if exact:
-        item["tips"] = "|".join(am.number(x) if ok else mask_text for x, ok in zip(v.ravel(), shown.ravel()))
+        item["tips"] = "|".join(t if ok else mask_text for t, ok in zip(map_texts.numbers(v), shown.ravel()))
         if len(rows) <= am.MAX_LABELLED and len(cols) <= am.MAX_LABELLED:
             item["cells"] = "|".join(
-                am.cell_text(x, spec) if ok else mask_text for x, ok in zip(v.ravel(), shown.ravel())
+                map_texts.cell_text(x, spec) if ok else mask_text for x, ok in zip(v.ravel(), shown.ravel())
             )
     return item
 

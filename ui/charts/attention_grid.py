@@ -20,7 +20,7 @@ import numpy as np
 
 from ui.charts import attention_map as am
 from ui.charts import colours as co
-from ui.charts import memo
+from ui.charts import map_texts, memo
 from ui.charts.describe import matrix as describe_matrix
 from ui.charts.describe import number as describe_num
 
@@ -33,7 +33,7 @@ def level_texts(scheme: str, domain: tuple[float, float], mask_text: str = "mask
     points = np.asarray(co.ramp_domain(scheme, domain))
     where = np.linspace(0.0, 1.0, len(points))
     values = np.interp(np.arange(am.LEVELS) / (am.LEVELS - 1), where, points)
-    return [f"≈ {am.number(v)}" for v in values] + [mask_text] * (256 - am.LEVELS)
+    return [f"≈ {map_texts.number(v)}" for v in values] + [mask_text] * (256 - am.LEVELS)
 
 
 def titles(n_layers: int, n_heads: int) -> list[str]:
@@ -102,7 +102,7 @@ def panel(
         "title": title,
         "about": describe_matrix(values, labels, labels, title, "query", "key", shown) + (f" {note}." if note else ""),
         "colour": base64.b64encode(am.colour_index(values, shown, co.WEIGHTS, domain).tobytes()).decode("ascii"),
-        "tips": "|".join(am.number(x) if ok else "0" for x, ok in zip(values.ravel(), shown.ravel()))
+        "tips": "|".join(t if ok else "0" for t, ok in zip(map_texts.numbers(values), shown.ravel()))
         if exact
         else None,
         "cells": None,  # no values inside the small maps: the tips have them

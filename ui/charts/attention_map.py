@@ -32,6 +32,7 @@ import streamlit as st
 
 from ui.charts import colours as co
 from ui.charts import describe, memo
+from ui.charts.map_texts import cell_text, factors, number, numbers
 from ui.prose.numbers import fmt
 
 NAME = "attention_lab_attention_map"  # unique in the app
@@ -63,31 +64,6 @@ class Panel:
     mask: np.ndarray | None = None
     work: dict | None = None
     expected: np.ndarray | None = None
-
-
-def number(x: float) -> str:
-    """A value as the tooltip and the worked calculation print it: describe.number (3 significant digits,
-    '−∞', never 0 for a nonzero number), with a true minus sign."""
-    return describe.number(x).replace("-", "\u2212")
-
-
-def factor(x: float) -> str:
-    """A factor of a written product: number(x), in parentheses when negative ('(−0.98)')."""
-    text = number(x)
-    return f"({text})" if text.startswith("\u2212") else text
-
-
-def cell_text(x: float, spec: str = ".2f") -> str:
-    """A value printed inside a small map's cell, `spec`, except
-    that a nonzero value too small for it reads '<0.01' (or '>−0.01'), never 0.00; −∞ reads '−∞'."""
-    x = float(x)
-    if math.isinf(x) or math.isnan(x):
-        return fmt(x, spec)
-    decimals = int(spec[1:-1]) if spec[:1] == "." and spec[-1:] == "f" and spec[1:-1].isdigit() else None
-    if decimals is not None and x != 0 and abs(x) < 0.5 * 10.0**-decimals:
-        unit = f"{10.0**-decimals:.{decimals}f}"
-        return f"<{unit}" if x > 0 else f">\u2212{unit}"
-    return fmt(x, spec).replace("-", "\u2212")
 
 
 @cache
@@ -143,24 +119,25 @@ def worked(
     root = math.sqrt(d)
     scaled = dots / root if divide else dots
     shown = np.ones(dots.shape, bool) if mask is None else np.asarray(mask, bool)
-    flat = lambda a: "|".join(number(x) for x in a.ravel())  # noqa: E731
+    flat = lambda a: "|".join(numbers(a))  # noqa: E731
     cell = {
         "dot": flat(dots),
-        "scaled": "|".join(number(x) if s else "−∞" for x, s in zip(scaled.ravel(), shown.ravel())),
+        "scaled": "|".join(t if s else "−∞" for t, s in zip(numbers(scaled), shown.ravel())),
         "share": "|".join(fmt(w, ".1%") if s else "0" for w, s in zip(weights.ravel(), shown.ravel())),
     }
     lines = ["query {row} → key {col}", "q·k = {pairs}"]
     if q.shape[0] * k.shape[0] * d <= products_max:
         products = q[:, None, :] * k[None, :, :]  # (T, T, d)
-        cell["products"] = "|".join(";".join(factor(x) for x in row) for row in products.reshape(-1, d))
+        written = factors(products)  # T · T · d texts, a cell's d in a row
+        cell["products"] = "|".join(";".join(written[i : i + d]) for i in range(0, len(written), d))
         lines.append("= {product_terms}")
     divided = "÷ √{d} = ÷ {sqrt_d} → {scaled}" if divide else "not divided (scaling off) → {scaled}"
     lines += ["= {dot}", divided, "softmax share of row {row}: {share}"]
     return {
         "lines": lines,
         "masked": ["query {row} → key {col}", f"masked: {why}; its score is −∞, its softmax share 0"],
-        "row": {"q": ["|".join(factor(x) for x in r) for r in q]},
-        "col": {"k": ["|".join(factor(x) for x in r) for r in k]},
+        "row": {"q": ["|".join(factors(r)) for r in q]},
+        "col": {"k": ["|".join(factors(r)) for r in k]},
         "pairs": {"pairs": ["q", "k", "×", " + "]},
         "terms": {"product_terms": ["products", " + "]},
         "cell": cell,
@@ -214,7 +191,7 @@ def payload(
     labelled = R <= MAX_LABELLED and C <= MAX_LABELLED
     out, works = [], []  # a worked calculation shared by several maps (scores and weights) is sent once
     for p, v, s in zip(panels, values, shown):
-        tips = [number(x) if ok else mask_text for x, ok in zip(v.ravel(), s.ravel())]
+        tips = [t if ok else mask_text for t, ok in zip(numbers(v), s.ravel())]
         item = {
             "title": p.title,
             "about": describe.matrix(v, rows, cols, p.title, y_title, x_title, s),

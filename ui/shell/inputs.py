@@ -58,8 +58,9 @@ def read() -> tuple[Controls, list[str], dict[str, str] | None]:
 
 def screen(cap: int) -> tuple[int, bool]:
     """The main column's px (at most `cap`, the desktop width laid out for) and whether st.columns stack:
-    as the browser measured them in this session, else ui.shell.screen's first guess (a remembered
-    measurement, a phone's, or the desktop's)."""
+    as the browser measured them in this session, else ui.shell.screen's guess, made once a session (a
+    remembered measurement, a phone's), else the desktop's."""
     sent = session.screen()
-    width, stacked = (sent and shell_screen.believable(*sent)) or shell_screen.first_guess(cap)
+    measured = sent and shell_screen.believable(*sent)
+    width, stacked = measured or session.screen_guess(shell_screen.guess) or (cap, False)
     return min(width, cap), stacked

@@ -127,6 +127,6 @@ def phone_agent() -> bool:
     return isinstance(agent, str) and "Mobi" in agent
 
 
-def first_guess(cap: int) -> tuple[int, bool]:
-    """The screen before this session measured it: remembered, else a phone's or the desktop's."""
-    return remembered() or (PHONE_GUESS if phone_agent() else (cap, False))
+def guess() -> tuple[int, bool] | None:
+    """The screen before this session measured it: remembered, else a phone's; None: a desktop's."""
+    return remembered() or (PHONE_GUESS if phone_agent() else None)

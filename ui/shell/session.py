@@ -8,6 +8,7 @@ through the functions below.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import fields
 from types import SimpleNamespace
 from typing import Any
@@ -63,6 +64,7 @@ _OPEN_HEAD = "open_head"  # set when a model-view click asked for the per-head p
 _VIEW = "_view"  # the View of the latest run (a fragment's rerun may have moved the cell or β)
 _MIRRORED = "_mirrored"  # {mirror widget key: the value the frame last wrote to it}
 _GOTO = "_goto"  # (Controls, page path) to show next: a lesson's step, the room's view
+_SCREEN_GUESS = "_screen_guess"  # the screen guessed before the browser measured it (ui.shell.screen.guess)
 
 
 def _ss():
@@ -209,6 +211,15 @@ def screen() -> tuple[int, bool] | None:
     if isinstance(value, list) and len(value) == 2 and isinstance(value[0], int):
         return value[0], bool(value[1])
     return None
+
+
+def screen_guess(guess: Callable[[], tuple[int, bool] | None]) -> tuple[int, bool] | None:
+    """guess() on the session's first run that needs it (it reads the request's cookie and User-Agent, ~0.5 ms),
+    then the same answer: a browser's request does not change within its session."""
+    ss = _ss()
+    if _SCREEN_GUESS not in ss:
+        ss[_SCREEN_GUESS] = guess()
+    return ss[_SCREEN_GUESS]
 
 
 def remember_view(view) -> None:

@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from engine import analysis
-from ui.charts.attention_map import factor, number
+from ui.charts.map_texts import factor, number
 from ui.page import tables
 from ui.prose.numbers import fmt, tex
 from ui.prose.text import quote

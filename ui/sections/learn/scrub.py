@@ -1,7 +1,8 @@
 """The Learn page's replay of a finished run, scrubbed in the browser: every saved step's maps sent once
 (ui.charts.attention_frames), redrawn as the scrubber moves (no run); the step it rests on sets the replay
 control (one run of the replay's fragment: the curves' marker, the heads' history, the notice; the URL's
-replay= follows). A stack's run sends its model view (every layer × head), a one-layer run each head's map with
+replay= follows), and that run sends the maps' bytes the browser holds, built and encoded before (its scrubber
+stays where it rested). A stack's run sends its model view (every layer × head), a one-layer run each head's map with
 the task's expected cells dashed."""
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from ui.shell.view import View
 
 KEY = "learn_grid"  # the replay's component (its scrubber, its maps)
 REPLAY_SENT = "learn_replay_sent"  # the saved steps the replay's frames hold, in order
+RESTED = "learn_replay_rested"  # the step a scrub rested on (the browser shows it already), until the run reads it
+_DRAWN = "learn_replay_drawn"  # the key of the replay's bytes this session was sent last
 MAP_AREA = 300  # px: a one-layer run's map's cells at most this wide (as the live maps)
 DOMAIN = (0.0, 1.0)  # one colour scale, 0 to 1, for every frame
 
@@ -56,6 +59,11 @@ def scrubbed_step(view: View, trained: Model, seq: Sequence) -> int:
     st.session_state[REPLAY_SENT] = [steps[i] for i in sent]
     shown = tuple(steps[i] for i in sent)
     at = ("replay", trained.digest, shown, steps.index(at_step), seq.ids, seq.expected, view.present, int(view.width))
+    same = memo.digest(at[:3] + at[4:])  # the replay whatever its step
+    drawn = st.session_state.get(_DRAWN)
+    if st.session_state.pop(RESTED, None) == at_step and drawn and drawn[0] == same:
+        at = drawn[1]  # a rested scrub: the browser shows this step already; the bytes it holds, sent again (no build)
+    st.session_state[_DRAWN] = (same, at)
     made = lambda: am.encoded(_payload(view, trained, stack, seq, shown, sent.index(steps.index(at_step))))  # noqa: E731
     data = memo.once(at, made)  # the same run, steps, sequence and size: the bytes sent before (ui.charts.memo)
     if L == 1:
@@ -133,4 +141,4 @@ def _scrub_released() -> None:
     frame_index = attention_frames.frame_of(KEY)
     sent = st.session_state.get(REPLAY_SENT) or []
     if frame_index is not None and 0 <= frame_index < len(sent):
-        st.session_state[FIELD.replay_step] = sent[frame_index]
+        st.session_state[FIELD.replay_step] = st.session_state[RESTED] = sent[frame_index]
