@@ -27,7 +27,9 @@ wait for the network).
 With --clicks KIND (cell, beta, replay, knockout or exercise: benchmarks.mix's in-page interactions), each
 station that has that kind of interaction does it --reruns times instead of moving the slider, sent as the
 browser sends it (with the fragment id of the widget's `st.fragment`, so the server reruns only that part):
-where a click's CPU goes.
+where a click's CPU goes. --clicks sidebar moves the hall's sidebar controls instead (benchmarks.mix.sidebar: at
+the defaults d_model, d_ff and the seed as well as the sequence length, so most moves draw a model not drawn before,
+as in the hall), where the plain full reruns walk the sequence length near its start and soon hit the caches.
 """
 
 from __future__ import annotations
@@ -156,7 +158,7 @@ async def profile(args) -> dict:
         for s in mix.stations()
         if s.preset in args.presets
         and (not args.pages or s.name.split()[0].lstrip("/") in args.pages)
-        and (not args.clicks or args.clicks in s.in_page)
+        and (not args.clicks or args.clicks in s.in_page or (args.clicks == "sidebar" and s.sidebar))
     ]
     samples = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="attention-lab-profile-"))
     samples.mkdir(parents=True, exist_ok=True)
@@ -187,9 +189,10 @@ def main() -> None:
     parser.add_argument("--reruns", type=int, default=150, help="full reruns (or clicks) per page and preset")
     parser.add_argument(
         "--clicks",
-        choices=[k for k in mix.KINDS if k not in ("sidebar", "train")],
+        choices=[k for k in mix.KINDS if k != "train"],
         default=None,
-        help="profile this in-page interaction (sent with its fragment id) instead of full reruns",
+        help="profile this in-page interaction (sent with its fragment id) instead of full reruns; sidebar: the "
+        "hall's sidebar moves (full reruns, most of them of a new model: d_model, d_ff, the seed)",
     )
     parser.add_argument("--pages", default="", help="comma-separated URL paths (default: every page)")
     parser.add_argument(

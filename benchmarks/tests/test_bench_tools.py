@@ -152,7 +152,7 @@ def test_the_options_are_checked(monkeypatch):
         (hall, ["--students", "0"]),
         (profile, ["--presets", "nowhere"]),
         (fragment_floor, ["--reruns", "1"]),
-        (profile, ["--clicks", "sidebar"]),
+        (profile, ["--clicks", "train"]),  # Train replays a run: not a rerun to profile
         (first_run, ["--link", "?preset=trained-text"]),
         (first_run, ["--repeats", "0"]),
     ):
