@@ -100,6 +100,39 @@ def work_text(page) -> str:
 
 
 @pytest.mark.browser
+def test_a_redraw_keeps_the_keyboard_on_the_map(app_tab):
+    """A map drawn again while a keyboard is on it (a run that sends it again, a zoom, a resize: here a resize)
+    keeps the focus on that map's active cell, so the next arrow key still moves the pick (it fell to the page,
+    and CI once lost three keys after a redraw)."""
+    page, runs, open_page, errors = app_tab
+    open_page("/scores?seq_len=5")
+    amap = page.locator(".amap").first
+    maps = page.locator(".amap [data-testid='attention-map-grid']")
+    maps.nth(1).locator("td[role='gridcell'][data-r='3'][data-c='1']").click()
+    drawn = amap.get_attribute("data-drawn-at")
+    size = page.viewport_size
+    page.set_viewport_size({"width": size["width"] - 120, "height": size["height"]})
+    try:
+        for _ in range(100):  # the map draws itself again for the new width (its root's data-drawn-at changes)
+            if amap.get_attribute("data-drawn-at") != drawn:
+                break
+            page.wait_for_timeout(100)
+        assert amap.get_attribute("data-drawn-at") != drawn, "no redraw"
+        assert (
+            maps.nth(1)
+            .locator("td[role='gridcell'][data-r='3'][data-c='1']")
+            .evaluate("td => td.getRootNode().activeElement === td")
+        ), "the redraw dropped the focus"
+        page.keyboard.press("ArrowDown")
+        page.keyboard.press("Enter")
+        assert re.search(r"[?&]cell=4(,|%2C)1", page.url), page.url
+    finally:
+        page.set_viewport_size(size)
+    page.wait_for_timeout(400)
+    assert not errors
+
+
+@pytest.mark.browser
 @pytest.mark.parametrize("path, grid", [("/scores?seq_len=5&causal=1", 1), ("/softmax?seq_len=5&causal=1", 0)])
 def test_a_pick_on_the_real_pages_maps_runs_nothing_and_lands_in_the_url(app_tab, path, grid):
     page, runs, open_page, errors = app_tab

@@ -432,10 +432,16 @@ export default function attentionMap(component) {
     const hint = el('p', 'hint', data.hint);
     const tools = exportBar(data, maps); // exportBar, zoomBar: attention_map_export.js
     if (data.raster && !grid) tools.prepend(zoomBar(st, build));
+    // The map the keyboard is on keeps it: a redraw (a run that sends the map again, a zoom, a resize) puts the
+    // focus back on that map's active cell instead of dropping it to the page.
+    const focused = root.getRootNode().activeElement;
+    const held = focused && root.contains(focused)
+      ? [...root.querySelectorAll(':scope > .maps > .map')].findIndex((f) => f.contains(focused))
+      : -1;
     root.replaceChildren(figures, legend, tools, hint, work, tip);
     if (grid) gridDecorate(data, root, figures);
     tip.hidden = true;
-    grids.forEach((g) => g.activate(...st.active[g.m], false));
+    grids.forEach((g) => g.activate(...st.active[g.m], g.m === held));
     root.dataset.drawnAt = String(performance.now()); // when it drew, on the page's clock (the benchmarks read it)
     drawPicks();
     if (st.pick && st.pick.m < M && st.pick.r < R && st.pick.c < C) {
